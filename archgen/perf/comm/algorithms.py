@@ -266,6 +266,35 @@ def fastest(cands: list, size, choosing: bool = False):
     return best
 
 
+def fastest_number(cands: list, size: float):
+    """`fastest` of one size given as a number against NCCL's candidates of numbers: the same float, fewer checks.
+
+    `collectives._numbers`' path (one layout's collectives, issue 25): no candidate figure is an array, so each
+    candidate's time is `lat + x / bus` (the tree's `2 size / (bus · correction)`, a plateau's latency scaled where
+    `fastest` scales it) and a masked one infinite, and the least is kept as `numeric.minimum` keeps it (the later
+    one unless the earlier is less), without `fastest`'s array branches. RCCL's lists take `fastest`.
+    """
+    if cands and cands[0][3] == CORRECTED:
+        return fastest(cands, size)
+    best = None
+    tree = None
+    for lat, f, bus, kind, extra, mask in cands:
+        if kind == TREE:
+            if tree is None:
+                tree = (2.0 * size, nccl.tree_index(size))
+            t = lat + tree[0] / (bus * nccl.tree_correction_at(extra, tree[1]))
+        else:
+            if kind == PLATEAU:
+                cross, cn, plateau = extra
+                lat = lat * (plateau if cross & (size / cn >= 64) else 1.0)
+            t = lat + (size if f is None else f * size) / bus
+        if mask is not None and not mask:
+            t = np.inf
+        if best is None or not best < t:
+            best = t
+    return best
+
+
 def holds(own: np.ndarray, other) -> bool:
     """Whether `own` has the shape of its broadcast with `other` (a result of the two fits in it).
 

@@ -30,7 +30,16 @@ import numpy as np
 
 from archgen.errors import AnalyseError
 from archgen.perf.comm import nccl, torus
-from archgen.perf.comm.algorithms import BASE_LATENCY, PER_GROUP, all_to_all, candidates, fastest, hierarchical, unless
+from archgen.perf.comm.algorithms import (
+    BASE_LATENCY,
+    PER_GROUP,
+    all_to_all,
+    candidates,
+    fastest,
+    fastest_number,
+    hierarchical,
+    unless,
+)
 from archgen.perf.comm.group import Topo, busbw_factor, mesh_share, out_bandwidth, up_bandwidth
 from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
@@ -153,6 +162,7 @@ def _cached(key: tuple, hw: Hardware, topo: Callable[[], Topo], op: str, algorit
     return got
 
 
+_A2A_TOPOS: dict[tuple, Topo] = {}  # `_Groups._a2a_topo`'s, by (hardware figures, n, k)
 #: Sizes against one group of plain figures that are timed one by one as numbers (numpy is slow on a few).
 _FEW = 8
 #: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
@@ -215,7 +225,7 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
             if len(mine[2]) >= _CACHE_SIZE:
                 mine[2].clear()
             mine[2][(op, n, k)] = got
-        out.append(fastest(got, size))
+        out.append(fastest_number(got, size))
     return out
 
 
@@ -268,7 +278,7 @@ class _Groups:
         if op == "p2p":
             return self._shaped(where(n > 1, _p2p(hw, self.k, size), 0.0))
         if op == "all_to_all":
-            return self._shaped(where(n > 1, all_to_all(hw, self._direct(), size), 0.0))
+            return self._shaped(where(n > 1, all_to_all(hw, self._a2a_topo(), size), 0.0))
         if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
             raise AnalyseError(problem)
         if self.algorithm == "hierarchical":
@@ -283,6 +293,20 @@ class _Groups:
             t = unless(front(n) > 1, fastest(cands, np.ascontiguousarray(front(size))), 0.0)
             return np.ascontiguousarray(np.moveaxis(t, 0, -1))
         return self._shaped(unless(n > 1, fastest(cands, size), 0.0))
+
+    def _a2a_topo(self) -> Topo:
+        """`_direct`, kept per group of numbers (a serving run's all-to-alls at thousands of sizes; issue 25).
+
+        Not `_topo`'s objects (`candidates` may set their `rccl`): `all_to_all` reads n, k, `cross` and `net` only.
+        """
+        if self.key is None or self.many:
+            return self._direct()
+        topo = _A2A_TOPOS.get(self.key[:3])
+        if topo is None:
+            if len(_A2A_TOPOS) >= _CACHE_SIZE:
+                _A2A_TOPOS.clear()
+            topo = _A2A_TOPOS[self.key[:3]] = Topo(self.hw, self.n, self.k)
+        return topo
 
     def _direct(self) -> Topo:
         """The groups' figures as they are (not looked up by distinct group): what sizes enter elementwise."""

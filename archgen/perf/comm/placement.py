@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import NUMBER, as_float
+from archgen.perf.hw.numeric import NUMBER, as_float, minimum
 
 __all__ = ["domain_share", "job_domain", "job_share", "members_per_domain", "replica_members", "replicas_inside"]
 
@@ -52,7 +52,7 @@ def replica_members(hw: Hardware, tp):
     8 NVLink peers as one of 72 does (newuser28: 47.27 ms TPOT instead of 16.23 with gcd(70, 8) = 2 per domain).
     Capped at the share only for a caller that did not refuse a larger tp (a bound, as `members_per_domain`'s).
     """
-    return np.minimum(tp, domain_share(hw))
+    return minimum(tp, domain_share(hw))  # a float for one replica's tp (numpy's scalar path: issue 25)
 
 
 def replicas_inside(hw: Hardware, gpus: int, tp: int) -> int:

@@ -220,12 +220,19 @@ def element_bytes(dtype: str, fp4: str = "nvfp4") -> float:
     return DTYPE_BYTES[dtype] + (FP4_SCALE_BYTES[fp4] if dtype == "fp4" else BLOCK_SCALE_BYTES.get(dtype, 0.0))
 
 
+#: `element_bytes` of every (dtype, FP4 format), looked up by `gemm_bytes` (a call fewer in each GEMM, issue 25).
+_ELEMENT_BYTES = {(d, f): element_bytes(d, f) for d in DTYPE_BYTES for f in FP4_SCALE_BYTES}
+
+
 def gemm_bytes(dtype: str, m, n, k, batch=1.0, fp4: str = "nvfp4"):
     """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales.
 
     FP4 inputs carry the scales of format `fp4` (`fp4_format` of the part); the output is not block-scaled.
     """
-    return ((m * k + k * n) * element_bytes(dtype, fp4) + m * n * DTYPE_BYTES[dtype]) * batch
+    per = _ELEMENT_BYTES.get((dtype, fp4))
+    if per is None:  # a type or format of no entry: `element_bytes` says which (KeyError)
+        per = element_bytes(dtype, fp4)
+    return ((m * k + k * n) * per + m * n * DTYPE_BYTES[dtype]) * batch
 
 
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
@@ -233,7 +240,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
 
     One formula for plain numbers and arrays (`numeric.maximum` and `minimum` stay plain for plain numbers), a plain
     float for one configuration; `size_efficiency(hw, m, n)` is written out, and so is `k_loop_efficiency` where the
-    part has no measured fixed steps (its size ramp on k), calls fewer in each of an estimate's GEMMs (issue 25).
+    part has no measured fixed steps (its size ramp on k), and `gemm_bytes`, calls fewer in each of an estimate's
+    GEMMs (issue 25; tests/perf/test_kernels.py holds the bytes to `gemm_bytes`).
 
     Args:
         hw: Hardware.
@@ -250,7 +258,10 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     h = hw.gemm_half_size
     rate = best * (m / (m + h) * (n / (n + h))) * (
         k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
-    moved = gemm_bytes(dtype, m, n, k, batch, hw.fp4)
+    per = _ELEMENT_BYTES.get((dtype, hw.fp4))
+    if per is None:  # `gemm_bytes`, written out below (a call fewer in each GEMM, issue 25)
+        per = element_bytes(dtype, hw.fp4)
+    moved = ((m * k + k * n) * per + m * n * DTYPE_BYTES[dtype]) * batch
     return maximum(2.0 * m * n * k * batch / rate, moved / stream)
 
 

@@ -75,7 +75,7 @@ import numpy as np
 from archgen.model.training_rules import te_recipe
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES, element_bytes
-from archgen.perf.hw.numeric import where
+from archgen.perf.hw.numeric import NUMBER, where
 
 #: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names;
 #: `blockwise` is Megatron-core's Fp8Recipe.blockwise, which builds TE's `Float8BlockScaling`: NVIDIA/Megatron-LM at
@@ -343,7 +343,8 @@ def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quant
     """
     if dtype not in SERVING_BYTES:
         return 0.0, 0.0
-    tp = np.asarray(tp, dtype=float)
+    # one replica's tp: a float, whose sums are the same (a 0-d array made every figure after it a numpy scalar)
+    tp = float(tp) if isinstance(tp, NUMBER) else np.asarray(tp, dtype=float)
     big = a.hidden > NORM_FUSION_HIDDEN
     qkv = where((tp > 1) & big, 0.0, 1.0) * (1.0 if qkv_quantised else 0.0)
     ffn_in = where((tp > 1) & big & (not attention_dp), 0.0, 1.0)

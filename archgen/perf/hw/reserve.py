@@ -16,7 +16,7 @@ import numpy as np
 
 from archgen.model.accelerator import vendor_name
 from archgen.perf.hw.generation import another_vendors
-from archgen.perf.hw.numeric import where
+from archgen.perf.hw.numeric import NUMBER, where
 
 #: Memory a training rank's runtime holds beside the model's tensors (`runtime_reserve`), each from a measurement:
 #: the CUDA context, "around 400MB if CUDA >= 11.7 is used and lazy module loading enabled (default in PyTorch)"
@@ -65,6 +65,9 @@ def runtime_reserve(tp, pp, dp, cp, ep):
     figure. Megatron creates more groups (the embedding's, the model-parallel group for the gradient norm), which are
     left out: PyTorch creates a group's NCCL communicator at its first collective.
     """
+    if all(isinstance(x, NUMBER) for x in (tp, pp, dp, cp, ep)):  # one layout of numbers: the same sums as floats
+        comms = sum(1.0 if x > 1 else 0.0 for x in (tp, pp, cp, dp * cp))  # (numpy on scalars: slower, issue 25)
+        return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + (NCCL_ALLTOALL_BYTES if ep > 1 else 0.0)
     comms = sum((np.asarray(x) > 1).astype(float) for x in (tp, pp, cp, np.asarray(dp) * np.asarray(cp)))
     return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + where(np.asarray(ep) > 1, NCCL_ALLTOALL_BYTES, 0.0)
 

@@ -62,6 +62,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
+from archgen.perf.hw.numeric import minimum, where
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.lengths import decode_context, reserved_context
@@ -274,9 +275,9 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         send = mine * a.top_k * a.hidden * load  # the busiest rank receives, and returns, `load` x the mean's rows
         a2a = sum(group_times(hw, (("all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)]),
                                    ("all_to_all", send * ACT_BYTES)), tp, k_tp))
-        comm = moe * np.where(tp > 1, a2a, 0.0)
+        comm = moe * where(tp > 1, a2a, 0.0)
     else:
-        ar = np.where(tp > 1, group_times(hw, (("all_reduce", tokens * a.hidden * ACT_BYTES),), tp, k_tp)[0], 0.0)
+        ar = where(tp > 1, group_times(hw, (("all_reduce", tokens * a.hidden * ACT_BYTES),), tp, k_tp)[0], 0.0)
         comm = a.layers * 2.0 * ar
     if sampled is None:  # the logits of the last prompt token, or of every step
         sampled = mine if not prefill else mine / context
@@ -293,7 +294,7 @@ def routed_expert_time(hw: Hardware, arch: Arch, dtype: str, tokens, tp, ep: int
     """
     a = arch
     routed = busiest_rank_load(tokens, a.top_k, a.experts, ep, imbalance)  # the busiest rank's copies
-    active = np.minimum(a.experts / float(ep), routed)
+    active = minimum(a.experts / float(ep), routed)
     m_e = routed / active
     f = a.expert_ffn * float(ep) / tp  # each expert split tp/ep ways
     return K.gemm_time(hw, dtype, m_e, (a.ffn_mats - 1) * f, a.hidden, active) \

@@ -40,6 +40,7 @@ from functools import lru_cache
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.numeric import NUMBER, maximum, minimum
 
 #: TensorRT-LLM's measured imbalance ratio, (max - mean)/mean of the routed tokens by rank, DeepSeek-R1 without
 #: EPLB (module docstring: blog4 Table 1, "No EPLB (8 per-rank slots and EP 32)").
@@ -103,11 +104,18 @@ def busiest_rank_load(tokens, top_k: int, experts: int, ep: int, imbalance: floa
     p = 1.0 / ep
     var = tokens * top_k * p * (1.0 - p) * (experts - top_k) / max(experts - 1, 1)
     # the counts sum to tokens·top_k: their normal limit is Z_i - mean(Z), each Z of variance var·ep/(ep - 1)
-    return np.minimum(mean + expected_max_normal(ep) * np.sqrt(var * ep / (ep - 1)), cap)
+    spread = var * ep / (ep - 1)
+    if isinstance(spread, NUMBER) and spread >= 0.0:  # a pass's number: the same correctly rounded root, as a float
+        return minimum(mean + expected_max_normal(ep) * math.sqrt(spread), cap)  # (numpy's on scalars: issue 25)
+    return np.minimum(mean + expected_max_normal(ep) * np.sqrt(spread), cap)
 
 
 def load_factor(tokens, top_k: int, experts: int, ep: int, imbalance: float | None = None):
     """The busiest rank's routed load over the mean rank's (1 where nothing is routed or ep is 1)."""
+    if isinstance(tokens, NUMBER):  # one pass's tokens: the same quotient, a float (a 0-d array made what it
+        # entered arrays: a serving pass's all-to-all sizes and byte counts; issue 25)
+        return busiest_rank_load(tokens, top_k, experts, ep, imbalance) / maximum(tokens * top_k / ep, 1e-30) \
+            if tokens > 0 else 1.0
     mean = np.maximum(tokens * top_k / ep, 1e-30)
     return np.where(tokens > 0, busiest_rank_load(tokens, top_k, experts, ep, imbalance) / mean, 1.0)
 

@@ -197,6 +197,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # (and more waiting than the ranks, which hold one each: `chunks.prompt_budget`)
     whole_max = max(ranks * max_num_tokens // inp + 2, ranks)
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
+    hybrid: dict[tuple[int, int, int, int], float] = {}  # a hybrid iteration's (`Pass.rest_on`), by its tokens
     # `prompts`: every length in one go
     rest_of, rest_on, unit, prompt = p.rest, p.rest_on, p.dec_unit, p.prompts().__getitem__
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
@@ -272,8 +273,12 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             chunked, done, prompts, prefilled, largest = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
-            # on the busiest rank: its decodes' share and the largest chunk (`chunks.busiest_tokens`)
-            rest = rest_on(n_tok, busiest_tokens(n_tok, stepping, largest, ranks), stepping + done)
+            # on the busiest rank: its decodes' share and the largest chunk (`chunks.busiest_tokens`); a pure
+            # function of these four, kept (a run repeats them: 3 in 4 of the DeepSeek-R1 B200 server run's)
+            rest = hybrid.get((stepping, chunked, largest, done))
+            if rest is None:
+                rest = hybrid[(stepping, chunked, largest, done)] = rest_on(
+                    n_tok, busiest_tokens(n_tok, stepping, largest, ranks), stepping + done)
             # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
             dt = (rest + unit * tot if stepping else rest) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts

@@ -7,7 +7,7 @@ the class that needs the most HBM. Both broadcast over arrays of layouts (the se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -171,7 +171,8 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
     arrays = layout_arrays(job, layout) if arrays is None else arrays
     tp, pp, dp, cp, ep = arrays[:5]
     held = runtime_reserve(tp, pp, dp, cp, ep) if job.runtime_reserve else 0.0
-    return replace(_busiest(job, layout, sl, per_layer, arrays), reserve=held)
+    m = _busiest(job, layout, sl, per_layer, arrays)  # (not `replace`: it walks the fields, issue 25)
+    return TrainingMemory(m.weights, m.gradients, m.optimizer, m.activations, m.host, held)
 
 
 def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: LayoutArrays) -> TrainingMemory:

@@ -45,7 +45,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
-from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.hw.numeric import NUMBER, maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.exposure import NCCL_CTAS, PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
 from archgen.perf.train.job import Job
@@ -108,9 +108,12 @@ def tp_times(hw: Hardware, rec: str | None, tokens, hidden, tp):
     """
     size = tokens * hidden
     usages = 2.0 if two_usages(rec) else 1.0
-    return tuple(group_times(hw, (("all_reduce", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES),
-                                  ("all_gather", size * gather_bytes(rec)),
-                                  ("all_gather", size * gather_bytes(rec, usages))), tp, members_per_domain(hw, tp, 1)))
+    one, both = gather_bytes(rec), gather_bytes(rec, usages)
+    requests = (("all_reduce", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES), ("all_gather", size * one))
+    if both == one:  # one usage's bytes (16 bits, per-tensor FP8): the same gather, timed once
+        ar, rs, ag = group_times(hw, requests, tp, members_per_domain(hw, tp, 1))
+        return ar, rs, ag, ag
+    return tuple(group_times(hw, (*requests, ("all_gather", size * both)), tp, members_per_domain(hw, tp, 1)))
 
 
 
@@ -155,6 +158,8 @@ def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):
     lines 380-397). Both sit between the QKV GEMM and the attention core on the compute stream, so nothing hides
     them. Zero where tp is at most the KV heads, as for every layout of most models: then no collective is timed.
     """
+    if isinstance(tp, NUMBER) and not tp > a.kv_heads:  # one layout's number (numpy's `any` on it costs more)
+        return 0.0
     over = np.asarray(tp) > a.kv_heads
     if not over.any():
         return 0.0

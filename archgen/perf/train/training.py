@@ -103,7 +103,7 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     span = tp * cp * dp
     k_pp = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
     (p2p,) = group_times(hw, (("p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1)),), 2, k_pp,
-                         inside=in_one_rack(hw, pp, span), whole=True)
+                         inside=in_one_rack(hw, pp, span) if hw.rack_size else None, whole=True)  # (no rack: unread)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
         steady = maximum(0.0, p2p - fwd / v)
