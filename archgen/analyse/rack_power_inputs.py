@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from archgen.cache import Memo
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 
 #: The power figures of each kind of part that a rack's or cluster's power is computed from (PWR012 names them).
@@ -71,9 +72,17 @@ def stated(part: Any, field: str) -> bool:
 
 
 def unconfirmed_power_fields(part: Part) -> tuple[str, ...]:
-    """`part`'s power figures (`POWER_FIELDS`) that it states and lists unconfirmed."""
-    return tuple(f for kind, fields in POWER_FIELDS if isinstance(part, kind) for f in fields
-                 if part.is_unconfirmed(f) and stated(part, f))
+    """`part`'s power figures (`POWER_FIELDS`) that it states and lists unconfirmed (once a process for a part)."""
+    known = UNCONFIRMED.get(id(part))
+    if known is not None and known[0] is part:
+        return known[1]
+    return UNCONFIRMED.put(id(part), (part, tuple(f for kind, fields in POWER_FIELDS if isinstance(part, kind)
+                                                  for f in fields if part.is_unconfirmed(f) and stated(part, f))))[1]
+
+
+#: `unconfirmed_power_fields` by part (frozen; kept, so that no other object takes its `id`): a pipeline run asked it
+#: about each placed part once per metric, some 95 times (about 0.4 ms of a check case's run, pipe31).
+UNCONFIRMED = Memo[tuple[Part, tuple[str, ...]]](4096)
 
 
 def power_parts(part: Part, specs: Any) -> list[Part]:

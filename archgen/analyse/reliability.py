@@ -46,7 +46,10 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     """Units per part class from the cluster's BOM, their rates, and the cluster's failure domains.
 
     A cluster that names no `failure_rates` also gets the model under every `FailureRates` set (`spread`), so
-    that each figure carries its range over the published sets.
+    that each figure carries its range over the published sets. `spread=False` makes such an entry: the figures a
+    range reads of it (`Reliability.band`, `goodput_range.failure_ends`: its classes, site events, planned stops and
+    chain), not the point's own domains, metrics, spare stock, borrowed words or largest job, which no one reads of
+    an entry (they were 40 % of a check case's reliability, computed for each of the twelve sets, pipe31).
     """
     rates = rates or rates_of(specs, a)
     chain = scope_chain(specs, rates)
@@ -136,16 +139,18 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     per_node = node.part.accelerators if node is not None else 0
     planned = next((r.planned for r in chain if r.planned is not None), None)
     rel = Reliability(a.cluster.spec.id, a.accelerators, a.node_count, per_node, out,
-                      _domains(a, out, per_node, redundant, site), site,
+                      _domains(a, out, per_node, redundant, site) if spread else (), site,
                       rates.id if rates else "", tuple(sorted(unrated)), dict(sorted(unrated.items())),
                       tuple(sorted(assumed)), site=events,
                       planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators if planned
                       else 0.0, planned_duration=planned.duration.m_as("s") if planned else 0.0,
-                      borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
-                      spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
-                      if spread and not a.cluster.spec.failure_rates else (),
-                      stock=stock_lines(classes.values(), rates.no_stockout if rates else 0.95),
-                      no_stockout=rates.no_stockout if rates else 0.95)
+                      chain=tuple(r.id for r in chain), no_stockout=rates.no_stockout if rates else 0.95)
+    if not spread:                                 # an entry of another's spread: the figures its range reads
+        return rel
+    rel = replace(rel, borrowed=borrowed(specs, a, rates),
+                  spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
+                  if not a.cluster.spec.failure_rates else (),
+                  stock=stock_lines(classes.values(), rates.no_stockout if rates else 0.95))
     # a class rate the set borrows from another operator's figure (`FailureRate.operator`): that it carries over is
     # assumed, as for a set measured on another accelerator (Llama 3's set takes Alibaba HPN's ToR rate for switches)
     lent = tuple(dict.fromkeys(f"{c.name} failure rate (measured by {c.rate.operator}; '{giver}' borrows it)"

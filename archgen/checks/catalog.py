@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from archgen.cache import Memo
 from archgen.checks.catalog_fields import differing, quoted, short, unless_default
 from archgen.checks.fibre_grades import short_grades
 from archgen.checks.registry import Context, Violation, check, object_path
@@ -18,6 +19,20 @@ from archgen.units import Q_
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05
 
+#: The per-part checks' violations by (check, the documents read): a part validated from a loaded file is the same
+#: frozen object in every run of a process (`validate.VALIDATED`), and each run judged all of the catalog's parts
+#: again (about 1.4 ms of a check case's pipeline run, most of it pint's conversions, pipe31).
+_JUDGED = Memo[tuple[tuple[object, ...], tuple[Violation, ...]]](4096)
+
+
+def _once(check_id: str, judge: Callable[..., Iterator[Violation]], *read: object) -> tuple[Violation, ...]:
+    """`judge(*read)`'s violations, judged once a process for the same objects `read` (frozen documents, or None)."""
+    key = (check_id, *map(id, read))
+    known = _JUDGED.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], read, strict=True)):
+        return known[1]
+    return _JUDGED.put(key, (read, tuple(judge(*read))))[1]   # the objects kept: no other takes their `id`
+
 
 @check("CAT001", "catalog.heat_vs_power", severity="warning")
 def heat_vs_power(ctx: Context) -> Iterator[Violation]:
@@ -27,12 +42,17 @@ def heat_vs_power(ctx: Context) -> Iterator[Violation]:
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch):
-        heat = part.power.heat_output
-        if heat is not None and heat > part.power.max * HEAT_TOLERANCE:
-            yield Violation(f"part/{part.id}", part.id, ("power", "heat_output"),
-                            f"rated heat output {heat.to('kW'):.2f~P} ({heat:~P}) exceeds maximum draw "
-                            f"{quantity(part.power.max.to('kW'))} by {float(heat / part.power.max) - 1:.0%}",
-                            heat, part.power.max)
+        yield from _once("CAT001", _heat_vs_power, part)
+
+
+def _heat_vs_power(part: System | Switch) -> Iterator[Violation]:
+    """CAT001 on one part (`_once`)."""
+    heat = part.power.heat_output
+    if heat is not None and heat > part.power.max * HEAT_TOLERANCE:
+        yield Violation(f"part/{part.id}", part.id, ("power", "heat_output"),
+                        f"rated heat output {heat.to('kW'):.2f~P} ({heat:~P}) exceeds maximum draw "
+                        f"{quantity(part.power.max.to('kW'))} by {float(heat / part.power.max) - 1:.0%}",
+                        heat, part.power.max)
 
 
 @check("CAT002", "catalog.accelerator_count")
@@ -61,21 +81,26 @@ def cooling_type(ctx: Context) -> Iterator[Violation]:
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch):
-        c = part.cooling
-        ok = {"air": c.liquid_fraction == 0, "liquid": c.liquid_fraction > 0,
-              "hybrid": 0 < c.liquid_fraction < 1}[c.type]
-        if ok:
-            continue
-        stated = "liquid_fraction" in c.model_fields_set
-        fraction = (f"liquid_fraction {c.liquid_fraction:g}" if stated else
-                    "no liquid_fraction (it defaults to 0: all heat to air)")
-        want = {"air": "0 (or type liquid or hybrid)", "liquid": "above 0, e.g. 1 where all heat goes to liquid",
-                "hybrid": "between 0 and 1"}[c.type]
-        said = (f"a liquid-cooled share of {c.liquid_fraction:g}" if stated else
-                "no liquid-cooled share (it defaults to 0: all heat to air)")
-        yield Violation(f"part/{part.id}", part.id, ("cooling", "liquid_fraction" if stated else "type"),
-                        f"cooling type '{c.type}' with {fraction}: state liquid_fraction {want}",
-                        public=f"cooling type '{c.type}' with {said}: the two do not agree")
+        yield from _once("CAT003", _cooling_type, part)
+
+
+def _cooling_type(part: System | Switch) -> Iterator[Violation]:
+    """CAT003 on one part (`_once`)."""
+    c = part.cooling
+    ok = {"air": c.liquid_fraction == 0, "liquid": c.liquid_fraction > 0,
+          "hybrid": 0 < c.liquid_fraction < 1}[c.type]
+    if ok:
+        return
+    stated = "liquid_fraction" in c.model_fields_set
+    fraction = (f"liquid_fraction {c.liquid_fraction:g}" if stated else
+                "no liquid_fraction (it defaults to 0: all heat to air)")
+    want = {"air": "0 (or type liquid or hybrid)", "liquid": "above 0, e.g. 1 where all heat goes to liquid",
+            "hybrid": "between 0 and 1"}[c.type]
+    said = (f"a liquid-cooled share of {c.liquid_fraction:g}" if stated else
+            "no liquid-cooled share (it defaults to 0: all heat to air)")
+    yield Violation(f"part/{part.id}", part.id, ("cooling", "liquid_fraction" if stated else "type"),
+                    f"cooling type '{c.type}' with {fraction}: state liquid_fraction {want}",
+                    public=f"cooling type '{c.type}' with {said}: the two do not agree")
 
 
 @check("CAT004", "catalog.accelerator_power")
@@ -88,14 +113,18 @@ def accelerator_power(ctx: Context) -> Iterator[Violation]:
     specs = ctx.design.specs
     for part in specs.of(System):
         acc = specs.get(part.accelerator) if part.accelerator else None
-        if not isinstance(acc, Accelerator) or not part.accelerators:
-            continue
-        floor = (acc.tdp * part.accelerators).to("kW")
-        if part.power.max < floor:
-            yield Violation(f"part/{part.id}", part.id, ("power", "max"),
-                            f"maximum draw {quantity(part.power.max)} is below the {part.accelerators} x "
-                            f"{quantity(acc.tdp)} TDP of its {acc.id} accelerators ({quantity(floor)})",
-                            part.power.max, floor)
+        if isinstance(acc, Accelerator) and part.accelerators:
+            yield from _once("CAT004", _accelerator_power, part, acc)
+
+
+def _accelerator_power(part: System, acc: Accelerator) -> Iterator[Violation]:
+    """CAT004 on one system and the accelerator it names (`_once`)."""
+    floor = (acc.tdp * part.accelerators).to("kW")
+    if part.power.max < floor:
+        yield Violation(f"part/{part.id}", part.id, ("power", "max"),
+                        f"maximum draw {quantity(part.power.max)} is below the {part.accelerators} x "
+                        f"{quantity(acc.tdp)} TDP of its {acc.id} accelerators ({quantity(floor)})",
+                        part.power.max, floor)
 
 
 #: Weight of one rack unit of equipment, per U of height, and why: a bound outside it is most likely a unit slip.
@@ -120,34 +149,39 @@ def plausible(ctx: Context) -> Iterator[Violation]:
     Fix: check the figure and its unit ('107 g' for '107 kg', '11.5 mW' for '11.5 kW'); if the datasheet really
     says so, keep it and waive with the datasheet's words.
     """
+    specs = ctx.design.specs
+    for part in specs.of(System) + specs.of(Switch) + specs.of(PowerShelf) + specs.of(PDU) + specs.of(CoolingUnit):
+        yield from _once("CAT005", _plausible, part)
+
+
+def _plausible(part: System | Switch | PowerShelf | PDU | CoolingUnit) -> Iterator[Violation]:
+    """CAT005 on one part (`_once`)."""
     # compared as pint compares them, on plain magnitudes: a weight per U in kg against the bounds in kg (the same
     # unit: pint compares the magnitudes), a draw in root units against the bounds in root units (pint's path for
     # unlike units); each part's figures converted once, not again for every comparison (a pipeline run judges
     # every catalog part: about 1.2 of this check's 1.4 ms went to pint's comparisons, tests30)
     low_root = POWER_BOUNDS[0][0].to_root_units().magnitude
-    specs = ctx.design.specs
-    for part in specs.of(System) + specs.of(Switch) + specs.of(PowerShelf) + specs.of(PDU) + specs.of(CoolingUnit):
-        mech = part.mechanical
-        if mech is None:
-            continue
-        units = max(mech.height.m_as("U"), 1e-9)
-        per_u = (mech.weight / units).m_as("kg")
-        for (bound, reason), lower in zip(WEIGHT_PER_U, (True, False), strict=True):
-            if (per_u < bound.magnitude) if lower else (per_u > bound.magnitude):
-                yield Violation(f"part/{part.id}", part.id, ("mechanical", "weight"),
-                                f"{quantity(mech.weight)} for {mech.height:~P} is {per_u:,.4g} kg per U, "
-                                f"{'below' if lower else 'above'} {bound:~P} per U: {reason}",
-                                mech.weight, bound * units)
-        if isinstance(part, System | Switch):
-            high = POWER_BOUNDS[1][0] * units
-            drawn = part.power.max.to_root_units().magnitude
-            below = drawn < low_root
-            if below or drawn > high.to_root_units().magnitude:
-                bound, reason = POWER_BOUNDS[0] if below else POWER_BOUNDS[1]
-                yield Violation(f"part/{part.id}", part.id, ("power", "max"),
-                                f"maximum draw {quantity(part.power.max)} is "
-                                f"{'below' if below else 'above'} {bound:~P}: {reason}",
-                                part.power.max, POWER_BOUNDS[0][0] if below else high)
+    mech = part.mechanical
+    if mech is None:
+        return
+    units = max(mech.height.m_as("U"), 1e-9)
+    per_u = (mech.weight / units).m_as("kg")
+    for (bound, reason), lower in zip(WEIGHT_PER_U, (True, False), strict=True):
+        if (per_u < bound.magnitude) if lower else (per_u > bound.magnitude):
+            yield Violation(f"part/{part.id}", part.id, ("mechanical", "weight"),
+                            f"{quantity(mech.weight)} for {mech.height:~P} is {per_u:,.4g} kg per U, "
+                            f"{'below' if lower else 'above'} {bound:~P} per U: {reason}",
+                            mech.weight, bound * units)
+    if isinstance(part, System | Switch):
+        high = POWER_BOUNDS[1][0] * units
+        drawn = part.power.max.to_root_units().magnitude
+        below = drawn < low_root
+        if below or drawn > high.to_root_units().magnitude:
+            bound, reason = POWER_BOUNDS[0] if below else POWER_BOUNDS[1]
+            yield Violation(f"part/{part.id}", part.id, ("power", "max"),
+                            f"maximum draw {quantity(part.power.max)} is "
+                            f"{'below' if below else 'above'} {bound:~P}: {reason}",
+                            part.power.max, POWER_BOUNDS[0][0] if below else high)
 
 
 @check("CAT006", "catalog.switching_capacity", severity="warning")
@@ -161,15 +195,20 @@ def switching_capacity(ctx: Context) -> Iterator[Violation]:
     Fix: halve a figure published for both directions; otherwise check the ports' count and speed.
     """
     for part in ctx.design.specs.of(Switch):
-        cap = part.switching_capacity
-        if cap is None or part.technology == "optical-circuit":
-            continue
-        ports = sum((g.speed * g.count for g in part.groups), 0 * cap).to("Tbit/s")
-        if cap > ports * (1 + 1e-9):
-            both = " (exactly twice: a figure for both directions)" if abs(float(cap / ports) - 2) < 1e-6 else ""
-            yield Violation(f"part/{part.id}", part.id, ("switching_capacity",),
-                            f"{cap:~P} is more than the ports carry in one direction, {ports:~.4gP}{both}: give "
-                            f"one direction, at most {ports:~.4gP}", cap, ports)
+        yield from _once("CAT006", _switching_capacity, part)
+
+
+def _switching_capacity(part: Switch) -> Iterator[Violation]:
+    """CAT006 on one part (`_once`)."""
+    cap = part.switching_capacity
+    if cap is None or part.technology == "optical-circuit":
+        return
+    ports = sum((g.speed * g.count for g in part.groups), 0 * cap).to("Tbit/s")
+    if cap > ports * (1 + 1e-9):
+        both = " (exactly twice: a figure for both directions)" if abs(float(cap / ports) - 2) < 1e-6 else ""
+        yield Violation(f"part/{part.id}", part.id, ("switching_capacity",),
+                        f"{cap:~P} is more than the ports carry in one direction, {ports:~.4gP}{both}: give "
+                        f"one direction, at most {ports:~.4gP}", cap, ports)
 
 
 #: How many differing fields CAT007 names before it counts the rest; a value longer than this is named, not quoted.
@@ -267,14 +306,19 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
     one, enter your dense estimate (the model refuses `sparse`) and say how it was reached in `notes`.
     """
     for part in ctx.design.specs.of(Accelerator):
-        for dt in part.peak:
-            if dt != "fp64" and dt not in part.peak_basis and part.is_unconfirmed(f"peak.{dt}"):
-                yield Violation(f"part/{part.id}", part.id, ("peak", dt),
-                                f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
-                                f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
-                                "source says so",
-                                public=f"the {dt.upper()} peak is unconfirmed and its basis is not stated: the model "
-                                       "reads it as dense, while announced figures are often sparse")
+        yield from _once("CAT010", _peak_basis, part)
+
+
+def _peak_basis(part: Accelerator) -> Iterator[Violation]:
+    """CAT010 on one part (`_once`)."""
+    for dt in part.peak:
+        if dt != "fp64" and dt not in part.peak_basis and part.is_unconfirmed(f"peak.{dt}"):
+            yield Violation(f"part/{part.id}", part.id, ("peak", dt),
+                            f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
+                            f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
+                            "source says so",
+                            public=f"the {dt.upper()} peak is unconfirmed and its basis is not stated: the model "
+                                   "reads it as dense, while announced figures are often sparse")
 
 
 #: Decimal byte units a vendor's HBM figure is misread in (pint's names), and the binary unit each stands for.
@@ -295,18 +339,23 @@ def memory_decimal(ctx: Context) -> Iterator[Violation]:
     MLPerf system description, `nvidia-smi`), as the shipped parts do.
     """
     for part in ctx.design.specs.of(Accelerator):
-        units = dict(part.memory.units._units)   # the author's unit, kept (units.Dim): {'gigabyte': 1}
-        binary = DECIMAL_BYTES.get(next(iter(units))) if len(units) == 1 and 1 in units.values() else None
-        value = float(part.memory.magnitude)
-        if binary is None or not value.is_integer():
-            continue
-        printed = f"{value:g} {binary[0]}B"
-        read = part.memory.to(binary).magnitude
-        yield Violation(f"part/{part.id}", part.id, ("memory",),
-                        f"memory {printed} is read as {read:.1f} {binary}, {1 - read / value:.1%} less than the "
-                        f"{value:g} {binary} that HBM sold as {printed} holds: HBM is built in binary capacities (a 24 "
-                        f"Gbit DRAM die holds 3 GiB); write memory: {value:g} {binary}, or the MiB that software "
-                        "reports")
+        yield from _once("CAT011", _memory_decimal, part)
+
+
+def _memory_decimal(part: Accelerator) -> Iterator[Violation]:
+    """CAT011 on one part (`_once`)."""
+    units = dict(part.memory.units._units)   # the author's unit, kept (units.Dim): {'gigabyte': 1}
+    binary = DECIMAL_BYTES.get(next(iter(units))) if len(units) == 1 and 1 in units.values() else None
+    value = float(part.memory.magnitude)
+    if binary is None or not value.is_integer():
+        return
+    printed = f"{value:g} {binary[0]}B"
+    read = part.memory.to(binary).magnitude
+    yield Violation(f"part/{part.id}", part.id, ("memory",),
+                    f"memory {printed} is read as {read:.1f} {binary}, {1 - read / value:.1%} less than the "
+                    f"{value:g} {binary} that HBM sold as {printed} holds: HBM is built in binary capacities (a 24 "
+                    f"Gbit DRAM die holds 3 GiB); write memory: {value:g} {binary}, or the MiB that software "
+                    "reports")
 
 
 @check("CAT012", "catalog.fibre_reach")

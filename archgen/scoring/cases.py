@@ -22,8 +22,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from archgen.cache import Memo
 from archgen.errors import AnalyseError, Location, SpecProblem, UnreadableError, ValidateError
-from archgen.load import SourceDocument, load_file
+from archgen.load import SourceDocument, load_file, shared
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import SCHEMA, Case, CaseModel
 from archgen.path_links import hidden_through_link, leaving_link, tree_words
@@ -90,7 +91,8 @@ def read_case_file(path: str | Path) -> CaseFile:
 
     The file must be one YAML document with `schema: archgen-validation/1` and a non-empty `cases` list; each case
     is then validated on its own, so one bad case (an unknown field, a layout that does not divide, a duplicate id)
-    leaves the others readable.
+    leaves the others readable. A file read again unchanged (the same loaded document, `load.shared`) is not
+    validated again while the catalog accelerators its cases were checked against are the same (`READ`).
     """
     if (out := leaving_link(Path(path), folder=True)) is not None:   # the file itself a link out, or a folder above
         raise UnreadableError([SpecProblem(Location(printable(str(out[0]))), message="a symbolic link leading out of "
@@ -102,6 +104,10 @@ def read_case_file(path: str | Path) -> CaseFile:
                                            "or folder", expected="a case file that is not hidden", hint="archgen reads "
                                            "no hidden file (.git, .env), not even through a link")])
     docs = load_file(Path(path), keys="'schema' and 'cases'")
+    known = READ.get(tuple(map(id, docs)))
+    if known is not None and all(a is b for a, b in zip(known[0], docs, strict=True)) and _same(known[1]):
+        resume_gc()
+        return known[2]
     doc = docs[0]
     problems: list[SpecProblem] = []
     if len(docs) != 1:
@@ -141,7 +147,24 @@ def read_case_file(path: str | Path) -> CaseFile:
         seen.add(case.id)
         entries.append((i, Refused(case.id, tuple(found)) if found else case))
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
-    return CaseFile(doc, tuple(entries))
+    found_file = CaseFile(doc, tuple(entries))
+    if all(shared(d) for d in docs):   # documents `load_file` gave, which no one changes: the objects kept
+        READ.put(tuple(map(id, docs)), (tuple(docs), accs, found_file))
+    return found_file
+
+
+#: `read_case_file`'s results by the file's loaded documents, with the catalog accelerators its training cases were
+#: checked against (None: none read): the scoring, the accuracy page and the tests read the same 26 files some 130
+#: times a test session, each read validating every case again (about 7 ms a file, pipe31).
+READ = Memo[tuple[tuple[SourceDocument, ...], dict[str, Accelerator] | None, CaseFile]](64)
+
+
+def _same(accs: dict[str, Accelerator] | None) -> bool:
+    """Whether the catalog's accelerators are still the models `accs` holds (None: none were read: True)."""
+    if accs is None:
+        return True
+    now = load_accelerators()
+    return now.keys() == accs.keys() and all(now[k] is v for k, v in accs.items())
 
 
 def _dispatch(case: Case, doc: SourceDocument, i: int, accs: dict[str, Accelerator]) -> SpecProblem | None:
