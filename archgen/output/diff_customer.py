@@ -40,14 +40,14 @@ from archgen.output.diff import (
     status_cell,
     target_cell,
 )
-from archgen.output.diff_cells import TABLE_RULE, decimals, direction_cell, magnitude, metric_cells, requirement_value
+from archgen.output.diff_bom import POWER_NOTE, by_object, power_cell, totals_json
+from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value
 from archgen.output.diff_cells import shown_number as shown
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import public_finding
 from archgen.render.edition import public_text, words
 from archgen.render.edition_prices import withheld_finding
-from archgen.render.fmt import code, no_mentions, number, pr_md, unit_label
-from archgen.units import Q
+from archgen.render.fmt import code, no_mentions, number, pr_md
 
 #: Summary keys of the internal report that count what this edition leaves out (waivers, our prices).
 _OURS = ("waivers_", "prices_", "findings_newly_waived", "findings_waiver_renewed")
@@ -175,42 +175,37 @@ def _bom(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...]) -> list[str]:
     """The BOM delta with each part's name and part number; a swap as one row; no cost (`output.diff_bom`'s rows)."""
     if not changes:
         return []
-    body = ["| object | part | part number | name | kind | previous | new | change | power change |",
-            "|---|---|---|---|---|--:|--:|--:|--:|"]
     swapped = {id(c): s for s in swaps for c in (s.old, s.new)}
-    for c in changes:
+
+    def row(c: PartChange) -> str | None:
         s = swapped.get(id(c))
         inside = f" in `{c.within}`" if c.within else ""
         if s is None:
-            body.append(f"| `{c.object}` | `{c.part}`{inside} | {pr_md(c.number or '—')} | {pr_md(c.name or '—')} | "
-                        f"{c.kind} | {number(c.base)} | {number(c.head)} | {shown(c.change, 0, sign=True)} | "
-                        f"{_kw(c.power)} |")
-        elif c is s.old:
-            both = s.old.base + s.new.base
-            body.append(f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
-                        f"{pr_md((s.old.number or '—') + ' → ' + (s.new.number or '—'))} | "
-                        f"{pr_md((s.old.name or '—') + ' → ' + (s.new.name or '—'))} | {c.kind} | {number(both)} | "
-                        f"{number(both)} | swapped | {_kw(s.power)} |")
+            return (f"| `{c.object}` | `{c.part}`{inside} | {pr_md(c.number or '—')} | {pr_md(c.name or '—')} | "
+                    f"{c.kind} | {number(c.base)} | {number(c.head)} | {shown(c.change, 0, sign=True)} | "
+                    f"{power_cell(c.power, c.subtotal)} |")
+        if c is not s.old:
+            return None
+        both = s.old.base + s.new.base
+        return (f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
+                f"{pr_md((s.old.number or '—') + ' → ' + (s.new.number or '—'))} | "
+                f"{pr_md((s.old.name or '—') + ' → ' + (s.new.name or '—'))} | {c.kind} | {number(both)} | "
+                f"{number(both)} | swapped | {power_cell(s.power, c.subtotal)} |")
+
+    body = ["| object | part | part number | name | kind | previous | new | change | power change |",
+            "|---|---|---|---|---|--:|--:|--:|--:|", *by_object(changes, row, cells=9, power=8)]
     if len(body) - 2 > 25:
         body = ["<details><summary>" f"{len(body) - 2} changed parts</summary>", ""] + body + ["", "</details>"]
     return ["### Bill of materials", "", "Parts whose count changed in each rack and cluster, previous → new, and "
             "lines whose power changed at the same count; a part replaced by as many of another of its kind in the "
             "same place reads as one swap. Part number: the vendor's orderable number where the part states one "
-            "(—: none stated). Power: the change of the line's total.", "", *body, ""]
-
-
-def _kw(q: Q | None) -> str:
-    """A power change in kW with its sign; — where not known."""
-    if q is None:
-        return "—"
-    value = magnitude(q.to("kW"))
-    return f"{shown(value, decimals(value), sign=True)} {unit_label('kW')}"
+            "(—: none stated). Power: the change of the line's total. " + POWER_NOTE, "", *body, ""]
 
 
 def _bom_json(c: PartChange) -> dict:
     return {"object": c.object, "part": c.part, "name": c.name or None, "part_number": c.number or None,
             "kind": c.kind, "within": c.within or None, "base": c.base, "head": c.head, "change": c.change,
-            "power_change": quantity(c.power)}
+            "power_change": quantity(c.power), "subtotal": c.subtotal}
 
 
 def to_json(d: Diff) -> str:
@@ -224,6 +219,7 @@ def to_json(d: Diff) -> str:
            if d.revisions else {}),
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
         bom=[_bom_json(c) for c in d.bom],
+        bom_totals=totals_json(d.bom),
         **({"swaps": [{"object": s.old.object, "kind": s.old.kind, "within": s.old.within or None,
                        "from": s.old.part, "to": s.new.part, "from_part_number": s.old.number or None,
                        "to_part_number": s.new.number or None, "count": s.count, "power_change": quantity(s.power)}
