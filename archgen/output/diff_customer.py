@@ -30,7 +30,9 @@ from archgen.checks import Finding
 from archgen.compare.bom import PartChange, Swap
 from archgen.compare.diff import Diff, MetricChange
 from archgen.compare.pairs import pairs_json
+from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.compare.revisions import RevisionChange
+from archgen.output import diff_bands as bands
 from archgen.output.diff import (
     mark,
     one_sided,
@@ -38,7 +40,6 @@ from archgen.output.diff import (
     revision_text,
     state_json,
     status_cell,
-    target_cell,
 )
 from archgen.output.diff_bom import POWER_NOTE, by_object, power_cell, totals_json
 from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value
@@ -87,7 +88,9 @@ def summary_line(d: Diff) -> str:
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s){warned}), "
                  f"{s['findings_resolved']} resolved" + (f", {s['findings_changed']} changed"
                                                          if s["findings_changed"] else ""))
-    parts.append(f"{s['metrics_changed']} figure(s) changed")
+    ends = len(_band_ends(d))
+    parts.append(f"{s['metrics_changed']} figure(s) changed" + (f" ({ends} of them band ends, shown beside their "
+                                                                 "figure)" if ends else ""))
     if d.refused:
         parts.append(f"{len(d.refused)} file(s) left out unread")
     verdict = "The new revision has error findings" if s["head_errors"] else "The new revision has no error findings"
@@ -113,7 +116,7 @@ def markdown(d: Diff) -> str:
         lines += ["### Requirements", "", "| requirement | object | statement | target | previous | new | value "
                   "(previous → new) |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.state.requirement} | `{r.state.object}` | {pr_md(public_text(r.state.statement))} | "
-                  f"{target_cell(r)} | {status_cell(r.base)} | {status_cell(r.head)} | "
+                  f"{_target(r)} | {status_cell(r.base)} | {status_cell(r.head)} | "
                   f"{requirement_value(r.base)} → {requirement_value(r.head)} |" for r in d.requirements] + [""]
     for heading, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:
@@ -125,12 +128,7 @@ def markdown(d: Diff) -> str:
                   for a, b in d.changed_findings] + [""]
     lines += _metrics("Power and cost", power_and_cost(d))
     lines += _metrics("Figures", list(d.both_sided), fold=25)
-    lost = one_sided(d)
-    if lost:
-        lines += ["### Figures on one side only", "", "| object | figure | previous | new | on one side |",
-                  "|---|---|--:|--:|---|"]
-        lines += [f"| `{c.object}` | {pr_md(_title(c))} | {metric_cells(c)[0]} | {metric_cells(c)[1]} | "
-                  f"{c.presence.replace('BASE', 'the previous').replace('HEAD', 'the new')} |" for c in lost] + [""]
+    lines += _one_sided(d)
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.changed_findings or d.bom
             or d.objects_added or d.objects_removed or d.revisions):
         lines += ["No differences.", ""]
@@ -143,32 +141,86 @@ def _message(f: Finding) -> str:
 
 
 def _title(c: MetricChange) -> str:
+    """A changed figure by its metric's title (`title_of`)."""
+    return title_of(c.object, c.metric)
+
+
+def title_of(obj: str, metric: str) -> str:
     """A metric by its registry title for the object's kind ("IT power at the equipment"), else the key in words.
 
     A title that several keys share (``interruptions_per_day.<class>``: "Interruptions per day by class") is
     followed by the key's member in words: "Interruptions per day by class (high) (accelerator)".
     """
-    m = metrics.lookup(c.object, c.metric)
+    m = metrics.lookup(obj, metric)
     if m is None:
-        return words(c.metric)
+        return words(metric)
     if "<" not in m.name:
         return m.title
     before, _, rest = m.name.partition("<")
     after = rest.partition(">")[2]     # the member is what the key holds where the name has its placeholder
-    member = c.metric[len(before):len(c.metric) - len(after)]
+    member = metric[len(before):len(metric) - len(after)]
     return f"{m.title} ({words(member)})" if member else m.title
 
 
+def _target(r: RequirementChange) -> str:
+    """The target by its metric's title, "Input power <= 145 kW"; level and previous → new where redefined.
+
+    As the internal report's `target_cell`, which names the metric by its key (`input_power`): newuser87's partner
+    read "SHALL input_power <= 145 kW".
+    """
+    def text(state: RequirementState, level: bool = True) -> str:
+        by = "" if state.verification == "analysis" else f", verified by {state.verification}"
+        by += f", refines {', '.join(state.parent)}" if state.parent else ""
+        said = f"{title_of(state.object, state.metric)} {state.target}{by}"
+        return pr_md(f"{state.level.upper()} {said}" if level else said)
+    if r.redefined and r.base is not None and r.head is not None:
+        way = {True: " (tightened)", False: " (relaxed)"}.get(r.tightened, "")   # type: ignore[arg-type]
+        return f"{text(r.base)} → **{text(r.head)}**{way}"
+    return text(r.state, level=False)
+
+
 def _metrics(heading: str, changes: list[MetricChange], fold: int = 0) -> list[str]:
-    """A table of changed figures by title, previous → new; folded under <details> where longer than `fold`."""
+    """A table of changed figures by title, previous → new, each with its bands (`diff_bands`); folded.
+
+    Under <details> where longer than `fold` rows.
+    """
     if not changes:
         return []
+    shown_rows = bands.rows(changes)
     body = ["| object | figure | previous | new | change | relative | direction |", TABLE_RULE]
-    body += [f"| `{c.object}` | {pr_md(_title(c))} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
-             for c in changes]
-    if fold and len(changes) > fold:
-        body = ["<details><summary>" f"{len(changes)} changed figures</summary>", ""] + body + ["", "</details>"]
-    return [f"### {heading}", "", *body, ""]
+    for r in shown_rows:
+        old, new, change, rel = metric_cells(r.change)
+        body.append(f"| `{r.change.object}` | {pr_md(_title(r.change))} | {bands.with_band(old, r, 'base')} | "
+                    f"{bands.with_band(new, r, 'head')} | {change} | {rel} | {direction_cell(r.change)} |")
+    if fold and len(shown_rows) > fold:
+        body = ["<details><summary>" f"{len(shown_rows)} changed figures</summary>", ""] + body + ["", "</details>"]
+    said = [BAND_NOTE, ""] if any(r.ends for r in shown_rows) else []
+    return [f"### {heading}", "", *said, *body, ""]
+
+
+#: What a figure's parentheses say, above a table that has any.
+BAND_NOTE = ("In parentheses beside a figure, the ends of its bands that moved with it: its band (low to high: over "
+             "the failure-rate sets, a part class's 95 % Poisson interval, a cost with and without hot spares) and its "
+             "95 % confidence interval; `docs/metrics.md` says which for each figure.")
+
+
+def _one_sided(d: Diff) -> list[str]:
+    """The figures one side has, each with its bands, and which side."""
+    lost = bands.rows(one_sided(d))
+    if not lost:
+        return []
+    said = [BAND_NOTE, ""] if any(r.ends for r in lost) else []
+    return ["### Figures on one side only", "", *said, "| object | figure | previous | new | on one side |",
+            "|---|---|--:|--:|---|",
+            *(f"| `{r.change.object}` | {pr_md(_title(r.change))} | "
+              f"{bands.with_band(metric_cells(r.change)[0], r, 'base')} | "
+              f"{bands.with_band(metric_cells(r.change)[1], r, 'head')} | "
+              f"{r.change.presence.replace('BASE', 'the previous').replace('HEAD', 'the new')} |" for r in lost), ""]
+
+
+def _band_ends(d: Diff) -> set[tuple[str, str]]:
+    """(object, key) of each changed band end the tables state beside its figure."""
+    return bands.grouped(list(d.both_sided)) | bands.grouped(list(one_sided(d)))
 
 
 def _bom(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...]) -> list[str]:
@@ -209,7 +261,11 @@ def _bom_json(c: PartChange) -> dict:
 
 
 def to_json(d: Diff) -> str:
-    """The change list in the JSON quantity contract, with nothing of ours (module docstring)."""
+    """The change list in the JSON quantity contract, with nothing of ours (module docstring).
+
+    Every changed figure, a band end stated beside its figure in Markdown naming that figure's key (`band_of`).
+    """
+    ends = _band_ends(d)
     return dumps(document(
         audience="customer",
         summary={k: v for k, v in d.summary().items() if not k.startswith(_OURS)} | {"line": summary_line(d)},
@@ -227,6 +283,7 @@ def to_json(d: Diff) -> str:
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": public_text(r.state.statement), "target": r.state.target,
+                       "metric_title": title_of(r.state.object, r.state.metric),
                        "level": r.state.level, "base": state_json(r.base), "head": state_json(r.head),
                        "failing": r.failing, "redefined": r.redefined, "tightened": r.tightened}
                       for r in d.requirements],
@@ -236,8 +293,30 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "title": _title(c),
                   "base": metric_quantity(c.metric, c.base), "head": metric_quantity(c.metric, c.head),
                   "change": metric_quantity(c.metric, c.change), "relative": c.relative, "direction": c.direction,
-                  "presence": c.presence} for c in d.metrics],
+                  "presence": c.presence,
+                  "band_of": band[0] if (c.object, c.metric) in ends and (band := bands.band_of(c)) else None}
+                 for c in d.metrics],
     ), ascii_only=False)
+
+
+def not_made(side: str, errors: int, code: int, fmt: str = "md") -> str:
+    """A partner's report of a change list that could not be made: which revision failed, and how many errors.
+
+    The internal report (`output.diff.unanalysable`) lists each error at its file:line in our checkout, headed by
+    our folder; a partner has neither the specs nor our tree, so this says which revision's specs failed (`side`:
+    BASE is the previous, HEAD the new; "" where the command names neither, a revision that is not found) and how
+    many errors they have (0 where they could not be read at all), and that the design team sends it again.
+    """
+    which = {"BASE": "the previous revision's specs", "HEAD": "the new revision's specs"}.get(side, "the revisions' "
+                                                                                                  "specs")
+    what = f"have {errors} error{'s' * (errors != 1)}" if errors else "could not be read"
+    line = (f"No change list could be made: {which} {what}, found before anything was compared. The design team "
+            "corrects them and sends the change list again.")
+    if fmt == "json":
+        return dumps(document(audience="customer", compared=False, exit_code=code,
+                              side={"BASE": "previous", "HEAD": "new"}.get(side), errors=errors, line=line),
+                     ascii_only=False)
+    return "\n".join(["## Change list: not made", "", f"❌ {line}", ""])
 
 
 def _finding_json(f: Finding) -> dict:
