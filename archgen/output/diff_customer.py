@@ -309,9 +309,10 @@ def not_made(side: str, errors: int, code: int, fmt: str = "md") -> str:
     """
     which = {"BASE": "the previous revision's specs", "HEAD": "the new revision's specs"}.get(side, "the revisions' "
                                                                                                   "specs")
-    what = f"have {errors} error{'s' * (errors != 1)}" if errors else "could not be read"
-    line = (f"No change list could be made: {which} {what}, found before anything was compared. The design team "
-            "corrects them and sends the change list again.")
+    what = f"have {errors} error{'s' * (errors != 1)}, found before anything was compared" if errors else \
+        "could not be read, so nothing was compared"
+    line = (f"No change list could be made: {which} {what}. The design team corrects them and sends the change list "
+            "again.")
     if fmt == "json":
         return dumps(document(audience="customer", compared=False, exit_code=code,
                               side={"BASE": "previous", "HEAD": "new"}.get(side), errors=errors, line=line),
