@@ -199,9 +199,9 @@ def diff(
         except ArchgenError as err:          # a side that cannot be analysed: the report says so, as stderr does
             if fmt not in ("md", "json") or (isinstance(err, UsageError) and output is None):
                 raise
-            from archgen.output.diff import unanalysable
-            report = unanalysable(err.report(), err.exit_code, fmt)   # a usage error writes --output alone: no
-            _write(report if output is None else for_comment(report, fmt, output), output)   # PR's diff.md is left
+            from archgen.commands.diff import unanalysable
+            report = unanalysable(err, fmt, audience)   # a usage error writes --output alone: no PR's diff.md
+            _write(report if output is None else for_comment(report, fmt, output), output)   # is left
             raise
 
     _run(body, output)

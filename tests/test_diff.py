@@ -124,7 +124,7 @@ def test_identical_specs(tmp_path):
 
 def test_json_shape(one_more_system):
     doc = one_more_system[1]
-    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "bom", "findings",
+    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "bom", "bom_totals", "findings",
                         "requirements", "not_costed", "waivers", "prices", "refused"}
     assert doc["archgen"] == "0.1.0"
     assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",

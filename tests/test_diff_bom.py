@@ -68,7 +68,7 @@ def test_optics_swap(swap_doc):
     assert doc["summary"]["parts_changed"] == len(doc["bom"])
     keys = [(r["object"], r["kind"], r["part"], r["within"] or "") for r in doc["bom"]]
     assert keys == sorted(keys)
-    assert {"object", "part", "kind", "within", "base", "head", "change", "power_change",
+    assert {"object", "part", "kind", "within", "base", "head", "change", "power_change", "subtotal",
             "cost_change"} == set(doc["bom"][0])
 
 

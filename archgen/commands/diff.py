@@ -23,7 +23,7 @@ from archgen.commands.side_catalog import checkout_catalog, git, is_own, library
 from archgen.compare.diff import compare
 from archgen.compare.pairs import parse_pairs, read_pairs
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
-from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError, UsageError
+from archgen.errors import ArchgenError, LoadError, Location, SpecError, SpecProblem, UnreadableError, UsageError
 from archgen.output import diff as output
 from archgen.output import diff_customer as customer
 from archgen.pipeline import Run, run
@@ -32,6 +32,8 @@ from archgen.render.files import write_atomic
 from archgen.spec_files import printable
 
 FORMATS = ("md", "json")
+#: How the errors of a side that cannot be analysed are headed (`diff`); `failed_side` reads the side back.
+CANNOT = "archgen diff: {side}, {label}, cannot be analysed:"
 
 
 def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1,
@@ -70,8 +72,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
                 analysed = run([source.directory], catalog=source.catalog, as_of=on)
                 runs.append((relocate_run(analysed, source), source.label, source))
             except SpecError as err:
-                raise relocate_error(err, source, f"archgen diff: {name}, {source.label}, cannot be analysed:",
-                                     out) from None
+                raise relocate_error(err, source, CANNOT.format(side=name, label=source.label), out) from None
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                      head_label=runs[1][1], pairs=pairs)
     result = replace(result, waivers=tuple(   # a waiver's line, as a finding's, is a file of the checkout
@@ -83,6 +84,24 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     if out:
         raise LinksOut(out, text)
     return text, 1 if result.failing else 0
+
+
+def failed_side(err: Exception) -> str:
+    """Which side, BASE or HEAD, an error `diff` raised is of (its heading, `CANNOT`); "" where it names none."""
+    heading = getattr(err, "heading", "")
+    return next((side for side in ("BASE", "HEAD") if heading.startswith(f"archgen diff: {side}, ")
+                 and heading.endswith(" cannot be analysed:")), "")
+
+
+def unanalysable(err: ArchgenError, fmt: str, audience: str = "internal") -> str:
+    """The report of a diff that `err` stopped, for its audience.
+
+    Internal: each error at its file:line (`output.diff.unanalysable`). Customer: which revision failed and how many
+    errors it has, nothing of our tree (`diff_customer.not_made`).
+    """
+    if audience == "customer":
+        return customer.not_made(failed_side(err), len(getattr(err, "problems", ())), err.exit_code, fmt)
+    return output.unanalysable(err.report(), err.exit_code, fmt)
 
 
 class LinksOut(UnreadableError):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from archgen.analyse.bom_line import BomLine
 from archgen.pipeline import Run
-from archgen.units import Q
+from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 
@@ -60,6 +60,16 @@ class PartChange:
     def change(self) -> int:
         """HEAD's count minus BASE's."""
         return self.head - self.base
+
+    @property
+    def subtotal(self) -> bool:
+        """Whether the line's power is a subtotal: a cluster's rack line draws what its placed parts' lines give.
+
+        A cluster's BOM gives each rack type its placed parts' maximum draw and those parts again in their own
+        lines (`analyse.bom.RACK_NOTE`); added together they count the rack twice (newuser87: the rack line -137.7
+        kW beside its trays' -103.3 kW). Its price is the enclosure's own, no subtotal.
+        """
+        return self.kind == "Rack"
 
 
 def bom_lines(run: Run) -> dict[str, dict[tuple[str, str], Holding]]:
@@ -113,6 +123,35 @@ def bom_changes(base: Run, head: Run) -> tuple[PartChange, ...]:
             changes.append(PartChange(obj, key[0], held.kind, key[1], qa, qb, _power(a, b), _cost(a, b), held.name,
                                       held.number))
     return tuple(sorted(changes, key=lambda c: (c.object, c.kind, c.part, c.within)))
+
+
+@dataclass(frozen=True)
+class PowerTotal:
+    """One object's BOM power change over its lines, rack lines left out (`PartChange.subtotal`)."""
+
+    object: str
+    power: Q
+    #: lines of the object, rack lines left out, whose power is not known on a side (— in the table): not in `power`
+    unknown: int
+
+
+def power_totals(changes: Iterable[PartChange]) -> tuple[PowerTotal, ...]:
+    """Per object with a changed line, the sum of its lines' power changes but its rack lines', in object order.
+
+    The one sum a reader may take of a diff's power column: each draw once, as the rendered cluster BOM's Total
+    power reconciles over "the part lines (all but the rack lines)" (`render.cluster_bom.reconciled`). A part of no
+    power of its own (a fibre cord, a blanking panel) is counted in `unknown`, not as 0.
+    """
+    by: dict[str, list[PartChange]] = defaultdict(list)
+    for c in changes:
+        by[c.object].append(c)
+    out = []
+    for obj in sorted(by):
+        lines = [c for c in by[obj] if not c.subtotal]
+        known = [c.power for c in lines if c.power is not None]
+        total = sum((q.to("kW") for q in known), Q_(0, "kW"))
+        out.append(PowerTotal(obj, total, len(lines) - len(known)))
+    return tuple(out)
 
 
 def _power_moved(a: Holding | None, b: Holding | None) -> bool:

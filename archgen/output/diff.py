@@ -10,7 +10,14 @@ from archgen.compare.revisions import RevisionChange
 from archgen.load import shown, shown_file
 from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
-from archgen.output.diff_bom import bom_json, bom_section, changed_findings_section, changed_json, swaps_json
+from archgen.output.diff_bom import (
+    bom_json,
+    bom_section,
+    changed_findings_section,
+    changed_json,
+    swaps_json,
+    totals_json,
+)
 from archgen.output.diff_cells import (
     TABLE_HEAD,
     TABLE_RULE,
@@ -344,6 +351,7 @@ def to_json(d: Diff) -> str:
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         not_costed=list(d.not_costed),
         bom=bom_json(d.bom),
+        bom_totals=totals_json(d.bom),
         **({"swaps": swaps_json(d.swaps)} if d.swaps else {}),
         findings={"new": [finding(f) for f in d.new_findings],
                   "resolved": [finding(f) for f in d.resolved_findings],

@@ -6,8 +6,10 @@ only writes them (`archgen.output.diff` places them in the comment and the JSON 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from archgen.checks import Finding
-from archgen.compare.bom import PartChange, Swap
+from archgen.compare.bom import PartChange, Swap, power_totals
 from archgen.output.diff_cells import decimals, magnitude, shown_number
 from archgen.output.diff_waivers import where
 from archgen.output.envelope import finding, quantity
@@ -19,33 +21,68 @@ def bom_section(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...] = ()) -
     """The parts whose count or line power changed, a swap as one row, as a Markdown section; none: no lines.
 
     A swap's row ("`sn5610` → `sn5600` (5)") stands for its two parts' rows: its base and head are the two parts'
-    count together (equal, as as many came as went), its power and cost the two lines' changes added.
+    count together (equal, as as many came as went), its power and cost the two lines' changes added. A rack line's
+    power is in parentheses, and each object's rows end in a total that leaves it out (`by_object`).
     """
     if not changes:
         return []
-    body = ["| object | part | kind | base | head | change | power change | cost change |",
-            "|---|---|---|--:|--:|--:|--:|--:|"]
     swapped = {id(c): s for s in swaps for c in (s.old, s.new)}
-    for c in changes:
+
+    def row(c: PartChange) -> str | None:
         s = swapped.get(id(c))
         if s is not None:
-            if c is s.old:
-                inside = f" in `{c.within}`" if c.within else ""
-                both = s.old.base + s.new.base
-                body.append(f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
-                            f"{c.kind} | {number(both)} | {number(both)} | swapped | {_signed(s.power, 'kW')} | "
-                            f"{_signed(s.cost)} |")
-            continue
+            if c is not s.old:
+                return None
+            inside = f" in `{c.within}`" if c.within else ""
+            both = s.old.base + s.new.base
+            return (f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
+                    f"{c.kind} | {number(both)} | {number(both)} | swapped | {power_cell(s.power, c.subtotal)} | "
+                    f"{_signed(s.cost)} |")
         part = f"`{c.part}` in `{c.within}`" if c.within else f"`{c.part}`"
-        body.append(f"| `{c.object}` | {part} | {c.kind} | {number(c.base)} | {number(c.head)} | "
-                    f"{shown_number(c.change, 0, sign=True)} | {_signed(c.power, 'kW')} | {_signed(c.cost)} |")
+        return (f"| `{c.object}` | {part} | {c.kind} | {number(c.base)} | {number(c.head)} | "
+                f"{shown_number(c.change, 0, sign=True)} | {power_cell(c.power, c.subtotal)} | {_signed(c.cost)} |")
+
+    body = ["| object | part | kind | base | head | change | power change | cost change |",
+            "|---|---|---|--:|--:|--:|--:|--:|", *by_object(changes, row, cells=8, power=6)]
     rows = len(body) - 2
     if rows > 25:
         body = ["<details><summary>" f"{rows} changed parts</summary>", ""] + body + ["", "</details>"]
     return ["### Bill of materials", "", "Parts whose count changed, and lines whose total power changed at the same "
             "count (unchanged lines are left out); a part whose count fell by N beside another of its kind that rose "
             "by N in the same place reads as one swap, old → new (N). Power and cost are the change of the line's "
-            "total, — where the part has no power or price of its own in the BOM.", ""] + body + [""]
+            "total, — where the part has no power or price of its own in the BOM. " + POWER_NOTE, ""] + body + [""]
+
+
+#: What the power column's parentheses and total rows mean, in both editions' BOM sections.
+POWER_NOTE = ("A rack line's power, in parentheses, is its placed parts' draw, which their own lines give: the "
+              "**total** row under an object's lines adds its power column without the rack lines, each draw once.")
+
+
+def power_cell(q: Q | None, subtotal: bool = False) -> str:
+    """A line's power change in kW with its sign, in parentheses where it is a subtotal (a rack line); — for None."""
+    text = _signed(q, "kW")
+    return f"({text})" if subtotal and q is not None else text
+
+
+def by_object(changes: tuple[PartChange, ...], row: Callable[[PartChange], str | None], cells: int,
+              power: int) -> list[str]:
+    """The rows `row` writes (None: no row), each object's followed by its power total where it has two or more.
+
+    The total (`compare.bom.power_totals`) stands in the `power` column of a row of `cells` cells.
+    """
+    totals = {t.object: t for t in power_totals(changes)}
+    out: list[str] = []
+    for obj in dict.fromkeys(c.object for c in changes):
+        rows = [r for c in changes if c.object == obj if (r := row(c)) is not None]
+        out += rows
+        if len(rows) > 1:
+            t = totals[obj]
+            cell = ["" for _ in range(cells)]
+            unknown = f"; {t.unknown} line(s) of no power of their own" if t.unknown else ""
+            cell[0], cell[1] = f"`{obj}`", f"**total** without the rack lines{unknown}"
+            cell[power] = f"**{_signed(t.power, 'kW')}**"
+            out.append("| " + " | ".join(cell) + " |")
+    return out
 
 
 def _signed(q: Q | None, unit: str = "") -> str:
@@ -58,10 +95,16 @@ def _signed(q: Q | None, unit: str = "") -> str:
 
 
 def bom_json(changes: tuple[PartChange, ...]) -> list[dict]:
-    """Each changed BOM line (a swap's two parts each their own): counts, power and cost change."""
+    """Each changed BOM line (a swap's two parts each their own): counts, power and cost change, whether a subtotal."""
     return [{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,
-             "head": c.head, "change": c.change, "power_change": quantity(c.power),
+             "head": c.head, "change": c.change, "power_change": quantity(c.power), "subtotal": c.subtotal,
              "cost_change": quantity(c.cost)} for c in changes]
+
+
+def totals_json(changes: tuple[PartChange, ...]) -> list[dict]:
+    """Each object's power change over its BOM lines but the rack lines, and how many lines have no power."""
+    return [{"object": t.object, "power_change": quantity(t.power), "power_unknown": t.unknown}
+            for t in power_totals(changes)]
 
 
 def swaps_json(swaps: tuple[Swap, ...]) -> list[dict]:

@@ -30,7 +30,9 @@ from archgen.checks import Finding
 from archgen.compare.bom import PartChange, Swap
 from archgen.compare.diff import Diff, MetricChange
 from archgen.compare.pairs import pairs_json
+from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.compare.revisions import RevisionChange
+from archgen.output import diff_bands as bands
 from archgen.output.diff import (
     mark,
     one_sided,
@@ -38,16 +40,15 @@ from archgen.output.diff import (
     revision_text,
     state_json,
     status_cell,
-    target_cell,
 )
-from archgen.output.diff_cells import TABLE_RULE, decimals, direction_cell, magnitude, metric_cells, requirement_value
+from archgen.output.diff_bom import POWER_NOTE, by_object, power_cell, totals_json
+from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value
 from archgen.output.diff_cells import shown_number as shown
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import public_finding
 from archgen.render.edition import public_text, words
 from archgen.render.edition_prices import withheld_finding
-from archgen.render.fmt import code, no_mentions, number, pr_md, unit_label
-from archgen.units import Q
+from archgen.render.fmt import code, no_mentions, number, pr_md
 
 #: Summary keys of the internal report that count what this edition leaves out (waivers, our prices).
 _OURS = ("waivers_", "prices_", "findings_newly_waived", "findings_waiver_renewed")
@@ -87,7 +88,9 @@ def summary_line(d: Diff) -> str:
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s){warned}), "
                  f"{s['findings_resolved']} resolved" + (f", {s['findings_changed']} changed"
                                                          if s["findings_changed"] else ""))
-    parts.append(f"{s['metrics_changed']} figure(s) changed")
+    ends = len(_band_ends(d))
+    parts.append(f"{s['metrics_changed']} figure(s) changed" + (f" ({ends} of them band ends, shown beside their "
+                                                                 "figure)" if ends else ""))
     if d.refused:
         parts.append(f"{len(d.refused)} file(s) left out unread")
     verdict = "The new revision has error findings" if s["head_errors"] else "The new revision has no error findings"
@@ -113,7 +116,7 @@ def markdown(d: Diff) -> str:
         lines += ["### Requirements", "", "| requirement | object | statement | target | previous | new | value "
                   "(previous → new) |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.state.requirement} | `{r.state.object}` | {pr_md(public_text(r.state.statement))} | "
-                  f"{target_cell(r)} | {status_cell(r.base)} | {status_cell(r.head)} | "
+                  f"{_target(r)} | {status_cell(r.base)} | {status_cell(r.head)} | "
                   f"{requirement_value(r.base)} → {requirement_value(r.head)} |" for r in d.requirements] + [""]
     for heading, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:
@@ -125,12 +128,7 @@ def markdown(d: Diff) -> str:
                   for a, b in d.changed_findings] + [""]
     lines += _metrics("Power and cost", power_and_cost(d))
     lines += _metrics("Figures", list(d.both_sided), fold=25)
-    lost = one_sided(d)
-    if lost:
-        lines += ["### Figures on one side only", "", "| object | figure | previous | new | on one side |",
-                  "|---|---|--:|--:|---|"]
-        lines += [f"| `{c.object}` | {pr_md(_title(c))} | {metric_cells(c)[0]} | {metric_cells(c)[1]} | "
-                  f"{c.presence.replace('BASE', 'the previous').replace('HEAD', 'the new')} |" for c in lost] + [""]
+    lines += _one_sided(d)
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.changed_findings or d.bom
             or d.objects_added or d.objects_removed or d.revisions):
         lines += ["No differences.", ""]
@@ -143,78 +141,131 @@ def _message(f: Finding) -> str:
 
 
 def _title(c: MetricChange) -> str:
+    """A changed figure by its metric's title (`title_of`)."""
+    return title_of(c.object, c.metric)
+
+
+def title_of(obj: str, metric: str) -> str:
     """A metric by its registry title for the object's kind ("IT power at the equipment"), else the key in words.
 
     A title that several keys share (``interruptions_per_day.<class>``: "Interruptions per day by class") is
     followed by the key's member in words: "Interruptions per day by class (high) (accelerator)".
     """
-    m = metrics.lookup(c.object, c.metric)
+    m = metrics.lookup(obj, metric)
     if m is None:
-        return words(c.metric)
+        return words(metric)
     if "<" not in m.name:
         return m.title
     before, _, rest = m.name.partition("<")
     after = rest.partition(">")[2]     # the member is what the key holds where the name has its placeholder
-    member = c.metric[len(before):len(c.metric) - len(after)]
+    member = metric[len(before):len(metric) - len(after)]
     return f"{m.title} ({words(member)})" if member else m.title
 
 
+def _target(r: RequirementChange) -> str:
+    """The target by its metric's title, "Input power <= 145 kW"; level and previous → new where redefined.
+
+    As the internal report's `target_cell`, which names the metric by its key (`input_power`): newuser87's partner
+    read "SHALL input_power <= 145 kW".
+    """
+    def text(state: RequirementState, level: bool = True) -> str:
+        by = "" if state.verification == "analysis" else f", verified by {state.verification}"
+        by += f", refines {', '.join(state.parent)}" if state.parent else ""
+        said = f"{title_of(state.object, state.metric)} {state.target}{by}"
+        return pr_md(f"{state.level.upper()} {said}" if level else said)
+    if r.redefined and r.base is not None and r.head is not None:
+        way = {True: " (tightened)", False: " (relaxed)"}.get(r.tightened, "")   # type: ignore[arg-type]
+        return f"{text(r.base)} → **{text(r.head)}**{way}"
+    return text(r.state, level=False)
+
+
 def _metrics(heading: str, changes: list[MetricChange], fold: int = 0) -> list[str]:
-    """A table of changed figures by title, previous → new; folded under <details> where longer than `fold`."""
+    """A table of changed figures by title, previous → new, each with its bands (`diff_bands`); folded.
+
+    Under <details> where longer than `fold` rows.
+    """
     if not changes:
         return []
+    shown_rows = bands.rows(changes)
     body = ["| object | figure | previous | new | change | relative | direction |", TABLE_RULE]
-    body += [f"| `{c.object}` | {pr_md(_title(c))} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
-             for c in changes]
-    if fold and len(changes) > fold:
-        body = ["<details><summary>" f"{len(changes)} changed figures</summary>", ""] + body + ["", "</details>"]
-    return [f"### {heading}", "", *body, ""]
+    for r in shown_rows:
+        old, new, change, rel = metric_cells(r.change)
+        body.append(f"| `{r.change.object}` | {pr_md(_title(r.change))} | {bands.with_band(old, r, 'base')} | "
+                    f"{bands.with_band(new, r, 'head')} | {change} | {rel} | {direction_cell(r.change)} |")
+    if fold and len(shown_rows) > fold:
+        body = ["<details><summary>" f"{len(shown_rows)} changed figures</summary>", ""] + body + ["", "</details>"]
+    said = [BAND_NOTE, ""] if any(r.ends for r in shown_rows) else []
+    return [f"### {heading}", "", *said, *body, ""]
+
+
+#: What a figure's parentheses say, above a table that has any.
+BAND_NOTE = ("In parentheses beside a figure, the ends of its bands that moved with it: its band (low to high: over "
+             "the failure-rate sets, a part class's 95 % Poisson interval, a cost with and without hot spares) and its "
+             "95 % confidence interval; `docs/metrics.md` says which for each figure.")
+
+
+def _one_sided(d: Diff) -> list[str]:
+    """The figures one side has, each with its bands, and which side."""
+    lost = bands.rows(one_sided(d))
+    if not lost:
+        return []
+    said = [BAND_NOTE, ""] if any(r.ends for r in lost) else []
+    return ["### Figures on one side only", "", *said, "| object | figure | previous | new | on one side |",
+            "|---|---|--:|--:|---|",
+            *(f"| `{r.change.object}` | {pr_md(_title(r.change))} | "
+              f"{bands.with_band(metric_cells(r.change)[0], r, 'base')} | "
+              f"{bands.with_band(metric_cells(r.change)[1], r, 'head')} | "
+              f"{r.change.presence.replace('BASE', 'the previous').replace('HEAD', 'the new')} |" for r in lost), ""]
+
+
+def _band_ends(d: Diff) -> set[tuple[str, str]]:
+    """(object, key) of each changed band end the tables state beside its figure."""
+    return bands.grouped(list(d.both_sided)) | bands.grouped(list(one_sided(d)))
 
 
 def _bom(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...]) -> list[str]:
     """The BOM delta with each part's name and part number; a swap as one row; no cost (`output.diff_bom`'s rows)."""
     if not changes:
         return []
-    body = ["| object | part | part number | name | kind | previous | new | change | power change |",
-            "|---|---|---|---|---|--:|--:|--:|--:|"]
     swapped = {id(c): s for s in swaps for c in (s.old, s.new)}
-    for c in changes:
+
+    def row(c: PartChange) -> str | None:
         s = swapped.get(id(c))
         inside = f" in `{c.within}`" if c.within else ""
         if s is None:
-            body.append(f"| `{c.object}` | `{c.part}`{inside} | {pr_md(c.number or '—')} | {pr_md(c.name or '—')} | "
-                        f"{c.kind} | {number(c.base)} | {number(c.head)} | {shown(c.change, 0, sign=True)} | "
-                        f"{_kw(c.power)} |")
-        elif c is s.old:
-            both = s.old.base + s.new.base
-            body.append(f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
-                        f"{pr_md((s.old.number or '—') + ' → ' + (s.new.number or '—'))} | "
-                        f"{pr_md((s.old.name or '—') + ' → ' + (s.new.name or '—'))} | {c.kind} | {number(both)} | "
-                        f"{number(both)} | swapped | {_kw(s.power)} |")
+            return (f"| `{c.object}` | `{c.part}`{inside} | {pr_md(c.number or '—')} | {pr_md(c.name or '—')} | "
+                    f"{c.kind} | {number(c.base)} | {number(c.head)} | {shown(c.change, 0, sign=True)} | "
+                    f"{power_cell(c.power, c.subtotal)} |")
+        if c is not s.old:
+            return None
+        both = s.old.base + s.new.base
+        return (f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
+                f"{pr_md((s.old.number or '—') + ' → ' + (s.new.number or '—'))} | "
+                f"{pr_md((s.old.name or '—') + ' → ' + (s.new.name or '—'))} | {c.kind} | {number(both)} | "
+                f"{number(both)} | swapped | {power_cell(s.power, c.subtotal)} |")
+
+    body = ["| object | part | part number | name | kind | previous | new | change | power change |",
+            "|---|---|---|---|---|--:|--:|--:|--:|", *by_object(changes, row, cells=9, power=8)]
     if len(body) - 2 > 25:
         body = ["<details><summary>" f"{len(body) - 2} changed parts</summary>", ""] + body + ["", "</details>"]
     return ["### Bill of materials", "", "Parts whose count changed in each rack and cluster, previous → new, and "
             "lines whose power changed at the same count; a part replaced by as many of another of its kind in the "
             "same place reads as one swap. Part number: the vendor's orderable number where the part states one "
-            "(—: none stated). Power: the change of the line's total.", "", *body, ""]
-
-
-def _kw(q: Q | None) -> str:
-    """A power change in kW with its sign; — where not known."""
-    if q is None:
-        return "—"
-    value = magnitude(q.to("kW"))
-    return f"{shown(value, decimals(value), sign=True)} {unit_label('kW')}"
+            "(—: none stated). Power: the change of the line's total. " + POWER_NOTE, "", *body, ""]
 
 
 def _bom_json(c: PartChange) -> dict:
     return {"object": c.object, "part": c.part, "name": c.name or None, "part_number": c.number or None,
             "kind": c.kind, "within": c.within or None, "base": c.base, "head": c.head, "change": c.change,
-            "power_change": quantity(c.power)}
+            "power_change": quantity(c.power), "subtotal": c.subtotal}
 
 
 def to_json(d: Diff) -> str:
-    """The change list in the JSON quantity contract, with nothing of ours (module docstring)."""
+    """The change list in the JSON quantity contract, with nothing of ours (module docstring).
+
+    Every changed figure, a band end stated beside its figure in Markdown naming that figure's key (`band_of`).
+    """
+    ends = _band_ends(d)
     return dumps(document(
         audience="customer",
         summary={k: v for k, v in d.summary().items() if not k.startswith(_OURS)} | {"line": summary_line(d)},
@@ -224,6 +275,7 @@ def to_json(d: Diff) -> str:
            if d.revisions else {}),
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
         bom=[_bom_json(c) for c in d.bom],
+        bom_totals=totals_json(d.bom),
         **({"swaps": [{"object": s.old.object, "kind": s.old.kind, "within": s.old.within or None,
                        "from": s.old.part, "to": s.new.part, "from_part_number": s.old.number or None,
                        "to_part_number": s.new.number or None, "count": s.count, "power_change": quantity(s.power)}
@@ -231,6 +283,7 @@ def to_json(d: Diff) -> str:
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": public_text(r.state.statement), "target": r.state.target,
+                       "metric_title": title_of(r.state.object, r.state.metric),
                        "level": r.state.level, "base": state_json(r.base), "head": state_json(r.head),
                        "failing": r.failing, "redefined": r.redefined, "tightened": r.tightened}
                       for r in d.requirements],
@@ -240,8 +293,31 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "title": _title(c),
                   "base": metric_quantity(c.metric, c.base), "head": metric_quantity(c.metric, c.head),
                   "change": metric_quantity(c.metric, c.change), "relative": c.relative, "direction": c.direction,
-                  "presence": c.presence} for c in d.metrics],
+                  "presence": c.presence,
+                  "band_of": band[0] if (c.object, c.metric) in ends and (band := bands.band_of(c)) else None}
+                 for c in d.metrics],
     ), ascii_only=False)
+
+
+def not_made(side: str, errors: int, code: int, fmt: str = "md") -> str:
+    """A partner's report of a change list that could not be made: which revision failed, and how many errors.
+
+    The internal report (`output.diff.unanalysable`) lists each error at its file:line in our checkout, headed by
+    our folder; a partner has neither the specs nor our tree, so this says which revision's specs failed (`side`:
+    BASE is the previous, HEAD the new; "" where the command names neither, a revision that is not found) and how
+    many errors they have (0 where they could not be read at all), and that the design team sends it again.
+    """
+    which = {"BASE": "the previous revision's specs", "HEAD": "the new revision's specs"}.get(side, "the revisions' "
+                                                                                                  "specs")
+    what = f"have {errors} error{'s' * (errors != 1)}, found before anything was compared" if errors else \
+        "could not be read, so nothing was compared"
+    line = (f"No change list could be made: {which} {what}. The design team corrects them and sends the change list "
+            "again.")
+    if fmt == "json":
+        return dumps(document(audience="customer", compared=False, exit_code=code,
+                              side={"BASE": "previous", "HEAD": "new"}.get(side), errors=errors, line=line),
+                     ascii_only=False)
+    return "\n".join(["## Change list: not made", "", f"❌ {line}", ""])
 
 
 def _finding_json(f: Finding) -> dict:
