@@ -34,8 +34,7 @@ def _tree(root: Path, revision: str, part: str = "sn2201", target: str = "<= 45 
             .replace(REQS, REQS + SHOULD * goal, 1)
             .replace(SLOT, SLOT.replace("sn2201", part)).replace('target: "<= 45 kW"', f'target: "{target}"', 1)
             .replace(REASON, REASON + reason, 1))
-    own = SWITCH.replace("id: sn2201", "id: oob-sw", 1).replace("kind: Switch\n", "kind: Switch\n"
-                                                                  "part_number: 920-9N110-00F1-0C0\n", 1)
+    own = SWITCH.replace("id: sn2201", "id: oob-sw", 1).replace("part_number: 920-9N110-00F1-0C0", "part_number: ''", 1)
     return write_tree(root, {"racks/rack.yaml": rack, "parts/oob-sw.yaml": own})
 
 
@@ -66,7 +65,7 @@ def test_the_bill_of_materials_gives_part_numbers_and_no_cost(tmp_path):
     assert "| object | part | part number | name | kind | previous | new | change | power change |" in r.out
     [row] = [line for line in r.out.split("\n") if "`sn2201` → `oob-sw` (1)" in line]
     cells = [c.strip() for c in row.split("|")[1:-1]]
-    assert cells[0] == "`rack/dgx-h100-4`" and cells[2] == "— → 920-9N110-00F1-0C0"
+    assert cells[0] == "`rack/dgx-h100-4`" and cells[2] == "920-9N110-00F1-0C0 → —"
     assert cells[4:8] == ["Switch", "1", "1", "swapped"]
     assert "requirement(s): 1 redefined (1 tightened)" in r.out.split("\n")[2]
 
@@ -85,8 +84,9 @@ def test_the_json_change_list_has_no_locations_waivers_or_prices(tmp_path):
     found = [*doc["findings"]["new"], *doc["findings"]["resolved"]]
     assert found and not any("line" in f or "location" in f for f in found)
     [swap] = doc["swaps"]
-    assert (swap["from"], swap["to"], swap["to_part_number"]) == ("sn2201", "oob-sw", "920-9N110-00F1-0C0")
-    assert {row["part"]: row["part_number"] for row in doc["bom"]} == {"sn2201": None, "oob-sw": "920-9N110-00F1-0C0"}
+    assert (swap["from"], swap["to"], swap["from_part_number"], swap["to_part_number"]) == (
+        "sn2201", "oob-sw", "920-9N110-00F1-0C0", None)   # the shipped SN2201's number; the copy states none
+    assert {row["part"]: row["part_number"] for row in doc["bom"]} == {"sn2201": "920-9N110-00F1-0C0", "oob-sw": None}
     assert not any(k.startswith("waivers_") for k in doc["summary"])
     assert doc["summary"]["requirements_tightened"] == internal["summary"]["requirements_tightened"] == 1
 

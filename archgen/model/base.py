@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from archgen.model import field_words
 from archgen.model.cost import Price
 from archgen.model.embodied import EmbodiedCarbon
-from archgen.model.field_types import Fraction, RackHeight
+from archgen.model.field_types import Fraction, PartNumber, RackHeight
 from archgen.model.reliability import FailureRate
 from archgen.model.smoothing import PartSmoothing
 from archgen.model.spec import Document, FieldError, Spec, raise_each
@@ -90,7 +90,12 @@ class Part(Document):
     """A catalog part: every figure cites a public source."""
 
     vendor: str = Field("", description="Manufacturer.")
-    part_number: str = Field("", description="The vendor's orderable part number, when published.")
+    part_number: PartNumber = Field("", description=(
+        "The vendor's orderable part number (OPN, SKU), when published; one code such as MQM9700-NS2F, cited in "
+        "`source`. Empty: the BOM reads 'not provided' (docs/rendering.md, Part numbers)."))
+    generic: bool = Field(False, description=(
+        "True for a catalog stand-in for a class of parts that no single vendor's number names (a 0U 415 V PDU, a "
+        "100GBASE-SR4 module, a Cat 6A cord): it states no `part_number`, and the BOM reads 'generic part: no OPN'."))
     source: str | list[str] = Field(description="Public source(s) of the figures: URL or document and table.")
     unconfirmed: bool | list[str] = Field(
         False, description=(
@@ -114,6 +119,13 @@ class Part(Document):
         if self.price is not None and self.price.rack is not None:
             raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
                                                 f"{self.id} is a {self.kind}, no rack: remove it")
+        return self
+
+    @model_validator(mode="after")
+    def _generic_has_no_number(self) -> Part:
+        if self.generic and self.part_number:
+            raise FieldError(("part_number",), f"'part_number: {self.part_number}' names one vendor's part, but "
+                                               f"{self.id} is generic (a class of parts): remove one of them")
         return self
 
     @model_validator(mode="after")

@@ -10,6 +10,7 @@ whole rack units.
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field
@@ -95,3 +96,27 @@ def _whole_units(q: pint.Quantity) -> pint.Quantity:
 RackHeight = Annotated[RackSpace, AfterValidator(_whole_units)]
 #: A rack-mounted height that may be 0 U (a vertical PDU): a whole number of rack units (`units.ZeroURackSpace`).
 ZeroURackHeight = Annotated[ZeroURackSpace, AfterValidator(_whole_units)]
+
+
+#: One orderable part number (OPN, SKU): letters and digits, joined by - . _ / + or # (NVIDIA's MQM9700-NS2F and
+#: 920-9B210-00FN-0M0, Arista's DCS-7060X6-64PE-F, HPE's option suffix P12345-B21#0D1). A part number holds a digit;
+#: spaces, commas and words ('TBD', 'n/a', 'MMA4Z00-NS400 / MMA1Z00-NS400') are refused: a part with no single number
+#: leaves it empty (and says why, `generic` or the notes), as the BOM does (docs/rendering.md, Part numbers).
+_PART_NUMBER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._/+#-]*[A-Za-z0-9])?$")
+
+
+def _part_number(value: object) -> object:
+    """A part number as written, stripped; refused unless it reads as one orderable code (`_PART_NUMBER`)."""
+    if not isinstance(value, str) or not value.strip():
+        return value.strip() if isinstance(value, str) else value   # the string type says what was expected
+    text = value.strip()
+    if not _PART_NUMBER.match(text) or not any(c.isdigit() for c in text):
+        raise PydanticCustomError(
+            "expected", "one orderable part number such as 'MQM9700-NS2F' (letters and digits joined by - . _ / + #, "
+            "with a digit); where no single number is published leave it empty (a class part: generic: true) and name "
+            "alternatives or lengths in notes")
+    return text
+
+
+#: A vendor's orderable part number, or empty (`_part_number`).
+PartNumber = Annotated[str, BeforeValidator(_part_number)]

@@ -30,12 +30,34 @@ BOM_COLUMNS = (
 )
 
 
+#: The BOM's "Part number" cell where a line states no number, by why (docs/rendering.md, Part numbers): a class
+#: part (`generic: true`) or an accessory counted by rule (cord, rail kit, blanking panel, fibre cord) that any vendor's
+#: part of its description fills; a part fitted inside a system line, bought with it; a rack of the design, whose
+#: parts its own BOM lists; any other part, whose number the catalog does not state.
+GENERIC_PART = "generic part: no OPN"
+WITH_SYSTEM = "ordered with its system"
+RACK_ASSEMBLY = "rack: parts in its BOM"
+NOT_PROVIDED = "not provided"
+
+
+def part_number(line: BomLine, part: Any) -> str:
+    """A BOM line's part number cell: the catalog part's `part_number`, else why there is none (`GENERIC_PART`...)."""
+    if part is None:   # counted by rule; a line the spec does not state (a liquid rack's manifolds) is not provided
+        return GENERIC_PART if line.provided else NOT_PROVIDED
+    if number := getattr(part, "part_number", ""):
+        return str(number)
+    if getattr(part, "generic", False):
+        return GENERIC_PART
+    if line.kind == "Rack":
+        return RACK_ASSEMBLY
+    return WITH_SYSTEM if line.within else NOT_PROVIDED
+
+
 def bom_name(line: BomLine, part: Any) -> tuple[str, str, str | Cite]:
-    """Name, vendor part number and sources (or counting rule) of a BOM line: a catalog part's, else the line's."""
+    """Name, part number and sources (or counting rule) of a BOM line: a catalog part's, else the line's."""
     if part is None:
-        return line.name or line.part, "—", line.note or "—"
-    return (line.name or part.name or part.id, getattr(part, "part_number", "") or "—",
-            Cite.of(getattr(part, "source", "")))
+        return line.name or line.part, part_number(line, part), line.note or "—"
+    return line.name or part.name or part.id, part_number(line, part), Cite.of(getattr(part, "source", ""))
 
 
 def quantity(line: BomLine) -> int | str:
