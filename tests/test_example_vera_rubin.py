@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import _from_repo
+from tests.conftest import _from_repo, run_specs
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "vera-rubin"
 
@@ -91,3 +91,18 @@ def test_each_connectx9_cage_takes_one_twin_port_module(run):
     access = next(t for t in cabling.tiers if (t.fabric, t.tier) == ("compute", "access"))
     assert access.links == 576
     assert access.modules == {"smf-1.6t-2xdr4": 288, "smf-1.6t-2xdr4-rhs": 288}
+
+
+def test_two_single_port_modules_in_one_connectx9_cage_are_refused(tmp_path):
+    """The example as it was (review47): a 4-lane 800G DR4 at each half of the split 1.6T port. CAB012 refuses it,
+    naming the cage, the breakout and the cabling's count: 576 modules for 288 cages."""
+    files = {str(p.relative_to(EXAMPLE)): p.read_text(encoding="utf-8") for p in EXAMPLE.rglob("*.yaml")}
+    cluster = "clusters/vr-nvl72-su.yaml"
+    files[cluster] = files[cluster].replace("{a: smf-1.6t-2xdr4-rhs, b: smf-1.6t-2xdr4}",
+                                            "{a: smf-800g-dr4-rhs, b: smf-1.6t-2xdr4}")
+    [finding] = [f for f in run_specs(tmp_path, files).findings if f.id == "CAB012"]
+    assert finding.severity == "error" and finding.location.file == f"specs/{cluster}"
+    assert finding.message == (
+        "access: smf-800g-dr4-rhs (800G, 4 lanes) carries 1 of the 2 800G ports of one connectx-9 NIC cage "
+        "(nic_breakout 2x800G): 2 modules would share one cage (the cabling counts 576 of them for 288 cages); "
+        "expected one module carrying 2 x 800G (a twin-port or breakout module of 1600G)")

@@ -50,6 +50,12 @@ def _node_cage(ctx: Context, c, fa) -> tuple[int, str]:
     return node_cage_ports(c, fa), f"{', '.join(nics) or 'node'} NIC cage{f' (nic_breakout {split})' if split else ''}"
 
 
+def _node_modules(c, fa, key: str, part: str) -> int:
+    """Modules of `part` the cabling counts at the node ends of a fabric's `key` links (0 where none)."""
+    tiers = c.cabling.tiers if c.cabling is not None else ()
+    return next((t.node_modules.get(part, 0) for t in tiers if (t.fabric, t.tier) == (fa.fabric.spec.id, key)), 0)
+
+
 def cage_overfills(ctx: Context) -> Iterator[Violation]:
     """Each fat-tree link option end whose module carries fewer logical ports than the cage it plugs into holds."""
     seen: set[tuple] = set()
@@ -79,8 +85,11 @@ def cage_overfills(ctx: Context) -> Iterator[Violation]:
                             continue
                         modules = math.ceil(held / carried)
                         lanes = f", {end.lanes} lanes" if end.lanes else ""
+                        counted = _node_modules(c, fa, key, end.id) if tag == "a" and lower is None else 0
+                        tally = (f" (the cabling counts {counted} of them for {math.ceil(counted * carried / held)} "
+                                 "cages)" if counted else "")
                         text = (f"{end.id} ({lane_g(end.rate)}{lanes}) carries {carried} of the {held} "
-                                f"{lane_g(speed)} ports of one {what}: {modules} modules would share one cage; "
+                                f"{lane_g(speed)} ports of one {what}: {modules} modules would share one cage{tally}; "
                                 f"expected one module carrying {held} x {lane_g(speed)} (a twin-port or breakout "
                                 f"module of {lane_g(speed * held)})")
                         path = opt.path + (() if opt.a.id == opt.b.id else (tag,))
