@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import _from_repo
+from tests.conftest import _from_repo, run_specs
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "vera-rubin"
 
@@ -77,3 +77,32 @@ def test_the_racks_text_states_its_own_redundancy_and_loop(run):
     assert "GB300" not in notes and f"per {rack.cooling.liquid.racks_per_cdu}-rack" in notes
     capacity = 7 * 33.0
     assert 230 * 0.97 < capacity and run.metrics["rack/vr-nvl72"]["it_power"].m_as("kW") < capacity
+
+
+def test_each_connectx9_cage_takes_one_twin_port_module(run):
+    """optics31: the 1.6T port split 2 x 800G leaves its one OSFP-RHS cage through one twin-port 2 x DR4 module.
+
+    288 NICs, one cage each (`connectx-9` ports.count 1): 288 RHS twin-port modules at the NICs and 288 IHS twin-port
+    modules at the Q3400 leaves (144 x 800G in 72 twin-port cages each), for 576 links; was 576 single-port 800G DR4
+    modules for 288 cages, two to a cage (review47's first open item), which CAB012 refuses.
+    """
+    assert not [f for f in run.findings if f.id == "CAB012"]
+    cabling = run.clusters["cluster/vr-nvl72-su"].cabling
+    access = next(t for t in cabling.tiers if (t.fabric, t.tier) == ("compute", "access"))
+    assert access.links == 576
+    assert access.modules == {"smf-1.6t-2xdr4": 288, "smf-1.6t-2xdr4-rhs": 288}
+
+
+def test_two_single_port_modules_in_one_connectx9_cage_are_refused(tmp_path):
+    """The example as it was (review47): a 4-lane 800G DR4 at each half of the split 1.6T port. CAB012 refuses it,
+    naming the cage, the breakout and the cabling's count: 576 modules for 288 cages."""
+    files = {str(p.relative_to(EXAMPLE)): p.read_text(encoding="utf-8") for p in EXAMPLE.rglob("*.yaml")}
+    cluster = "clusters/vr-nvl72-su.yaml"
+    files[cluster] = files[cluster].replace("{a: smf-1.6t-2xdr4-rhs, b: smf-1.6t-2xdr4}",
+                                            "{a: smf-800g-dr4-rhs, b: smf-1.6t-2xdr4}")
+    [finding] = [f for f in run_specs(tmp_path, files).findings if f.id == "CAB012"]
+    assert finding.severity == "error" and finding.location.file == f"specs/{cluster}"
+    assert finding.message == (
+        "access: smf-800g-dr4-rhs (800G, 4 lanes) carries 1 of the 2 800G ports of one connectx-9 NIC cage "
+        "(nic_breakout 2x800G): 2 modules would share one cage (the cabling counts 576 of them for 288 cages); "
+        "expected one module carrying 2 x 800G (a twin-port or breakout module of 1600G)")

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from archgen.analyse.network import ClusterAnalysis, count
 from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
+from archgen.checks.cage_modules import cage_overfills
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.copper_ties import copper_ties
 from archgen.checks.fibre_grades import past_grades
@@ -355,3 +356,18 @@ def copper_tie(ctx: Context) -> Iterator[Violation]:
     they differ.
     """
     yield from copper_ties(ctx)
+
+
+@check("CAB012", "cabling.module_per_cage")
+def module_per_cage(ctx: Context) -> Iterator[Violation]:
+    """Each cage takes one module that carries all its logical ports: a port split by a breakout shares its module.
+
+    A NIC port split by the fabric's `nic_breakout`, a twin-port cage (`per_cage`) and a switch port broken out by
+    its tier leave through one module (or one cable end) per cage. A module carrying fewer of those ports (an 800G
+    DR4 in a 1.6T cage split 2 x 800G) would be counted twice per cage, which no cage holds (NVIDIA LinkX 200G-PAM4
+    list: a twin-port OSFP carries 2 x 800G through one cage). How: `archgen.checks.cage_modules`.
+
+    Fix: pick a module whose rate carries the cage's ports (a twin-port or breakout module, e.g. 2 x 800G DR4 in a
+    1.6T cage), or drop the breakout.
+    """
+    yield from cage_overfills(ctx)

@@ -37,17 +37,19 @@ NO_SCALE_OUT = "none: no scale-out fabric is modelled (a TPU pod's data-centre n
 def hardware_value(name: str, value: pint.Quantity) -> str:
     """A hardware figure an estimate ran on, as `archgen estimate` and the documents show it.
 
-    In its own unit at `ESTIMATE_FIGURES` significant figures, with two exceptions: memory in GB, as the memory
-    figures beside it are (not 180 GiB beside 173.9 GB), followed by the figure in its own binary unit where it has
-    one, as the catalog and the datasheets write it ("199.7 GB (186 GiB)": a partner looks for NVIDIA's "186 GB");
-    and a latency in us; a scale-out latency of zero reads `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a
-    measured figure, and a scale-out bandwidth of zero `NO_SCALE_OUT`, not "0 Gb/s".
+    In its own unit at `ESTIMATE_FIGURES` significant figures, with two exceptions: memory held in a binary unit
+    reads in it first, as the catalog and nvidia-smi hold it and as vendors' "GB" counts stacks (NVIDIA's "288 GB" of
+    a GB300 is 8 stacks x 36 GiB; software sees 277.5 GiB), then in GB, as the memory figures beside it are
+    ("277.5 GiB (298 GB)"; printed "298 GB (277.5 GiB)" until optics31, which read as a typo of 288 GB, review47);
+    memory in a decimal unit reads in GB; and a latency in us; a scale-out latency of zero reads
+    `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a measured figure, and a scale-out bandwidth of zero
+    `NO_SCALE_OUT`, not "0 Gb/s".
     """
     if name == "scale_out_bandwidth" and value.magnitude == 0:
         return NO_SCALE_OUT
     if value.is_compatible_with("B"):
         own = f"{value.units:~P}"
-        return _figure(value, "GB") + (f" ({_figure(value, own)})" if own.endswith("iB") else "")
+        return f"{_figure(value, own)} ({_figure(value, 'GB')})" if own.endswith("iB") else _figure(value, "GB")
     if value.is_compatible_with("s"):
         if name == "scale_out_latency" and value.magnitude == 0:
             return NO_SCALE_OUT_LATENCY
