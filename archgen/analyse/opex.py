@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.model.cost import ClusterCost, FacilityCost
+from archgen.money import currency
 from archgen.units import Q_, Q
 
 #: The opex items a hall's `cost:` may state, each with the words the TCO uses where it leaves one out.
@@ -80,8 +81,8 @@ def breakeven(fixed: Q, average: Q, idle: Q, fc: FacilityCost, cc: ClusterCost |
     states no cloud price.
     Infinite where the cloud price does not cover the energy a used hour adds over an idle one.
     """
-    if cc is None or cc.cloud is None or not accelerators:
-        return None
+    if cc is None or cc.cloud is None or not accelerators or currency(cc.cloud.per_accelerator_hour) != cur:
+        return None   # a price in another currency is not compared: archgen converts none (`cloud_words` says so)
     per_year = Q_(hours, "h") * fc.energy.pue * fc.energy.price
     revenue = (cc.cloud.per_accelerator_hour * accelerators * Q_(hours, "h")).to(cur).m   # p N H
     spread = ((average - idle) * per_year).to(cur).m   # E1 - E0

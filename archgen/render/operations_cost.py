@@ -152,9 +152,11 @@ def cloud_words(cost: Any, a: Any, low: str, at_max: str) -> str:
         return ""
     p, cur = cc.cloud, cost.currency
     if cost.breakeven is None:   # a stated price is never dropped without a word (review48)
-        return (f"The cloud list price of {fmt.number(p.per_accelerator_hour.to(f'{cur}/h').m, 2)} {cur} per "
-                f"accelerator-hour ({p.source}, {p.date}, {p.basis}) is not compared: the TCO is not provided "
-                "(above), so neither is the breakeven utilisation.")
+        own = currency(p.per_accelerator_hour) or cur
+        why = "the TCO is not provided (above), so neither is the breakeven utilisation" if own == cur else \
+            f"it is in {own} and the prices in {cur}, and archgen converts no currency"
+        return (f"The cloud list price of {fmt.number(p.per_accelerator_hour.to(f'{own}/h').m, 2)} {own} per "
+                f"accelerator-hour ({p.source}, {p.date}, {p.basis}) is not compared: {why}.")
     value, bare = cost.breakeven
     used = cost.per_used_accelerator_hour
     at = "" if value == math.inf else f"{fmt.number(value * 100, 1)} %"

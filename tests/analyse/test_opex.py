@@ -189,3 +189,18 @@ def test_a_stated_support_share_and_cloud_price_on_an_unpriced_capex_are_said_so
     assert "`cost.support` not stated" not in words
     assert "The cloud list price of 10.50 USD per accelerator-hour" in words
     assert "is not compared: the TCO is not provided" in words
+
+
+def test_a_cloud_price_in_another_currency_withholds_the_comparison_not_the_tco(tmp_path):
+    """review48: a cloud price in EUR beside USD prices was COST001, which withheld the capex and the whole TCO, though
+    the cloud price is in neither (it is only compared with them). The comparison is withheld alone, and said so."""
+    from archgen.render.operations import cost_section
+    bare = _run(tmp_path / "a", "")
+    r = _run(tmp_path / "b", CLOUD.replace("10.5 USD/h", "10.5 EUR/h"))
+    m = r.metrics[GB200]
+    assert m["tco_per_year"].m == pytest.approx(bare.metrics[GB200]["tco_per_year"].m)
+    assert "breakeven_utilisation" not in m and not [f for f in r.findings if f.id == "COST001"]
+    words = " ".join(b.text for b in cost_section(r, r.clusters[GB200]).blocks
+                     if isinstance(getattr(b, "text", None), str))
+    assert ("The cloud list price of 10.50 EUR per accelerator-hour" in words and
+            "is not compared: it is in EUR and the prices in USD, and archgen converts no currency" in words)
