@@ -122,3 +122,28 @@ def test_an_unknown_audience_is_a_usage_error(tmp_path):
     base, head = _sides(tmp_path)
     r = run_cli("diff", base, head, "--audience", "odm")
     assert r.code == 2 and "unknown audience 'odm'; expected internal or customer" in r.err
+
+
+def test_the_change_list_gives_no_figure_that_rests_on_our_part_prices(tmp_path):
+    """review48: one SN4600C more moved the capex by +15,010 USD in the partner's change list, its unit price to the
+    dollar (a cost change over a count change), which its BOM table withholds. The figures that rest on the capex
+    (`capex_bounds.BOUNDED`: capex, capital, TCO, costs per hour and per token) and the capex shares are withheld,
+    in Markdown and JSON; power and energy stay.
+    """
+    cluster = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
+    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
+    slot = "  - {at: 17, part: sn4600c, count: 2}\n"
+    assert slot in cluster
+    base = write_tree(tmp_path / "a", {"c.yaml": cluster, "hall.yaml": hall})
+    head = write_tree(tmp_path / "b", {"c.yaml": cluster.replace(slot, slot.replace("2}", "3}")), "hall.yaml": hall})
+    internal = run_cli("diff", base, head, "--threshold", "0")
+    assert "| capex | 27,725,410 USD | 27,740,420 USD | +15,010 USD |" in internal.out   # ours: the price shows
+    r = run_cli("diff", base, head, "--threshold", "0", "--audience", "customer")
+    assert r.code == 0, r.err
+    for ours in ("Capex", "TCO per", "Capital cost", "share of capex", "15,010"):
+        assert ours not in r.out, ours
+    assert "| `cluster/gb200-nvl72-su` | Facility energy per year |" in r.out   # no part price in it
+    assert "figure(s) resting on part prices withheld" in r.out
+    j = json.loads(run_cli("diff", base, head, "--threshold", "0", "--audience", "customer", "-f", "json").out)
+    names = {m["metric"] for m in j["metrics"]}
+    assert "facility_energy_per_year" in names and not {"capex", "tco_per_year", "network_capex_share"} & names

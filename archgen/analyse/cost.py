@@ -264,8 +264,9 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     if fc is not None:
         currencies |= {currency(fc.energy.price), currency(fc.space_per_rack)}
     if (cc := a.cluster.spec.cost) is not None:   # its rates too: a licence in EUR beside USD prices is COST001
-        currencies |= {currency(q) for q in (cc.licence_per_accelerator, cc.licence_per_node, cc.other_opex,
-                                             cc.cloud.per_accelerator_hour if cc.cloud else None) if q is not None}
+        # not the cloud price: it is in no total, only compared with them (`opex.breakeven`, review48)
+        currencies |= {currency(q) for q in (cc.licence_per_accelerator, cc.licence_per_node, cc.other_opex)
+                       if q is not None}
     cur = currencies.pop() if len(currencies) == 1 else None
     several = "prices in several currencies ({}); archgen does not convert them: give every price in one currency"
     if cur is None:   # COST001 names the lines of each currency (newuser27: 4 EUR lines among 15 USD ones)
@@ -276,8 +277,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         if cc is not None:   # the cluster's own rates (`analyse.opex`)
             named += [(f"{a.cluster.spec.id} cost.{key}", q) for key, q in (
                 ("licence_per_accelerator", cc.licence_per_accelerator), ("licence_per_node", cc.licence_per_node),
-                ("other_opex", cc.other_opex), ("cloud", cc.cloud.per_accelerator_hour if cc.cloud else None))
-                if q is not None]
+                ("other_opex", cc.other_opex)) if q is not None]
         problems.append(Worded(several.format(by_currency(named)), f"prices in several currencies "
                                f"({by_currency(named)}); they are not converted, so no capex or TCO is computed"))
     several = several.format(", ".join(sorted(c for c in currencies if c)))

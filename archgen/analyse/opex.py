@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.model.cost import ClusterCost, FacilityCost
+from archgen.money import currency
 from archgen.units import Q_, Q
 
 #: The opex items a hall's `cost:` may state, each with the words the TCO uses where it leaves one out.
@@ -37,11 +38,21 @@ class Opex:
     support: Q | None
     licences: Q | None
     other: Q | None
+    share: float | None = None   # the stated `cost.support`, kept where the capex it multiplies is not provided
 
     @property
     def left_out(self) -> tuple[str, ...]:
-        """What the TCO leaves out, in words: the items not stated."""
-        return tuple(words for key, words in ITEMS if getattr(self, key) is None)
+        """What the TCO leaves out, in words: the items not stated (a stated support share on no capex: as such)."""
+        return tuple(self.unpriced_support or words if key == "support" else words
+                     for key, words in ITEMS if getattr(self, key) is None)
+
+    @property
+    def unpriced_support(self) -> str:
+        """'' unless `cost.support` is stated and its capex is not: then that, in words (review48)."""
+        if self.support is not None or self.share is None:
+            return ""
+        return (f"support and maintenance contracts (`cost.support` states {self.share * 100:g} % of the capex, "
+                "which is not provided)")
 
     def total(self, cur: str) -> Q:
         """The stated items' sum per year (0 where none is stated)."""
@@ -58,7 +69,7 @@ def other_opex(cc: ClusterCost | None, capex: Q | None, accelerators: int, nodes
     licences = None if all(rate is None for rate, _ in per) else \
         sum(((rate * n * year).to(cur) for rate, n in per if rate is not None), Q_(0, cur))
     other = None if cc.other_opex is None else (cc.other_opex * year).to(cur)
-    return Opex(support, licences, other)
+    return Opex(support, licences, other, cc.support)
 
 
 def breakeven(fixed: Q, average: Q, idle: Q, fc: FacilityCost, cc: ClusterCost | None, accelerators: int,
@@ -70,8 +81,8 @@ def breakeven(fixed: Q, average: Q, idle: Q, fc: FacilityCost, cc: ClusterCost |
     states no cloud price.
     Infinite where the cloud price does not cover the energy a used hour adds over an idle one.
     """
-    if cc is None or cc.cloud is None or not accelerators:
-        return None
+    if cc is None or cc.cloud is None or not accelerators or currency(cc.cloud.per_accelerator_hour) != cur:
+        return None   # a price in another currency is not compared: archgen converts none (`cloud_words` says so)
     per_year = Q_(hours, "h") * fc.energy.pue * fc.energy.price
     revenue = (cc.cloud.per_accelerator_hour * accelerators * Q_(hours, "h")).to(cur).m   # p N H
     spread = ((average - idle) * per_year).to(cur).m   # E1 - E0

@@ -13,7 +13,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
-from archgen.analyse.conversion import unpowered
+from archgen.analyse.conversion import feed_per_watt, unpowered
 from archgen.analyse.cost import analyse_cost
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.hall_room import hall_rooms
@@ -120,7 +120,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 bases[(cid, None)] = dataclasses.replace(   # its cost's energy at maximum draw: a range (newuser64)
                     own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator),
                     hall_limit=math.inf if room is None else room.limit.m_as("W"),
-                    hall_room="" if room is None else room.words,
+                    hall_room="" if room is None else room.words, feed_per_watt=feed_per_watt(a),
                     energy_share=sweep_energy_share(specs, a) if per_hour is not None else 0.0,
                     energy_price=energy_price(a) if per_hour is not None else 0.0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
@@ -230,7 +230,7 @@ def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None)
         known = [a.id for a in specs.of(Accelerator)]
         raise BuildError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
     chip = hardware_for(acc, scale_up_size=1)
-    power = base.it_power + base.accelerators * float((acc.tdp - own.tdp).m_as("W"))
+    power = base.it_power + base.accelerators * float((acc.tdp - own.tdp).m_as("W")) * base.feed_per_watt
     # the cluster's prices are those of its own systems: a swapped chip's systems have none (no cost per token)
     cost = base.cost_per_accelerator_hour if acc.id == own.id else None
     return dataclasses.replace(base, hardware=base.hardware.with_chip(chip), it_power=power,

@@ -16,7 +16,11 @@ edition follows the rules of a rendered customer edition (`archgen.render.editio
   with no reason;
 - metrics by their registry title (`it_power` of a rack: "IT power at the equipment");
 - left out: the waivers that changed and the findings they newly cover (reasons and owners are ours), our stated
-  prices, and the paths of links left out (a count stays).
+  prices, and the paths of links left out (a count stays);
+- no figure that rests on our part prices (`priced`: the capex and what grows with it, `capex_bounds.BOUNDED`, and
+  the capex shares), in the figure tables or as a requirement's value: a change of the capex over a change of one
+  part's count is that part's unit price (review48: one SN4600C more read "+15,010 USD"), as a BOM line's cost
+  change is; a line says how many are withheld. Power, energy and the hall's own rates stay.
 
 JSON likewise: no `base`/`head` folders, no finding `file`/`line`/`column`, no `waivers` or `prices`, no cost change;
 each BOM row with its `name` and `part_number`. Rows, counts, the first mark and the exit code are the internal
@@ -25,7 +29,10 @@ report's.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from archgen import metrics
+from archgen.analyse.capex_bounds import BOUNDED
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, Swap
 from archgen.compare.diff import Diff, MetricChange
@@ -52,6 +59,18 @@ from archgen.render.fmt import code, no_mentions, number, pr_md
 
 #: Summary keys of the internal report that count what this edition leaves out (waivers, our prices).
 _OURS = ("waivers_", "prices_", "findings_newly_waived", "findings_waiver_renewed")
+#: What a requirement's value on a figure of our part prices reads (`priced`).
+WITHHELD = "[withheld]"
+
+
+def priced(metric: str) -> bool:
+    """Whether a figure rests on our part prices: the capex and what grows with it, and the capex shares."""
+    return metric.startswith(BOUNDED) or metric.endswith("capex_share")
+
+
+def _shown(changes: Iterable[MetricChange]) -> list[MetricChange]:
+    """The changed figures a partner may read: none resting on our part prices (`priced`)."""
+    return [c for c in changes if not priced(c.metric)]
 
 
 def design_revisions(d: Diff) -> list[RevisionChange]:
@@ -117,7 +136,7 @@ def markdown(d: Diff) -> str:
                   "(previous → new) |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.state.requirement} | `{r.state.object}` | {pr_md(public_text(r.state.statement))} | "
                   f"{_target(r)} | {status_cell(r.base)} | {status_cell(r.head)} | "
-                  f"{requirement_value(r.base)} → {requirement_value(r.head)} |" for r in d.requirements] + [""]
+                  f"{_value(r.base)} → {_value(r.head)} |" for r in d.requirements] + [""]
     for heading, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:
             lines += [f"### {heading}", "", "| severity | object | message |", "|---|---|---|"]
@@ -126,8 +145,11 @@ def markdown(d: Diff) -> str:
         lines += ["### Changed findings", "", "| severity | object | message (previous → new) |", "|---|---|---|"]
         lines += [f"| {b.severity} | `{b.object}` | {pr_md(_message(a))} → **{pr_md(_message(b))}** |"
                   for a, b in d.changed_findings] + [""]
-    lines += _metrics("Power and cost", power_and_cost(d))
-    lines += _metrics("Figures", list(d.both_sided), fold=25)
+    lines += _metrics("Power and cost", _shown(power_and_cost(d)))
+    lines += _metrics("Figures", _shown(d.both_sided), fold=25)
+    if withheld := sum(priced(c.metric) for c in d.metrics):
+        lines += [f"{withheld} figure(s) resting on part prices withheld (capex, TCO and the costs on them): a "
+                  "change of one over a change of a part's count is its unit price.", ""]
     lines += _one_sided(d)
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.changed_findings or d.bom
             or d.objects_added or d.objects_removed or d.revisions):
@@ -206,7 +228,7 @@ BAND_NOTE = ("In parentheses beside a figure, the ends of its bands that moved w
 
 def _one_sided(d: Diff) -> list[str]:
     """The figures one side has, each with its bands, and which side."""
-    lost = bands.rows(one_sided(d))
+    lost = bands.rows(_shown(one_sided(d)))
     if not lost:
         return []
     said = [BAND_NOTE, ""] if any(r.ends for r in lost) else []
@@ -216,6 +238,18 @@ def _one_sided(d: Diff) -> list[str]:
               f"{bands.with_band(metric_cells(r.change)[0], r, 'base')} | "
               f"{bands.with_band(metric_cells(r.change)[1], r, 'head')} | "
               f"{r.change.presence.replace('BASE', 'the previous').replace('HEAD', 'the new')} |" for r in lost), ""]
+
+
+def _value(state: RequirementState | None) -> str:
+    """A requirement's value on one side, withheld where its figure rests on our part prices (`priced`)."""
+    return WITHHELD if state is not None and state.value is not None and priced(state.metric) else \
+        requirement_value(state)
+
+
+def _state_json(state: RequirementState | None) -> dict | None:
+    """`state_json`, its value None where its figure rests on our part prices (`priced`)."""
+    out = state_json(state)
+    return out if out is None or state is None or not priced(state.metric) else out | {"value": None}
 
 
 def _band_ends(d: Diff) -> set[tuple[str, str]]:
@@ -284,7 +318,7 @@ def to_json(d: Diff) -> str:
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": public_text(r.state.statement), "target": r.state.target,
                        "metric_title": title_of(r.state.object, r.state.metric),
-                       "level": r.state.level, "base": state_json(r.base), "head": state_json(r.head),
+                       "level": r.state.level, "base": _state_json(r.base), "head": _state_json(r.head),
                        "failing": r.failing, "redefined": r.redefined, "tightened": r.tightened}
                       for r in d.requirements],
         findings={"new": [_finding_json(f) for f in d.new_findings],
@@ -295,7 +329,7 @@ def to_json(d: Diff) -> str:
                   "change": metric_quantity(c.metric, c.change), "relative": c.relative, "direction": c.direction,
                   "presence": c.presence,
                   "band_of": band[0] if (c.object, c.metric) in ends and (band := bands.band_of(c)) else None}
-                 for c in d.metrics],
+                 for c in _shown(d.metrics)],
     ), ascii_only=False)
 
 

@@ -137,7 +137,9 @@ def _opex_rows(cost: Any, low: str) -> list[tuple[str, Any]]:
                              ("licences", "licence_per_accelerator", "Software licences per year"),
                              ("other", "other_opex", "Other opex per year")):
         value = getattr(cost.opex, name)
+        unpriced = name == "support" and cost.opex.unpriced_support
         said = (low if name == "support" else "") if value is not None else \
+            f" ({cost.opex.share * 100:g} % of the capex, which is not provided)" if unpriced else \
             f" (not stated: `cost.{key}`, left out of the TCO)"
         rows.append((title + said, value))
     return rows
@@ -146,10 +148,16 @@ def _opex_rows(cost: Any, low: str) -> list[tuple[str, Any]]:
 def cloud_words(cost: Any, a: Any, low: str, at_max: str) -> str:
     """The cloud comparison in words: the hall's cloud price and the breakeven utilisation ("" without a price)."""
     cc = a.cluster.spec.cost
-    if cc is None or cc.cloud is None or cost.breakeven is None:
+    if cc is None or cc.cloud is None:
         return ""
-    value, bare = cost.breakeven
     p, cur = cc.cloud, cost.currency
+    if cost.breakeven is None:   # a stated price is never dropped without a word (review48)
+        own = currency(p.per_accelerator_hour) or cur
+        why = "the TCO is not provided (above), so neither is the breakeven utilisation" if own == cur else \
+            f"it is in {own} and the prices in {cur}, and archgen converts no currency"
+        return (f"The cloud list price of {fmt.number(p.per_accelerator_hour.to(f'{own}/h').m, 2)} {own} per "
+                f"accelerator-hour ({p.source}, {p.date}, {p.basis}) is not compared: {why}.")
+    value, bare = cost.breakeven
     used = cost.per_used_accelerator_hour
     at = "" if value == math.inf else f"{fmt.number(value * 100, 1)} %"
     said = (f"Against the cloud list price of {fmt.number(p.per_accelerator_hour.to(f'{cur}/h').m, 2)} {cur} per "

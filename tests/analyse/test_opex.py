@@ -160,3 +160,47 @@ def test_a_licence_in_another_currency_is_cost001_and_withholds_the_tco(tmp_path
     assert "tco_per_year" not in r.metrics[GB200] and "licence_cost_per_year" not in r.metrics[GB200]
     found = [f for f in r.findings if f.id == "COST001"]
     assert found and "EUR: gb200-nvl72-su cost.licence_per_accelerator" in found[0].message
+
+
+def test_a_stated_support_share_and_cloud_price_on_an_unpriced_capex_are_said_so(tmp_path):
+    """review48: with a capex not provided (unpriced parts, COST002), a stated `cost.support` read "not stated" in the
+    cost summary and the TCO's left-out words, and a stated cloud price vanished from the document without a word.
+
+    Both are stated inputs on a figure that is not provided: the support share x a capex that is not provided, and the
+    breakeven against the TCO that is not provided. The summary and the cost paragraph say so.
+    """
+    from archgen.render.operations import cost_section
+    cluster = (SPECS / "clusters" / "mi355x-th5.yaml").read_text(encoding="utf-8")
+    assert "facility: hall-liquid\n" in cluster
+    cluster = cluster.replace("facility: hall-liquid\n", "facility: hall-liquid\ncost:\n" + OPEX + CLOUD +
+                              "  basis: assumed\n  source: \"test: a buyer's figures\"\n", 1)
+    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
+    write_tree(tmp_path, {"mi355x-th5.yaml": cluster, "hall-liquid.yaml": hall})
+    r = run([tmp_path / "mi355x-th5.yaml", tmp_path / "hall-liquid.yaml"])
+    path = "cluster/mi355x-th5"
+    cost = r.operations.cost[path]
+    assert cost.capex is None and cost.breakeven is None   # unpriced parts: no capex, no TCO
+    assert "support_cost_per_year" not in r.metrics[path] and "breakeven_utilisation" not in r.metrics[path]
+    section = cost_section(r, r.clusters[path])
+    words = " ".join(b.text for b in section.blocks if isinstance(getattr(b, "text", None), str))
+    rows = [row[0] for b in section.blocks if getattr(b, "id", "") == "cost-summary" for row in b.rows]
+    support = next(row for row in rows if row.startswith("Support per year"))
+    assert "not stated" not in support and "8 % of the capex" in support
+    assert "`cost.support` not stated" not in words
+    assert "The cloud list price of 10.50 USD per accelerator-hour" in words
+    assert "is not compared: the TCO is not provided" in words
+
+
+def test_a_cloud_price_in_another_currency_withholds_the_comparison_not_the_tco(tmp_path):
+    """review48: a cloud price in EUR beside USD prices was COST001, which withheld the capex and the whole TCO, though
+    the cloud price is in neither (it is only compared with them). The comparison is withheld alone, and said so."""
+    from archgen.render.operations import cost_section
+    bare = _run(tmp_path / "a", "")
+    r = _run(tmp_path / "b", CLOUD.replace("10.5 USD/h", "10.5 EUR/h"))
+    m = r.metrics[GB200]
+    assert m["tco_per_year"].m == pytest.approx(bare.metrics[GB200]["tco_per_year"].m)
+    assert "breakeven_utilisation" not in m and not [f for f in r.findings if f.id == "COST001"]
+    words = " ".join(b.text for b in cost_section(r, r.clusters[GB200]).blocks
+                     if isinstance(getattr(b, "text", None), str))
+    assert ("The cloud list price of 10.50 EUR per accelerator-hour" in words and
+            "is not compared: it is in EUR and the prices in USD, and archgen converts no currency" in words)

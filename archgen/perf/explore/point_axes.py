@@ -135,6 +135,7 @@ def at_tdp(base: Any, delta: float) -> Any:
     part of the cluster's energy is at maximum draw (no share) the cost stays a value, not a range.
     """
     cost = base.cost_per_accelerator_hour
+    delta = delta * base.feed_per_watt   # at the rack feeds: a busbar's shelves add their loss (review48)
     power = base.it_power + base.accelerators * delta
     if cost is None:
         return dataclasses.replace(base, it_power=power)

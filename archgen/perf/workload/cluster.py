@@ -86,6 +86,7 @@ class Machine:
     energy_price: float = 0.0  # USD per kWh of IT energy (the hall's price x PUE): what a sweep's `tdp` level costs
     hall_limit: float = math.inf  # W: the most IT power its hall takes for it (`analyse.hall_room`); inf: not held
     hall_room: str = ""   # which facility and headroom set `hall_limit`, in words (`points.over_hall` says it)
+    feed_per_watt: float = 1.0  # W at the rack feeds per W more on an accelerator (`analyse.conversion.feed_per_watt`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
