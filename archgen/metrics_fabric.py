@@ -64,7 +64,7 @@ FABRIC: tuple[Metric, ...] = (
            "plane.", _N),
     Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth of the ports in use "
            "at tier <tier>, not of its port split: leaf, the endpoint ports of its fullest leaf over that leaf's "
-           "uplinks; spine, the leaf links over the core links (1 is non-blocking).", _F),
+           "uplinks; spine, the leaf links of its fullest pod over that pod's core links (1 is non-blocking).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
     Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
            "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),
