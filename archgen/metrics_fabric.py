@@ -56,7 +56,8 @@ FABRIC: tuple[Metric, ...] = (
            "in no `down`/`up` range and those of port groups no role uses included: ports used + free = switches x "
            "radix.", _N),
     Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
-           "one switch of tier <tier>.", _N),
+           "one switch of tier <tier>: the fullest leaf's access ports and uplinks, a 3-tier spine of the fullest "
+           "pod; other tiers take their links evenly.", _N),
     Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports of one switch of tier <tier> (after breakout), "
            "whether or not a `down`/`up` range takes them; a port group no role uses counts once per port.", _N),
     Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),

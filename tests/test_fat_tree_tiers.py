@@ -216,3 +216,6 @@ def test_spine_oversubscription_is_the_fullest_pods_when_the_last_pod_is_partial
     assert fa.oversubscription["spine"] == pytest.approx(192 * 16 / (16 * 27))       # 7.11, not 6.67
     assert result.metrics["cluster/meta-24k/fabric/backend"]["spine.oversubscription"].m == pytest.approx(7.11,
                                                                                                      abs=0.01)
+    # a full pod's CTSW uses its 192 leaf links and 27 core links: 219, not the even spread ⌈(23,040 + 3,456) / 128⌉
+    # = 207; each ATSW takes 27 links from its CTSW in each of the 8 pods: 216
+    assert (fa.tier("spine").max_used_per_switch, fa.tier("core").max_used_per_switch) == (192 + 27, 8 * 27)

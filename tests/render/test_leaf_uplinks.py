@@ -40,3 +40,11 @@ def test_a_partly_filled_leaf_is_said_to_keep_a_full_leafs_uplinks(su) -> None:
 def test_full_leaves_need_no_note(su) -> None:
     """The compute fabric's 8 rail leaves each hold 72 of 72 down ports: nothing to say."""
     assert uplink_note(_fabric(su, "compute")) is None
+
+
+def test_the_fullest_leaf_is_the_most_ports_used_per_switch(su) -> None:
+    """`leaf.max_ports_used_per_switch` is the first storage leaf's 128 access ports + 128 uplinks = 256, not the even
+    spread (288 + 384) / 3 = 224, which no leaf uses (spine31)."""
+    fa = _fabric(su, "storage-inband")
+    assert fa.metrics["leaf.max_ports_used_per_switch"].m == 128 + 128
+    assert fa.metrics["spine.max_ports_used_per_switch"].m == 384 // 2       # 2 spines take the uplinks evenly
