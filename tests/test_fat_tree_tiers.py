@@ -219,3 +219,7 @@ def test_spine_oversubscription_is_the_fullest_pods_when_the_last_pod_is_partial
     # a full pod's CTSW uses its 192 leaf links and 27 core links: 219, not the even spread ⌈(23,040 + 3,456) / 128⌉
     # = 207; each ATSW takes 27 links from its CTSW in each of the 8 pods: 216
     assert (fa.tier("spine").max_used_per_switch, fa.tier("core").max_used_per_switch) == (192 + 27, 8 * 27)
+    # the performance model's non-blocking pod is a full pod's 192 racks x 16 GPUs = 3,072 (the published pod), not
+    # the average over the pods, 23,040 / 8 = 2,880, which charged a job of one full pod the 7:1 taper
+    path = result.clusters["cluster/meta-24k"].scale_out
+    assert (path.pod, path.oversubscription) == (3072, pytest.approx(192 / 27))
