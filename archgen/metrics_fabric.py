@@ -56,7 +56,8 @@ FABRIC: tuple[Metric, ...] = (
            "in no `down`/`up` range and those of port groups no role uses included: ports used + free = switches x "
            "radix.", _N),
     Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
-           "one switch of tier <tier>.", _N),
+           "one switch of tier <tier>: the fullest leaf's access ports and uplinks, a 3-tier spine of the fullest "
+           "pod; other tiers take their links evenly.", _N),
     Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports of one switch of tier <tier> (after breakout), "
            "whether or not a `down`/`up` range takes them; a port group no role uses counts once per port.", _N),
     Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
@@ -64,7 +65,7 @@ FABRIC: tuple[Metric, ...] = (
            "plane.", _N),
     Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth of the ports in use "
            "at tier <tier>, not of its port split: leaf, the endpoint ports of its fullest leaf over that leaf's "
-           "uplinks; spine, the leaf links over the core links (1 is non-blocking).", _F),
+           "uplinks; spine, the leaf links of its fullest pod over that pod's core links (1 is non-blocking).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
     Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
            "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),

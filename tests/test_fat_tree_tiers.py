@@ -196,3 +196,30 @@ def test_links_to_a_tier_not_built_are_refused_at_the_key(spec_tree, tiers, link
         _small(spec_tree, old, f"{old}    {link}: {options}\n", tiers=tiers)
     [problem] = err.value.problems
     assert problem.path == f"fabrics.0.links.{link}" and f"{tiers}-tier fabric has no" in problem.message
+
+
+def test_spine_oversubscription_is_the_fullest_pods_when_the_last_pod_is_partial(tmp_path: Path) -> None:
+    """spine31: Meta's 24K fabric with 7.5 pods (7 of 192 racks and one of 96). Every pod gets 16 CTSWs of 27 core
+    links, so the half pod's spines carry 96 of 192 leaves' links up the same 27: 3.56:1. A full pod's spines carry
+    192 x 1 : 27 = 7.11:1, Meta's published 1:7. Before, the ratio was averaged over the pods, 1440 x 16 leaf links
+    over 128 x 27 core links = 6.67:1, a figure no spine has, as the leaves' was before review47."""
+    text = META.read_text(encoding="utf-8").replace(
+        "      - {rack: meta-ai-rack, count: 192}\nlayout:\n  - {unit: pod, count: 8}\n",
+        "      - {rack: meta-ai-rack, count: 192}\n  - id: half\n    racks:\n      - {rack: meta-ai-rack, count: 96}\n"
+        "layout:\n  - {unit: pod, count: 7}\n  - {unit: half, count: 1}\n").replace(
+        "expect: {accelerators: 24576, nodes: 3072, racks: 1536}", "")
+    assert "half" in text
+    (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
+    result = run([tmp_path / "m.yaml"])
+    fa = _fabric(result, "meta-24k")
+    assert (fa.tier("leaf").switches, fa.pods, fa.spines_per_pod, fa.tier("spine").up) == (1440, 8, 16, 27)
+    assert fa.oversubscription["spine"] == pytest.approx(192 * 16 / (16 * 27))       # 7.11, not 6.67
+    assert result.metrics["cluster/meta-24k/fabric/backend"]["spine.oversubscription"].m == pytest.approx(7.11,
+                                                                                                     abs=0.01)
+    # a full pod's CTSW uses its 192 leaf links and 27 core links: 219, not the even spread ⌈(23,040 + 3,456) / 128⌉
+    # = 207; each ATSW takes 27 links from its CTSW in each of the 8 pods: 216
+    assert (fa.tier("spine").max_used_per_switch, fa.tier("core").max_used_per_switch) == (192 + 27, 8 * 27)
+    # the performance model's non-blocking pod is a full pod's 192 racks x 16 GPUs = 3,072 (the published pod), not
+    # the average over the pods, 23,040 / 8 = 2,880, which charged a job of one full pod the 7:1 taper
+    path = result.clusters["cluster/meta-24k"].scale_out
+    assert (path.pod, path.oversubscription) == (3072, pytest.approx(192 / 27))

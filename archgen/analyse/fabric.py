@@ -193,7 +193,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
-                                               upper.pods, demand.busiest_leaf(leaf.down, access, rpl))
+                                               upper.pods, demand.busiest_leaf(leaf.down, access, rpl),
+                                               upper.spines_per_pod)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
@@ -235,15 +236,16 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int, pods: int, busiest: int) -> tuple[Q, Q, dict[str, float]]:
+               access: int, pods: int, busiest: int, spines_per_pod: int = 0) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
     Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaf's,
     the access ports of its fullest leaf (`busiest`, `PlaneDemand.busiest_leaf`) over that leaf's uplinks (leaves
     fill in order: 128 ports on 3:1 leaves of 48 down are 48 + 48 + 32, so 3.00, not 128 / 48 = 2.67, a ratio no
-    leaf has; review47); the spines' leaf links over their core links (a spine split 42:21 whose pods fill 32 of
-    the 42 down ports is 32:21 = 1.52, not 2), counting the uplinks of the leaves that hold endpoints: a spare
-    leaf's uplinks carry no traffic.
+    leaf has; review47); the spine's, its fullest pod's (`_fullest_pod`): that pod's used leaves' uplinks over its
+    spines' core links (a spine split 42:21 whose pod fills 32 of the 42 down ports is 32:21 = 1.52, not 2; Meta's
+    CTSWs of 192:27 in 7 full pods and a half one are 7.11, where the uplinks of all pods' leaves over all core
+    links, 6.67, is no spine's ratio; spine31); a spare leaf's uplinks carry no traffic.
     The spine-core cut counts only with two pods or more: in one pod every spine reaches every leaf, so the halves
     of its leaves meet at the spines and no traffic between them climbs to the cores.
     """
@@ -254,8 +256,22 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((busiest * speed) / (tiers[0].up * up_speed)).to("").magnitude)
     if tiers_used == 3 and tiers[1].up_used:  # like the leaf's: the ports in use, the used leaves' uplinks below
-        oversub["spine"] = float((uplinks * up_speed / (tiers[1].up_used * tiers[1].up_speed)).to("").magnitude)
+        leaves, spines = _fullest_pod(tiers[0], tiers[1], spines_per_pod)
+        oversub["spine"] = float((leaves * tiers[0].up * up_speed
+                                  / (spines * tiers[1].up * tiers[1].up_speed)).to("").magnitude)
     return injection, bisection, oversub
+
+
+def _fullest_pod(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> tuple[int, int]:
+    """Used leaves and spines of a 3-tier plane's fullest pod (leaves fill pods in order, `topology.tier_pairs`).
+
+    A pod holds P = ⌊d_spine / (u / S)⌋ leaves (one plane's S spines each take u / S links of every leaf); its
+    spines are S whether the pod is full or not. Without pods (no spines per pod): every used leaf and spine.
+    """
+    if not (spines_per_pod and spine.down):
+        return leaf.used_switches, spine.switches
+    pod_leaves = max(spine.down // max(leaf.up // spines_per_pod, 1), 1)
+    return min(pod_leaves, leaf.used_switches), spines_per_pod
 
 
 def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, pods: int,

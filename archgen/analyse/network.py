@@ -122,10 +122,12 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
     Bandwidth per accelerator: the compute node's ports on the fabric at the fabric rate, over its accelerators.
     Taper and non-blocking pod: a tapered leaf tier leaves a flow non-blocking only under one leaf (a rail-optimized
     leaf reaches its rail of every domain in its group; a plain leaf, the nodes wired to it); a tapered spine tier
-    of a 3-tier fabric, only inside one pod. When both taper, a flow leaving the leaf is charged their product, which
-    is exact above the pod and pessimistic between leaf and pod. A dragonfly is non-blocking inside a group and
-    tapered by its global links, a·p / (g·m) under uniform traffic (Kim et al. 2008); a rail-only fabric carries
-    rail-aligned traffic (NCCL's rings) like a rail-optimized fat tree, and nothing between rails.
+    of a 3-tier fabric, only inside one pod (a full pod's accelerators, not the average over pods, which a partly
+    filled last pod lowers: Meta's 24K with 7.5 pods, 3,072, not 2,880; spine31). When both taper, a flow leaving
+    the leaf is charged their product, which is exact above the pod and pessimistic between leaf and pod. A dragonfly
+    is non-blocking inside a group and tapered by its global links, a·p / (g·m) under uniform traffic (Kim et al.
+    2008); a rail-only fabric carries rail-aligned traffic (NCCL's rings) like a rail-optimized fat tree, and nothing
+    between rails.
     """
     compute = compute_node(nodes)
     ppn = fa.ports_per_node.get(compute.part.id, 0) if compute else 0
@@ -147,8 +149,9 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
             pod = min(fa.group_domains, down) * (domain or per_node)
         else:
             pod = down // max(ppn // fa.planes, 1) * per_node
-    elif spine_taper > 1.0 and fa.pods:
-        pod = fa.accelerators // fa.pods
+    elif spine_taper > 1.0 and fa.pods:   # a full pod's: P of the used leaves, each holding its share alike
+        used = fa.tier_at("leaf").used_switches
+        pod = fa.accelerators * min(fa.shape.pod_leaves, used) // used if used else fa.accelerators // fa.pods
     else:
         pod = 0
     sharp = bool(fa.tiers) and all(t.switch is not None and t.switch.in_network_reduction for t in fa.tiers)

@@ -37,6 +37,9 @@ class TierCount:
     up_used: int
     spare: int = 0
     unassigned: int = 0
+    #: Ports used on the tier's fullest switch where the sizing knows it (a leaf: its fullest leaf's access ports
+    #: and its uplinks; a 3-tier spine: its fullest pod's), else 0 and the even spread stands for it.
+    busiest: int = 0
 
     @property
     def radix(self) -> int:
@@ -60,7 +63,14 @@ class TierCount:
 
     @property
     def max_used_per_switch(self) -> int:
-        """Most ports used on any one switch of the tier (even spread, rounded up; spares' down ports left out)."""
+        """Most ports used on any one switch of the tier: its fullest switch's where known, else the even spread.
+
+        The even spread is rounded up, spares' down ports left out. Leaves fill in order, so it understated a fullest
+        leaf (`busiest`): the GB300 SU's storage leaves hold 128, 128 and 32 ports on 128 uplinks each, 256 on the
+        first, not 672 / 3 = 224 (spine31).
+        """
+        if self.busiest:
+            return self.busiest
         if self.spare and self.used_switches:
             return math.ceil(self.down_used / self.used_switches) + math.ceil(self.up_used / self.switches)
         return math.ceil(self.ports_used / self.switches) if self.switches else 0
@@ -289,6 +299,8 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
         problems.append(Problem("NET003", here + ("tiers",), f"one tier is one leaf, but its {access} ports take "
                                 f"{need} leaves ({own}{demand.why(down)}), which only a spine tier joins",
                                 count(need), count(1)))
+    busiest = demand.busiest_leaf(down, access, rpl) + (up if tiers_used > 1 else 0)
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
-                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned)
+                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned,
+                     busiest)
     return tiers_used, leaf, per_group, rpl, problems

@@ -10,10 +10,12 @@ spines it lacks; the cores are counted in the sizing's groups with those links (
 ports, ⌈links / k_core⌉, is said beside them. A 3-level fat tree's uplinks match the traffic its subtrees send
 (C. Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985: channel capacities grow with the leaves below;
 M. Al-Fares et al., SIGCOMM 2008: a pod's k/2 aggregation switches for its k/2 edge switches), so a partial pod
-cabled as full adds switches, links and power that no traffic uses, and lowers the spine oversubscription under
-1:1 as its only sign (newuser72: 57 GB300 SUs on one XDR plane of Q3400, 456 leaves in pods of 72, the seventh
-holding 24: 504 spines where 456 take its links, and 3,456 spine-core links that carry nothing; its 72 core groups
-each still need 4 cores for 6 x 72 + 24 links, so the cores stay 288, 228 by ports alone).
+cabled as full adds switches, links and power that no traffic uses, and its spines run under the full pods'
+down:up ratio (newuser72: 57 GB300 SUs on one XDR plane of Q3400, 456 leaves in pods of 72, the seventh holding 24:
+504 spines where 456 take its links, and 3,456 spine-core links that carry nothing; its 72 core groups each still
+need 4 cores for 6 x 72 + 24 links, so the cores stay 288, 228 by ports alone). The fabric's spine oversubscription
+is the fullest pod's (spine31); before, it was the average over the pods, which the partial pod lowered (0.90 for
+newuser72's 1:1 spines), the only sign of it.
 
 The wiring model (`topology.tier_pairs`) still draws the pod as sized; a `spine.count` or `core.count` the user
 fixed is their choice, and not judged here.
@@ -94,6 +96,12 @@ def _grouped_cores(full: int, groups: int, s_up: int, last_links: int, k_core: i
     return groups * (s_up // max(fits)) if fits else groups * s_up
 
 
+def _last_ratio(fa: FabricAnalysis, found: PodSurplus) -> float:
+    """Down:up bandwidth of the last pod's spines as cabled: its leaves' uplinks over a full pod's core links."""
+    leaf, spine = fa.tier_at("leaf"), fa.tier_at("spine")
+    return float((found.last_uplinks * leaf.up_speed / (found.pod_core_links * spine.up_speed)).to("").magnitude)
+
+
 def _optics(c, fa: FabricAnalysis, links: int) -> tuple[int, Q | None]:
     """Transceivers and their power on `links` spine-core links of `fa` (all planes), at the tier's mean per link."""
     tc = next((t for t in c.cabling.tiers if t.fabric == fa.fabric.spec.id and t.tier == "spine_core"),
@@ -135,6 +143,6 @@ def partial_pods(ctx: Context) -> Iterator[Violation]:
                             f"in core groups of one spine per pod ({found.cores_by_ports:,} by ports alone: "
                             f"{found.core_links_needed:,} links / {core.down}): {', '.join(parts)} more, "
                             f"{kw(total)} of IT power "
-                            f"(switches at maximum); the only other sign is the spine oversubscription "
-                            f"{fa.oversubscription.get('spine', 1.0):.2f}",
+                            f"(switches at maximum); its spines run at {_last_ratio(fa, found):.2f}:1 down:up, "
+                            f"a full pod's at {fa.oversubscription.get('spine', 1.0):.2f}:1",
                             count(found.spines + found.cores), count(found.spines_needed + found.cores_needed))

@@ -109,10 +109,41 @@ def fabrics(scope: Scope, a: Any) -> Section:
                           Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. Total bisection "
                                f"{fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
+        note = uplink_note(fa)
+        if note is not None:
+            sub.add(Para(note))
         if failures:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
                           tuple(failures)))
     return section
+
+
+def uplink_note(fa: Any) -> str | None:
+    """That a fat tree's leaves keep a full leaf's uplinks where they hold fewer ports than a full leaf, or None.
+
+    The up ports come from the leaf's port split (`analyse.tiers.split`), not from the ports a leaf holds, so a
+    partly filled leaf is cabled as a full one (review47: the GB300 SU's third storage leaf, 32 ports on 128
+    uplinks). Where leaves fill in order (no rail groups, no `serves_racks`), only the last is partly filled: its
+    ports, its ratio and the uplinks beyond what its ports need at a full leaf's ratio are given.
+    """
+    s, leaf = fa.fabric.spec, fa.tier("leaf")
+    if fa.topology != "fat-tree" or fa.tiers_used < 2 or leaf is None or not (leaf.down and leaf.up):
+        return None
+    used, plane = leaf.used_switches, " per plane" if fa.planes > 1 else ""
+    if leaf.down_used >= used * leaf.down:
+        return None
+    held = f"The leaves hold {leaf.down_used:,} of their {used * leaf.down:,} down ports{plane}."
+    last = leaf.down_used - (used - 1) * leaf.down
+    if not (s.rail_optimized and fa.rails_per_leaf) and s.leaf.serves_racks is None and 0 < last < leaf.down:
+        ratio = float((last * leaf.speed / (leaf.up * leaf.up_speed)).to("").magnitude)
+        beyond = leaf.up - -(-last * leaf.up // leaf.down)
+        held = (f"Filled in order, {used - 1:,} of them{plane} hold {leaf.down:,} access ports each and the last "
+                f"{last:,}: it runs {last:,} ports on {leaf.up:,} uplinks ({ratio:.2f}:1), {beyond:,} more than its "
+                f"ports need at a full leaf's {leaf.down:,} down : {leaf.up:,} up, with their cables, transceivers "
+                f"and spine ports counted.")
+    return (f"Each of the {used:,} leaves{plane} is cabled with its {leaf.up:,} up ports, as the tier's port split "
+            f"sets them, whatever number of its {leaf.down:,} down ports it holds: uplinks are provisioned for a "
+            f"full leaf, not trimmed to a partly filled one. {held}")
 
 
 def _registry_order(item: tuple[str, Any]) -> tuple[int, str]:
