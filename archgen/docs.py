@@ -71,7 +71,7 @@ def checks_page() -> str:
              "finding. JSON lists every one; SARIF lists at most 25,000 results, GitHub code scanning's limit per",
              "run, unwaived errors first, and states the count left out in the run's `properties`",
              "(`resultsTotal`, `resultsNotListed`). `archgen.output.capped`.", "",
-             "**Hints.** A finding of an ID below (SPC000 to SPC005) carries its own hint, what to write instead",
+             "**Hints.** A finding of an ID below (SPC000 to SPC006) carries its own hint, what to write instead",
              "(the allowed keys of an unknown key, a renamed metric's new name): text prints it on an indented",
              "`hint:` line, SARIF, JUnit and GitHub annotations on a `hint:` line of the message, JSON as `hint`. A",
              "check's hint is its Fix, given once under the check here and as its SARIF rule's `help`.", ""]

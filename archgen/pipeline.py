@@ -213,12 +213,15 @@ def analyse_paths(paths: Sequence[str | Path] | str | Path, catalog: Path | None
 
 
 def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:
-    """Load → validate → build, then the REF checks and renamed keys (SPC003) only: what `archgen validate` reports."""
+    """Load → validate → build, then the REF checks, renamed keys and unnamed approvals: what `archgen validate` says.
+
+    SPC003 (a key under a name since renamed), SPC006 (an approval naming no revision in a document that states one).
+    """
     from archgen.checks import Context, register
     from archgen.checks.cascade import run_checks
     specs, design = built(paths)
     register(("REF",))                             # not the other checks, nor the model and analyses they read
-    return specs, run_checks(Context(design, {}, {}), ("REF", "SPC003"))
+    return specs, run_checks(Context(design, {}, {}), ("REF", "SPC003", "SPC006"))
 
 
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:

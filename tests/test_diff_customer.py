@@ -65,7 +65,8 @@ def test_the_bill_of_materials_gives_part_numbers_and_no_cost(tmp_path):
     assert "| object | part | part number | name | kind | previous | new | change | power change |" in r.out
     [row] = [line for line in r.out.split("\n") if "`sn2201` → `oob-sw` (1)" in line]
     cells = [c.strip() for c in row.split("|")[1:-1]]
-    assert cells[0] == "`rack/dgx-h100-4`" and cells[2] == "920-9N110-00F1-0C0 → —"
+    # a part stating no number says why, in the BOM's words (parts31; diffpolish: was "—")
+    assert cells[0] == "`rack/dgx-h100-4`" and cells[2] == "920-9N110-00F1-0C0 → not provided"
     assert cells[4:8] == ["Switch", "1", "1", "swapped"]
     assert "requirement(s): 1 redefined (1 tightened)" in r.out.split("\n")[2]
 
@@ -85,8 +86,9 @@ def test_the_json_change_list_has_no_locations_waivers_or_prices(tmp_path):
     assert found and not any("line" in f or "location" in f for f in found)
     [swap] = doc["swaps"]
     assert (swap["from"], swap["to"], swap["from_part_number"], swap["to_part_number"]) == (
-        "sn2201", "oob-sw", "920-9N110-00F1-0C0", None)   # the shipped SN2201's number; the copy states none
-    assert {row["part"]: row["part_number"] for row in doc["bom"]} == {"sn2201": "920-9N110-00F1-0C0", "oob-sw": None}
+        "sn2201", "oob-sw", "920-9N110-00F1-0C0", "not provided")   # the shipped SN2201's number; the copy: why none
+    assert {row["part"]: row["part_number"] for row in doc["bom"]} == {"sn2201": "920-9N110-00F1-0C0",
+                                                                       "oob-sw": "not provided"}
     assert not any(k.startswith("waivers_") for k in doc["summary"])
     assert doc["summary"]["requirements_tightened"] == internal["summary"]["requirements_tightened"] == 1
 
@@ -147,3 +149,27 @@ def test_the_change_list_gives_no_figure_that_rests_on_our_part_prices(tmp_path)
     j = json.loads(run_cli("diff", base, head, "--threshold", "0", "--audience", "customer", "-f", "json").out)
     names = {m["metric"] for m in j["metrics"]}
     assert "facility_energy_per_year" in names and not {"capex", "tco_per_year", "network_capex_share"} & names
+
+
+def test_where_both_customer_editions_show_prices_the_change_list_shows_the_capex(tmp_path):
+    """diffpolish (review48's rank 3): `document.show_prices: true` lets the rendered customer edition show unit prices
+    and capex by part; the change list withheld the capex even so. It now shows the figures resting on part prices
+    of an object whose document shows prices in both revisions (the previous edition's prices were shown too); where
+    one revision withholds them, so does the change list.
+    """
+    cluster = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
+    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
+    slot, doc = "  - {at: 17, part: sn4600c, count: 2}\n", "  number: AG-SU-GB200-0001\n"
+    assert slot in cluster and cluster.count(doc) == 1
+    shown = cluster.replace(doc, doc + "  show_prices: true\n", 1)
+    base = write_tree(tmp_path / "a", {"c.yaml": shown, "hall.yaml": hall})
+    head = write_tree(tmp_path / "b", {"c.yaml": shown.replace(slot, slot.replace("2}", "3}")), "hall.yaml": hall})
+    r = run_cli("diff", base, head, "--threshold", "0", "--audience", "customer")
+    assert r.code == 0, r.err
+    assert "| `cluster/gb200-nvl72-su` | Capex | 27,725,410 USD | 27,740,420 USD | +15,010 USD |" in r.out
+    assert "withheld" not in r.out
+    j = json.loads(run_cli("diff", base, head, "--threshold", "0", "--audience", "customer", "-f", "json").out)
+    assert "capex" in {m["metric"] for m in j["metrics"]}
+    once = write_tree(tmp_path / "a1", {"c.yaml": cluster, "hall.yaml": hall})    # the previous edition withheld them
+    r = run_cli("diff", once, head, "--threshold", "0", "--audience", "customer")
+    assert "15,010" not in r.out and "figure(s) resting on part prices withheld" in r.out

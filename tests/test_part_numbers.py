@@ -1,6 +1,6 @@
 """Orderable part numbers: the field's format, generic parts, the numbers the catalog cites, and the BOM's cell.
 
-Every BOM line gives a number or says why it has none (`render.tables.part_number`): a bare dash told an ODM nothing.
+Every BOM line gives a number or says why it has none (`analyse.bom_line.part_number`): a bare dash told an ODM nothing.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from archgen.analyse.bom_line import BomLine
+from archgen.analyse.bom_line import GENERIC_PART, NOT_PROVIDED, RACK_ASSEMBLY, WITH_SYSTEM, BomLine, part_number
 from archgen.load import load_paths
 from archgen.model import KINDS, Part
 from archgen.model.field_types import PartNumber
-from archgen.render.tables import GENERIC_PART, NOT_PROVIDED, RACK_ASSEMBLY, WITH_SYSTEM, part_number
 
 CATALOG = Path(__file__).resolve().parents[1] / "specs" / "catalog"
 PARTS = {d.id: KINDS[d.kind].model_validate(d.data) for d in load_paths([CATALOG])

@@ -1,8 +1,13 @@
-"""One line of a bill of materials (`analyse.bom`): a part, its quantity, and its unit power and weight."""
+"""One line of a bill of materials (`analyse.bom`): a part, its quantity, and its unit power and weight.
+
+And its Part number cell (`part_number`): the catalog part's number, else why there is none, as the rendered BOM
+(`render.tables.bom_name`) and the customer change list (`compare.bom`, `output.diff_customer`) word it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from archgen.units import Q
 
@@ -49,3 +54,26 @@ class BomLine:
     def total_weight(self) -> Q | None:
         """Quantity × unit weight (None when counted in its parent or unknown)."""
         return None if self.unit_weight is None else (self.unit_weight * self.quantity).to("kg")
+
+
+#: The BOM's "Part number" cell where a line states no number, by why (docs/rendering.md, Part numbers): a class
+#: part (`generic: true`) or an accessory counted by rule (cord, rail kit, blanking panel, fibre cord) that any vendor's
+#: part of its description fills; a part fitted inside a system line, bought with it; a rack of the design, whose
+#: parts its own BOM lists; any other part, whose number the catalog does not state.
+GENERIC_PART = "generic part: no OPN"
+WITH_SYSTEM = "ordered with its system"
+RACK_ASSEMBLY = "rack: parts in its BOM"
+NOT_PROVIDED = "not provided"
+
+
+def part_number(line: BomLine, part: Any) -> str:
+    """A BOM line's part number cell: the catalog part's `part_number`, else why there is none (`GENERIC_PART`...)."""
+    if part is None:   # counted by rule; a line the spec does not state (a liquid rack's manifolds) is not provided
+        return GENERIC_PART if line.provided else NOT_PROVIDED
+    if number := getattr(part, "part_number", ""):
+        return str(number)
+    if getattr(part, "generic", False):
+        return GENERIC_PART
+    if line.kind == "Rack":
+        return RACK_ASSEMBLY
+    return WITH_SYSTEM if line.within else NOT_PROVIDED

@@ -2,7 +2,7 @@
 
 | prefix | module | domain |
 |---|---|---|
-| SPC | (load, validate, registry) | SPC000 unreadable, SPC001 schema, SPC002/4 waivers, SPC003 renamed, SPC005 moved |
+| SPC | (load, validate, registry) | SPC000/1 unreadable/schema, SPC002/4 waivers, SPC003 renamed, SPC005/6 |
 | REF | `checks/references.py` | references between specs |
 | MECH | `checks/mechanical.py` | U space, weight, floor loading |
 | PWR | `checks/power.py` | power chain: shelves/PDUs, feeds, redundancy |

@@ -17,6 +17,7 @@ from archgen.as_of import AsOf, expired, judging
 from archgen.binding import is_pattern, matches
 from archgen.build import Design
 from archgen.errors import InternalError, Location
+from archgen.model.deliverable import DocumentInfo
 from archgen.model.moved import moved_since
 from archgen.units import Q
 from archgen.validate import Specs
@@ -134,10 +135,12 @@ RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size,
             "SPC002": "Unused waiver",
             "SPC003": "Spec key or metric under a name since renamed (the old name still works, for now)",
             "SPC004": "Expired waiver (its findings count again)",
-            "SPC005": "Defaults moved since the archgen a spec states it was written for (requires_archgen)"}
+            "SPC005": "Defaults moved since the archgen a spec states it was written for (requires_archgen)",
+            "SPC006": "An approval names no revision while its document states one (it approves none)"}
 #: Severity of each reserved ID's findings.
 RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning",
-                                          "SPC003": "warning", "SPC004": "warning", "SPC005": "info"}
+                                          "SPC003": "warning", "SPC004": "warning", "SPC005": "info",
+                                          "SPC006": "warning"}
 
 REGISTRY: dict[str, Check] = {}
 
@@ -203,6 +206,8 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
         findings.extend(_expired(specs, on, select, ignore))
     if selected("SPC005", select, ignore):
         findings.extend(_moved_defaults(specs, {path: getattr(r, "vendor", "") for path, r in ctx.workloads.items()}))
+    if selected("SPC006", select, ignore):
+        findings.extend(_unnamed_approvals(specs))
     if selected("SPC003", select, ignore):
         for moved in specs.renamed:
             owner = specs.get(moved.owner)
@@ -231,6 +236,26 @@ def _moved_defaults(specs: Specs, vendors: dict[str, str], version: str = __vers
                       "something else: " + "; ".join(m.text for m in moves), RESERVED["SPC005"],
                       "state each key named with the value the spec was written for (docs/upgrading.md, Defaults "
                       f"that moved), then raise requires_archgen to '>={version}'", key="requires_archgen")
+
+
+def _unnamed_approvals(specs: Specs) -> Iterator[Finding]:
+    """SPC006 at each approval naming no revision in a document that states one: it approves no revision (diffpolish).
+
+    Approvals written before they could name a revision name none; a revision B copied from A would otherwise read as
+    approved by A's sign-off. A document stating no revision has nothing to judge an approval by: no finding.
+    """
+    for doc_id, doc in sorted(specs.items.items()):
+        info = getattr(doc, "document", None)
+        if not isinstance(info, DocumentInfo) or not info.revision:
+            continue
+        for i, a in enumerate(info.approvals):
+            if not a.revision:
+                yield Finding("SPC006", RESERVED_SEVERITY["SPC006"], object_path(doc),
+                              specs.locate(doc_id, ("document", "approvals", i)),
+                              f"approval by {a.text()} names no revision; the document states revision "
+                              f"{info.revision}, so it is not printed as this revision's approval",
+                              RESERVED["SPC006"], f"add `revision: {info.revision}` to the approval if it signs off "
+                              f"revision {info.revision}, else the revision it signed off", key="document.approvals")
 
 
 def _unstated(doc: object, key: str) -> bool:

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from archgen.analyse.bom_line import BomLine
+from archgen.analyse.bom_line import BomLine, part_number
 from archgen.pipeline import Run
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -51,8 +51,9 @@ class PartChange:
     head: int
     power: Q | None
     cost: Q | None
-    #: The part's name and orderable part number as the BOM gives them (HEAD's, else BASE's; "" where it states none):
-    #: what a partner quotes against (`archgen diff --audience customer`).
+    #: The part's name and orderable part number as the BOM gives them (HEAD's, else BASE's), the number's cell saying
+    #: why there is none where the part states none (`analyse.bom_line.part_number`): what a partner quotes against
+    #: (`archgen diff --audience customer`).
     name: str = ""
     number: str = ""
 
@@ -91,7 +92,8 @@ def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None],
     """One object's BOM lines by (part, system it is fitted in), with the unit prices its capex gives.
 
     The name is the part's (a fibre cord's line names its length bin, so a part's lines of one key keep the first's
-    part name), the number its spec's `part_number`, as the rendered BOM gives them (`render.tables.bom_name`).
+    part name), the number its spec's `part_number` or why it has none ("generic part: no OPN", "ordered with its
+    system", `analyse.bom_line.part_number`), as the rendered BOM gives them (`render.tables.bom_name`).
     """
     out: dict[tuple[str, str], Holding] = {}
     for line in lines:
@@ -103,7 +105,7 @@ def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None],
             power = None if power is None or have.power is None else have.power + power
         part = specs.get(line.part)
         name = getattr(part, "name", "") or line.name or line.part
-        number = getattr(part, "part_number", "") or ""
+        number = part_number(line, part)
         out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price, name, number)
     return out
 

@@ -24,7 +24,7 @@ from archgen.compare.finding_changes import finding_key, finding_order, match_fi
 from archgen.compare.pairs import Pairs, renamer
 from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
-from archgen.compare.revisions import RevisionChange, revision_changes
+from archgen.compare.revisions import RevisionChange, prices_shown, revision_changes
 from archgen.compare.waiver_changes import WaiverChange, renewed, waiver_changes
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
@@ -127,6 +127,8 @@ class Diff:
     revisions: tuple[RevisionChange, ...] = ()
     #: (BASE's, HEAD's) unwaived error or warning of one check, object and requirement whose message changed
     changed_findings: tuple[tuple[Finding, Finding], ...] = ()
+    #: racks and clusters whose document shows prices in both runs (`compare.revisions.prices_shown`)
+    prices_shown: tuple[str, ...] = ()
 
     @property
     def swaps(self) -> tuple[Swap, ...]:
@@ -230,7 +232,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""), waivers, accepted,
                 price_changes(base.specs, head.specs), renewed=again, pairs=pairs,
-                revisions=revision_changes(base, head), changed_findings=changed)
+                revisions=revision_changes(base, head), changed_findings=changed,
+                prices_shown=prices_shown(base, head))
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:

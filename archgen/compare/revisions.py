@@ -50,6 +50,19 @@ def revision_changes(base: Run, head: Run) -> tuple[RevisionChange, ...]:
     return tuple(sorted(out, key=lambda c: c.object))
 
 
+def prices_shown(base: Run, head: Run) -> tuple[str, ...]:
+    """The racks and clusters both runs hold whose `document.show_prices` is true in each, by object path.
+
+    Their customer editions show unit prices and capex by part in both revisions, so a partner's change list may show
+    the figures resting on them (`output.diff_customer`); where one revision withholds them, the change list does too:
+    a capex change over a count change would tell the previous revision's unit price, which its edition withheld.
+    """
+    def shown(run: Run) -> set[str]:
+        return {object_path(d) for d in run.specs.items.values()
+                if isinstance(d, (Rack, Cluster)) and d.document.show_prices}
+    return tuple(sorted(shown(base) & shown(head)))
+
+
 def _revision(doc: Rack | Cluster | Requirements) -> str:
     return doc.revision if isinstance(doc, Requirements) else doc.document.revision
 

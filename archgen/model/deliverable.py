@@ -24,16 +24,17 @@ class Approval(Spec):
     revision: str = Field("", description=(
         "The revision of the document this approval signs off, e.g. 'B'. An approval of another revision than the "
         "document's `revision` is printed in the 'Approvals of other revisions' row, not as this revision's; "
-        "unstated, the table says 'revision not stated' beside it."))
+        "unstated where the document states a revision, it approves no revision: that row says 'approval names no "
+        "revision' beside it (a warning, SPC006)."))
 
     def text(self, current: str = "") -> str:
         """The approval as the document-control table prints it: 'A. Manager (release manager, 2026-12-01)'.
 
         Its revision is named unless it is `current`, the document's own: 'C. Manager (2026-12-01, revision A)', or
-        'revision not stated' where the approval names none and the document states one.
+        'approval names no revision' where the approval names none and the document states one.
         """
         named = "" if self.revision == current else f"revision {self.revision}" if self.revision else \
-            "revision not stated" if current else ""
+            "approval names no revision" if current else ""
         return f"{self.name} ({', '.join(x for x in (self.role, self.date.isoformat(), named) if x)})"
 
 
@@ -68,10 +69,11 @@ class DocumentInfo(Spec):
     def approvals_of(self) -> tuple[list[Approval], list[Approval]]:
         """(this revision's approvals, those of other revisions), each in the spec's order.
 
-        An approval is this revision's where it names the stated `revision` or names none; without a stated revision
-        every approval is (nothing to judge it by). A revision B copied from A with A's approval has none of its own.
+        An approval is this revision's where it names the stated `revision`; without a stated revision every approval
+        is (nothing to judge it by). A revision B copied from A with A's approval has none of its own, and neither has
+        one whose approvals name no revision (all written before approvals could name one: diffpolish; SPC006).
         """
-        this = [a for a in self.approvals if not self.revision or a.revision in (self.revision, "")]
+        this = [a for a in self.approvals if not self.revision or a.revision == self.revision]
         return this, [a for a in self.approvals if a not in this]
 
     def approval_text(self) -> str:

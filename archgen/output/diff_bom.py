@@ -6,7 +6,7 @@ only writes them (`archgen.output.diff` places them in the comment and the JSON 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, Swap, power_totals
@@ -29,18 +29,7 @@ def bom_section(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...] = ()) -
     swapped = {id(c): s for s in swaps for c in (s.old, s.new)}
 
     def row(c: PartChange) -> str | None:
-        s = swapped.get(id(c))
-        if s is not None:
-            if c is not s.old:
-                return None
-            inside = f" in `{c.within}`" if c.within else ""
-            both = s.old.base + s.new.base
-            return (f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
-                    f"{c.kind} | {number(both)} | {number(both)} | swapped | {power_cell(s.power, c.subtotal)} | "
-                    f"{_signed(s.cost)} |")
-        part = f"`{c.part}` in `{c.within}`" if c.within else f"`{c.part}`"
-        return (f"| `{c.object}` | {part} | {c.kind} | {number(c.base)} | {number(c.head)} | "
-                f"{shown_number(c.change, 0, sign=True)} | {power_cell(c.power, c.subtotal)} | {_signed(c.cost)} |")
+        return bom_row(c, swapped.get(id(c)))
 
     body = ["| object | part | kind | base | head | change | power change | cost change |",
             "|---|---|---|--:|--:|--:|--:|--:|", *by_object(changes, row, cells=8, power=6)]
@@ -51,6 +40,29 @@ def bom_section(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...] = ()) -
             "count (unchanged lines are left out); a part whose count fell by N beside another of its kind that rose "
             "by N in the same place reads as one swap, old → new (N). Power and cost are the change of the line's "
             "total, — where the part has no power or price of its own in the BOM. " + POWER_NOTE, ""] + body + [""]
+
+
+def bom_row(c: PartChange, swap: Swap | None, middle: Sequence[str] = (), *, cost: bool = True) -> str | None:
+    """One BOM row of both editions: object, part, `middle` (the customer's number and name), kind, counts, power, cost.
+
+    A swap's row ("`sn5610` → `sn5600` (5)") stands for its two parts' rows: its base and head are the two parts'
+    count together (equal, as as many came as went), its power and cost the two lines' changes added; its new part's
+    change writes no row (None). `cost`: whether the row ends in the cost change (the customer edition's does not).
+    """
+    if swap is not None and c is not swap.old:
+        return None
+    inside = f" in `{c.within}`" if c.within else ""
+    if swap is None:
+        part, base, head, change = f"`{c.part}`{inside}", c.base, c.head, shown_number(c.change, 0, sign=True)
+        power, price = c.power, c.cost
+    else:
+        both = swap.old.base + swap.new.base
+        part, base, head, change = f"`{swap.old.part}` → `{swap.new.part}` ({number(swap.count)}){inside}", both, \
+            both, "swapped"
+        power, price = swap.power, swap.cost
+    cells = [f"`{c.object}`", part, *middle, c.kind, number(base), number(head), change, power_cell(power, c.subtotal),
+             *([_signed(price)] if cost else [])]
+    return f"| {' | '.join(cells)} |"
 
 
 #: What the power column's parentheses and total rows mean, in both editions' BOM sections.

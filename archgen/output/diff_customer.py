@@ -48,14 +48,13 @@ from archgen.output.diff import (
     state_json,
     status_cell,
 )
-from archgen.output.diff_bom import POWER_NOTE, by_object, power_cell, totals_json
+from archgen.output.diff_bom import POWER_NOTE, bom_row, by_object, totals_json
 from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value
-from archgen.output.diff_cells import shown_number as shown
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import public_finding
 from archgen.render.edition import public_text, words
 from archgen.render.edition_prices import withheld_finding
-from archgen.render.fmt import code, no_mentions, number, pr_md
+from archgen.render.fmt import code, no_mentions, pr_md
 
 #: Summary keys of the internal report that count what this edition leaves out (waivers, our prices).
 _OURS = ("waivers_", "prices_", "findings_newly_waived", "findings_waiver_renewed")
@@ -68,9 +67,19 @@ def priced(metric: str) -> bool:
     return metric.startswith(BOUNDED) or metric.endswith("capex_share")
 
 
-def _shown(changes: Iterable[MetricChange]) -> list[MetricChange]:
-    """The changed figures a partner may read: none resting on our part prices (`priced`)."""
-    return [c for c in changes if not priced(c.metric)]
+def shows_prices(d: Diff, obj: str) -> bool:
+    """Whether the object's document shows prices in both revisions (`Diff.prices_shown`; of a rack or cluster)."""
+    return any(obj == p or obj.startswith(f"{p}/") for p in d.prices_shown)
+
+
+def withheld(d: Diff, obj: str, metric: str) -> bool:
+    """Whether a figure is withheld: it rests on our part prices and the object's editions withhold them."""
+    return priced(metric) and not shows_prices(d, obj)
+
+
+def _shown(d: Diff, changes: Iterable[MetricChange]) -> list[MetricChange]:
+    """The changed figures a partner may read: none resting on part prices its editions withhold (`withheld`)."""
+    return [c for c in changes if not withheld(d, c.object, c.metric)]
 
 
 def design_revisions(d: Diff) -> list[RevisionChange]:
@@ -136,19 +145,19 @@ def markdown(d: Diff) -> str:
                   "(previous → new) |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {r.state.requirement} | `{r.state.object}` | {pr_md(public_text(r.state.statement))} | "
                   f"{_target(r)} | {status_cell(r.base)} | {status_cell(r.head)} | "
-                  f"{_value(r.base)} → {_value(r.head)} |" for r in d.requirements] + [""]
+                  f"{_value(d, r.base)} → {_value(d, r.head)} |" for r in d.requirements] + [""]
     for heading, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:
             lines += [f"### {heading}", "", "| severity | object | message |", "|---|---|---|"]
-            lines += [f"| {f.severity} | `{f.object}` | {pr_md(_message(f))} |" for f in found] + [""]
+            lines += [f"| {f.severity} | `{f.object}` | {pr_md(_message(d, f))} |" for f in found] + [""]
     if d.changed_findings:
         lines += ["### Changed findings", "", "| severity | object | message (previous → new) |", "|---|---|---|"]
-        lines += [f"| {b.severity} | `{b.object}` | {pr_md(_message(a))} → **{pr_md(_message(b))}** |"
+        lines += [f"| {b.severity} | `{b.object}` | {pr_md(_message(d, a))} → **{pr_md(_message(d, b))}** |"
                   for a, b in d.changed_findings] + [""]
-    lines += _metrics("Power and cost", _shown(power_and_cost(d)))
-    lines += _metrics("Figures", _shown(d.both_sided), fold=25)
-    if withheld := sum(priced(c.metric) for c in d.metrics):
-        lines += [f"{withheld} figure(s) resting on part prices withheld (capex, TCO and the costs on them): a "
+    lines += _metrics("Power and cost", _shown(d, power_and_cost(d)))
+    lines += _metrics("Figures", _shown(d, d.both_sided), fold=25)
+    if held := sum(withheld(d, c.object, c.metric) for c in d.metrics):
+        lines += [f"{held} figure(s) resting on part prices withheld (capex, TCO and the costs on them): a "
                   "change of one over a change of a part's count is its unit price.", ""]
     lines += _one_sided(d)
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.changed_findings or d.bom
@@ -157,9 +166,12 @@ def markdown(d: Diff) -> str:
     return no_mentions("\n".join(lines))
 
 
-def _message(f: Finding) -> str:
-    """A finding's message as a customer edition words it: no spec key or path, no instruction, prices withheld."""
-    return public_text(withheld_finding(f.id, f.public_message))
+def _message(d: Diff, f: Finding) -> str:
+    """A finding's message as a customer edition words it: no spec key or path, no instruction, prices withheld.
+
+    Unit prices in it stay where the object's editions show prices (`shows_prices`), as in its rendered edition.
+    """
+    return public_text(withheld_finding(f.id, f.public_message, shows_prices(d, f.object)))
 
 
 def _title(c: MetricChange) -> str:
@@ -228,7 +240,7 @@ BAND_NOTE = ("In parentheses beside a figure, the ends of its bands that moved w
 
 def _one_sided(d: Diff) -> list[str]:
     """The figures one side has, each with its bands, and which side."""
-    lost = bands.rows(_shown(one_sided(d)))
+    lost = bands.rows(_shown(d, one_sided(d)))
     if not lost:
         return []
     said = [BAND_NOTE, ""] if any(r.ends for r in lost) else []
@@ -240,16 +252,17 @@ def _one_sided(d: Diff) -> list[str]:
               f"{r.change.presence.replace('BASE', 'the previous').replace('HEAD', 'the new')} |" for r in lost), ""]
 
 
-def _value(state: RequirementState | None) -> str:
-    """A requirement's value on one side, withheld where its figure rests on our part prices (`priced`)."""
-    return WITHHELD if state is not None and state.value is not None and priced(state.metric) else \
-        requirement_value(state)
+def _value(d: Diff, state: RequirementState | None) -> str:
+    """A requirement's value on one side, withheld where its figure rests on part prices withheld (`withheld`)."""
+    return WITHHELD if state is not None and state.value is not None and withheld(d, state.object, state.metric) \
+        else requirement_value(state)
 
 
-def _state_json(state: RequirementState | None) -> dict | None:
-    """`state_json`, its value None where its figure rests on our part prices (`priced`)."""
+def _state_json(d: Diff, state: RequirementState | None) -> dict | None:
+    """`state_json`, its value None where its figure rests on part prices withheld (`withheld`)."""
     out = state_json(state)
-    return out if out is None or state is None or not priced(state.metric) else out | {"value": None}
+    return out if out is None or state is None or not withheld(d, state.object, state.metric) else \
+        out | {"value": None}
 
 
 def _band_ends(d: Diff) -> set[tuple[str, str]]:
@@ -265,18 +278,9 @@ def _bom(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...]) -> list[str]:
 
     def row(c: PartChange) -> str | None:
         s = swapped.get(id(c))
-        inside = f" in `{c.within}`" if c.within else ""
-        if s is None:
-            return (f"| `{c.object}` | `{c.part}`{inside} | {pr_md(c.number or '—')} | {pr_md(c.name or '—')} | "
-                    f"{c.kind} | {number(c.base)} | {number(c.head)} | {shown(c.change, 0, sign=True)} | "
-                    f"{power_cell(c.power, c.subtotal)} |")
-        if c is not s.old:
-            return None
-        both = s.old.base + s.new.base
-        return (f"| `{c.object}` | `{s.old.part}` → `{s.new.part}` ({number(s.count)}){inside} | "
-                f"{pr_md((s.old.number or '—') + ' → ' + (s.new.number or '—'))} | "
-                f"{pr_md((s.old.name or '—') + ' → ' + (s.new.name or '—'))} | {c.kind} | {number(both)} | "
-                f"{number(both)} | swapped | {power_cell(s.power, c.subtotal)} |")
+        middle = (c.number, c.name or "—") if s is None else \
+            (f"{s.old.number} → {s.new.number}", f"{s.old.name or '—'} → {s.new.name or '—'}")
+        return bom_row(c, s, [pr_md(x) for x in middle], cost=False)
 
     body = ["| object | part | part number | name | kind | previous | new | change | power change |",
             "|---|---|---|---|---|--:|--:|--:|--:|", *by_object(changes, row, cells=9, power=8)]
@@ -284,12 +288,13 @@ def _bom(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...]) -> list[str]:
         body = ["<details><summary>" f"{len(body) - 2} changed parts</summary>", ""] + body + ["", "</details>"]
     return ["### Bill of materials", "", "Parts whose count changed in each rack and cluster, previous → new, and "
             "lines whose power changed at the same count; a part replaced by as many of another of its kind in the "
-            "same place reads as one swap. Part number: the vendor's orderable number where the part states one "
-            "(—: none stated). Power: the change of the line's total. " + POWER_NOTE, "", *body, ""]
+            "same place reads as one swap. Part number: the vendor's orderable number where the part states one, "
+            "else why there is none, as the BOM says it (generic part: no OPN; ordered with its system; not "
+            "provided). Power: the change of the line's total. " + POWER_NOTE, "", *body, ""]
 
 
 def _bom_json(c: PartChange) -> dict:
-    return {"object": c.object, "part": c.part, "name": c.name or None, "part_number": c.number or None,
+    return {"object": c.object, "part": c.part, "name": c.name or None, "part_number": c.number,
             "kind": c.kind, "within": c.within or None, "base": c.base, "head": c.head, "change": c.change,
             "power_change": quantity(c.power), "subtotal": c.subtotal}
 
@@ -311,25 +316,26 @@ def to_json(d: Diff) -> str:
         bom=[_bom_json(c) for c in d.bom],
         bom_totals=totals_json(d.bom),
         **({"swaps": [{"object": s.old.object, "kind": s.old.kind, "within": s.old.within or None,
-                       "from": s.old.part, "to": s.new.part, "from_part_number": s.old.number or None,
-                       "to_part_number": s.new.number or None, "count": s.count, "power_change": quantity(s.power)}
+                       "from": s.old.part, "to": s.new.part, "from_part_number": s.old.number,
+                       "to_part_number": s.new.number, "count": s.count, "power_change": quantity(s.power)}
                       for s in d.swaps]} if d.swaps else {}),
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": public_text(r.state.statement), "target": r.state.target,
                        "metric_title": title_of(r.state.object, r.state.metric),
-                       "level": r.state.level, "base": _state_json(r.base), "head": _state_json(r.head),
+                       "level": r.state.level, "base": _state_json(d, r.base), "head": _state_json(d, r.head),
                        "failing": r.failing, "redefined": r.redefined, "tightened": r.tightened}
                       for r in d.requirements],
-        findings={"new": [_finding_json(f) for f in d.new_findings],
-                  "resolved": [_finding_json(f) for f in d.resolved_findings],
-                  "changed": [{"base": _finding_json(a), "head": _finding_json(b)} for a, b in d.changed_findings]},
+        findings={"new": [_finding_json(d, f) for f in d.new_findings],
+                  "resolved": [_finding_json(d, f) for f in d.resolved_findings],
+                  "changed": [{"base": _finding_json(d, a), "head": _finding_json(d, b)}
+                              for a, b in d.changed_findings]},
         metrics=[{"object": c.object, "metric": c.metric, "title": _title(c),
                   "base": metric_quantity(c.metric, c.base), "head": metric_quantity(c.metric, c.head),
                   "change": metric_quantity(c.metric, c.change), "relative": c.relative, "direction": c.direction,
                   "presence": c.presence,
                   "band_of": band[0] if (c.object, c.metric) in ends and (band := bands.band_of(c)) else None}
-                 for c in _shown(d.metrics)],
+                 for c in _shown(d, d.metrics)],
     ), ascii_only=False)
 
 
@@ -354,6 +360,6 @@ def not_made(side: str, errors: int, code: int, fmt: str = "md") -> str:
     return "\n".join(["## Change list: not made", "", f"❌ {line}", ""])
 
 
-def _finding_json(f: Finding) -> dict:
+def _finding_json(d: Diff, f: Finding) -> dict:
     """A finding as `gap --audience customer` gives it: no location, the customer's words, no waiver reason."""
-    return public_finding(finding(f) | {"message": f.public_message})
+    return public_finding(finding(f) | {"message": f.public_message}, shows_prices(d, f.object))

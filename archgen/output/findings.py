@@ -109,7 +109,7 @@ def told(f: Finding) -> str:
 
 
 def _own_hint(f: Finding) -> str:
-    """The hint of a finding of a reserved ID (SPC000 to SPC005), else ''.
+    """The hint of a finding of a reserved ID (SPC000 to SPC006), else ''.
 
     A reserved ID's hint is the problem's own (the allowed keys, a renamed metric's new name); a registered check's
     is its rule's Fix, which SARIF gives as the rule's `help` and docs/checks.md under the check, so it is not

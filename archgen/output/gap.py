@@ -318,14 +318,15 @@ def _answer_json(a: Answer, public: bool = False) -> dict:
             **({} if public else {"objects": list(a.objects)}), "current": a.current}
 
 
-def public_finding(f: dict) -> dict:
+def public_finding(f: dict, prices: bool = False) -> dict:
     """A JSON finding of the customer edition: no location, a waiver without its reason, no paths in the message.
 
-    Its message is the check's customer words (`Finding.public_message`, put in by `to_json`).
+    Its message is the check's customer words (`Finding.public_message`, put in by `to_json`); unit prices in it are
+    withheld unless `prices` (its document's `show_prices`, `withheld_finding`).
     """
     f = {k: v for k, v in f.items() if k not in ("file", "line", "column", "location")}
     if "waived" in f:
         f["waived"] = bool(f["waived"])
     if isinstance(f.get("message"), str):
-        f["message"] = public_text(withheld_finding(str(f.get("id", "")), f["message"]))
+        f["message"] = public_text(withheld_finding(str(f.get("id", "")), f["message"], prices))
     return f

@@ -112,9 +112,9 @@ def document_control(scope: Scope, doc_id: str, title: str, audience: str) -> li
 def approval_rows(info: DocumentInfo) -> list[tuple[str, str]]:
     """Who signed this revision off, and when, in the spec's order; the approvals of other revisions apart.
 
-    An approval is this revision's where it names the document's stated `revision` (or names none: then it says
-    "revision not stated"); one naming another revision is not, so a revision B copied from A with A's approval
-    reads "not approved: no approval names revision B" (newuser87). Without a stated revision nothing is judged.
+    An approval is this revision's where it names the document's stated `revision`; one naming another revision, or
+    none ("approval names no revision", SPC006), is not, so a revision B copied from A with A's approval reads "not
+    approved: no approval names revision B" (newuser87, diffpolish). Without a stated revision nothing is judged.
     """
     if not info.approvals:
         return []

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from archgen.analyse.bom_line import BomLine
+from archgen.analyse.bom_line import BomLine, part_number
 from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
 from archgen.pint_import import pint
@@ -28,29 +28,6 @@ BOM_COLUMNS = (
     Column("Total power", "kW", 2, "right"), Column("Unit weight", "kg", 1, "right"),
     Column("Total weight", "kg", 1, "right"), Column("Source or rule"),
 )
-
-
-#: The BOM's "Part number" cell where a line states no number, by why (docs/rendering.md, Part numbers): a class
-#: part (`generic: true`) or an accessory counted by rule (cord, rail kit, blanking panel, fibre cord) that any vendor's
-#: part of its description fills; a part fitted inside a system line, bought with it; a rack of the design, whose
-#: parts its own BOM lists; any other part, whose number the catalog does not state.
-GENERIC_PART = "generic part: no OPN"
-WITH_SYSTEM = "ordered with its system"
-RACK_ASSEMBLY = "rack: parts in its BOM"
-NOT_PROVIDED = "not provided"
-
-
-def part_number(line: BomLine, part: Any) -> str:
-    """A BOM line's part number cell: the catalog part's `part_number`, else why there is none (`GENERIC_PART`...)."""
-    if part is None:   # counted by rule; a line the spec does not state (a liquid rack's manifolds) is not provided
-        return GENERIC_PART if line.provided else NOT_PROVIDED
-    if number := getattr(part, "part_number", ""):
-        return str(number)
-    if getattr(part, "generic", False):
-        return GENERIC_PART
-    if line.kind == "Rack":
-        return RACK_ASSEMBLY
-    return WITH_SYSTEM if line.within else NOT_PROVIDED
 
 
 def bom_name(line: BomLine, part: Any) -> tuple[str, str, str | Cite]:

@@ -43,7 +43,33 @@ def test_this_revisions_approval_is_printed_and_the_earlier_one_beside_it(tmp_pa
     assert control["Approvals of other revisions"] == "C. Manager (release manager, 2026-12-01, revision A)"
 
 
-def test_an_approval_naming_no_revision_says_so(tmp_path):
-    md, _ = _render(tmp_path, "B", "    - {name: C. Manager, date: 2026-12-01}\n")
-    assert "| Approved by | C. Manager (2026-12-01, revision not stated) |\n" in md
-    assert "Approvals of other revisions" not in md
+def test_an_approval_naming_no_revision_does_not_approve_a_stated_one(tmp_path):
+    """diffpolish (review48's rank 1): every approval written before approvals named a revision names none, so a
+    revision B copied from A read "Approved by C. Manager (..., revision not stated)": B looked approved. It is not."""
+    md, control = _render(tmp_path, "B", "    - {name: C. Manager, date: 2026-12-01}\n")
+    assert "| Approved by | not approved: no approval names revision B |\n" in md
+    assert "| Approvals of other revisions | C. Manager (2026-12-01, approval names no revision) |\n" in md
+    assert control["Approved by"] == "not approved: no approval names revision B"
+
+
+def test_an_approval_naming_no_revision_is_a_warning_at_its_line(tmp_path):
+    """SPC006: the document states a revision and an approval names none, at the approval's file:line."""
+    stated = "document:\n  revision: B\n  approvals:\n    - {name: C. Manager, date: 2026-12-01}\n"
+    specs = write_tree(tmp_path / "ours", {"rack.yaml": RACK.replace(NAME, NAME + stated, 1)})
+    line = 1 + RACK.replace(NAME, NAME + stated, 1).splitlines().index("    - {name: C. Manager, date: 2026-12-01}")
+    for command in ("check", "validate"):
+        r = run_cli(command, specs)
+        assert r.code == 0, r.out + r.err
+        assert f"rack.yaml:{line}:" in r.out and "SPC006" in r.out, r.out
+        assert "approval by C. Manager (2026-12-01) names no revision; the document states revision B" in r.out
+
+
+def test_without_a_stated_revision_an_approval_is_this_documents(tmp_path):
+    """A document that states no revision has nothing to judge an approval by: today's behaviour, no warning."""
+    stated = "document:\n  approvals:\n    - {name: C. Manager, date: 2026-12-01}\n"
+    specs = write_tree(tmp_path / "ours", {"rack.yaml": RACK.replace(NAME, NAME + stated, 1)})
+    r = run_cli("render", specs, "--out", tmp_path / "out", "--formats", "md")
+    assert r.code == 0, r.err
+    md = (tmp_path / "out" / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
+    assert "| Approved by | C. Manager (2026-12-01) |\n" in md
+    assert "SPC006" not in run_cli("check", specs).out
