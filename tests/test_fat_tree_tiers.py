@@ -223,3 +223,19 @@ def test_spine_oversubscription_is_the_fullest_pods_when_the_last_pod_is_partial
     # the average over the pods, 23,040 / 8 = 2,880, which charged a job of one full pod the 7:1 taper
     path = result.clusters["cluster/meta-24k"].scale_out
     assert (path.pod, path.oversubscription) == (3072, pytest.approx(192 / 27))
+
+
+@pytest.mark.parametrize(("spine_down", "pod"), [(10, 2 * 12 * 8), (16, 4 * 12 * 8), (2, 12 * 8)])
+def test_a_rail_fabrics_non_blocking_pod_is_its_whole_rail_groups_in_one_pod(spec_tree, spine_down, pod) -> None:
+    """review49: 7 SUs of 12 DGX H100 (8 rails, 2 per 32-port leaf: 4 leaves a group) under 2:1 spines whose pods
+    hold `spine_down` leaves. Rail-aligned traffic (NCCL's rings, the leaf branch's rule) stays on a group's rail
+    leaves and crosses the tapered core between two groups whose rail-r leaves lie in different pods, so the
+    non-blocking pod is the whole groups of one pod, ⌊P / 4⌋ x 12 x 8 (one group where a group spans pods). Taking
+    leaves as holding alike said 672 x 10 / 28 = 240 at P = 10, where the third group's rails 5-8 sit in pod 2: 192."""
+    result = _small(spec_tree, "spine: {rack: net}",
+                    f"spine: {{rack: net, down: {{ports: 1-{spine_down}}}, oversubscription: '2:1'}}", racks=3, sus=7,
+                    tiers=3)
+    fa = _fabric(result)
+    assert (fa.leaves_per_group, fa.group_domains, fa.shape.pod_leaves, fa.accelerators) == (4, 12, spine_down, 672)
+    path = result.clusters["cluster/c"].scale_out
+    assert (path.pod, path.oversubscription) == (pod, 2.0)

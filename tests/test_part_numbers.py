@@ -21,14 +21,15 @@ PARTS = {d.id: KINDS[d.kind].model_validate(d.data) for d in load_paths([CATALOG
 NUMBER = TypeAdapter(PartNumber)
 
 
-@pytest.mark.parametrize("text", ["MQM9700-NS2F", "920-9B210-00FN-0M0", "DCS-7060X6-64PE-F", "P12345-B21#0D1"])
+@pytest.mark.parametrize("text", ["MQM9700-NS2F", "920-9B210-00FN-0M0", "DCS-7060X6-64PE-F", "P12345-B21#0D1",
+                                  "QDD-2X400G-FR4="])
 def test_an_orderable_code_is_read(text: str) -> None:
-    """NVIDIA's, Arista's and HPE's number shapes are read as written."""
+    """NVIDIA's, Arista's, HPE's and Cisco's number shapes are read as written (Cisco's spare ends in '=', review49)."""
     assert NUMBER.validate_python(f" {text} ") == text
 
 
 @pytest.mark.parametrize("text", ["TBD", "n/a", "MMA4Z00-NS400 / MMA1Z00-NS400", "MCP4Y10-N001, MCP4Y10-N002",
-                                  "-MMA4Z00"])
+                                  "-MMA4Z00", "QDD=400G", "=QDD-400G", "QDD-400G=="])
 def test_a_word_or_two_codes_is_refused(text: str) -> None:
     """A placeholder word, a list of alternatives or a code with a loose dash is no one orderable number."""
     with pytest.raises(ValidationError, match="one orderable part number"):

@@ -123,7 +123,10 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
     Taper and non-blocking pod: a tapered leaf tier leaves a flow non-blocking only under one leaf (a rail-optimized
     leaf reaches its rail of every domain in its group; a plain leaf, the nodes wired to it); a tapered spine tier
     of a 3-tier fabric, only inside one pod (a full pod's accelerators, not the average over pods, which a partly
-    filled last pod lowers: Meta's 24K with 7.5 pods, 3,072, not 2,880; spine31). When both taper, a flow leaving
+    filled last pod lowers: Meta's 24K with 7.5 pods, 3,072, not 2,880; spine31); rail-optimized, the whole rail
+    groups whose leaves lie in one pod, at least one group (rail-aligned traffic stays on a group's rail leaves and
+    crosses the core between groups whose rail-r leaves sit in different pods: 4-leaf groups in pods of 10 leaves
+    are 2 groups, not 10/28 of the accelerators; review49). When both taper, a flow leaving
     the leaf is charged their product, which is exact above the pod and pessimistic between leaf and pod. A dragonfly
     is non-blocking inside a group and tapered by its global links, a·p / (g·m) under uniform traffic (Kim et al.
     2008); a rail-only fabric carries rail-aligned traffic (NCCL's rings) like a rail-optimized fat tree, and nothing
@@ -149,6 +152,9 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
             pod = min(fa.group_domains, down) * (domain or per_node)
         else:
             pod = down // max(ppn // fa.planes, 1) * per_node
+    elif spine_taper > 1.0 and fa.pods and _rail_groups(fa):   # whole rail groups of one pod (at least one)
+        groups = min(max(fa.shape.pod_leaves // fa.leaves_per_group, 1), fa.groups)
+        pod = min(groups * fa.group_domains * (domain or per_node), fa.accelerators)
     elif spine_taper > 1.0 and fa.pods:   # a full pod's: P of the used leaves, each holding its share alike
         used = fa.tier_at("leaf").used_switches
         pod = fa.accelerators * min(fa.shape.pod_leaves, used) // used if used else fa.accelerators // fa.pods
@@ -306,3 +312,11 @@ def hall_draws(cluster: ClusterDesign, racks: dict) -> dict[str, Q]:
         draw[i.hall] = draw.get(i.hall, Q_(0, "kW")) + own
     out = {f"hall_power.{halls[k].id}": draw[k].to("kW") for k in sorted(draw)}
     return out | {"hall_power_max": max(out.values())}
+
+
+def _rail_groups(fa: FabricAnalysis) -> bool:
+    """Whether a fat tree's leaves are taken by rail groups, each domain of a group on each of its rail leaves."""
+    spec = fa.fabric.spec
+    return (isinstance(spec, FatTree) and spec.rail_optimized and bool(fa.group_domains and fa.leaves_per_group
+                                                                         and fa.groups)
+            and fa.group_domains <= fa.tier_at("leaf").down)

@@ -9,7 +9,8 @@ the 288 one-port 1.6T cages of a Vera Rubin SU's ConnectX-9 NICs).
 
 The logical ports of a cage: at a node, `analyse.link_ends.node_cage_ports` (the NIC slot's or part's `per_cage`
 times the fabric's `nic_breakout` split); at a switch's `down` ports, the group's `per_cage` times the tier's
-breakout; at its `up` ports, the group's `per_cage`. Fat trees and rail-only fabrics only: a torus's and a
+breakout; at its `up` ports, the group's `per_cage` times the uplinks one port carries (an `up` breakout, or
+uplinks split from faster ports by rate; review49). Fat trees and rail-only fabrics only: a torus's and a
 dragonfly's ends are not judged.
 """
 
@@ -35,8 +36,14 @@ def _switch_cage_ports(fa, tier_name: str, role: str) -> tuple[int, str] | None:
     down, up = role_groups(t.switch, getattr(spec, "down", None), getattr(spec, "up", None),
                            getattr(spec, "uplinks", None), getattr(spec, "uplink_speed", None))
     group = down if role == "down" else up
-    split = max(1, t.breakout) if role == "down" else 1
-    if split > 1 and split * float(t.speed.m_as("Gbit/s")) > float(group.speed.m_as("Gbit/s")) + 1e-6:
+    # a down port's split is the tier's breakout; an up port's, the uplinks its physical port carries: an `up` with a
+    # breakout, or uplinks slower than their group's ports without an `up` range (`tiers.split`: whole cages up at
+    # the down breakout, `uplink_speed` split by rate); an `up` without a breakout runs one uplink per port
+    up_use = getattr(spec, "up", None)
+    split = (max(1, t.breakout) if role == "down" else 1 if up_use is not None and up_use.breakout is None
+             else max(1, int(float(group.speed.m_as("Gbit/s")) // float(t.up_speed.m_as("Gbit/s")))))
+    rate = t.speed if role == "down" else t.up_speed
+    if split > 1 and split * float(rate.m_as("Gbit/s")) > float(group.speed.m_as("Gbit/s")) + 1e-6:
         return None   # a breakout the port cannot give is NET019's finding
     return group.per_cage * split, f"{t.switch.id} port group '{group.name}' ({group.cage or 'cage not stated'})"
 

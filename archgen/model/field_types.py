@@ -99,10 +99,12 @@ ZeroURackHeight = Annotated[ZeroURackSpace, AfterValidator(_whole_units)]
 
 
 #: One orderable part number (OPN, SKU): letters and digits, joined by - . _ / + or # (NVIDIA's MQM9700-NS2F and
-#: 920-9B210-00FN-0M0, Arista's DCS-7060X6-64PE-F, HPE's option suffix P12345-B21#0D1). A part number holds a digit;
-#: spaces, commas and words ('TBD', 'n/a', 'MMA4Z00-NS400 / MMA1Z00-NS400') are refused: a part with no single number
-#: leaves it empty (and says why, `generic` or the notes), as the BOM does (docs/rendering.md, Part numbers).
-_PART_NUMBER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._/+#-]*[A-Za-z0-9])?$")
+#: 920-9B210-00FN-0M0, Arista's DCS-7060X6-64PE-F, HPE's option suffix P12345-B21#0D1), ending in one '=' where it is
+#: Cisco's spare (QDD-2X400G-FR4=, a module ordered on its own, as resellers list it: https://support.itmall.sale/?p=15173;
+#: review49). A part number holds a digit; spaces, commas and words ('TBD', 'n/a', 'MMA4Z00-NS400 / MMA1Z00-NS400') are
+#: refused: a part with no single number leaves it empty (and says why, `generic` or the notes), as the BOM does
+#: (docs/rendering.md, Part numbers).
+_PART_NUMBER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._/+#-]*[A-Za-z0-9])?=?$")
 
 
 def _part_number(value: object) -> object:
@@ -113,8 +115,8 @@ def _part_number(value: object) -> object:
     if not _PART_NUMBER.match(text) or not any(c.isdigit() for c in text):
         raise PydanticCustomError(
             "expected", "one orderable part number such as 'MQM9700-NS2F' (letters and digits joined by - . _ / + #, "
-            "with a digit); where no single number is published leave it empty (a class part: generic: true) and name "
-            "alternatives or lengths in notes")
+            "with a digit, and a Cisco spare's closing =); where no single number is published leave it empty (a "
+            "class part: generic: true) and name alternatives or lengths in notes")
     return text
 
 
