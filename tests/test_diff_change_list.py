@@ -165,3 +165,12 @@ def test_the_quick_start_shows_the_revision_workflow():
     quick = readme[readme.index("## Quick start"):readme.index("## Specs")]
     for step in ("document:", "revision: B", "archgen diff", "--audience customer"):
         assert step in quick, step
+
+
+def test_the_bom_total_says_it_is_not_the_feeds_it_power(customer):
+    """The BOM's total is the parts' maximum draw at their own inputs (-136.9 kW); the cluster's IT power at the rack
+    feeds adds the power shelves' losses and loose optics, so it moves by more, and the note says which is which."""
+    assert "before the power shelves' losses" in customer and "IT power at the rack feeds" in customer
+    [feeds] = [r for r in _table(customer, "### Power and cost")
+               if r[0] == f"`{SU}`" and r[1] == "IT power at the rack feeds"]
+    assert _kw(feeds[4]) < -136.9, feeds

@@ -67,7 +67,10 @@ def bom_row(c: PartChange, swap: Swap | None, middle: Sequence[str] = (), *, cos
 
 #: What the power column's parentheses and total rows mean, in both editions' BOM sections.
 POWER_NOTE = ("A rack line's power, in parentheses, is its placed parts' draw, which their own lines give: the "
-              "**total** row under an object's lines adds its power column without the rack lines, each draw once.")
+              "**total** row under an object's lines adds its power column without the rack lines, each draw once. "
+              "These are the parts' stated maximum draws at their own inputs, before the power shelves' losses and "
+              "without the optics no part's figure holds: a cluster's IT power at the rack feeds, among the "
+              "figures, counts both.")
 
 
 def power_cell(q: Q | None, subtotal: bool = False) -> str:
