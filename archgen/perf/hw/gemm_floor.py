@@ -47,5 +47,5 @@ def gemm_kernel_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, streams=1.0):
 
 def gemm_kernel_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, streams=1.0):
     """`kernels.gemm_backward_time`, its input-gradient and weight-gradient GEMMs each at least the floor."""
-    return floored(hw, K.gemm_time(hw, dtype, m, k, n, batch), batch, streams) \
-        + floored(hw, K.gemm_time(hw, dtype, k, n, m, batch), batch, streams)
+    floor = hw.gemm_floor * ceil(batch / streams) if hw.gemm_floor else None
+    return K.gemm_backward_time(hw, dtype, m, n, k, batch, floor)

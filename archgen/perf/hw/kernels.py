@@ -265,12 +265,15 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     return maximum(2.0 * m * n * k * batch / rate, moved / stream)
 
 
-def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
-    """Backward time of the GEMM (m x k) by (k x n).
+def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, floor=None):
+    """Backward time of the GEMM (m x k) by (k x n), each of its two GEMMs at least `floor` (`perf.hw.gemm_floor`).
 
     The input gradient, (m x n) by (n x k), reduces over n; the weight gradient, (k x m) by (m x n), over the m rows.
     """
-    return gemm_time(hw, dtype, m, k, n, batch) + gemm_time(hw, dtype, k, n, m, batch)
+    grad_in, grad_w = gemm_time(hw, dtype, m, k, n, batch), gemm_time(hw, dtype, k, n, m, batch)
+    if floor is None:
+        return grad_in + grad_w
+    return maximum(grad_in, floor) + maximum(grad_w, floor)
 
 
 def memory_time(hw: Hardware, nbytes, working_set=None):
