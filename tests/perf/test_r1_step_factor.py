@@ -16,7 +16,7 @@ whether the slots are refilled at once (Offline) or as queries arrive (Server). 
 is 56.18 ms at 512 a rank and 31.64 ms at 157: the measured step is 2.10 times the model's at both. A term that
 grows per sequence alone (the MLA kernel's rate, host time per request) or a cost per pass alone cannot give one
 factor at both batches; these tests size what each would need (docs/perf-model.md, Limitations, "The DeepSeek-R1
-decode step is one factor slow").
+runs' decode step is one factor slower than the model's").
 """
 
 from __future__ import annotations
