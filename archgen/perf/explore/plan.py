@@ -51,6 +51,7 @@ from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.memory_limit import memory_limit, searched_within
 from archgen.perf.workload.training_setup import on_its_vendor, training_setup
 
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
@@ -85,6 +86,8 @@ class PlanResult:
     turned_off: tuple[str, ...] = ()    # searched switches the stack profile turns on and the best plan turns off,
     #                                     where they act (`plan_for_workload`)
     stack: str = ""                     # the profile those are judged against
+    memory_limit: str = ""              # the workload's own memory targets the search kept within, or missed
+    #                                     (`memory_limit.searched_within`); "" where it states none
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -280,10 +283,12 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     setup = training_setup(workload, Arch.from_model(model), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
-    res = search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only)
+    res, within = searched_within(memory_limit(workload, hw.hbm_capacity), hw, lambda h: search_plan(
+        h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
+        lambda r: r.best is not None)
     return replace(res, profile=not_searched(res, setup.knobs, bool(setup.job.arch.experts), t.precision,
                                              "etp" not in given), turned_off=turned_off(res, setup.knobs),
-                   stack=t.stack)
+                   stack=t.stack, memory_limit=within)
 
 
 def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
@@ -333,7 +338,9 @@ def plan_dict(res: PlanResult) -> dict[str, object]:
             "turned_on": list(res.turned_on), "turned_off": list(res.turned_off),
             "not_searched": {k: {"value": v, "used": not why, "why": why or "the stack profile's value, not searched"}
                              for k, (v, why) in res.profile.items()},
+            "memory_limit": res.memory_limit or None,
             "step_time_s": float(est.step_time) if est is not None else None,
+            "memory_per_gpu_bytes": float(est.memory.total) if est is not None else None,
             "mfu": float(est.mfu) if est is not None else None}
 
 
@@ -355,6 +362,8 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
         lines.append("  not searched, unused by the best plan: " + ", ".join(unused))
     lines.append("  model-only (no stack runs it): weight offload, " + (
         "searched" if res.searched_model_only else "not searched (--model-only to search it)"))
+    if res.memory_limit:
+        lines.append(f"  memory: {res.memory_limit}")
     lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "
                  f"{res.space:,} (layout, switches) pairs evaluated (pruned by memory fit and a compute bound)")
     if res.best is None or res.estimate is None:
