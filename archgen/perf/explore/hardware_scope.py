@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.model.sweep import COST_OBJECTIVES
 from archgen.model.sweep_axes import CHIP_AXES, HARDWARE_AXES
+from archgen.perf.workload.derived import POWER_METRICS
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.peak_scope import held_peaks
 from archgen.quantity_json import json_magnitude
@@ -41,9 +42,6 @@ from archgen.units import Q
 
 if TYPE_CHECKING:
     from archgen.perf.explore.points import SweepProblem
-
-#: A point's metrics built on its cluster's IT power (`derived.point_metrics`, `run_figures.run_energy`).
-POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
 
 _HARDWARE = frozenset(HARDWARE_AXES)
 _STATED = frozenset((*HARDWARE_AXES, "tdp"))   # axes a level of which may describe no catalogued machine
