@@ -223,11 +223,19 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
         per = p / count
         gathered = (p * wb + high * (WEIGHT_BYTES - wb)) / count
-        asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", gathered)),
-                                   need, strict=True) if w]
+        reduced = per * gb
+        asked = []  # the requests `need` keeps, in order (written out: comprehensions over a zip cost more, issue 25)
+        if need[0]:
+            asked.append(("all_reduce", reduced))
+        if need[1]:
+            asked.append(("reduce_scatter", reduced))
+        if need[2]:
+            asked.append(("all_gather", gathered))
         out = iter(group_times(hw, asked, n, k, apart) if timer is None else timer(group, asked, n, k, apart))
         live = (n > 1) & (p > 0)
-        return [where(live, count * next(out), 0.0) if w else 0.0 for w in need]
+        return [where(live, count * next(out), 0.0) if need[0] else 0.0,
+                where(live, count * next(out), 0.0) if need[1] else 0.0,
+                where(live, count * next(out), 0.0) if need[2] else 0.0]
 
     def hidden(t, window, on, received, edge):
         """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""

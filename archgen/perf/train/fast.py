@@ -101,4 +101,7 @@ def worst(values: list[Any]) -> int:
 
 def at_worst(pairs: list[tuple[float, float]], real: list[bool]) -> tuple[float, float]:
     """The (DP communication, optimizer step) pair of the class whose sum is largest (`ranks.at_worst`)."""
-    return pairs[worst([d + o if r else 0.0 for (d, o), r in zip(pairs, real, strict=True)])]
+    sums = []
+    for i, (d, o) in enumerate(pairs):  # (a loop: a comprehension over a zip costs more on a few classes)
+        sums.append(d + o if real[i] else 0.0)
+    return pairs[worst(sums)]
