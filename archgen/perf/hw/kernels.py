@@ -266,16 +266,9 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
 
 
 def _gemm_figures(hw: Hardware, dtype: str) -> tuple:
-    """`gemm_time`'s figures of `dtype` on `hw`: `Hardware.gemm_figures` and `gemm_bytes`' bytes per element.
-
-    Bytes per input element (with its block scales in the part's FP4 format) and per output element. Kept in
-    `Hardware.gemm_kept` where the first two are numbers (an estimate times about twenty GEMMs: one lookup each,
-    issue 25).
-    """
+    """`Hardware.gemm_figures` and `gemm_bytes`' bytes per input and output element, kept in `Hardware.gemm_kept`."""
     best, stream = hw.gemm_figures(dtype)
-    per = _ELEMENT_BYTES.get((dtype, hw.fp4))
-    if per is None:  # a type or format of no entry: `element_bytes` says which (KeyError)
-        per = element_bytes(dtype, hw.fp4)
+    per = _ELEMENT_BYTES.get((dtype, hw.fp4)) or element_bytes(dtype, hw.fp4)  # no entry: `element_bytes` says why
     got = best, stream, per, DTYPE_BYTES[dtype]
     if isinstance(best, float) and isinstance(stream, float):
         hw.gemm_kept[dtype] = got
