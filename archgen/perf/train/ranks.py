@@ -204,8 +204,9 @@ def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: Layo
                                weight_bytes=job.weight_bytes, dropout=job.dropout, offload=code, etp=etp,
                                per_layer=per_layer)  # what the classes share: `training_memory` of each, below
         mems, totals, hosts = [], [], []  # one pass over the classes (not a comprehension per list)
+        plain = isinstance(per_layer, fast.NUMBER)  # every figure of `shared` a number (`fast.rank_parts`)
         for c in one:
-            f = rank_parts(shared, c.layers, c.embedding, c.loss, c.position)  # `rank_memory`'s
+            f = fast.rank_parts(shared, c) if plain else rank_parts(shared, c.layers, c.embedding, c.loss, c.position)
             mems.append(f)
             held = c.ranks > 0
             totals.append(0 + f[0] + f[1] + f[2] + f[3] if held else -np.inf)
