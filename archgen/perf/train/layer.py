@@ -185,11 +185,13 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
     h_fb, synced = H.host_time(job, H.with_calls(job, ep, (n_f, n_b)), rc, attn_k), H.synchronised(job)
-    e_cast = K.memory_time(hw, T * (Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp)
-                                    + Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp)))
-    e_pad = Q.PAD_CALLS if Q.pads_experts(job.recipe, job.moe_dispatcher) else 0.0
-    queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
-        job.recipe, hw.compute_capability, a.experts / ep) + e_pad, K.KERNEL_OVERHEAD) if synced else None
+    queue = None
+    if synced:  # the experts' input casts and padding calls enter the synchronised stretch alone (issue 25)
+        e_cast = K.memory_time(hw, T * (Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp)
+                                        + Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp)))
+        e_pad = Q.PAD_CALLS if Q.pads_experts(job.recipe, job.moe_dispatcher) else 0.0
+        queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
+            job.recipe, hw.compute_capability, a.experts / ep) + e_pad, K.KERNEL_OVERHEAD)
     host = H.host_excess(h_fb, (gpu_f, gpu - gpu_f), synced, queue)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
                       hbm)
