@@ -112,6 +112,15 @@ def test_estimate_imports_neither_dask_nor_the_checks():
     assert loaded(modules, NOT_ESTIMATE) == []
 
 
+def test_check_imports_no_masked_arrays():
+    """`np.unique` of an array alone imports `numpy.ma` (its masked-array test, 14 ms); `check` never needs it."""
+    r = quick_exit("check", str(SPECS))
+    assert r.returncode in (0, 1), r.stderr
+    modules = exit_modules(r)
+    assert "archgen.checks.registry" in modules  # it did check
+    assert loaded(modules, ("numpy.ma", *NEVER)) == []
+
+
 #: What `archgen validate` does not run: the analyses, the performance model, the checks other than REF.
 NOT_VALIDATE = ("archgen.perf", "archgen.analyse.rack", "archgen.analyse.cabling", "archgen.analyse.cost",
                 "archgen.analyse.operations_stage",
