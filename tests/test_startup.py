@@ -296,6 +296,7 @@ def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path
     mac, _, body = path.read_bytes().partition(b"\n")
     kept = marshal.loads(body[len(MAGIC_NUMBER):])
     assert len(kept) > 100 and all(text.startswith("def __create_fn__(") for text in kept)
+    assert all(type(marshal.loads(code)).__name__ == "code" for code in kept.values())  # each marshalled on its own
     written = path.stat().st_mtime_ns
     assert _code_run(tmp_path) == first and path.stat().st_mtime_ns == written  # nothing compiled: not rewritten
     planted = {text: compile("raise SystemExit('planted')", "<string>", "exec") for text in kept}
