@@ -8,7 +8,7 @@ DeepSeek-R1 Server settings on a DGX B200 (3.31 s, 9.2x, against 1.93 s, 5.4x).
 Each command runs in a fresh interpreter, alternating with the baseline so that machine noise hits both; the
 table reports medians of wall time and of CPU time (user + system of the child, the measure issue 25 compares) and
 their ratios to the baseline measured in the same run (issue bar: check within 3x). The children write and reuse
-byte code, as bench_calculon.py's do (`ENV`).
+byte code and keep their caches in a folder of the bench's own, as bench_calculon.py's do (`ENV`).
 
 Where Calculon is found (bench_calculon.py's `calculon_command`: `$CALCULON`, else the one `make calculon` builds,
 else one on PATH), its `llm` run of the README example is one more row of the same rounds, and the report gives the

@@ -47,3 +47,15 @@ def test_the_bench_runs_the_built_calculon_unless_told_otherwise(monkeypatch):
     assert "make calculon" in bench_calculon.calculon_source()
     assert bench_calculon._portable(str(bench_calculon.BUILT_SRC / "calculon/__init__.py"), str(bench_calculon.BUILT_SRC)) \
         == "build/calculon/src/calculon/__init__.py"
+
+
+def test_the_bench_keeps_its_caches_apart(monkeypatch):
+    """The children's caches are the bench's own, so the runs after a spec change remove only the bench's entries."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import bench_calculon
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    assert bench_calculon.ENV["XDG_CACHE_HOME"] == str(bench_calculon.CACHE)
+    assert bench_calculon.SPECS_KEPT.is_relative_to(bench_calculon.CACHE) and bench_calculon.CACHE.is_dir()
+    assert "PYTHONDONTWRITEBYTECODE" not in bench_calculon.ENV
