@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench golden docs lint clean browser
+.PHONY: demo test fuzz bench calculon golden docs lint clean browser
 
 # pip upgraded first, then the packages installed without byte-compiling them (`--no-compile`): pip compiled all 5,213
 # installed modules one by one on one core before any test could start, and the tests import about a third of them
@@ -77,6 +77,37 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	@mkdir -p bench/results
 	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Calculon's command line and checkout, the other side of issue 25's CLI bar (bench/bench_calculon.py,
+# bench/bench_cli.py), built the same way each time: calculon-ai/calculon at the commit bench/calculon/ was copied
+# from, exported (`git archive`) into build/calculon/src, and installed in a venv of its own, build/calculon/venv,
+# with the dependency versions bench/calculon/requirements.txt pins. The benches use it where no `CALCULON` (the
+# command) or `CALCULON_ROOT` (the checkout) is set. Calculon is no dependency of archgen, and this machine may be
+# offline: CALCULON_GIT names where to fetch the commit from (a URL, or a local clone or mirror holding it), and pip
+# installs from whatever index or wheel folder its configuration names; where either fails the target says so.
+CALCULON_COMMIT := caa4b11f8fe1fee3ba57adaacb7590d7deabd053
+CALCULON_GIT    ?= https://github.com/calculon-ai/calculon.git
+CALCULON_BUILD  := build/calculon
+
+calculon: $(CALCULON_BUILD)/venv/.installed
+
+$(CALCULON_BUILD)/venv/.installed: bench/calculon/requirements.txt
+	@rm -rf $(CALCULON_BUILD) && mkdir -p $(CALCULON_BUILD)/src
+	@git init -q --bare $(CALCULON_BUILD)/git
+	@git --git-dir=$(CALCULON_BUILD)/git fetch -q --depth 1 $(CALCULON_GIT) $(CALCULON_COMMIT) || { \
+	  echo "make calculon: cannot fetch Calculon $(CALCULON_COMMIT) from $(CALCULON_GIT) (offline?)." >&2; \
+	  echo "  Point CALCULON_GIT at a clone or mirror that holds it: make calculon CALCULON_GIT=/path/to/calculon" >&2; \
+	  echo "  or set CALCULON to a calculon command and CALCULON_ROOT to a checkout (bench/bench_calculon.py)." >&2; \
+	  exit 1; }
+	@git --git-dir=$(CALCULON_BUILD)/git archive $(CALCULON_COMMIT) | tar -x -C $(CALCULON_BUILD)/src
+	$(PYTHON) -m venv $(CALCULON_BUILD)/venv
+	@$(CALCULON_BUILD)/venv/bin/python -m pip install --quiet -r bench/calculon/requirements.txt || { \
+	  echo "make calculon: Calculon's dependencies (bench/calculon/requirements.txt) did not install: no index or" >&2; \
+	  echo "  wheel folder in pip's configuration holds them (offline?)." >&2; exit 1; }
+	$(CALCULON_BUILD)/venv/bin/python -m pip install --quiet --no-deps $(CALCULON_BUILD)/src
+	@$(CALCULON_BUILD)/venv/bin/calculon llm bench/calculon/megatron-1T.json bench/calculon/3072_t4_p64_d12_mbs4_full.json \
+	  bench/calculon/a100_80g.json - > /dev/null
+	touch $@
 
 golden: $(STAMP)
 	ARCHGEN_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_errors.py

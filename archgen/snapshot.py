@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from archgen import cache, code_version
 from archgen.load import shipped_catalog
-from archgen.spec_files import find_files
+from archgen.spec_files import find_real
 from archgen.startup import is_console_script, resume_gc
 from archgen.validate import Specs
 from archgen.yaml_guard import MAX_FILE_BYTES, opened
@@ -146,9 +146,9 @@ def _key(paths: Sequence[str | Path], library: Path | None = None, roots: Sequen
                      + os.path.realpath(raw).encode("utf-8", "surrogatepass"))
             if raw == catalog and not os.path.exists(raw):   # no catalog shipped: nothing to read
                 continue
-            for f in find_files([raw]):
+            for f, real in find_real([raw]):
                 h.update(b"\0" + str(f).encode("utf-8", "surrogatepass") + b"\0"
-                         + os.path.realpath(f).encode("utf-8", "surrogatepass") + b"\0" + _read_spec(str(f)))
+                         + str(real).encode("utf-8", "surrogatepass") + b"\0" + _read_spec(str(f)))
     except Exception:  # a missing, unreadable or refused path: `validate` says what is wrong
         return None
     return h.hexdigest()[:32]

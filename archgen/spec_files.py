@@ -91,7 +91,15 @@ def shown_file(file: str) -> str:
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a `LoadError`.
+    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a `LoadError` (`find_real`)."""
+    return [f for f, _ in find_real(paths)]
+
+
+def find_real(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
+    """Every ``*.yaml``/``*.yml`` file under `paths` with its real path, sorted; a missing path is a `LoadError`.
+
+    The real path is the one the rule below judges the file by (`os.path.realpath` of it: the snapshot's key names
+    it, `archgen.snapshot`, without resolving each file a second time).
 
     A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
     file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
@@ -155,7 +163,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
             found.setdefault(real, f)
     if problems:
         raise UnreadableError(problems)
-    return sorted(found.values())
+    return sorted((f, real) for real, f in found.items())
 
 
 def _walk(top: Path) -> tuple[list[Path], list[Path], list[str], list[Path]]:

@@ -21,9 +21,10 @@ teardown 4.0 % (`Py_FinalizeEx`: two full collections and every module's objects
   or library process does not read or write the file): `dataclasses` writes each
   method of each class (`__init__`, `__repr__`, `__eq__`, ...) as source text and compiles it with `exec`, some
   1,100 functions for `archgen estimate`, a fifth of its instructions in Python 3.11. The code compiled from each
-  text is kept in the cache directory (`code/<interpreter tag>.marshal`, sealed with the cache key as pint's
-  pickles are: a file without this machine's seal is never read) and reused by the next process; `exec` of a text
-  and of the code compiled from it are the same, so every class is the same.
+  text is kept in the cache directory (`code/<interpreter tag>-each.marshal`, each code marshalled on its own,
+  unmarshalled when a class asks for it; sealed with the cache key as pint's pickles are: a file without this
+  machine's seal is never read) and reused by the next process; `exec` of a text and of the code compiled from it
+  are the same, so every class is the same.
 
 - `one_blas_thread` (the CLI's `main` only, before numpy is imported): numpy's OpenBLAS starts a worker thread per
   core when it loads, whose start and spin-wait cost 20-70 ms of CPU on a two-core machine (`import numpy`: 0.17 s
@@ -159,9 +160,11 @@ def exit_now(stop: SystemExit) -> NoReturn:
     os._exit(code)
 
 
-#: The code compiled from each method text of `dataclasses` (`reuse_generated_code`), by the text. Each start reads
-#: the whole file (some 14 us per entry), so past `MAX_CODE` entries a process that compiled one keeps only those
-#: it used (`archgen estimate`: about 900).
+#: The code compiled from each method text of `dataclasses` (`reuse_generated_code`), by the text: the code object, or
+#: its marshalled bytes until a class asks for it. Each start reads the whole file; past `MAX_CODE` entries a process
+#: that compiled one keeps only those it used (`archgen estimate`: about 900). The file holds each code marshalled
+#: on its own, so a start unmarshals only the code it runs: `estimate` against a full file (2,048 entries, 3.1 MB,
+#: the texts of every command), 14 ms of unmarshalling became 1 ms for the table and 3 ms for its 900 codes.
 _CODE: dict[str, Any] = {}
 _USED: set[str] = set()
 MAX_CODE = 2048
@@ -174,6 +177,11 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) ->
     global _compiled
     if isinstance(source, str):
         code = _CODE.get(source)
+        if isinstance(code, bytes):  # kept, not yet unmarshalled
+            try:
+                code = _CODE[source] = marshal.loads(code)
+            except (EOFError, ValueError, TypeError):  # not ours: compiled anew
+                code = None
         if code is None:
             code = _CODE[source] = compile(source, "<string>", "exec")  # what `exec` of the text compiles
             _compiled += 1
@@ -184,7 +192,9 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) ->
 
 
 #: The cache entry of this interpreter's compiled method code (`cache`: kind, key, suffix), sealed as every entry is.
-_ENTRY = ("code", sys.implementation.cache_tag or "", ".marshal")
+#: "-each": each code marshalled on its own; archgen before it kept whole code objects in `<tag>.marshal` and would
+#: `exec` these bytes as source, so the two never share a file (two versions of archgen on one machine).
+_ENTRY = ("code", f"{sys.implementation.cache_tag}-each" if sys.implementation.cache_tag else "", ".marshal")
 
 
 def reuse_generated_code() -> None:
@@ -200,6 +210,7 @@ def reuse_generated_code() -> None:
             pass
     if len(_CODE) > MAX_CODE:  # too much to read at each start: this process writes back what it uses
         _save_at_exit()
+
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the module's own name `exec` shadows the builtin
 
 
@@ -218,7 +229,8 @@ def _save() -> None:
     from archgen import cache
     kept = _CODE if len(_CODE) <= MAX_CODE else {text: _CODE[text] for text in _USED}
     try:
-        body = MAGIC_NUMBER + marshal.dumps(kept)
+        body = MAGIC_NUMBER + marshal.dumps({text: code if isinstance(code, bytes) else marshal.dumps(code)
+                                             for text, code in kept.items()})
     except ValueError:
         return
     cache.store_bytes(*_ENTRY[:2], body, _ENTRY[2])

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from archgen.errors import SpecProblem, did_you_mean, excerpt, odd_character
 from archgen.load import SourceDocument as Source
-from archgen.model.spec_paths import fields_at, quantity_hint, untagged
+from archgen.model.spec_paths import fields_at, owners_below, quantity_hint, untagged
 
 
 def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:
@@ -96,7 +96,8 @@ def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "extra_forbidden":
         allowed = fields_at(cls, raw[:-1])   # the keys of the union's member the document names
-        hint = did_you_mean(loc[-1], allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else "")
+        hint = _one_level_down(cls, raw[:-1], loc, str(loc[-1])) or did_you_mean(loc[-1], allowed) or (
+            f"allowed keys: {', '.join(allowed)}" if allowed else "")
         if re.match(r"\d+(?:\.\d+)?(?:\s|$)", str(loc[-1])):   # {count: 1,024}: YAML reads a key 024
             hint = ("a comma inside {...} separates entries, so a number written with a thousands separator "
                     "(1,800 GB/s) is split in two there: write it without the comma")
@@ -121,6 +122,21 @@ def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -
             path = ".".join(str(p) for p in loc)
         return SpecProblem(doc.locate(loc), path, str(err["msg"]).removeprefix("Value error, "))
     return SpecProblem(doc.locate(loc), path, f"{err['msg']}, got {_short(value)}")
+
+
+def _one_level_down(cls: type[BaseModel], raw: tuple, loc: tuple, key: str) -> str:
+    """Where an unknown `key` goes when a model one level down has it: `training.tp` is `training.parallelism.tp`.
+
+    Before (newuser88), a layout written flat under a Workload's `training:`, as the validation-case files write
+    it, got the 27 keys of `training` listed, and `micro_batch` "did you mean 'global_batch'?".
+    """
+    owners = owners_below(cls, raw, key)
+    if not owners:
+        return ""
+    parent = ".".join(str(p) for p in loc[:-1])
+    where = " or ".join(f"'{parent + '.' if parent else ''}{o}'" for o in owners)
+    here = f"'{parent}'" if parent else "the document's top level"
+    return f"'{key}' is a key of {where}, not of {here}: write it there, e.g. {owners[0]}: {{{key}: ...}}"
 
 
 _EXPECTED = {

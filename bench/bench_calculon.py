@@ -10,7 +10,8 @@ Each command runs in a fresh interpreter, the two alternating round by round so 
 time is user + system of the child (`resource.getrusage(RUSAGE_CHILDREN)`), the median of `RUNS` rounds.
 
 archgen runs warm, as a user's repeated command does: its byte code and caches (parsed YAML, compiled code, the
-validated specs `archgen.snapshot` keeps) written by the warm-up run. A third command, alternating with the two,
+validated specs `archgen.snapshot` keeps) written by the warm-up run, in a cache folder of the bench's own (`CACHE`),
+which no other process on the machine evicts. A third command, alternating with the two,
 is archgen with its kept specs removed before each run (`SPECS_KEPT`): the first run after a spec file changed,
 which validates and keeps them again.
 
@@ -20,22 +21,30 @@ which validates and keeps them again.
   of its README (one execution of 1T on 3,072 A100), with the input files it ships (bench/calculon/, copied from
   calculon-ai/calculon at caa4b11, Apache-2.0).
 
-Calculon is not a dependency of archgen. The bench runs it where it finds it: the command in `$CALCULON` (e.g.
-`/path/to/venv/bin/calculon`, or `python /path/to/calculon/bin/calculon` with its checkout on PYTHONPATH), else a
-`calculon` on PATH or beside this interpreter; otherwise it writes "not installed" and the ratio is not measured.
+Calculon is not a dependency of archgen. `make calculon` builds its command line the same way each time: the commit
+bench/calculon/ was copied from, exported into build/calculon/src, installed in a venv of its own (build/calculon/venv)
+with the dependency versions bench/calculon/requirements.txt pins (this machine is offline: `CALCULON_GIT=` a clone
+or mirror holding the commit; the target says so where it cannot fetch or install). The bench runs, in this order:
+the command in `$CALCULON` (e.g. `/path/to/venv/bin/calculon`, or `python /path/to/calculon/bin/calculon` with its
+checkout on PYTHONPATH), else the one `make calculon` built, else a `calculon` on PATH or beside this interpreter;
+otherwise it writes "not installed" and the ratio is not measured. The report names which it ran: the CLI ratio
+moves with Calculon's install (its pandas and numpy are most of its run), so a ratio is only comparable to one
+measured against the same.
 
 One configuration in process (issue 25's bar: archgen's CPU per evaluation / Calculon's <= 0.07, `ONE_BAR`): the
 same plan in both models, 1T on 4,096 A100, archgen's like-for-like pick as tests/perf/data/calculon-optima.yaml
 records it (`archgen_plan_like`: its Calculon execution, and archgen's layout and switches read back from it by
 `calculon_terms.archgen_plan`). archgen: `estimate_training` in this process; Calculon: its evaluation of the
 execution (bench/calculon_one.py) in a child interpreter, `$CALCULON_PYTHON` or this one, with `$CALCULON_ROOT`
-(Calculon's checkout) on its PYTHONPATH. Each side times its own CPU (`time.process_time`) over a round of calls,
+(Calculon's checkout) on its PYTHONPATH; where neither is set and `make calculon` built them, its venv's interpreter
+and build/calculon/src. Each side times its own CPU (`time.process_time`) over a round of calls,
 the two alternating round by round; the ratio is of the medians. Where Calculon does not import, the bench says why
 and leaves that section without a ratio.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
@@ -45,6 +54,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,9 +64,15 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 INPUTS = ROOT / "bench" / "calculon"
 RUNS = 9
+#: The children's cache folder (`XDG_CACHE_HOME`): the bench's own, removed at exit. In the shared ~/.cache every
+#: checkout and command of the machine keeps its validated specs among 32 (`snapshot.MAX_SNAPSHOTS`), so another
+#: engineer's runs could evict what the warm-up kept and turn the hits measured into misses, and the runs after a
+#: spec change (`FRESH`) removed every kept entry on the machine, not only the bench's (boot32).
+CACHE = Path(tempfile.mkdtemp(prefix="archgen-bench-cache-"))
+atexit.register(shutil.rmtree, CACHE, True)
 #: The children write and reuse byte code (as an installed package does) even where the environment says not to:
 #: otherwise archgen, run from its source tree, recompiles every module each run and Calculon, installed, does not.
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "XDG_CACHE_HOME": str(CACHE)}
 ARCHGEN = [str(BIN / "archgen"), "estimate", "--workload", "llama3-70b-pretrain-b200"]
 CALCULON_ARGS = ["llm", str(INPUTS / "megatron-1T.json"), str(INPUTS / "3072_t4_p64_d12_mbs4_full.json"),
                  str(INPUTS / "a100_80g.json"), "-"]
@@ -68,16 +84,34 @@ ONE_INPUTS = (INPUTS / "megatron-1T.json", INPUTS / "a100_80g.json")
 ONE_CALLS = {"archgen": 1000, "calculon": 100}
 
 
+#: What `make calculon` builds: Calculon's checkout at the pinned commit and a venv holding it (Makefile).
+BUILT = ROOT / "build" / "calculon"
+BUILT_CLI, BUILT_PYTHON, BUILT_SRC = (BUILT / "venv" / "bin" / "calculon", BUILT / "venv" / "bin" / "python",
+                                     BUILT / "src")
+
+
 def calculon_command() -> list[str] | None:
     """The command that runs Calculon's CLI here, or None where it is not installed."""
     if os.environ.get("CALCULON"):
         return shlex.split(os.environ["CALCULON"])
+    if BUILT_CLI.is_file():
+        return [str(BUILT_CLI)]
     found = shutil.which("calculon") or shutil.which("calculon", path=str(BIN))
     return [found] if found else None
 
 
+def calculon_source() -> str:
+    """Which Calculon `calculon_command` runs, in words for the report (no folder of this machine named)."""
+    if os.environ.get("CALCULON"):
+        return "the command in `$CALCULON`"
+    if BUILT_CLI.is_file():
+        return ("build/calculon/venv/bin/calculon, built by `make calculon` (calculon-ai/calculon caa4b11, "
+                "dependencies as bench/calculon/requirements.txt pins them)")
+    return "a `calculon` found on PATH" if calculon_command() else "none"
+
+
 #: Where the console script keeps its validated specs (`archgen.snapshot`), as `archgen.cache.cache_dir` names it.
-SPECS_KEPT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "archgen" / "specs"
+SPECS_KEPT = CACHE / "archgen" / "specs"
 FRESH = "archgen, specs changed"
 #: The machine's load average (1 minute) before and after the CLI rounds (a shared machine: the ratio moves with it).
 LOAD: list[float] = []
@@ -124,7 +158,10 @@ def one_configuration(rounds: int = RUNS) -> dict | str:
     exe = plan["calculon"]["execution"]
     hw, job, lay = archgen_plan(CASES[ONE_CASE], exe)
     step = float(estimate_training(hw, job, lay).step_time)
-    root, python = os.environ.get("CALCULON_ROOT", ""), os.environ.get("CALCULON_PYTHON", sys.executable)
+    root, python = os.environ.get("CALCULON_ROOT", ""), os.environ.get("CALCULON_PYTHON", "")
+    if not root and not python and BUILT_PYTHON.is_file() and BUILT_SRC.is_dir():   # `make calculon`'s
+        root, python = str(BUILT_SRC), str(BUILT_PYTHON)
+    python = python or sys.executable
     env = dict(ENV, PYTHONPATH=os.pathsep.join(p for p in (root, ENV.get("PYTHONPATH", "")) if p))
     child = subprocess.Popen([python, str(ROOT / "bench" / "calculon_one.py"), *map(str, ONE_INPUTS),
                               json.dumps(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -159,8 +196,12 @@ def one_configuration(rounds: int = RUNS) -> dict | str:
 
 
 def _portable(path: str, root: str) -> str:
-    """`path` with Calculon's checkout written as `$CALCULON_ROOT`, so the report names no folder of this machine."""
-    return path.replace(os.path.realpath(root), "$CALCULON_ROOT").replace(root, "$CALCULON_ROOT") if root else path
+    """`path` with Calculon's checkout written as `$CALCULON_ROOT`, so the report names no folder of this machine.
+
+    `make calculon`'s checkout is written as build/calculon/src.
+    """
+    name = "build/calculon/src" if os.path.realpath(root or "/") == os.path.realpath(BUILT_SRC) else "$CALCULON_ROOT"
+    return path.replace(os.path.realpath(root), name).replace(root, name) if root else path
 
 
 def one_lines(one: dict | str) -> list[str]:
@@ -268,11 +309,12 @@ def report(samples: dict[str, list[tuple[float, float]]] | None,
              "bar: archgen's CPU / Calculon's <= 1.", ""]
     tail = (one_lines(one) if one is not None else []) + (optimum_lines(times) if times is not None else [])
     if samples is None:
-        return "\n".join([*lines, "Calculon: not installed (set `CALCULON` to its command); ratio not measured.",
-                          *tail, ""])
+        return "\n".join([*lines, "Calculon: not installed (`make calculon`, or set `CALCULON` to its command); "
+                                  "ratio not measured.", *tail, ""])
     med = {k: [statistics.median(s[i] for s in v) for i in (0, 1)] for k, v in samples.items()}
     load = f" Load average (1 min) before and after: {LOAD[0]:.1f}, {LOAD[1]:.1f}." if len(LOAD) == 2 else ""
-    lines += [f"Median of {len(samples['archgen'])} alternating rounds, one run.{load}", "",
+    lines += [f"Median of {len(samples['archgen'])} alternating rounds, one run.{load} Calculon: {calculon_source()}.",
+              "",
               "| command | wall (s) | CPU (s) |", "|---|---:|---:|",
               f"| `{' '.join(ARCHGEN[1:])}` | {med['archgen'][0]:.3f} | {med['archgen'][1]:.3f} |",
               f"| `calculon llm` (README example: megatron-1T, 3,072 A100, one execution) | {med['calculon'][0]:.3f} "

@@ -7,7 +7,12 @@ DeepSeek-R1 Server settings on a DGX B200 (3.31 s, 9.2x, against 1.93 s, 5.4x).
 
 Each command runs in a fresh interpreter, alternating with the baseline so that machine noise hits both; the
 table reports medians of wall time and of CPU time (user + system of the child, the measure issue 25 compares) and
-their ratios to the baseline measured in the same run (issue bar: check within 3x).
+their ratios to the baseline measured in the same run (issue bar: check within 3x). The children write and reuse
+byte code and keep their caches in a folder of the bench's own, as bench_calculon.py's do (`ENV`).
+
+Where Calculon is found (bench_calculon.py's `calculon_command`: `$CALCULON`, else the one `make calculon` builds,
+else one on PATH), its `llm` run of the README example is one more row of the same rounds, and the report gives the
+CPU ratio of the training estimate to it: issue 25's CLI bar (<= 1), measured beside every other command.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench_calculon import CALCULON_ARGS, ENV, calculon_command, calculon_source
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -39,13 +46,15 @@ COMMANDS = {
     "archgen validate specs/": [str(BIN / "archgen"), "validate", "specs/"],
     "archgen check specs/": [str(BIN / "archgen"), "check", "specs/"],
 }
+#: The row of Calculon's `llm` run and the archgen command issue 25's CLI bar compares with it.
+CALCULON, BAR = "calculon llm (README example)", "archgen estimate --workload llama3-70b-pretrain-b200"
 
 
 def _time(cmd: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of one run of `cmd`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env=ENV)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -53,6 +62,9 @@ def _time(cmd: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     """Measure, print and write `bench/results/cli.md`."""
+    found = calculon_command()
+    if found:
+        COMMANDS[CALCULON] = found + CALCULON_ARGS
     for cmd in COMMANDS.values():  # warm the page cache and the units cache
         _time(cmd)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in COMMANDS}
@@ -65,6 +77,12 @@ def main() -> None:
     for name, values in samples.items():
         wall, cpu = (statistics.median(s[k] for s in values) for k in (0, 1))
         lines.append(f"| {name} | {wall:.3f} | {wall / base[0]:.2f}x | {cpu:.3f} | {cpu / base[1]:.2f}x |")
+    if found:
+        cpu = {k: statistics.median(s[1] for s in samples[k]) for k in (BAR, CALCULON)}
+        lines += ["", f"CPU ratio of `{BAR.removeprefix('archgen ')}` to Calculon's `llm`: "
+                      f"**{cpu[BAR] / cpu[CALCULON]:.2f}** (issue 25's CLI bar <= 1). Calculon: {calculon_source()}."]
+    else:
+        lines += ["", "Calculon: not found (`make calculon`, or `CALCULON`); no ratio to it."]
     text = "\n".join(lines) + "\n"
     print(text)
     (ROOT / "bench" / "results" / "cli.md").write_text(text, encoding="utf-8")

@@ -24,7 +24,8 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
 #: Held-out case files (tests/perf/data): listed with each measurement beside its family's band, and read by no band
 #: (docs/gen_bands.py takes SCORED and INDEPENDENT only), so that they test the bands (issue 20 part 8).
 HELD_OUT = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name
-            for name in ("heldout-v5.yaml", "nemo-long-sequence.yaml", "heldout-trtllm-r1.yaml", "maxtext-v5p.yaml")}
+            for name in ("heldout-v5.yaml", "nemo-long-sequence.yaml", "heldout-trtllm-r1.yaml", "maxtext-v5p.yaml",
+                         "mlm-moe-recipes-qwen3-30b.yaml")}
 #: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
 #: Kernel-level measurement files, listed last (archgen.scoring.cases.flash_attention_check).

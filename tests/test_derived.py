@@ -65,3 +65,37 @@ def test_cost_per_token_is_one_number_in_the_pipeline_and_both_sweep_paths(shipp
     single = per_point.evaluate(result.problem, 0, 1)[0].metrics["cost_per_token"]
     assert pipeline == batched == single
     assert 1e-7 < pipeline < 1e-6  # USD per token: cents per hundred thousand tokens
+
+
+def _metric_lists() -> dict[frozenset[str], list[str]]:
+    """Every module-level constant of archgen that lists two or more registry metrics by literal name, by its set."""
+    import ast
+
+    from archgen.metrics import REGISTRY
+    from tests.parsed_source import tree
+
+    names = {m.name for m in REGISTRY}
+    package = Path(__file__).resolve().parent.parent / "archgen"
+    found: dict[frozenset[str], list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in tree(path).body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.args \
+                    and value.func.id in ("frozenset", "set", "tuple"):
+                value = value.args[0]
+            if not isinstance(value, ast.Tuple | ast.List | ast.Set) or len(value.elts) < 2:
+                continue
+            words = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if len(words) == len(value.elts) and set(words) <= names:
+                found.setdefault(frozenset(words), []).append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    return found
+
+
+def test_each_list_of_metrics_is_declared_once():
+    """A rule's list of metrics has one home (audit19: the memory metrics a misfit keeps were written again in
+    `analyse.assumed`, and the metrics made from a point's power in both `perf.explore.hardware_scope` and
+    `analyse.sweep_inputs`); import it from there instead of writing it out."""
+    lists = _metric_lists()
+    assert frozenset(("power", "energy_per_token", "job_it_energy")) in lists  # the scan sees the lists
+    twice = {tuple(sorted(k)): v for k, v in lists.items() if len(v) > 1}
+    assert not twice, f"the same metrics listed in several modules: {twice}"

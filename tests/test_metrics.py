@@ -102,3 +102,18 @@ def test_a_title_inside_a_sentence_is_lower_cased_but_an_acronym() -> None:
     said = {name: m.said for name in ("conversion_capacity_usable", "it_power") if (m := find("rack", name))}
     assert said == {"conversion_capacity_usable": "usable conversion capacity", "it_power": "IT power at the equipment"}
     assert find("workload", "mfu").said == "MFU"
+
+
+def test_a_name_without_placeholders_matches_as_its_pattern_does():
+    """`Metric.matches` compares such a name as text, compiling no pattern: the same answer as the pattern's.
+
+    Probed with every declared name, every name a placeholder stands for (`written_out`), and near misses: a name
+    with a character more or less, and with its dots as any character (what an unescaped pattern would take).
+    """
+    from archgen.metric import written_out
+
+    names = {n for m in metrics.REGISTRY for n in (m.name, *written_out(m.name))}
+    probes = names | {n + "s" for n in names} | {n[:-1] for n in names} | {n.replace(".", "x") for n in names}
+    for m in metrics.REGISTRY:
+        for probe in probes:
+            assert m.matches(probe) == bool(m.pattern.fullmatch(probe)), (m.name, probe)

@@ -38,7 +38,7 @@ def test_a_throughput_target_above_the_offered_load_says_what_sets_it(tmp_path):
     assert "PERF001" in line and "tokens_per_second = 5,120 tokens/s" in line
     assert "the offered load, 40 requests/s x 128 tokens, sets it" in line and "raise arrival_rate" in line
     est = run_cli("estimate", SPECS, tmp_path, "--workload", "l70-hints")
-    assert "REQ-HINT-001: tokens_per_second >= 10000 1/s: not met (the offered load, 40 requests/s" in est.out
+    assert "REQ-HINT-001: tokens_per_second >= 10,000 tokens/s: not met (the offered load, 40 requests/s" in est.out
 
 
 def test_an_overrun_miss_names_no_offered_load(tmp_path):

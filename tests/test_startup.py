@@ -112,6 +112,15 @@ def test_estimate_imports_neither_dask_nor_the_checks():
     assert loaded(modules, NOT_ESTIMATE) == []
 
 
+def test_check_imports_no_masked_arrays():
+    """`np.unique` of an array alone imports `numpy.ma` (its masked-array test, 14 ms); `check` never needs it."""
+    r = quick_exit("check", str(SPECS))
+    assert r.returncode in (0, 1), r.stderr
+    modules = exit_modules(r)
+    assert "archgen.checks.registry" in modules  # it did check
+    assert loaded(modules, ("numpy.ma", *NEVER)) == []
+
+
 #: What `archgen validate` does not run: the analyses, the performance model, the checks other than REF.
 NOT_VALIDATE = ("archgen.perf", "archgen.analyse.rack", "archgen.analyse.cabling", "archgen.analyse.cost",
                 "archgen.analyse.operations_stage",
@@ -287,6 +296,7 @@ def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path
     mac, _, body = path.read_bytes().partition(b"\n")
     kept = marshal.loads(body[len(MAGIC_NUMBER):])
     assert len(kept) > 100 and all(text.startswith("def __create_fn__(") for text in kept)
+    assert all(type(marshal.loads(code)).__name__ == "code" for code in kept.values())  # each marshalled on its own
     written = path.stat().st_mtime_ns
     assert _code_run(tmp_path) == first and path.stat().st_mtime_ns == written  # nothing compiled: not rewritten
     planted = {text: compile("raise SystemExit('planted')", "<string>", "exec") for text in kept}

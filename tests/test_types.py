@@ -82,3 +82,16 @@ def test_knobs_as_typed_match_the_switch_table():
         # a switch of two kinds of value (`ddp_bucket_size`: a count or 'default') is declared as their union
         union = isinstance(got, types.UnionType) or typing.get_origin(got) is typing.Union
         assert (list(typing.get_args(got)) if union else [got]) == want, name
+
+
+#: Lines of archgen that silence mypy with an inline `# type: ignore[...]`, when the count was frozen (audit19: 21, after
+#: output/diff.py's copied one went with its copy). A line exempts itself as a module on the debt list did: the count
+#: only falls (`warn_unused_ignores` already refuses one that silences nothing).
+MAX_TYPE_IGNORES = 21
+
+
+def test_inline_ignores_only_fall():
+    found = [f"{p.relative_to(REPO)}:{n}" for p in sorted((REPO / "archgen").rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "# type: ignore" in line]
+    assert len(found) <= MAX_TYPE_IGNORES, f"{len(found)} `# type: ignore` lines, at most {MAX_TYPE_IGNORES}: {found}"
+    assert len(found) == MAX_TYPE_IGNORES, f"{len(found)} `# type: ignore` lines now: lower MAX_TYPE_IGNORES to it"

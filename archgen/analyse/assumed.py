@@ -40,6 +40,7 @@ from archgen.analyse.storage_cost import not_costed
 from archgen.analyse.sustainability import JOB_SITE_METRICS
 from archgen.metrics import declared
 from archgen.perf.workload.band_families import MADE_FROM_RATE
+from archgen.perf.workload.derived import MEMORY_METRICS
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -124,8 +125,6 @@ PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.starts
 #: that take its band (`band_families.MADE_FROM_RATE`; review23: the time to train, accelerator-hours, job cost and
 #: IT energy were met on an unconfirmed peak without REQ005 naming it).
 RATE_FIGURES = MADE_FROM_RATE
-#: The estimate's metrics that read the part's HBM capacity only (of its figures the estimate reads).
-MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 
 
 def _on_unconfirmed(m: dict[str, tuple[str, ...]], est: Any) -> dict[str, tuple[str, ...]]:

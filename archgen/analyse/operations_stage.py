@@ -82,6 +82,7 @@ NOTHING_BLOCKS = "its checkpoints block its GPUs for no time (written asynchrono
 #: from them); the metric registry names this module as their source.
 LARGEST_JOB_METRICS = ("goodput", "goodput_low", "goodput_high", "checkpoint_interval")
 
+
 def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                        workloads: dict[str, WorkloadResult]) -> tuple[Operations, dict[str, WorkloadResult]]:
     """Reliability and cost of each cluster, goodput and cost per token of each workload on one.

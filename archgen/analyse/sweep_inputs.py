@@ -18,14 +18,13 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.nodes import compute_node
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS
 from archgen.model.workload import Workload
+from archgen.perf.workload.derived import POWER_METRICS
 from archgen.units import Q
 from archgen.validate import Specs
 
 #: What a point's figure rests on beyond its estimate: the cluster's IT power, the job's goodput, prices in USD; and
 #: what `missing` also names: a chip in the place of the cluster's own, which its prices are not for.
 POWER, GOODPUT, PRICES, SWAPPED, TOKENS = "power", "goodput", "prices", "swapped", "tokens"
-#: The point metrics made from the cluster's IT power (`perf.workload.derived.point_metrics`).
-POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
 
 
 def rests_on(metric: str, job: str) -> tuple[str, ...]:

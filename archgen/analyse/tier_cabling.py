@@ -25,6 +25,7 @@ from archgen.units import Q_, Q
 #: its OCS link from a chip to the circuit switch.
 NODE_ENDS = {"access": ("a",), "neighbour": ("a", "b"), "ocs": ("a",)}
 
+
 @dataclass(frozen=True)
 class TierRuns:
     """Every link of one tier of one fabric: ends, chosen option, length and bin, as parallel arrays."""

@@ -20,6 +20,7 @@ from archgen.checks.registry import Context, Violation, check
 
 _fabric_problems = roles.fabric_problems  # the sized fabrics' problems, by check (as `checks.network` reads them)
 
+
 @check("NET021", "network.proportion", severity="warning")
 def out_of_proportion(ctx: Context) -> Iterator[Violation]:
     """Network power is at most 15 % of IT power; no tier of over two switches uses under a quarter of its ports.

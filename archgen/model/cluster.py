@@ -46,6 +46,7 @@ __all__ = ["LINK_TIERS", "MAX_RATIO", "MAX_TIER_COUNT", "TIER_NAMES", "Cluster",
            "Fabric", "FabricBase", "FatTree", "Floor", "LinkChoice", "LinkOption", "Links", "Placement", "PortUse",
            "RackCount", "RailLinks", "RailOnly", "Reserved", "ScaleUp", "Tier", "Torus", "Unit"]
 
+
 class RackCount(Spec):
     """Racks of one type, by count."""
 

@@ -131,6 +131,7 @@ def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vend
         return VLLM_MAX_NUM_SEQS if large else VLLM_SMALL_MAX_NUM_SEQS
     return None if engine == "sglang" else MAX_BATCH_SIZE
 
+
 #: Why `inference.disaggregated` is refused: the model runs a request's prefill and decode on the same replica.
 DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of accelerators, decodes on another, the "
                  "KV cache sent between them) is not modelled: every replica runs both its prompts and its decodes "

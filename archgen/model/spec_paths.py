@@ -21,11 +21,45 @@ def fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
     `loc` keeps pydantic's tag after a discriminated-union item (fabrics.0.torus): the keys are that member's, not
     the union's first (a torus fabric's dims and ocs, not a fat tree's tiers).
     """
+    model = _model_at(cls, loc)
+    return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
+
+
+def owners_below(cls: type[BaseModel], loc: tuple, key: str) -> list[str]:
+    """The keys at `loc` whose value is one nested model (not a list or mapping of them) that has `key` as a key.
+
+    So that an unknown key written one level too high is pointed to where it goes: a Workload's `training.tp` is
+    `training.parallelism.tp` (newuser88).
+    """
+    model = _model_at(cls, loc)
+    if model is None:
+        return []
+    out = []
+    for name, f in model.model_fields.items():
+        members = [m for m in _members_shallow(f.annotation) if m is not type(None)]
+        if len(members) == 1 and isinstance(members[0], type) and issubclass(members[0], BaseModel) and \
+                any(key in (n, g.alias) for n, g in members[0].model_fields.items()):
+            out.append(f.alias or name)
+    return sorted(out)
+
+
+def _members_shallow(tp: object) -> list[object]:
+    """`tp` less `Annotated` and an optional's None; a list, tuple, set or mapping stays as it is."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _members_shallow(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(tp) for m in _members_shallow(arg)]
+    return [tp]
+
+
+def _model_at(cls: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    """The model reached by following `loc` from `cls` (`fields_at`), or None."""
     current: object = cls
     for part in loc:
         model = _model_of(current)
         if model is None:
-            return []
+            return None
         if isinstance(part, int):
             current = _item_of(current)
             continue
@@ -34,10 +68,9 @@ def fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
             current = member
             continue
         if field is None:
-            return []
+            return None
         current = field.annotation
-    model = _model_of(current)
-    return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
+    return _model_of(current)
 
 
 def untagged(cls: type[BaseModel], loc: tuple) -> tuple:

@@ -272,6 +272,8 @@ def facility_levels(values: dict[str, Any]) -> tuple[float | None, ...]:
     (`perf.explore.points.SweepProblem.facility`).
     """
     return tuple(json_magnitude(v) if isinstance(v, Q) else v for v in map(values.get, FACILITY_AXES))
+
+
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.
 CATEGORICAL = ("cluster", "accelerator", "precision", "kv_precision")
 

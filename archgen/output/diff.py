@@ -27,6 +27,7 @@ from archgen.output.diff_cells import (
     metric_cells,
     requirement_value,
     shown_number,
+    tightened_words,
 )
 from archgen.output.diff_waivers import (
     renewed_json,
@@ -308,7 +309,7 @@ def target_cell(r: RequirementChange) -> str:
         return pr_md(f"{state.level.upper()} {state.metric} {state.target}{by}")
     if r.redefined:
         assert r.base is not None and r.head is not None   # redefined: both sides have it
-        way = {True: " (tightened)", False: " (relaxed)"}.get(r.tightened, "")   # type: ignore[arg-type]
+        way = tightened_words(r.tightened)
         return f"{text(r.base)} → **{text(r.head)}**{way}"
     return pr_md(r.state.target)
 

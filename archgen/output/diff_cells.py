@@ -115,6 +115,15 @@ def direction_cell(c: MetricChange) -> str:
     return f"{moved}: {pr_md(c.hall)}" if c.hall else moved
 
 
+def tightened_words(tightened: bool | None) -> str:
+    """How a redefined requirement's target moved, said after it: " (tightened)", " (relaxed)" or nothing.
+
+    `RequirementChange.tightened` is None where no single word says it; the internal and the customer report's target
+    cell read it alike.
+    """
+    return "" if tightened is None else " (tightened)" if tightened else " (relaxed)"
+
+
 def _with(value: float | None, label: str) -> str:
     if value is None:
         return "—"

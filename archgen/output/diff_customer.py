@@ -49,7 +49,7 @@ from archgen.output.diff import (
     status_cell,
 )
 from archgen.output.diff_bom import POWER_NOTE, bom_row, by_object, totals_json
-from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value
+from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value, tightened_words
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import public_finding
 from archgen.render.edition import public_text, words
@@ -208,7 +208,7 @@ def _target(r: RequirementChange) -> str:
         said = f"{title_of(state.object, state.metric)} {state.target}{by}"
         return pr_md(f"{state.level.upper()} {said}" if level else said)
     if r.redefined and r.base is not None and r.head is not None:
-        way = {True: " (tightened)", False: " (relaxed)"}.get(r.tightened, "")   # type: ignore[arg-type]
+        way = tightened_words(r.tightened)
         return f"{text(r.base)} → **{text(r.head)}**{way}"
     return text(r.state, level=False)
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from archgen import metrics
-from archgen.display import CI_ENDS, counted_intervals, decimals, range_basis, ranged
+from archgen.display import CI_ENDS, counted_intervals, decimals, range_basis, ranged, target_text
 from archgen.model.requirements import Outcome, Status
 from archgen.model.switches import as_written as show_switch
 from archgen.output.envelope import metric_quantity, with_old_names
@@ -194,7 +194,8 @@ def estimate_text(est: Estimate) -> str:
             note = elasticity_note(k, est.hardware)
             lines.append(f"  {k:28} {elasticity(e)}" + (f"  ({note})" if note else ""))
     for o in est.requirements or ():
-        lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
+        target = target_text(o.requirement.target, metrics.find("workload", o.requirement.metric))  # as `check`
+        lines.append(f"{o.requirement.id}: {o.requirement.metric} {target}: {o.status}"
                      + (f" ({o.note})" if o.note else "") + _risk(o))
     for k, text in est.conventions.items():
         lines.append(f"{k}: {text}")

@@ -25,6 +25,7 @@ from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 LEVELS = {"shall": "SHALL", "should": "SHOULD", "may": "MAY"}
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
 
+
 @dataclass
 class Scope:
     """What one document is about: the run, the target's object path, and the spec documents it draws on."""

@@ -69,6 +69,8 @@ CHAR, BOLD = 4.0, 4.8
 #: A capital letter in CHARs: 7.5 pt "SHALL" is 22.3 pt wide (4.45 pt a letter), "SHOULD" about 28.6 pt (4.8 pt),
 #: where lower case is under 4 pt ("assumed", 3.8 pt a letter; pdftotext -bbox on a rendered cluster document).
 CAPITAL = 1.25
+
+
 def _word_widths(headings: list[str], rows: list[list[str]]) -> list[float]:
     """Per column, the width of its longest unbreakable word (heading in bold) with the insets, in pt."""
     cols = list(zip(headings, *rows, strict=True))

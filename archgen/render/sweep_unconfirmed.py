@@ -11,12 +11,13 @@ engine (`assumed_stacks`, PERF005).
 
 from __future__ import annotations
 
-from archgen.analyse.assumed import MEMORY_METRICS, PERF_METRICS, RATE_FIGURES
+from archgen.analyse.assumed import PERF_METRICS, RATE_FIGURES
 from archgen.model.engine import engine_problem
 from archgen.perf.explore.points import Result, SweepProblem, requirements
 from archgen.perf.explore.tally import tally
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.defaults_note import assumed_engine, assumed_stack
+from archgen.perf.workload.derived import MEMORY_METRICS
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.unconfirmed_note import unconfirmed_read
 

@@ -27,6 +27,8 @@ def tier_title(fabric: str, tier: str) -> str:
     if (fabric, tier) == ("scale_up", "access"):
         return "accelerator to switch of a scale-up domain"
     return TIER_TITLES.get(tier, tier)
+
+
 #: Rows of each fabric tier the document shows; the port map file holds them all.
 EXCERPT_ROWS = 4
 #: Most nodes one rail wiring diagram draws (the first of the group, in floor order).

@@ -64,5 +64,5 @@ def test_a_requirement_past_it_says_it_is_judged_on_the_estimate_alone(spec_tree
     out = run_cli("estimate", "--workload", "long", "--path", str(SPECS), "--path", str(specs)).out
     line = next(row for row in out.splitlines() if row.startswith("REQ-LONG-1"))
     # met at the estimate, with no band to bound its error: at risk, saying why (issue 20 part 7)
-    assert line.startswith(f"REQ-LONG-1: tokens_per_second >= 100 1/s: at risk ({UNBANDED}: no band: unmeasured at "
+    assert line.startswith(f"REQ-LONG-1: tokens_per_second >= 100 tokens/s: at risk ({UNBANDED}: no band: unmeasured at "
                            "this context")

@@ -3,7 +3,8 @@
 `algorithms.fastest_number` (one layout's collectives) gives `fastest`'s float for every candidate list: every shipped
 accelerator in a 400 Gb/s-per-GPU fabric, NVLS on and off, each operation `collectives._numbers` times
 by its candidates, groups inside a domain and across domains, and sizes from 1 B (below the tree's table) to 64 GiB
-(past it), each a power of two and one off it: the same float as `fastest`, to the bit.
+(past it), each a power of two and one off it: the same float as `fastest`, to the bit. `kernels.gemm_time` (its
+bytes written out) and `gemm_floor.gemm_kernel_times` (a GEMM kernel's two passes in one call) likewise.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from archgen.perf.comm.algorithms import candidates, fastest, fastest_number
 from archgen.perf.comm.group import Topo
+from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.units import Q_
@@ -60,3 +62,26 @@ def test_gemm_time_moves_gemm_bytes(accelerators):
                 assert (many == K.gemm_bytes(dtype, np.ones(3), n, k, batch, hw.fp4) / stream).all()
                 compared += 1
     assert compared > 100
+
+
+def test_gemm_kernel_times_is_both_calls(accelerators):
+    """`gemm_floor.gemm_kernel_times` (one call for a GEMM kernel's forward and backward, issue 25) gives the floats of
+    `gemm_kernel_time` and `gemm_kernel_backward_time`, to the bit: every shipped part (those with a measured floor,
+    Hopper's, and those without), each data type it states a peak for, GEMMs below and above the floor, as numbers
+    and as arrays."""
+    floored = compared = 0
+    for acc in accelerators.values():
+        hw = hardware_for(acc, scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
+        floored += bool(hw.gemm_floor)
+        for dtype in K.DTYPE_BYTES:
+            if dtype not in hw.peak:
+                continue
+            for m, n, k in ((64.0, 128.0, 256.0), (768.0, 2048.0, 256.0), (12288.0, 3072.0, 12288.0)):
+                want = F.gemm_kernel_time(hw, dtype, m, n, k), F.gemm_kernel_backward_time(hw, dtype, m, n, k)
+                assert F.gemm_kernel_times(hw, dtype, m, n, k) == want, (acc.id, dtype, m, n, k)
+                rows = np.array([m, 2.0 * m])
+                got, wanted = F.gemm_kernel_times(hw, dtype, rows, n, k), (
+                    F.gemm_kernel_time(hw, dtype, rows, n, k), F.gemm_kernel_backward_time(hw, dtype, rows, n, k))
+                assert all((g == w).all() for g, w in zip(got, wanted, strict=True)), (acc.id, dtype)
+                compared += 1
+    assert floored and compared > 100

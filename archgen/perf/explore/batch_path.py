@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from archgen import metrics as registry
 from archgen.model.requirements import Requirement
+from archgen.perf.workload.memory_limit import bounded_by
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ def per_point(problem: SweepProblem) -> str:
         return "a collective workload's points are each one collective, timed on its own"
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):   # refused by validation: factors only
         return "a `latency` axis given as a value (not a factor) is judged point by point"
+    if by := bounded_by(workload):
+        return (f"{by} bounds each point's layout search by memory (`perf.workload.memory_limit`), which the batch "
+                "does not take")
     for req in of_workload(problem):
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.model.sweep import COST_OBJECTIVES
 from archgen.model.sweep_axes import CHIP_AXES, HARDWARE_AXES
+from archgen.perf.workload.derived import POWER_METRICS
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.peak_scope import held_peaks
 from archgen.quantity_json import json_magnitude
@@ -41,9 +42,6 @@ from archgen.units import Q
 
 if TYPE_CHECKING:
     from archgen.perf.explore.points import SweepProblem
-
-#: A point's metrics built on its cluster's IT power (`derived.point_metrics`, `run_figures.run_energy`).
-POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
 
 _HARDWARE = frozenset(HARDWARE_AXES)
 _STATED = frozenset((*HARDWARE_AXES, "tdp"))   # axes a level of which may describe no catalogued machine
@@ -107,17 +105,13 @@ UNPOWERED = ("its hardware is scaled ({axes}), and the cluster's IT power is the
 FABRIC = "; a `tdp` axis states the accelerator's, not the fabric's ({axes})"
 
 
-def unpowered(values: dict[str, Any], problem: SweepProblem) -> str:
+def unpowered(axes: tuple[str, ...], tdp: bool) -> str:
     """Why a point has no power and nothing made from it (`POWER_METRICS`), in words; "" where its power is known.
 
-    Known where no hardware axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures
-    (`model.sweep_axes.CHIP_AXES`) are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
+    `axes` are the point's `scaled` hardware axes, `tdp` whether the sweep has a `tdp` axis. Known where no hardware
+    axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures (`model.sweep_axes.CHIP_AXES`)
+    are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
     """
-    return _unpowered(tuple(scaled(values, problem)), "tdp" in values)
-
-
-def _unpowered(axes: tuple[str, ...], tdp: bool) -> str:
-    """`unpowered`'s why for a point whose `scaled` axes are `axes`, where the sweep has a `tdp` axis or not."""
     fabric = [a for a in axes if a not in CHIP_AXES] if tdp else axes
     if not fabric:
         return ""
@@ -129,16 +123,12 @@ UNPRICED = ("its hardware is scaled ({axes}), and the cluster's cost per acceler
             "energy) as catalogued, not these: the sweep states no price for them")
 
 
-def unpriced_scaled(values: dict[str, Any], problem: SweepProblem) -> str:
+def unpriced_scaled(axes: tuple[str, ...]) -> str:
     """Why a point has no cost per token (`model.sweep.COST_OBJECTIVES`), in words; "" where it is not scaled.
 
-    Any scaled hardware axis (`scaled`), with or without a `tdp` axis: that states a power, not a price.
+    `axes` are the point's `scaled` hardware axes: any, with or without a `tdp` axis (that states a power, not a
+    price).
     """
-    return _unpriced(tuple(scaled(values, problem)))
-
-
-def _unpriced(axes: tuple[str, ...]) -> str:
-    """`unpriced_scaled`'s why for a point whose `scaled` axes are `axes`."""
     return UNPRICED.format(axes=", ".join(axes)) if axes else ""
 
 
@@ -156,7 +146,7 @@ def scopes(points: Sequence[dict[str, Any]], problem: SweepProblem, priced: bool
         key = (tuple(scaled(values, problem)), "tdp" in values)
         got = worded.get(key)
         if got is None:
-            got = worded[key] = (_unpowered(*key), _unpriced(key[0]) if priced else "")
+            got = worded[key] = (unpowered(*key), unpriced_scaled(key[0]) if priced else "")
         out.append(got)
     return out
 

@@ -51,6 +51,7 @@ from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.memory_limit import memory_limit, searched_within
 from archgen.perf.workload.training_setup import on_its_vendor, training_setup
 
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
@@ -82,6 +83,11 @@ class PlanResult:
     #                                     each with the values its valid layouts take (tp, pp, dp, mb, v, recompute)
     profile: dict[str, tuple[object, str]] = field(default_factory=dict)  # neither searched nor stated: the stack
     #                                     profile's value, and why the best plan does not use it ("" where it does)
+    turned_off: tuple[str, ...] = ()    # searched switches the stack profile turns on and the best plan turns off,
+    #                                     where they act (`plan_for_workload`)
+    stack: str = ""                     # the profile those are judged against
+    memory_limit: str = ""              # the workload's own memory targets the search kept within, or missed
+    #                                     (`memory_limit.searched_within`); "" where it states none
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -214,12 +220,18 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                       model_only, spread)
 
 
-def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tuple[str, ...]:
-    """The switches and layout options a plan turns on, where they act (a TP overlap with tp 1 does nothing)."""
+def _acts(layout: dict[str, int | str]) -> dict[str, bool]:
+    """Whether each on/off switch acts at `layout` (a TP overlap with tp 1 does nothing)."""
     tp, pp, dp, v, zero = (int(layout[k]) for k in ("tp", "pp", "dp", "interleave", "zero"))
-    acts = {"sequence_parallel": tp > 1, "overlap_tp_comm": tp > 1, "overlap_p2p_comm": pp > 1 and v > 1,
+    return {"sequence_parallel": tp > 1, "overlap_tp_comm": tp > 1, "overlap_p2p_comm": pp > 1 and v > 1,
             "overlap_grad_reduce": dp > 1, "overlap_param_gather": dp > 1 and zero >= 1,
             "overlap_ep_comm": int(layout["ep"]) > 1}
+
+
+def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tuple[str, ...]:
+    """The switches and layout options a plan turns on, where they act (a TP overlap with tp 1 does nothing)."""
+    zero = int(layout["zero"])
+    acts = _acts(layout)
     on = [k for k, v in switches.items() if v is True and acts.get(k, True)]
     on += ["flash attention"] if switches.get("attention") == "flash" else []
     on += [f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout[k]) > 1]
@@ -271,9 +283,31 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     setup = training_setup(workload, Arch.from_model(model), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
-    res = search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only)
+    res, within = searched_within(memory_limit(workload, hw.hbm_capacity), hw, lambda h: search_plan(
+        h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
+        lambda r: r.best is not None)
     return replace(res, profile=not_searched(res, setup.knobs, bool(setup.job.arch.experts), t.precision,
-                                             "etp" not in given))
+                                             "etp" not in given), turned_off=turned_off(res, setup.knobs),
+                   stack=t.stack, memory_limit=within)
+
+
+def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
+    """The searched switches the stack profile (`knobs`) turns on and the best plan turns off, where they act.
+
+    "turned on" alone named what the plan runs, not what it drops: Llama 3.1 405B on 576 GB200 (nemo-2025) plans tp 2
+    without the profile's TP overlap, which the output left unsaid (newuser88). The flash kernel counts as on, the
+    distributed optimizer as on at ZeRO 1 or more.
+    """
+    if res.best is None:
+        return ()
+    acts = _acts(res.best)
+    off = [k for k, v in res.switches.items() if k in res.searched and v is False and getattr(knobs, k, None) is True
+           and acts.get(k, True)]
+    if "attention" in res.searched and res.switches.get("attention") != "flash" and knobs.attention == "flash":
+        off.append("flash attention")
+    if "zero" in res.searched and int(res.best["zero"]) == 0 and knobs.distributed_optimizer:
+        off.append("distributed optimizer (zero 0)")
+    return tuple(off)
 
 
 def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str, etp_open: bool) -> dict[str, tuple]:
@@ -301,10 +335,12 @@ def plan_dict(res: PlanResult) -> dict[str, object]:
                            "taken": list(res.model_only), "stacks": WEIGHT_OFFLOAD_STACKS},
             "layouts": res.layouts, "fitting": res.fitting,
             "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
-            "turned_on": list(res.turned_on),
+            "turned_on": list(res.turned_on), "turned_off": list(res.turned_off),
             "not_searched": {k: {"value": v, "used": not why, "why": why or "the stack profile's value, not searched"}
                              for k, (v, why) in res.profile.items()},
+            "memory_limit": res.memory_limit or None,
             "step_time_s": float(est.step_time) if est is not None else None,
+            "memory_per_gpu_bytes": float(est.memory.total) if est is not None else None,
             "mfu": float(est.mfu) if est is not None else None}
 
 
@@ -326,6 +362,8 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
         lines.append("  not searched, unused by the best plan: " + ", ".join(unused))
     lines.append("  model-only (no stack runs it): weight offload, " + (
         "searched" if res.searched_model_only else "not searched (--model-only to search it)"))
+    if res.memory_limit:
+        lines.append(f"  memory: {res.memory_limit}")
     lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "
                  f"{res.space:,} (layout, switches) pairs evaluated (pruned by memory fit and a compute bound)")
     if res.best is None or res.estimate is None:
@@ -335,6 +373,8 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
     lines.append("  best: " + " ".join(f"{k}={v}" for k, v in res.best.items()) + f": step {s:.4g} s{vs}, MFU "
                  f"{float(res.estimate.mfu) * 100:.1f} %")
     lines.append("  turned on: " + (", ".join(res.turned_on) or "nothing"))
+    if res.stack:
+        lines.append(f"  turned off (on in the {res.stack} profile): " + (", ".join(res.turned_off) or "nothing"))
     if res.model_only:
         lines.append(f"  MODEL-ONLY PLAN (Calculon's mechanism): it takes {', '.join(res.model_only)}, which "
                      f"{WEIGHT_OFFLOAD_STACKS}")

@@ -22,12 +22,13 @@ from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, S
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.front import best, pareto
-from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered_base
+from archgen.perf.explore.hardware_scope import scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import (
+    POWER_METRICS,
     judge_points,
     judge_requirements,
     judged,

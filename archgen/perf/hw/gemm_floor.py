@@ -49,3 +49,15 @@ def gemm_kernel_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, stre
     """`kernels.gemm_backward_time`, its input-gradient and weight-gradient GEMMs each at least the floor."""
     floor = hw.gemm_floor * ceil(batch / streams) if hw.gemm_floor else None
     return K.gemm_backward_time(hw, dtype, m, n, k, batch, floor)
+
+
+def gemm_kernel_times(hw: Hardware, dtype: str, m, n, k):
+    """(`gemm_kernel_time`, `gemm_kernel_backward_time`) of one GEMM kernel: one call for both (issue 25).
+
+    The same floats as the two calls (a batch of one, one stream: the floor once, ceil(1 / 1) = 1 of it).
+    """
+    fwd = K.gemm_time(hw, dtype, m, n, k)
+    if not hw.gemm_floor:
+        return fwd, K.gemm_backward_time(hw, dtype, m, n, k, 1.0, None)
+    floor = hw.gemm_floor * 1.0
+    return maximum(fwd, floor), K.gemm_backward_time(hw, dtype, m, n, k, 1.0, floor)

@@ -211,17 +211,14 @@ class Hardware:
     def gemm_figures(self, dtype: str) -> tuple:
         """(`gemm_rate`, the HBM bandwidth a GEMM streams its operands at) for `dtype`: what `kernels.gemm_time` reads.
 
-        Kept per dtype in `gemm_kept` where both are numbers: an estimate times about twenty GEMMs, and a lookup there
-        (`gemm_kept.get(dtype) or gemm_figures(dtype)`) costs less than the calls that work them out (issue 25).
+        `kernels.gemm_time` keeps them per dtype in `gemm_kept` where both are numbers: an estimate times about twenty
+        GEMMs, and a lookup there costs less than the calls that work them out (issue 25).
         """
-        got = self.gemm_rate(dtype), self.hbm_bandwidth * self.gemm_stream_efficiency.get(dtype, self.hbm_efficiency)
-        if isinstance(got[0], float) and isinstance(got[1], float):
-            self.gemm_kept[dtype] = got
-        return got
+        return self.gemm_rate(dtype), self.hbm_bandwidth * self.gemm_stream_efficiency.get(dtype, self.hbm_efficiency)
 
     @functools.cached_property
-    def gemm_kept(self) -> dict[str, tuple[float, float]]:
-        """`gemm_figures` of each dtype asked for, where they are numbers."""
+    def gemm_kept(self) -> dict[str, tuple[float, float, float, float]]:
+        """`kernels.gemm_time`'s figures of each dtype asked for (`gemm_figures` and bytes), where they are numbers."""
         return {}
 
     def summary(self, dtype: str | None) -> dict[str, Q]:

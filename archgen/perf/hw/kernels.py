@@ -254,15 +254,25 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     Returns:
         Seconds (broadcast over the inputs).
     """
-    best, stream = hw.gemm_kept.get(dtype) or hw.gemm_figures(dtype)
+    best, stream, per, out = hw.gemm_kept.get(dtype) or _gemm_figures(hw, dtype)
     h = hw.gemm_half_size
     rate = best * (m / (m + h) * (n / (n + h))) * (
         k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
-    per = _ELEMENT_BYTES.get((dtype, hw.fp4))
-    if per is None:  # `gemm_bytes`, written out below (a call fewer in each GEMM, issue 25)
-        per = element_bytes(dtype, hw.fp4)
-    moved = ((m * k + k * n) * per + m * n * DTYPE_BYTES[dtype]) * batch
-    return maximum(2.0 * m * n * k * batch / rate, moved / stream)
+    moved = ((m * k + k * n) * per + m * n * out) * batch  # `gemm_bytes`, written out (a call fewer, issue 25)
+    compute, memory = 2.0 * m * n * k * batch / rate, moved / stream
+    if type(compute) is float and type(memory) is float:  # `maximum` of two numbers, without the call (issue 25)
+        return compute if compute > memory else memory
+    return maximum(compute, memory)
+
+
+def _gemm_figures(hw: Hardware, dtype: str) -> tuple:
+    """`Hardware.gemm_figures` and `gemm_bytes`' bytes per input and output element, kept in `Hardware.gemm_kept`."""
+    best, stream = hw.gemm_figures(dtype)
+    per = _ELEMENT_BYTES.get((dtype, hw.fp4)) or element_bytes(dtype, hw.fp4)  # no entry: `element_bytes` says why
+    got = best, stream, per, DTYPE_BYTES[dtype]
+    if isinstance(best, float) and isinstance(stream, float):
+        hw.gemm_kept[dtype] = got
+    return got
 
 
 def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, floor=None):

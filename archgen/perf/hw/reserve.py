@@ -65,8 +65,10 @@ def runtime_reserve(tp, pp, dp, cp, ep):
     figure. Megatron creates more groups (the embedding's, the model-parallel group for the gradient norm), which are
     left out: PyTorch creates a group's NCCL communicator at its first collective.
     """
-    if all(isinstance(x, NUMBER) for x in (tp, pp, dp, cp, ep)):  # one layout of numbers: the same sums as floats
-        comms = sum(1.0 if x > 1 else 0.0 for x in (tp, pp, cp, dp * cp))  # (numpy on scalars: slower, issue 25)
+    if isinstance(tp, NUMBER) and isinstance(pp, NUMBER) and isinstance(dp, NUMBER) and isinstance(cp, NUMBER) \
+            and isinstance(ep, NUMBER):  # one layout of numbers: the same sums as floats (numpy: slower, issue 25)
+        comms = 0 + (1.0 if tp > 1 else 0.0) + (1.0 if pp > 1 else 0.0) + (1.0 if cp > 1 else 0.0) + (
+            1.0 if dp * cp > 1 else 0.0)  # `sum`'s, written out (its generator cost more than the sums)
         return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + (NCCL_ALLTOALL_BYTES if ep > 1 else 0.0)
     comms = sum((np.asarray(x) > 1).astype(float) for x in (tp, pp, cp, np.asarray(dp) * np.asarray(cp)))
     return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + where(np.asarray(ep) > 1, NCCL_ALLTOALL_BYTES, 0.0)

@@ -95,6 +95,8 @@ BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedul
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
                      "at 16d2467ea8; per rank under attention DP)")
 MEMORY_UTILISATION = 0.9
+
+
 #: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
 #: own memory has no figure of its own here (training holds back cited ones, `hw.reserve.TRAINING_RESERVE`).
 def memory_reserve(memory: str = "HBM") -> str:

@@ -41,6 +41,8 @@ COMM_HBM_PER_BYTE = 2.0
 def hbm_share(hw: Hardware, nbytes, seconds):
     """Share of the HBM's sustained rate that moving `nbytes` in `seconds` takes (0 where `seconds` is 0)."""
     t = K.memory_time(hw, nbytes)
+    if type(t) is float and type(seconds) is float:  # numbers: `where` and `maximum` below as branches (issue 25)
+        return t / (seconds if seconds > 1e-30 else 1e-30) if seconds > 0 else 0.0
     return where(seconds > 0, t / maximum(seconds, 1e-30), 0.0)
 
 
@@ -51,7 +53,10 @@ def comm_share(hw: Hardware, received, seconds):
 
 def excess(compute, comm):
     """Both members' extra slow-down while they overlap: the HBM shares' sum less 1, and exactly 0 where it is <= 1."""
-    return maximum(compute + comm - 1.0, 0.0)
+    over = compute + comm - 1.0
+    if type(over) is float:  # a number: `maximum`'s branch (issue 25)
+        return over if over > 0.0 else 0.0
+    return maximum(over, 0.0)
 
 
 #: Megatron-Bridge's EP-overlap A/B profile (NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-moe-comm-overlap/

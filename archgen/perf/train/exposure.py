@@ -211,23 +211,41 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
     need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
     grad_on, gather_on = job.overlap_grad_reduce, job.overlap_param_gather
+    # `times` of this layout's classes by (group, parameters, 16-bit parameters), where they are numbers timed by
+    # `racks.group_times` (a batched search's `timer` keeps its own): the first and the last pipeline stage hold as
+    # many (the embedding and the output layer, each vocab x hidden / tp) and time the same collectives (issue 25)
+    kept: dict[tuple, list] = {}
 
     def times(group, p, n, k, apart, high=0.0):
         """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks `apart` (k per domain).
 
         `high` of them are gathered in 16 bits (the FP8 parameter gather's other parameters).
         """
+        key = (group, p, high) if timer is None and isinstance(p, NUMBER) and isinstance(high, NUMBER) else None
+        if key is not None and key in kept:
+            return kept[key]
         # Megatron-core's buckets, each its own collective (`BUCKET_PARAMS`); FSDP's gathers stay one per step's
         # parameters, as before (its units are not these buckets); without `overlap_grad_reduce` Megatron-core sets
         # the bucket to infinity (distributed_data_parallel.py at core_v0.14.0, lines 66-68): one collective
         count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
         per = p / count
         gathered = (p * wb + high * (WEIGHT_BYTES - wb)) / count
-        asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", gathered)),
-                                   need, strict=True) if w]
+        reduced = per * gb
+        asked = []  # the requests `need` keeps, in order (written out: comprehensions over a zip cost more, issue 25)
+        if need[0]:
+            asked.append(("all_reduce", reduced))
+        if need[1]:
+            asked.append(("reduce_scatter", reduced))
+        if need[2]:
+            asked.append(("all_gather", gathered))
         out = iter(group_times(hw, asked, n, k, apart) if timer is None else timer(group, asked, n, k, apart))
         live = (n > 1) & (p > 0)
-        return [where(live, count * next(out), 0.0) if w else 0.0 for w in need]
+        got = [where(live, count * next(out), 0.0) if need[0] else 0.0,
+               where(live, count * next(out), 0.0) if need[1] else 0.0,
+               where(live, count * next(out), 0.0) if need[2] else 0.0]
+        if key is not None:
+            kept[key] = got
+        return got
 
     def hidden(t, window, on, received, edge):
         """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""

@@ -235,8 +235,11 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     pre = (A2A_PREPROCESS + A2A_GATHER + A2A_ROW_MAP + PERMUTE_OPS[0] / 2.0, PERMUTE_OPS[1] / 2.0) \
         if "moe_preprocess" in scopes and job.moe_dispatcher == "alltoall" else (0.0, 0.0)  # `MoELayer.preprocess`
     rk = router_kernels(a, job.moe_force_balance)  # run inside `TopKRouter.forward`: captured with it
-    fwd, bwd = ((ATTENTION_OPS[i] + attn_kernels[i] if "attn" in scopes else 0.0)
-                + (share * (ROUTER_OPS[i] + rk[i] + pre[i]) if "moe_router" in scopes else 0.0) for i in (0, 1))
+    attn, router = "attn" in scopes, "moe_router" in scopes  # (the two passes written out: no generator, issue 25)
+    fwd = (ATTENTION_OPS[0] + attn_kernels[0] if attn else 0.0) \
+        + (share * (ROUTER_OPS[0] + rk[0] + pre[0]) if router else 0.0)
+    bwd = (ATTENTION_OPS[1] + attn_kernels[1] if attn else 0.0) \
+        + (share * (ROUTER_OPS[1] + rk[1] + pre[1]) if router else 0.0)
     if fwd == 0.0:
         return 0.0, 0.0
     launches = (1.0 if "attn" in scopes else share) * GRAPH_LAUNCHES  # only MoE layers are graphed by moe_router
@@ -253,7 +256,8 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
     and the casts (as for the host), so it is a lower bound.
     """
     a = job.arch
-    fwd, bwd = (ATTENTION_OPS[i] + (1.0 - a.moe_layers / a.layers) * DENSE_MLP_OPS[i] for i in (0, 1))
+    dense = 1.0 - a.moe_layers / a.layers  # (the two passes written out: no generator, issue 25)
+    fwd, bwd = ATTENTION_OPS[0] + dense * DENSE_MLP_OPS[0], ATTENTION_OPS[1] + dense * DENSE_MLP_OPS[1]
     if a.moe_layers:
         share, local = a.moe_layers / a.layers, a.experts / ep
         shared = 1.0 if a.shared_experts else 0.0

@@ -43,7 +43,9 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
     """
     a, dt, q = job.arch, job.precision, job.arch.heads * job.arch.head_dim
-    shapes = [(T, n, k) for _, n, k in a.attn_gemms(tp)]
+    shapes = []  # (M, N, K) of each GEMM (a loop: cheaper than a comprehension on two, issue 25)
+    for _, n, k in a.attn_gemms(tp):
+        shapes.append((T, n, k))
     if moe:  # the router's GEMM: the rank's T/tp sequence-parallel tokens (the router weight is not split)
         shapes.append((T / where(sp, tp, 1.0), a.experts, a.hidden))
         shapes += shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
@@ -52,7 +54,8 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     fp4 = hw.fp4  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
     for m, n, k in shapes:
-        t, bwd = t + F.gemm_kernel_time(hw, dt, m, n, k), bwd + F.gemm_kernel_backward_time(hw, dt, m, n, k)
+        f, b = F.gemm_kernel_times(hw, dt, m, n, k)
+        t, bwd = t + f, bwd + b
         moved = moved + K.gemm_bytes(dt, m, n, k, fp4=fp4)
     moved = moved + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
     if moe:
@@ -153,7 +156,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b \
         + moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0]))
     pad_k = Q.padding_kernels(a, job.recipe, job.moe_dispatcher)  # the routed rows' padding, per pass
-    kernels = tuple(x + pad_k for x in Q.layer_kernels(a, job.recipe, hw.compute_capability, ep))  # none in 16-bit
+    q_f, q_b = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # none in 16-bit
+    kernels = q_f + pad_k, q_b + pad_k
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
@@ -171,9 +175,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
                                                                edge=True)) \
         if a.moe_layers else (0.0, 0.0, 0.0)  # edge: 0 without the overlap
 
-    logits = F.gemm_kernel_time(hw, core, T, a.vocab / tp, a.hidden) \
-        + F.gemm_kernel_backward_time(hw, core, T, a.vocab / tp, a.hidden) \
-        + loss_time(hw, job.cross_entropy, T * a.vocab / tp)  # the cross entropy as the job's stack computes it
+    out_f, out_b = F.gemm_kernel_times(hw, core, T, a.vocab / tp, a.hidden)
+    logits = out_f + out_b + loss_time(hw, job.cross_entropy, T * a.vocab / tp)  # the job's stack's cross entropy
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,
     # in each stretch between two synchronisations (`host`). The forward pass takes 2 of the 2 (passes + 1) TP
@@ -182,11 +185,13 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
     h_fb, synced = H.host_time(job, H.with_calls(job, ep, (n_f, n_b)), rc, attn_k), H.synchronised(job)
-    e_cast = K.memory_time(hw, T * (Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp)
-                                    + Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp)))
-    e_pad = Q.PAD_CALLS if Q.pads_experts(job.recipe, job.moe_dispatcher) else 0.0
-    queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
-        job.recipe, hw.compute_capability, a.experts / ep) + e_pad, K.KERNEL_OVERHEAD) if synced else None
+    queue = None
+    if synced:  # the experts' input casts and padding calls enter the synchronised stretch alone (issue 25)
+        e_cast = K.memory_time(hw, T * (Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp)
+                                        + Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp)))
+        e_pad = Q.PAD_CALLS if Q.pads_experts(job.recipe, job.moe_dispatcher) else 0.0
+        queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
+            job.recipe, hw.compute_capability, a.experts / ep) + e_pad, K.KERNEL_OVERHEAD)
     host = H.host_excess(h_fb, (gpu_f, gpu - gpu_f), synced, queue)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
                       hbm)

@@ -64,8 +64,12 @@ class LayoutArrays(NamedTuple):
 
 def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
     """The layout's fields as `LayoutArrays` (one place for the defaults both readers apply)."""
-    tp, pp, dp, cp, ep, v, mb = [float(x) if isinstance(x, fast.NUMBER) else as_float(x) for x in (
-        layout.tp, layout.pp, layout.dp, layout.cp, layout.ep, layout.interleave, layout.micro_batch)]  # `as_float`
+    fields = layout.tp, layout.pp, layout.dp, layout.cp, layout.ep, layout.interleave, layout.micro_batch
+    if fast.plain(*fields):  # one layout's numbers: `as_float`'s floats, without a comprehension (issue 25)
+        tp, pp, dp, cp, ep, v, mb = float(fields[0]), float(fields[1]), float(fields[2]), float(fields[3]), float(
+            fields[4]), float(fields[5]), float(fields[6])
+    else:
+        tp, pp, dp, cp, ep, v, mb = [as_float(x) for x in fields]
     rc, sp = layout.recompute, layout.sequence_parallel
     if isinstance(tp, np.ndarray) or isinstance(rc, np.ndarray | list | tuple) or isinstance(sp, np.ndarray):
         rc, sp = np.asarray(rc), np.asarray(sp, dtype=bool) & (tp > 1)
@@ -98,14 +102,21 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     one = fast.classes(sl, per_layer, logits, embed, tp, pp, ep, 0.0 if etp is None else etp) if hw._numbers else None
     if one is not None:  # one layout of plain numbers: class by class (`fast`)
         parts = layer_parts(job.arch, tp, ep, etp)  # alike for every class
-        rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp, parts)
-                for c in one]
-        on = [c.ranks > 0 for c in one]
-        t_max = fast.most([r[2] if o else 0.0 for r, o in zip(rows, on, strict=True)])
-        t_sum = fast.total([c.ranks * r[2] if o else 0.0 for c, r, o in zip(one, rows, on, strict=True)])
-        busiest = fast.most([c.layers if o else 0.0 for c, o in zip(one, on, strict=True)])
-        return RankTimes([r[0] for r in rows], [r[2] for r in rows], on, t_max, t_sum, busiest, (t_sum - t_max) / v,
-                         [r[1] for r in rows])
+        # one pass over the classes, each list filled in it (a comprehension apiece cost about a microsecond each)
+        params, experts, t_rank, on, live, weighted, held = [], [], [], [], [], [], []
+        for c in one:
+            p, e, t = class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp,
+                                  parts)
+            o = c.ranks > 0
+            params.append(p)
+            experts.append(e)
+            t_rank.append(t)
+            on.append(o)
+            live.append(t if o else 0.0)
+            weighted.append(c.ranks * t if o else 0.0)
+            held.append(c.layers if o else 0.0)
+        t_max, t_sum = fast.most(live), fast.total(weighted)
+        return RankTimes(params, t_rank, on, t_max, t_sum, fast.most(held), (t_sum - t_max) / v, experts)
     x = per_class
     params, experts, t_rank = class_times(hw, job, x(per_layer), x(logits), x(embed), x(tp), x(pp), x(ep), sl.layers,
                                           sl.embedding, sl.loss, None if etp is None else x(etp))
@@ -192,13 +203,16 @@ def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: Layo
                                flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
                                weight_bytes=job.weight_bytes, dropout=job.dropout, offload=code, etp=etp,
                                per_layer=per_layer)  # what the classes share: `training_memory` of each, below
-        mems = [rank_parts(shared, c.layers, c.embedding, c.loss, c.position) for c in one]  # `rank_memory`'s
-        on = [c.ranks > 0 for c in one]
-        i = fast.worst([0 + w + g + opt + act if o else -np.inf
-                        for (w, g, opt, act, _), o in zip(mems, on, strict=True)])
-        host = fast.most([f[4] if o else 0.0 for f, o in zip(mems, on, strict=True)])
-        w, g, opt, act, _ = mems[i]
-        return TrainingMemory(float(w), float(g), float(opt), float(act), float(host))
+        mems, totals, hosts = [], [], []  # one pass over the classes (not a comprehension per list)
+        plain = isinstance(per_layer, fast.NUMBER)  # every figure of `shared` a number (`fast.rank_parts`)
+        for c in one:
+            f = fast.rank_parts(shared, c) if plain else rank_parts(shared, c.layers, c.embedding, c.loss, c.position)
+            mems.append(f)
+            held = c.ranks > 0
+            totals.append(0 + f[0] + f[1] + f[2] + f[3] if held else -np.inf)
+            hosts.append(f[4] if held else 0.0)
+        w, g, opt, act, _ = mems[fast.worst(totals)]
+        return TrainingMemory(float(w), float(g), float(opt), float(act), float(fast.most(hosts)))
     x = per_class
     mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),

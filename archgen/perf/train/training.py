@@ -191,14 +191,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m, experts=bool(a.experts))
     # the layout's figures against the class axis, once for every class (`tail`; numbers are `per_class` themselves)
-    sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
-        q if isinstance(q, fast.NUMBER) else x(q) for q in (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size),
-                                                            zero, m, edp, k_edp, layer_b + layer_r, layer_f, w_layer,
-                                                            lt.hbm)]
+    shared = (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size), zero, m, edp, k_edp, layer_b + layer_r,
+              layer_f, w_layer, lt.hbm, X.bucket_params(job, dp, tp), tp, etp * ep,  # the bucket: Megatron-core's
+              model_parallel_in_rack(hw, tp, cp, dp, pp))                        # default, dp without CP
+    sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, bwd_x, fwd_x, w_layer_x, hbm_x, bucket_x, tp_x, \
+        eep_x, mp_in = shared if fast.plain(*shared) else [
+            q if isinstance(q, fast.NUMBER) else x(q) for q in shared]  # (numbers: as they are, no comprehension)
     code_x = code if isinstance(code, int) else x(code)
-    bucket = X.bucket_params(job, dp, tp)  # Megatron-core's default reads the DP size without CP
-    bucket_x, tp_x, eep_x, mp_in = (q if isinstance(q, fast.NUMBER) else x(q) for q in (
-        bucket, tp, etp * ep, model_parallel_in_rack(hw, tp, cp, dp, pp)))
     # the norm's all-reduces: over dp·cp ranks tp apart, and the model-parallel group (`model_parallel_in_rack`)
     norm = group_times(hx, (("all_reduce", 4.0),), dpcp_x, k_dp_x, tp_x)[0] + group_times(
         hx, (("all_reduce", 4.0),), tpp_x, ktp_x, inside=mp_in)[0]
@@ -232,8 +231,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     if isinstance(real, list):  # one layout of plain numbers, class by class (`ranks.rank_times`, `fast`)
         n = sl.layers.tolist()
         assert isinstance(rk.experts, list)  # the classes' experts, as `rank_times` gives them with a list `real`
-        dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, sl.embedding.tolist(),
-                                                                   sl.loss.tolist(), strict=True)], real)
+        emb, loss, pairs = sl.embedding.tolist(), sl.loss.tolist(), []
+        for i in range(len(n)):  # every list is one per class of the split (a loop, not a comprehension over a zip)
+            pairs.append(tail(params[i], rk.experts[i], t_rank[i], n[i], emb[i], loss[i]))
+        dp_comm, optimizer = fast.at_worst(pairs, real)
         wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
     else:
         dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers, sl.embedding, sl.loss)
@@ -249,7 +250,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
-    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep + edge))
+    tp_total, cp_total, ep_total = m * busiest * lt.tp, m * busiest * lt.cp, m * busiest * (lt.ep + edge)
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,

@@ -29,6 +29,7 @@ def _where(rest: list) -> tuple[float | None, str]:
     """The (load, arrival) of a scored measurement's trailing fields (none: not binned; no arrival: Poisson)."""
     return (rest[0] if rest else None), (rest[1] if len(rest) > 1 else "poisson")
 
+
 #: A vendor's row of a (family, quantity): (measurements, lowest, highest error, median |error|, every |error| beyond
 #: the family's median |error|).
 VendorRow = tuple[int, float, float, float, bool]

@@ -78,6 +78,8 @@ MIN_BIN = 3
 #: measurements (50 %, 60 %) is expected to miss as many comparable runs as "about as likely as not" allows, so a
 #: target met across it is not likely met. A stated rule, not fitted; docs/perf-model.md, Error bands.
 LIKELY = 0.66
+
+
 def expected_coverage(n: int) -> float:
     """The expected share of further comparable runs whose error a range of `n` errors holds: (n - 1) / (n + 1).
 

@@ -50,8 +50,12 @@ if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
     from archgen.perf.workload.estimate_result import Estimate
 
-#: Metrics that still mean something when a job does not fit in memory.
+#: Metrics that still mean something when a job does not fit in memory: those that read the part's HBM capacity only
+#: (`analyse.assumed` takes them as what rests on a part's `memory` alone).
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
+#: A point's metrics made from its cluster's IT power (`point_metrics`, `run_figures.run_energy`): what a point on
+#: scaled hardware (`perf.explore.hardware_scope`) and a sweep's inputs (`analyse.sweep_inputs`) leave with it.
+POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
 #: What a sweep point that does not fit keeps: its memory metrics, its power and its accelerator count.
 MISFIT_KEEPS = (*MEMORY_METRICS, "power", "accelerators")
 #: Why a requirement of a job that does not fit is not provided.

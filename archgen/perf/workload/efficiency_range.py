@@ -106,6 +106,7 @@ def _key(hw: Hardware, name: str) -> str | None:
     """The `assumed_efficiencies` key of a range's name (`_NAMES`, the memory's by `memory_name`)."""
     return "hbm" if name == memory_name(hw) else _NAMES.get(name)
 
+
 #: The scale-out range's name: its ends are AMD's RCCL expectations, its point the model's (`perf.comm.rccl_net`).
 SCALE_OUT = "scale-out efficiency"
 

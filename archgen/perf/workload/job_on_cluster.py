@@ -94,6 +94,7 @@ class JobOnCluster:
 #: The hall's energy per million tokens (`analyse.job_energy`), as the energy note names it.
 PER_MILLION = "facility_energy_per_million_tokens"
 
+
 def run_figures(est: Estimate, workload: Workload) -> Estimate:
     """`est` with a training run's time to train and accelerator-hours, where the workload states its token budget.
 

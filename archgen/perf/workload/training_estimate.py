@@ -41,6 +41,7 @@ from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
+from archgen.perf.workload.memory_limit import memory_limit, searched_within
 from archgen.perf.workload.memory_model_note import fit_judged, memory_model_note
 from archgen.perf.workload.moe_pass_note import moe_pass_note
 from archgen.perf.workload.nvidia_only import deepep_rocm_note, dispatcher_problem, tp_overlap_note
@@ -185,7 +186,10 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if placed is not None:  # a bare uneven pp: Megatron-LM runs it only as this string places it (`placed_note`)
             layout = {**layout, "pipeline_layout": placed}
     else:
-        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads)
+        limit = memory_limit(workload, hw.hbm_capacity)  # the workload's own memory targets bound the search
+        res, within = searched_within(limit, hw, lambda h: search_training(
+            h, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads),
+            lambda r: r.best is not None)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
@@ -194,9 +198,9 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit, *memory_model_note(hw, False, 0.0, False)], misfit=misfit, assumed=assumed,
                             defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
-        layout, est = res.best, res.estimate  # the search has timed its best layout already
+        layout, est = res.best, (None if limit else res.estimate)  # timed already, on the part's whole memory
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
-                     + held_note(arch, t))
+                     + (f", {within}" if within else "") + held_note(arch, t))
     num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload", "pipeline_layout")}
     if "pipeline_layout" in layout:  # the search's placement of an uneven split (`search_training`), timed alike
         opts = replace(opts, layout=str(layout["pipeline_layout"]))

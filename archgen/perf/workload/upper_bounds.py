@@ -38,6 +38,8 @@ def without_energy(value: _Figure, share: float) -> _Figure:
     value]: the one rule of `check`'s `analyse.job_energy.energy_share_bounds` and a sweep point's (`unsettled_at`).
     """
     return value * (1 - share)
+
+
 #: Why a requirement on one of them is not provided where its value misses the target (`points.unprovided`).
 BOUNDED = ("{metric} is at maximum draw, an upper bound, and misses the target there: MLPerf Training's measured "
            f"runs drew {MEASURED_SHARE} of their nodes' maximum (docs/facility.md, \"Measured energy to train\")")

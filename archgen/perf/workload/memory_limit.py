@@ -1,0 +1,92 @@
+"""The memory a training workload's own requirements leave its layout search (newuser88).
+
+The search takes the fastest layout that fits the part's memory, and the model reserves nothing for the caching
+allocator's fragmentation or kernel workspaces (`perf.hw.reserve`), so the layout it returns may leave a few MB: Llama
+3.1 405B BF16 on 1,024 H100 searched to tp 8, pp 16 with 0.009 GB of 85.5 GB left. A performance engineer states the
+margin a run needs as a requirement on the workload, `memory_headroom >= 10 GB` or `memory_per_gpu <= 70 GB`; before,
+the search ignored it, returned the same layout and judged the requirement "not met" where other layouts met it.
+Now every search of the workload (the estimate's layout search, `--search-plan`, a sweep's points) keeps to the
+tightest of those targets where some layout can, and searches the whole memory where none can (`searched_within`).
+Only targets on the workload itself (no `subject`) bound it; a sweep's own requirements are judged, not searched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from archgen.model.workload import Workload
+from archgen.perf.hw.hardware import Hardware
+
+#: The search result type `searched_within` passes through (a layout search's or a plan search's).
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class MemoryLimit:
+    """The most memory per accelerator a searched layout may take (B), and the requirements that set it."""
+
+    limit: float
+    capacity: float
+    by: str        # "REQ-MEM-1 (memory_headroom >= 10 GB)"
+
+    def kept(self) -> str:
+        """The note's words where a layout keeps within the limit."""
+        return (f"kept within {self.by}: at most {self.limit / 1e9:.1f} GB of {self.capacity / 1e9:.1f} GB per "
+                "accelerator")
+
+    def missed(self) -> str:
+        """The note's words where no layout keeps within it."""
+        room = (f"at most {self.limit / 1e9:.1f} GB of {self.capacity / 1e9:.1f} GB per accelerator" if self.limit > 0
+                else f"more than the {self.capacity / 1e9:.1f} GB per accelerator the part has")
+        return f"no layout keeps within {self.by} ({room}), so the whole memory was searched"
+
+
+def memory_limit(workload: Workload, capacity: float) -> MemoryLimit | None:
+    """The limit the workload's own `memory_headroom` (>=, >) and `memory_per_gpu` (<=, <) targets set on `capacity`.
+
+    None where it states neither, or none tighter than the part's own memory (B).
+    """
+    found = [(capacity - b if headroom else b, by) for headroom, b, by in _bounding(workload)]
+    if not found:
+        return None
+    least = min(v for v, _ in found)
+    if least >= capacity:
+        return None
+    return MemoryLimit(least, capacity, ", ".join(by for _, by in found))
+
+
+def bounded_by(workload: Workload) -> str:
+    """The workload's requirements that bound its layout search by memory, in words ("" where none does)."""
+    return ", ".join(by for _, _, by in _bounding(workload))
+
+
+def _bounding(workload: Workload) -> list[tuple[bool, float, str]]:
+    """(a headroom target, its limit in B, "REQ (metric target)") of each memory target on the workload itself."""
+    out = []
+    for req in workload.requirements:
+        op, limit = req.target.op, req.target.limit
+        if req.subject or not limit.is_compatible_with("B"):
+            continue
+        headroom = req.metric == "memory_headroom" and op in (">=", ">")
+        if headroom and float(limit.to("B").magnitude) <= 0:
+            continue   # `>= 0 GB`: what fitting means already
+        if headroom or req.metric == "memory_per_gpu" and op in ("<=", "<"):
+            out.append((headroom, float(limit.to("B").magnitude), f"{req.id} ({req.metric} {req.target})"))
+    return out
+
+
+def searched_within(limit: MemoryLimit | None, hw: Hardware, search: Callable[[Hardware], R],
+                    found: Callable[[R], bool]) -> tuple[R, str]:
+    """`search(hw)` on `hw` with its memory cut to `limit` where some layout keeps within it, else on `hw` whole.
+
+    With the note's words (`MemoryLimit.kept` or `.missed`; "" without a limit). The memory only decides which
+    layouts fit: no time depends on it, and the caller times the chosen layout on `hw` itself.
+    """
+    if limit is None:
+        return search(hw), ""
+    res = search(replace(hw, hbm_capacity=max(limit.limit, 0.0)))
+    if found(res):
+        return res, limit.kept()
+    return search(hw), limit.missed()

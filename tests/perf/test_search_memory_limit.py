@@ -1,0 +1,98 @@
+"""A workload's own memory requirement bounds its layout search (newuser88).
+
+Llama 3.1 70B BF16 on 512 B200 (the shipped `llama3-70b-pretrain-b200`, nemo-2025) searches to tp 1, pp 2, v 41,
+ZeRO-3 with 0.035 GB of the B200's 193.3 GB left, and Llama 3.1 405B BF16 on 1,024 H100 to tp 8, pp 16 with
+0.009 GB left, where the model reserves nothing for the caching allocator's fragmentation or kernel workspaces
+(`perf.hw.reserve`). A performance engineer states a margin as a requirement, `memory_headroom >= 10 GB`; before,
+the search ignored it, returned the same layout and judged the requirement "not met" though layouts meeting it
+existed. Now the search keeps to the tightest memory the workload's own `memory_headroom` (>=) and
+`memory_per_gpu` (<=) targets allow, where some layout can, and says so; where none can, it searches the whole
+memory as before and says that too.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import SPECS
+
+BASE = """\
+kind: Workload
+id: l70-margin
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 512
+training: {{seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}}
+requirements:
+  - {{id: REQ-MEM-1, statement: Memory margin, metric: memory_headroom, target: "{target}"}}
+"""
+
+
+def _estimate(cli, spec_tree, target: str, *flags: str) -> dict:
+    root = spec_tree({"w.yaml": BASE.format(target=target)})
+    got = cli("estimate", SPECS, root, "--workload", "l70-margin", "--format", "json", *flags)
+    assert "Traceback" not in got.err, got.err
+    return json.loads(got.out)
+
+
+def _headroom(est: dict) -> float:
+    return est["metrics"]["memory_headroom"]["value"] / 1e9
+
+
+def test_the_search_keeps_the_margin_a_requirement_states(cli, spec_tree):
+    loose = _estimate(cli, spec_tree, ">= 0 GB")
+    assert _headroom(loose) < 1.0        # the search's own pick: under 1 GB of 193.3 GB left
+    est = _estimate(cli, spec_tree, ">= 10 GB")
+    assert _headroom(est) >= 10.0 and est["layout"] != loose["layout"]
+    (req,) = est["requirements"]
+    assert req["id"] == "REQ-MEM-1" and req["status"] == "met"
+    note = next(n for n in est["notes"] if n.startswith("layout searched"))
+    assert (", kept within REQ-MEM-1 (memory_headroom >= 10 GB): at most 183.3 GB of 193.3 GB per accelerator; "
+            in note)
+    # the step time is the chosen layout's own, on the whole part (the limit only narrows the choice)
+    assert est["metrics"]["step_time"]["value"] >= loose["metrics"]["step_time"]["value"]
+
+
+def test_a_margin_no_layout_keeps_is_searched_without_and_said(cli, spec_tree):
+    loose = _estimate(cli, spec_tree, ">= 0 GB")
+    est = _estimate(cli, spec_tree, ">= 198 GB")
+    assert est["layout"] == loose["layout"]
+    (req,) = est["requirements"]
+    assert req["status"] == "not met"
+    note = next(n for n in est["notes"] if n.startswith("layout searched"))
+    assert (", no layout keeps within REQ-MEM-1 (memory_headroom >= 198 GB) (more than the 193.3 GB per "
+            "accelerator the part has), so the whole memory was searched; " in note)
+
+
+def test_the_plan_search_keeps_it_too(cli, spec_tree):
+    plain = _estimate(cli, spec_tree, ">= 0 GB", "--search-plan")["plan"]
+    assert plain["memory_limit"] is None
+    plan = _estimate(cli, spec_tree, ">= 10 GB", "--search-plan")["plan"]
+    assert plan["memory_limit"] == ("kept within REQ-MEM-1 (memory_headroom >= 10 GB): at most 183.3 GB of 193.3 GB "
+                                    "per accelerator")
+    assert plan["memory_per_gpu_bytes"] <= 183.3e9 < plain["memory_per_gpu_bytes"]
+    assert plan["step_time_s"] >= plain["step_time_s"]
+
+
+SWEEP = """\
+kind: Sweep
+id: l70-margin-sweep
+workload: l70-margin
+axes:
+  precision: [bf16]
+objectives:
+  - {metric: tokens_per_second}
+"""
+
+
+def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
+    root = spec_tree({"w.yaml": BASE.format(target=">= 10 GB"), "sweeps/s.yaml": SWEEP})
+    got = cli("sweep", root / "sweeps" / "s.yaml", SPECS, root, "--out", tmp_path / "out", "--format", "json")
+    assert "Traceback" not in got.err, got.err
+    (sweep,) = json.loads(got.out)["sweeps"]
+    assert sweep["summary"]["feasible"] == 1        # before: the point searched to 0.035 GB left, REQ-MEM-1 not met
+    (point,) = sweep["front"]
+    assert point["metrics"]["memory_headroom"]["value"] >= 10e9
+    text = cli("sweep", root / "sweeps" / "s.yaml", SPECS, root, "--out", tmp_path / "out")
+    assert ("REQ-MEM-1 (memory_headroom >= 10 GB) bounds each point's layout search by memory "
+            "(`perf.workload.memory_limit`), which the batch does not take") in text.out
