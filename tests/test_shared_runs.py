@@ -49,3 +49,31 @@ def test_a_tree_with_a_named_pipe_has_no_key(tmp_path):
     (tmp_path / "racks").mkdir()
     os.mkfifo(tmp_path / "racks" / "pipe.yaml")
     assert shared_runs.run_key(([tmp_path],), {}) is None
+
+
+def test_the_commands_leave_a_shared_run_as_they_found_it(tmp_path):
+    """What makes one `Run` safe to give every command: none changes it. Each command run twice; every run kept for
+    the tree pickles the same before and after the second, which says the same as the first. The documents' diagrams
+    are placeholders (assigned, not monkeypatched, which would stop the sharing): they draw from the run, never into it."""
+    import pickle
+
+    from archgen.render import diagrams
+    from tests.render.golden_util import PLACEHOLDER
+
+    tree = tmp_path / "specs"
+    shutil.copytree(SPECS / "racks", tree / "racks")
+
+    def kept() -> list[bytes]:
+        return [pickle.dumps(r) for key, r in shared_runs._RUNS.items() if str(tree) in key[0]]
+    draw = diagrams.render
+    diagrams.render = lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats}
+    try:
+        for args in (("check", str(tree)), ("check", str(tree), "--format", "json"),
+                     ("render", str(tree), "--out", str(tmp_path / "out"), "--formats", "md,html,csv"),
+                     ("diff", str(tree), str(tree))):
+            first = run_cli(*args).out
+            before = kept()
+            assert before, args
+            assert run_cli(*args).out == first and kept() == before, args
+    finally:
+        diagrams.render = draw
