@@ -40,45 +40,27 @@ demo: $(STAMP)
 	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
 	$(VENV)/bin/archgen sweep specs/sweeps/llama3-70b.yaml --out out --formats md,html,csv,svg
 
-# two workers (issue 19 asks for under 3 minutes on 2 cores); `pytest -m "not slow"` for a quick loop. Measured at the
-# end of testfast3 on 2 shared cores, Chromium and poppler installed: warm `make test` 98 s wall (load 7.0 -> 3.7),
-# then against its base commit in two clones, rounds interleaved at load 2.1-2.5: 83 and 93 s wall, 151 and 171 CPU-s
-# by `time` (base: 101 and 93 s, 168 and 171 CPU-s). A clean clone's .ci/run, venv install included: 4:07 at load
-# 2.6 -> 4.0 (pytest 217 s); main's, run next at load 2.5, 1:59 (pytest 99 s): other work on the machine moves the
-# wall clock more than any change here. At the session's end (all of 2026-12-04's merges, 1,803 tests): a clean
-# clone's .ci/run 2:18 with the install (pytest 118 s, load 1.1 -> 2.0), warm `make test` 1:46 (load 1.1 -> 2.1);
-# the project's CI had taken 182 s with pytest 150 s before these changes. Earlier, a clean clone was CPU-bound throughout: each worker spent 175-178
-# CPU-s and both ended within a second of each other (per-test CPU logged);
-# collection is 10 of it cold (`pytest --co`: 4.2 warm, 9.3 without the repo's bytecode and pytest's rewritten test
-# modules, which both workers then make at once), and mypy 13.5 cold on one worker (0.5 warm).
-# testspeed2 (2026-12-05, 2,530 tests, 8 engineers on the 2 cores): CPU-s per test, collection and worker by
-# `ARCHGEN_CPU_PROFILE=DIR pytest -p tests.cpu_profile ...` (`python -m tests.cpu_profile DIR` sums them). This
-# command, warm: 283.8 CPU-s at load 4.5-6.8 (fuzz 25.0, test_browser 22.0 of which 20.4 is `every_document`'s
-# render of every target, shared by the render tests; Chromium itself is a dump-dom and 3 screenshots, ~0.5 CPU-s a
-# start), then 311.0 at load 7.3-9.0 after sharing 7 repeated pipeline and diff runs and the fuzz's key-line parse:
-# about 4 CPU-s (1.5 %) by the changes' own before/after runs, far less than what the load moves a whole run.
-# Cold mypy: 9.0 CPU-s (8.2 without writing its cache), 1,074 modules, every third-party one a module archgen imports.
-# testspeed5: this command with mypy and bytecode cold, load 6-9: 434.1 -> 393.9 CPU-s (workers 215.7 / 211.9 ->
-# 194.6 / 193.2; pint's conversion and Quantity construction made directly in archgen/quantity_ops.py, three render
-# test files moved beside every_document). Wall time at that load (15-17 min) says nothing about the bar.
-# testspeed6: each test process computes an estimate or serving simulation once for the same arguments
-# (tests/shared_results.py; 4,053 of 4,794 estimate calls had repeated an earlier one): this command with -n 0,
-# load 7-9, 410.3 -> 322.5 CPU-s (the first run with cold mypy and bytecode: less those, about 0.8x).
-# testspeed13 (4,672 tests, bytecode and mypy cold, no Chromium or poppler here, load 6-9): this command with -n 0
-# 620.6 CPU-s (tests 592.0, collection 23.6; 32 min wall). Most of it is spread thin: the 4,010 tests under 0.1 CPU-s
-# hold 56 of it, the fuzz 45, the session renders of every document 40, cold mypy 18, test_cache_off's 10 fresh
-# processes 29. The customer edition's no-metric-key scans (test_edition, test_reference) ran 516 full-text regexes
-# each; tried only where the key is in the text: 3.17 + 2.64 -> 0.08 + 0.08 CPU-s. The whole run again after it, cold
-# as before, at load 7-11: 659.1 CPU-s (collection 26.6, mypy 19.8, fuzz 47.3): the load moved it by 6 %, ten times
-# the change. Among the 40 costliest tests no repeated computation near the 12 % issue 19 needs was found.
-# testspeed14 (4,834 tests, load 5-9): this command in a fresh worktree 767.9 CPU-s, 34:51 wall. Cold, both workers
-# compiled every test module (and what it imports) themselves: worker k of N now imports its own N-th first
-# (tests/collect_split.py): -n 2 collection with no __pycache__ 47.8 -> 32.4 CPU-s. Nothing here runs twice
-# (.ci/run is `make test`; one pip install, one pytest pass, no compileall).
-# worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
-# worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
-# sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and
-# pytest does not rewrite every test module again in each worker.
+# two workers (issue 19 asks for under 3 minutes on 2 cores); `pytest -m "not slow"` for a quick loop. The run is
+# CPU-bound and spread thin (4,000+ tests under 0.1 CPU-s each): measure in CPU-s, not wall time, which other work on
+# a shared machine moves by 2x: `ARCHGEN_CPU_PROFILE=DIR pytest -p tests.cpu_profile ...`, then
+# `python -m tests.cpu_profile DIR` (per test phase, file, collection and worker). worksteal: an idle worker takes half
+# of the other's queue, so long tests (mypy, the fuzz shards, first in conftest `FIRST`) never leave one worker alone at
+# the end. Bytecode is written (into the ignored __pycache__/) even where the environment sets PYTHONDONTWRITEBYTECODE,
+# so the workers and the tests' child interpreters do not each recompile archgen nor rewrite every test module again.
+# One line per session (CPU-s by its own before/after; whole-run wall times only on an idle machine):
+# testfast3 (1,803 tests): clean-clone .ci/run 2:18, pytest 118 s (project CI 150 s before).
+# testspeed2 (2,530): 7 repeated pipeline and diff runs shared, the fuzz's key lines parsed once: ~4 of 284 CPU-s.
+# testspeed5: pint conversions made directly (quantity_ops), 3 render files beside every_document: 434 -> 394 cold.
+# testspeed6: tests/shared_results.py, an estimate or serving simulation once a process: -n 0 410 -> 323.
+# testspeed13 (4,672): -n 0 621 CPU-s; the customer edition's no-metric-key scans 5.8 -> 0.2.
+# testspeed14 (4,834): 768 CPU-s; each worker imports its own share first (tests/collect_split.py): cold -n 2
+#   collection 47.8 -> 32.4; every user of every_document and su_customer kept in FIRST (one worker renders them).
+# tests30 (5,548, ~700 CPU-s): ~5 CPU-s of repeats. pipe31: a check case's run ~25 % cheaper (tests/checks 38.7 -> 34.7).
+# tests32 (5,788; clean clone's pytest 5:17-5:42, idle): -n 0 cold slices at load 3-7, tests/test_*.py 365 CPU-s
+#   (fuzz, mypy out), render 185, perf 185. run_cli's pipeline runs once a process for the same files
+#   (tests/shared_runs.py: its 14 files 49.6 -> 39.9); test_cache_off 2 fresh processes fewer (-5.7); parsed YAML keyed
+#   on the parser's text (CI's clean clone: nothing; after a commit elsewhere the first check of specs/ 2.00 -> 1.07).
+#   every_document is rendered by one worker already (FIRST; testspeed14's -n 2 profile): a cross-worker share buys 0.
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

@@ -120,7 +120,7 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
     known = LOADED.get((name, key))
     if known is not None:
         return list(known)
-    kept = code_version.digest() is not None   # else the code is unknown: nothing is read or kept on disk
+    kept = code_version.parser_digest() is not None   # else the parser is unknown: nothing is read or kept on disk
     hit = cache.load("yaml", key) if kept else None
     if isinstance(hit, list):
         try:
@@ -137,11 +137,12 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
 
 
 def parse_key(text: str) -> str:
-    """The key of `text`'s parse in `LOADED` and the parsed-YAML cache: its content, the node limit, the code.
+    """The key of `text`'s parse in `LOADED` and the parsed-YAML cache: its content, the node limit, the parser.
 
-    The code is `code_version.digest`: an edit to archgen or an upgrade of ruamel.yaml is another key.
+    The parser is `code_version.parser_digest`, the text of the modules that parse: an edit to them or an upgrade of
+    ruamel.yaml is another key; a commit elsewhere in archgen, or another checkout of the same parser, is not.
     """
-    code = code_version.digest()
+    code = code_version.parser_digest()
     return cache.digest(text, str(MAX_NODES), code.hex() if code is not None else "unknown")
 
 

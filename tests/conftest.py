@@ -205,10 +205,12 @@ def run_cli(*args: str) -> CliResult:
     import typer.testing
 
     from archgen.cli import app
+    from tests.shared_runs import cli_runs
     builder = typer.testing._get_command  # type: ignore[attr-defined]
     typer.testing._get_command = _command  # type: ignore[attr-defined]
     try:
-        result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+        with cli_runs():   # a pipeline run made before on the same files is not made again (tests/shared_runs.py)
+            result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
     finally:
         typer.testing._get_command = builder  # type: ignore[attr-defined]
     return CliResult(result.exit_code, result.stdout, result.stderr)
@@ -328,8 +330,11 @@ def pytest_configure(config):
 
 
 def pytest_collection(session):
-    """An xdist worker imports its own share of the test modules first (`tests.collect_split`)."""
+    """`run_cli`'s pipeline runs shared (`tests.shared_runs`) before any test module imports `pipeline.run`; an xdist
+    worker imports its own share of the test modules first (`tests.collect_split`)."""
     from tests.collect_split import import_own_share
+    from tests.shared_runs import share
+    share()
     import_own_share(session.config)
 
 

@@ -37,6 +37,8 @@ import pytest
 TIMED = ("process_time", "perf_counter")
 #: What each function returned, by function and pickled arguments: {(name, key): pickled result}.
 _RESULTS: dict[tuple[str, bytes], bytes] = {}
+#: Whether `shared_results` is in force (`active`; `tests.shared_runs` shares the command line's runs only then).
+_ACTIVE = [False]
 #: The monkeypatches with a change not undone, and the mock patches in force.
 _PATCHING: weakref.WeakSet[Any] = weakref.WeakSet()
 _MOCKS: set[int] = set()
@@ -47,6 +49,11 @@ def applies(path: str) -> bool:
     """Whether the tests of the module at `path` run with the shared results: it times nothing (`TIMED`)."""
     text = Path(path).read_text(encoding="utf-8")
     return not any(word in text for word in TIMED)
+
+
+def active() -> bool:
+    """Whether a `shared_results` context is in force."""
+    return _ACTIVE[0]
 
 
 def patched() -> bool:
@@ -118,7 +125,9 @@ def shared_results() -> Iterator[None]:
     originals = cluster.estimate, scheduler.simulate
     cluster.estimate = _shared("estimate", originals[0])
     scheduler.simulate = _shared("simulate", originals[1], skip=("timing",))
+    _ACTIVE[0] = True
     try:
         yield
     finally:
         cluster.estimate, scheduler.simulate = originals
+        _ACTIVE[0] = False

@@ -4,7 +4,9 @@ cachestale: the parsed-YAML cache was keyed on the file's text and a format numb
 the parser that forgot the number had every later run read the older code's parse: a line moved by 1,000 in
 `load._plain` read the old line with the cache on and the new one with `ARCHGEN_CACHE=off`
 (`test_an_edited_parser_is_not_served_its_old_parse`, which failed on main). The snapshot of validated specs had
-the code in its key already; it now takes it from the same place.
+the code in its key already; it now takes it from the same place. The parse is keyed on the parser's modules alone
+(`code_version.parser_digest`, tests32): an edit elsewhere in archgen, or another checkout of the same parser, reads
+the parses kept.
 """
 
 from __future__ import annotations
@@ -41,8 +43,11 @@ def package(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "pkg"
     root.mkdir()
     (root / "model.py").write_text("EFFICIENCY = 0.5\n", encoding="utf-8")
+    for name in code_version.PARSER:
+        (root / name).write_text(f"# {name}: MAX_DEPTH = 64\n", encoding="utf-8")
     monkeypatch.setattr(code_version, "ROOT", str(root))
     monkeypatch.setattr(code_version, "_DIGEST", [])
+    monkeypatch.setattr(code_version, "_PARSER_DIGEST", [])
     monkeypatch.setattr(snapshot, "_code", [])
     return root
 
@@ -50,19 +55,43 @@ def package(tmp_path, monkeypatch) -> Path:
 def _new_process(monkeypatch) -> None:
     """Forget what this process computed once: the code's digest and the loaded files, as a new process would."""
     monkeypatch.setattr(code_version, "_DIGEST", [])
+    monkeypatch.setattr(code_version, "_PARSER_DIGEST", [])
     monkeypatch.setattr(snapshot, "_code", [])
     load.LOADED.clear()
 
 
 def test_a_changed_module_is_not_served_the_old_entry(package, monkeypatch):
-    """An entry the older code stored (a sealed one, as it would have) is read while the code is the same, not after
-    one module changes, even by a digit of the same size."""
+    """An entry the older code stored (a sealed one, as it would have) is read while the parser is the same, a module
+    that does not parse edited or not, and not after one parser module changes, even by a digit of the same size."""
     load.LOADED.clear()
     cache.store("yaml", load.parse_key(TEXT), [[{"kind": "Rack", "id": "from-older-code"}, []]])
     assert load.cached(TEXT, "a.yaml")[0].id == "from-older-code"        # same code: the entry is served
     _edited(package / "model.py", "0.5", "0.6")
     _new_process(monkeypatch)
-    assert load.cached(TEXT, "a.yaml")[0].id == "r1"                     # changed code: parsed again
+    assert load.cached(TEXT, "a.yaml")[0].id == "from-older-code"        # the parser unchanged: served still
+    for name in code_version.PARSER:
+        _edited(package / name, "64", "65")
+        _new_process(monkeypatch)
+        assert load.cached(TEXT, "a.yaml")[0].id == "r1", name           # changed parser: parsed again
+        cache.store("yaml", load.parse_key(TEXT), [[{"kind": "Rack", "id": "from-older-code"}, []]])
+
+
+_IMPORTED = """
+import sys
+import archgen.load
+archgen.load.load_text("kind: Rack\\nid: r1\\nwhen: 2026-01-01\\n<<: {a: 1}\\n", "a.yaml")
+print(" ".join(sorted(m.__file__ for n, m in sys.modules.items() if n.split(".")[0] == "archgen")))
+"""
+
+
+def test_the_parser_key_holds_every_module_a_parse_imports():
+    """`code_version.PARSER` is `archgen.load` and every archgen module a fresh interpreter has once it parsed a file
+    (an import added to the loader without a line there would leave its edits out of the key)."""
+    r = subprocess.run([sys.executable, "-c", _IMPORTED], cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "ARCHGEN_CACHE": "off"})
+    assert r.returncode == 0, r.stderr
+    root = Path(code_version.ROOT)
+    assert sorted(str(Path(f).relative_to(root)) for f in r.stdout.split()) == sorted(code_version.PARSER)
 
 
 def test_the_snapshot_key_follows_the_code(package, monkeypatch, tmp_path):
@@ -122,6 +151,7 @@ def test_an_edited_parser_is_not_served_its_old_parse(tmp_path):
             "positions[path + (k,)] = (pos[0] + 1000, pos[1])\n")
     assert position(edited) == position(edited, ARCHGEN_CACHE="off") == "(1003, 5)"
     assert position(checkout("other")) == "(3, 5)"
+    assert len(list((tmp_path / "cache" / "archgen" / "yaml").glob("*.json"))) == 2  # the other read the first's
 
 
 def test_code_that_cannot_be_listed_keeps_nothing(package, monkeypatch, tmp_path):

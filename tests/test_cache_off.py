@@ -34,10 +34,12 @@ def _written(tmp_path: Path, argv: list[str], cache: str | None, **more: str) ->
     return sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file())
 
 
-@pytest.mark.parametrize("argv", [LIBRARY, CLI], ids=["library", "cli"])
-def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv):
-    assert _written(tmp_path / "off", argv, "off") == []
-    assert _written(tmp_path / "no", argv, "0") == []    # any value but on/1/yes/true is off
+@pytest.mark.parametrize(("argv", "off"), [(LIBRARY, "off"), (CLI, "0")], ids=["library", "cli"])
+def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv, off):
+    """Each entry point in a fresh process with the cache off, then on. Any value but on/1/yes/true is off: the library
+    is run with `off`, the command line with `0` (each had run with both, two processes more, about 6 CPU-s; tests32),
+    since `cache.enabled` is the one place either is read (`test_the_switch_is_read_in_one_place`)."""
+    assert _written(tmp_path / "off", argv, off) == []
     written = _written(tmp_path / "default", argv, None)
     assert ".config/archgen/cache.key" in written
     assert any(w.startswith(".cache/archgen/units/definitions-") for w in written)
@@ -93,6 +95,22 @@ def test_the_values_docs_python_api_names(monkeypatch, value, on):
 
     monkeypatch.setenv("ARCHGEN_CACHE", value)
     assert cache.enabled() is on
+
+
+def test_the_switch_is_read_in_one_place():
+    """`ARCHGEN_CACHE` is read by `cache.enabled` and nowhere else in archgen, so a value that `enabled` reads as off
+    turns off all that the fresh processes above see turned off with one spelling."""
+    import ast
+
+    readers = []
+    for path in sorted((REPO / "archgen").rglob("*.py")):
+        if "ARCHGEN_CACHE" not in (text := path.read_text(encoding="utf-8")):
+            continue
+        tree = ast.parse(text)
+        inside = {c: n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for c in ast.walk(n)}
+        readers += [f"{path.relative_to(REPO)}::{inside.get(n, '<module>')}" for n in ast.walk(tree)
+                    if isinstance(n, ast.Constant) and n.value == "ARCHGEN_CACHE"]
+    assert readers == ["archgen/cache.py::enabled"]
 
 
 #: A fontconfig setup as Debian's (/etc/fonts/fonts.conf): an absolute cache folder, writable for root

@@ -1,0 +1,79 @@
+"""tests/shared_runs.py: the in-process command line runs the pipeline once for the same files; nothing else shares."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from archgen import pipeline
+from tests import shared_runs
+from tests.conftest import SPECS, run_cli
+
+
+def _counted(tmp_path, steps):
+    """Run `steps(tree)` with every pipeline run counted (a plain assignment, not a monkeypatch, which would stop the
+    sharing); the count."""
+    tree = tmp_path / "specs"
+    shutil.copytree(SPECS / "racks", tree / "racks")
+    calls = []
+    original = pipeline.judged
+    pipeline.judged = lambda *a, **k: calls.append(1) or original(*a, **k)
+    try:
+        steps(tree)
+    finally:
+        pipeline.judged = original
+    return len(calls)
+
+
+def test_a_command_run_again_on_the_same_files_runs_the_pipeline_once_and_says_the_same(tmp_path):
+    said = []
+    assert _counted(tmp_path, lambda tree: said.extend(run_cli("check", str(tree)).out for _ in range(3))) == 1
+    assert said[0] == said[1] == said[2] and "rack/" in said[0]
+
+
+def test_an_edited_file_a_direct_call_or_a_patch_runs_it_again(tmp_path, monkeypatch):
+    def steps(tree):
+        run_cli("check", str(tree))
+        pipeline.run([tree])                               # a test's own call: its own run
+        rack = sorted((tree / "racks").glob("*.yaml"))[0]
+        rack.write_text(rack.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+        run_cli("check", str(tree))                        # other bytes: run again
+        with monkeypatch.context() as mp:
+            mp.setenv("ARCHGEN_PROBE", "1")                # a patch in force: nothing shared
+            run_cli("check", str(tree))
+    assert _counted(tmp_path, steps) == 4
+
+
+def test_a_tree_with_a_named_pipe_has_no_key(tmp_path):
+    """The key reads every file; a named pipe would block it, so such a tree is run as always (and refused)."""
+    (tmp_path / "racks").mkdir()
+    os.mkfifo(tmp_path / "racks" / "pipe.yaml")
+    assert shared_runs.run_key(([tmp_path],), {}) is None
+
+
+def test_the_commands_leave_a_shared_run_as_they_found_it(tmp_path):
+    """What makes one `Run` safe to give every command: none changes it. Each command run twice; every run kept for
+    the tree pickles the same before and after the second, which says the same as the first. The documents' diagrams
+    are placeholders (assigned, not monkeypatched, which would stop the sharing): they draw from the run, never into it."""
+    import pickle
+
+    from archgen.render import diagrams
+    from tests.render.golden_util import PLACEHOLDER
+
+    tree = tmp_path / "specs"
+    shutil.copytree(SPECS / "racks", tree / "racks")
+
+    def kept() -> list[bytes]:
+        return [pickle.dumps(r) for key, r in shared_runs._RUNS.items() if str(tree) in key[0]]
+    draw = diagrams.render
+    diagrams.render = lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats}
+    try:
+        for args in (("check", str(tree)), ("check", str(tree), "--format", "json"),
+                     ("render", str(tree), "--out", str(tmp_path / "out"), "--formats", "md,html,csv"),
+                     ("diff", str(tree), str(tree))):
+            first = run_cli(*args).out
+            before = kept()
+            assert before, args
+            assert run_cli(*args).out == first and kept() == before, args
+    finally:
+        diagrams.render = draw
