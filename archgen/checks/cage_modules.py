@@ -36,12 +36,9 @@ def _switch_cage_ports(fa, tier_name: str, role: str) -> tuple[int, str] | None:
     down, up = role_groups(t.switch, getattr(spec, "down", None), getattr(spec, "up", None),
                            getattr(spec, "uplinks", None), getattr(spec, "uplink_speed", None))
     group = down if role == "down" else up
-    # a down port's split is the tier's breakout; an up port's, the uplinks its physical port carries: an `up` with a
-    # breakout, or uplinks slower than their group's ports without an `up` range (`tiers.split`: whole cages up at
-    # the down breakout, `uplink_speed` split by rate); an `up` without a breakout runs one uplink per port
-    up_use = getattr(spec, "up", None)
-    split = (max(1, t.breakout) if role == "down" else 1 if up_use is not None and up_use.breakout is None
-             else max(1, int(float(group.speed.m_as("Gbit/s")) // float(t.up_speed.m_as("Gbit/s")))))
+    # a down port's split is the tier's breakout; an up port's, the uplinks its physical port carries as the sizing
+    # split them (`tiers.TierSplit.up_split`)
+    split = max(1, t.breakout) if role == "down" else t.up_split
     rate = t.speed if role == "down" else t.up_speed
     if split > 1 and split * float(rate.m_as("Gbit/s")) > float(group.speed.m_as("Gbit/s")) + 1e-6:
         return None   # a breakout the port cannot give is NET019's finding
