@@ -24,9 +24,10 @@ from typing import Any
 from archgen.analyse.link_ends import SWITCH_ENDS, _ports_per_module, link_speed, node_cage_ports
 from archgen.analyse.network import count
 from archgen.analyse.ports import role_groups
+from archgen.build.fabrics import LinkOption
 from archgen.checks.media_ends import lane_g
 from archgen.checks.registry import Context, Violation
-from archgen.model.fabrics import LINK_TIERS, LinkOption
+from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
 from archgen.units import Q
 
