@@ -12,7 +12,8 @@ times the fabric's `nic_breakout` split); at a switch's `down` ports, the group'
 breakout; at its `up` ports, the group's `per_cage` times the uplinks one port carries (an `up` breakout, or
 uplinks split from faster ports by rate; review49). Only the link tiers the fabric built (`fa.links`), as the cabling
 counts them: a `spine_core` option of a `tiers: auto` fabric that built 2 tiers carries no link (review50). Fat trees
-and rail-only fabrics only: a torus's and a dragonfly's ends are not judged.
+and rail-only fabrics only: a torus's and a dragonfly's ends are not judged, which an info finding on each such fabric
+with link options says (`unjudged`; review50), where before they were passed over without a word.
 """
 
 from __future__ import annotations
@@ -86,11 +87,23 @@ def _cage_ends(ctx: Context, c, fa) -> Iterator[tuple[str, Q, LinkOption, str, A
                     yield key, speed, opt, tag, end, cage
 
 
+def unjudged(c, fa) -> Iterator[Violation]:
+    """An info finding on a torus or dragonfly fabric with link options: its ends' cages are not judged."""
+    topology = fa.fabric.spec.topology
+    if topology in ("fat-tree", "rail-only") or not any(t.links for t in fa.fabric.tiers.values()):
+        return
+    text = (f"{topology} fabric '{fa.fabric.spec.id}': the modules per cage of its link ends are not judged (fat-tree "
+            "and rail-only ends only); the cabling counts its modules as links / ports per module, so a module "
+            "carrying fewer ports than its cage holds is the designer's to check")
+    yield Violation(fa.fabric.path, c.cluster.spec.id, (), text, severity="info")
+
+
 def cage_overfills(ctx: Context) -> Iterator[Violation]:
     """Each fat-tree link option end whose module carries fewer logical ports than the cage it plugs into holds."""
     seen: set[tuple] = set()
     for c in ctx.clusters.values():
         for fa in c.fabrics:
+            yield from unjudged(c, fa)
             for key, speed, opt, tag, end, (held, what) in _cage_ends(ctx, c, fa):
                 carried = _ports_per_module(end, speed)
                 if carried >= held:

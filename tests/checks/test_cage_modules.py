@@ -1,4 +1,4 @@
-"""CAB012 judges the link tiers a fabric builds, as the cabling counts them (review50).
+"""CAB012 judges the link tiers a fabric builds, as the cabling counts them, and says where it judges none (review50).
 
 The small cluster (tests/data/clusters/small.py) with `tiers: auto` builds 2 tiers of QM9700 (32 x OSFP cages, 2 x
 400G each). Its `spine_core` options are read by nothing: the cabling counts no spine-core module. Before, CAB012
@@ -30,3 +30,15 @@ def test_the_same_options_on_a_built_spine_core_tier_are_judged(spec_tree) -> No
     """3 tiers: the spines' 2 x 400G uplink cages take one 400G DR4 each, the finding the 2-tier build does not get."""
     tiers, [message] = _cab012(spec_tree, "smf-400g-dr4", tiers=3)
     assert tiers == 3 and message.startswith("spine_core: smf-400g-dr4 (400G, 4 lanes) carries 1 of the 2 400G ports")
+
+
+def test_a_torus_says_its_ends_are_not_judged(shipped) -> None:
+    """The shipped TPU v4 pod's ICI torus: one info finding at the fabric, where before CAB012 passed it over."""
+    [finding] = [f for f in shipped.findings if f.id == "CAB012" and f.object == "cluster/tpu-v4-pod/fabric/ici"]
+    assert finding.severity == "info" and finding.location is not None
+    assert finding.message.startswith("torus fabric 'ici': the modules per cage of its link ends are not judged")
+
+
+def test_fat_trees_get_no_such_note(shipped) -> None:
+    assert not [f for f in shipped.findings if f.id == "CAB012" and f.severity == "info"
+                and "fabric 'ici'" not in f.message]
