@@ -257,3 +257,15 @@ def test_up_without_ports_leaving_no_down_ports_is_net019(tmp_path: Path) -> Non
     as_written = run([DATA / "b200-storage-400g.yaml"])
     assert not _errors(as_written), [f.message for f in _errors(as_written)]
     assert _metrics(as_written, "b200-storage", "storage")["leaf.switches"] == 2   # 80 ports over 64 down ports
+
+
+def test_uplinks_slower_than_their_up_ports_take_a_cage_each(tmp_path: Path) -> None:
+    """OPG-256's leaf with its `up` ports 33-64 at `uplink_speed: 400 Gb/s` and no `up` breakout: one 400G uplink per
+    800G cage (`TierSplit.up_split` 1, as CAB012 reads it), so 32 down cages + 32 up cages per leaf. The breakout
+    cages had re-derived the split as 2 x 400G / 400G = 2 uplinks per cage: 32 + 16 = 48 per leaf."""
+    def slow(f):
+        f["leaf"]["uplink_speed"] = "400 Gb/s"
+    result = run([_variant(tmp_path, "opg-256.yaml", slow)])
+    [fa] = result.clusters["cluster/opg-256"].fabrics
+    assert (fa.tier("leaf").up, fa.tier("leaf").up_split) == (32, 1)
+    assert _metrics(result, "opg-256", "backend")["leaf.breakout_cages"] == 4 * (32 + 32)

@@ -21,17 +21,23 @@ PARTS = {d.id: KINDS[d.kind].model_validate(d.data) for d in load_paths([CATALOG
 NUMBER = TypeAdapter(PartNumber)
 
 
-@pytest.mark.parametrize("text", ["MQM9700-NS2F", "920-9B210-00FN-0M0", "DCS-7060X6-64PE-F", "P12345-B21#0D1",
-                                  "QDD-2X400G-FR4="])
+@pytest.mark.parametrize("text", ["MQM9700-NS2F", "MCP4Y10-N00A", "920-9B210-00FN-0M0", "DCS-7060X6-64PE-F",
+                                  "P12345-B21#0D1", "QDD-2X400G-FR4=", "CAB-TA-NA", "GLC-TE", "CAB-TA-NA=",
+                                  "PWR-C1-1100WAC-P/2", "C3900-SPE250/K9", "CRS326-24G-2S+RM"])
 def test_an_orderable_code_is_read(text: str) -> None:
-    """NVIDIA's, Arista's, HPE's and Cisco's number shapes are read as written (Cisco's spare ends in '=', review49)."""
+    """NVIDIA's, Arista's, HPE's, MikroTik's and Cisco's number shapes are read as written: Cisco's spare ends in '='
+    (review49), its power cords and copper SFP hold no digit and its second power supply and export class close on a
+    '/' suffix (review50)."""
     assert NUMBER.validate_python(f" {text} ") == text
 
 
-@pytest.mark.parametrize("text", ["TBD", "n/a", "MMA4Z00-NS400 / MMA1Z00-NS400", "MCP4Y10-N001, MCP4Y10-N002",
-                                  "-MMA4Z00", "QDD=400G", "=QDD-400G", "QDD-400G=="])
+@pytest.mark.parametrize("text", ["TBD", "n/a", "N/A", "none", "A/B", "MMA4Z00-NS400 / MMA1Z00-NS400",
+                                  "MMA4Z00-NS400/MMA1Z00-NS400", "MCP4Y10-N001, MCP4Y10-N002", "-MMA4Z00", "MMA4Z00--NS",
+                                  "QDD=400G", "=QDD-400G", "QDD-400G=="])
 def test_a_word_or_two_codes_is_refused(text: str) -> None:
-    """A placeholder word, a list of alternatives or a code with a loose dash is no one orderable number."""
+    """A placeholder word (a word with no digit and no '-': 'none', 'A/B'), a list of alternatives (two codes joined
+    by ' / ', or by '/' alone: a '/' closes a code with a suffix, it does not join two) or a code with a loose dash is
+    no one orderable number."""
     with pytest.raises(ValidationError, match="one orderable part number"):
         NUMBER.validate_python(text)
 

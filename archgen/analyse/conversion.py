@@ -64,9 +64,12 @@ def feed_per_watt(a: ClusterAnalysis) -> float:
     """Watts at the rack feeds per watt more on each accelerator, the mean over the cluster's accelerators.
 
     An accelerator in a system on a shelf's busbar adds 1 / the shelves' efficiency at the feeds, as `shelf_loss`
-    counts its draw; one behind PDUs adds its own watt (a system's `power.max` is at its AC input; how its PSUs' loss
-    moves with a TDP is not modelled). A sweep's `tdp` and `accelerator` levels move `it_power`, at the feeds, by it
-    (review48: the GB300 row at 2,000 W read 740.7 kW at its feeds, the shelves' 5.3 kW left out). 1 with none.
+    counts its draw; one behind PDUs adds 1 / its PSUs' efficiency where the system states it (`psus.efficiency`;
+    its `power.max` is at its AC input, its PSUs' loss inside it, review50), else its own watt, without the PSUs' loss
+    (a lower bound: 80 PLUS Titanium's 96 % at half load would add 4.2 %). A sweep's `tdp` and `accelerator` levels
+    move `it_power`, at the feeds, by it (review48: the GB300 row at 2,000 W read 740.7 kW at its feeds, the shelves'
+    5.3 kW left out). 1 with none. The conversion after either stage (a tray's DC-DC converters, the chips' voltage
+    regulators) no spec states, and neither path counts it.
     """
     count = weighted = 0.0
     for rid, n in sorted(a.cluster.rack_counts.items()):
@@ -77,8 +80,15 @@ def feed_per_watt(a: ClusterAnalysis) -> float:
         for p, on in zip(rack.items, busbar_flags(rack), strict=True):
             if isinstance(p.part, System) and p.part.accelerators:
                 k = p.part.accelerators * n
-                count, weighted = count + k, weighted + k * (1 / eff if on and eff else 1.0)
+                stage = (eff or 1.0) if on else psu_efficiency(p.part)   # the shelves', else the system's PSUs'
+                count, weighted = count + k, weighted + k / stage
     return weighted / count if count else 1.0
+
+
+def psu_efficiency(system: System) -> float:
+    """A system's stated PSU efficiency (`power.psus.efficiency`), else 1: its own watt, the PSUs' loss left out."""
+    psus = system.power.psus
+    return psus.efficiency if psus is not None and psus.efficiency is not None else 1.0
 
 
 def _parts_loss(a: ClusterAnalysis, draw: Draw, pick: Pick) -> Q:

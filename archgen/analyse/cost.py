@@ -35,18 +35,18 @@ from archgen.analyse.capex_bounds import left_out
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.cost_load import average_load, stated_lines
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.opex import Opex, breakeven, opex_metrics, other_opex
+from archgen.analyse.opex import Opex, breakeven, energy_cost, facility_energy, opex_metrics, other_opex
 from archgen.analyse.price_scope import price_list
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_name
 from archgen.metrics import SPARE_RANGED
 from archgen.model.field_words import said as field_said
+from archgen.model.reliability import HOURS_PER_YEAR
 from archgen.money import by_currency, currency
 from archgen.open_item import Worded
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
-HOURS_PER_YEAR = 8766.0
 #: A facility `cost:` that states no `utilisation`: every hour is taken as used (an assumed input, COST003).
 UNSTATED_UTILISATION = "utilisation (not stated: every hour taken as used)"
 #: One that states no `discount_rate`: capital costs nothing, 1/n a year (straight line; an assumed input, COST003).
@@ -304,7 +304,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
     load = average * utilisation + idle * (1 - utilisation)
     # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
-    mwh = None if fc is None or unpowered(a) else (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue).to("MWh")
+    mwh = None if fc is None or unpowered(a) else facility_energy(load, fc)
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
@@ -312,7 +312,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = extra = even = None
     if fc is not None:
-        energy = None if mwh is None else (mwh * fc.energy.price).to(cur)
+        energy = None if mwh is None else energy_cost(load, fc, cur)
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
         crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
         extra = other_opex(cc, capex, a.accelerators, a.node_count, cur)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from archgen.analyse.cost import HOURS_PER_YEAR
 from archgen.analyse.hall_groups import by_halls, deployed, fellows
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.opex import facility_energy
 from archgen.analyse.storage_cost import shared_storage, storage_draw
 from archgen.units import Q_, Q
 
@@ -66,7 +66,7 @@ def _hall_energy(group: list[ClusterAnalysis]) -> Q | None:
     u = hall.cost.utilisation
     typical = shared_storage(group, draw=lambda c: storage_draw(c, typical=True))[0]
     idle = shared_storage(group, draw=lambda c: storage_draw(c, idle=True))[0]
-    twice = (typical * u + idle * (1 - u)) * Q_(HOURS_PER_YEAR, "h") * hall.cost.energy.pue
+    twice = facility_energy(typical * u + idle * (1 - u), hall.cost)
     return (sum((q for q in energies if q is not None), Q_(0, "MWh")) - twice).to("MWh")
 
 

@@ -281,11 +281,10 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
         m[f"{t.name}.radix"] = count(t.radix)
         if t.spare:
             m[f"{t.name}.spare_switches"] = count(t.spare * p)
-        if t.breakout > 1:   # physical ports in use: down ports split `breakout` ways, uplinks at their own rate
-            up_split = max(1, round(float((t.breakout * t.speed / t.up_speed).to("").magnitude)))
+        if t.breakout > 1:   # physical ports in use: down ports split `breakout` ways, uplinks `up_split` ways
             m[f"{t.name}.breakout"] = count(t.breakout)
             m[f"{t.name}.breakout_cages"] = count((math.ceil(t.down_used / t.breakout) +
-                                                   math.ceil(t.up_used / up_split)) * p)
+                                                   math.ceil(t.up_used / t.up_split)) * p)
     for name in fa.links:
         m[f"links.{name}"] = count(fa.level_links(name))
     for name, ratio in fa.oversubscription.items():

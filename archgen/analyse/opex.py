@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.model.cost import ClusterCost, FacilityCost
+from archgen.model.reliability import HOURS_PER_YEAR
 from archgen.money import currency
 from archgen.units import Q_, Q
 
@@ -72,21 +73,30 @@ def other_opex(cc: ClusterCost | None, capex: Q | None, accelerators: int, nodes
     return Opex(support, licences, other, cc.support)
 
 
+def facility_energy(load: Q, fc: FacilityCost, hours: float = HOURS_PER_YEAR) -> Q:
+    """What the hall draws for an IT load over `hours` (a year: 8,766 h): load x hours x the annual PUE."""
+    return (load * Q_(hours, "h") * fc.energy.pue).to("MWh")
+
+
+def energy_cost(load: Q, fc: FacilityCost, cur: str, hours: float = HOURS_PER_YEAR) -> Q:
+    """What that energy costs at the facility's price, in `cur`: the TCO's energy line and the breakeven's E0, E1."""
+    return (facility_energy(load, fc, hours) * fc.energy.price).to(cur)
+
+
 def breakeven(fixed: Q, average: Q, idle: Q, fc: FacilityCost, cc: ClusterCost | None, accelerators: int,
               hours: float, cur: str) -> tuple[float, float] | None:
     """The breakeven utilisation u* and its value with no energy cost, by the module docstring's formula.
 
     `fixed`: capital + space + other opex per year; `average` and `idle`: the IT load with a job running and with
-    none, whose energy per year (x hours x the hall's PUE and price) is E1 and E0; None where the cluster's `cost:`
+    none, whose energy per year (`energy_cost`, as the TCO's) is E1 and E0; None where the cluster's `cost:`
     states no cloud price.
     Infinite where the cloud price does not cover the energy a used hour adds over an idle one.
     """
     if cc is None or cc.cloud is None or not accelerators or currency(cc.cloud.per_accelerator_hour) != cur:
         return None   # a price in another currency is not compared: archgen converts none (`cloud_words` says so)
-    per_year = Q_(hours, "h") * fc.energy.pue * fc.energy.price
     revenue = (cc.cloud.per_accelerator_hour * accelerators * Q_(hours, "h")).to(cur).m   # p N H
-    spread = ((average - idle) * per_year).to(cur).m   # E1 - E0
-    start = (fixed + idle * per_year).to(cur).m   # F + E0
+    spread = energy_cost(average - idle, fc, cur, hours).m   # E1 - E0
+    start = (fixed.to(cur) + energy_cost(idle, fc, cur, hours)).m   # F + E0
     value = start / (revenue - spread) if revenue > spread else float("inf")
     return value, fixed.to(cur).m / revenue if revenue > 0 else float("inf")
 

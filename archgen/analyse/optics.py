@@ -107,9 +107,10 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
     Those are the switch ends, the B end of every tier and the A end of the switch tiers, and the node ends (an
     access run's A end) of systems whose `power.max` leaves their modules out (`node_left_out`); an access run's A
     end that is no node is a switch port at a leaf, in a single-port cage. Modules per rack are ⌈links / ports per
-    module⌉ with the cages of the cluster totals (`analyse.cabling`); ends in no rack (a switch placed nowhere, an
-    endpoint stated as a count) go to `out`'s last slot. An optical module in the port of a switch whose
-    `power.max` holds it (`in_switch`, `Switch.power_includes_optics`) adds nothing;
+    module⌉ with the cages of the cluster totals (`analyse.cabling`), at an access tier's leaf end leaf by leaf, as
+    `analyse.tier_cabling` counts them (`_leaf_end`; a module's ports serve one leaf); ends in no rack (a switch
+    placed nowhere, an endpoint stated as a count) go to `out`'s last slot. An optical module in the port of a switch
+    whose `power.max` holds it (`in_switch`, `Switch.power_includes_optics`) adds nothing;
     `only`: count just the optical modules at these ends (the held ones a stated typical leaves out).
     """
     if not options or not len(tr.length):
@@ -117,16 +118,21 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
     speed = link_speed(fa, tier)
     every = np.ones(len(tr.a_rack), dtype=bool)
     kinds: tuple[tuple[np.ndarray, int | None, np.ndarray], ...]
+    by_leaf = tier == "access" and tr.b_switch is not None and bool((tr.b_switch >= 0).all())
     if tier == "access":   # node runs (A end in a NIC cage), the other access ports (A end in a single-port cage)
         kinds = ((tr.group >= 0, node_cage, node_left_out), (tr.group < 0, 1, tr.group < 0))
     else:
         kinds = ((every, None, every),)
+    if by_leaf:
+        _leaf_end(tr, options, speed, out, in_switch, only)
     for runs, a_cage, a_counted in kinds:
         for rack, side, mask in ((tr.b_rack, "b", runs), (tr.a_rack, "a", runs & a_counted)):
             for i, opt in enumerate(options):
                 end = getattr(opt, side)
                 sel = mask & (tr.option == i)
                 copper = opt.a.media in COPPER_MEDIA
+                if side == "b" and by_leaf and not copper:   # counted leaf by leaf (`_leaf_end`)
+                    continue
                 if not sel.any() or end.power_per_end.magnitude == 0 or (
                         (side in in_switch and not copper) if only is None else (side not in only or copper)):
                     continue
@@ -136,3 +142,19 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
                 per = links_per_cable(opt, speed, a_cage) if copper else _ports_per_module(end, speed, cage)
                 watts = end.power_per_end if copper else module_power(end, speed, cage)
                 out += np.ceil(links / per) * watts.m_as("W")
+
+
+def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndarray, in_switch: tuple[str, ...],
+              only: tuple[str, ...] | None) -> None:
+    """The leaf ends of an access tier's runs, ⌈links at a leaf / ports per module⌉ a leaf, added to its rack."""
+    assert tr.b_switch is not None, "called where the runs name their leaves"
+    leaf_rack = np.full(int(tr.b_switch.max()) + 1, len(out) - 1)
+    leaf_rack[tr.b_switch] = np.where(tr.b_rack >= 0, tr.b_rack, len(out) - 1)   # a leaf's runs share its rack
+    for i, opt in enumerate(options):
+        sel, copper = tr.option == i, opt.a.media in COPPER_MEDIA
+        if copper or not sel.any() or opt.b.power_per_end.magnitude == 0 or (
+                "b" in in_switch if only is None else "b" not in only):
+            continue   # a copper assembly's ends are counted by run, as the loop does
+        links = np.bincount(tr.b_switch[sel], weights=tr.weight[sel], minlength=len(leaf_rack))
+        modules = np.ceil(links / _ports_per_module(opt.b, speed))
+        out += np.bincount(leaf_rack, weights=modules, minlength=len(out)) * module_power(opt.b, speed, None).m_as("W")

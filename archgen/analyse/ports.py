@@ -63,6 +63,8 @@ class TierPorts:
             group), at the role's breakout, and `idle`: the switch's ports are the radix plus these.
         idle: Ports of the groups no role uses (an SN2201's QSFP28 ports when no uplinks come from them), once each
             at their native rate, as the datasheet counts them; part of `unassigned`.
+        up_breakout: Uplinks one physical port of the up group carries when the split is fixed (an `up` breakout,
+            or fixed `uplinks` split from faster ports by rate), else 1.
     """
 
     radix: int
@@ -74,6 +76,7 @@ class TierPorts:
     problems: tuple[Problem, ...] = field(default_factory=tuple)
     unassigned: int = 0
     idle: int = 0
+    up_breakout: int = 1
 
 
 def idle_ports(switch: Switch, *used: Ports) -> int:
@@ -239,7 +242,7 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
     left_up = 0 if g_up is g_down else g_up.count - up_phys
     idle = idle_ports(switch, g_down, g_up)
     unassigned = max(left_down, 0) * b_down + max(left_up, 0) * b_up + max(up_phys * b_up - up, 0) + idle
-    return TierPorts(down + up, b_down, down, up, up_rate, g_down, tuple(problems), unassigned, idle)
+    return TierPorts(down + up, b_down, down, up, up_rate, g_down, tuple(problems), unassigned, idle, b_up)
 
 
 def role_groups(switch: Switch, down_use: PortUse | None, up_use: PortUse | None, uplinks: int | None = None,

@@ -4,6 +4,15 @@
 pulls, the modules at each end and their power (at node ends, in switch ports the switch's power holds, run below
 their rate), and the runs past a reach; the counting rules are `analyse.cabling`'s (its docstring). Split from
 `analyse.cabling` (the runs and the cluster's figures) for its size.
+
+Modules are ⌈links / ports per module⌉ of an option at each end. A module sits in one cage of one device, so its
+ports cannot serve two leaves: at an access tier's leaf end, whose runs name their leaf (`TierRuns.b_switch`), the
+count is per leaf and summed (`_leaf_modules`; review50: the DGX B200 SuperPOD's 1,020 multimode access links on
+twin-port 800G SR8 modules at the leaves, 510 -> 512, two leaves holding an odd number). A twin-port module's two
+ports may reach two different far ends, so only the near end bounds the sharing. The node end counts by its cage
+(`link_ends.node_cage_ports`, alike on every node); the leaf-spine and spine-core ends, whose runs name no switch,
+stay ⌈links / ports⌉ over the tier, which is exact where every switch of the tier holds a multiple of a module's
+ports (the leaves' uplinks, the spines' downlinks, alike per switch) and low by at most one module a switch where not.
 """
 
 from __future__ import annotations
@@ -97,6 +106,23 @@ class TierCabling:
         return sum(self.cables.values())
 
 
+def _leaf_modules(tr: TierRuns, options: tuple[LinkOption, ...], speed: Q) -> dict[int, int]:
+    """Modules at the leaf end of an access tier's runs, ⌈links at a leaf / ports per module⌉ summed over the leaves.
+
+    By option index, the runs from nodes and from other ports together (one module may carry one of each); empty
+    where a run names no leaf.
+    """
+    if tr.b_switch is None or not len(tr.b_switch) or (tr.b_switch < 0).any():
+        return {}
+    out: dict[int, int] = {}
+    for i, opt in enumerate(options):
+        mask = tr.option == i
+        if mask.any():
+            links = np.bincount(tr.b_switch[mask], weights=tr.weight[mask])
+            out[i] = int(np.ceil(links[links > 0] / _ports_per_module(opt.b, speed)).sum())
+    return out
+
+
 def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, ...], tr: TierRuns | None,
                  a_cage_ports: int | None, speed: Q, in_switch: tuple[str, ...] = (),
                  in_typical: tuple[str, ...] = ()) -> TierCabling:
@@ -116,6 +142,7 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
     n_unplaced, assumed, per_run = 0, None, None
     cable_bins: dict[tuple[str, float], int] = {}
     cords: dict[tuple[str, float, int], int] = {}   # optical cables by (option, bin, links a cable carries)
+    at_leaves: dict[int, int] = {}   # leaf-end modules by option, counted leaf by leaf (`_leaf_modules`)
     if tr is not None and len(tr.length):
         if options:
             by = bin_cables(tr, options, tr.weight)
@@ -124,6 +151,7 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
             cable_bins = bin_cables(tr, options, per_run)
             cords = cord_bins(tr, options, per_run, run_legs(tr, options, speed, a_cage_ports))
             if tier == "access":
+                at_leaves = _leaf_modules(tr, options, speed)
                 other = tr.group < 0
                 single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
                                                     minlength=len(options)).astype(np.int64)
@@ -172,6 +200,8 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                 continue
             for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
                 k = math.ceil(n / _ports_per_module(end, speed, cage))
+                if side == "b" and i in at_leaves:   # a leaf's cages are its own: all its modules at the first
+                    k, at_leaves[i] = at_leaves[i], 0
                 modules[end.id] = modules.get(end.id, 0) + k
                 watts = module_power(end, speed, cage)     # at the rate it runs (`Link.power_at`)
                 if watts != end.power_per_end:

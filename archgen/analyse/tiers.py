@@ -40,6 +40,9 @@ class TierCount:
     #: Ports used on the tier's fullest switch where the sizing knows it (a leaf: its fullest leaf's access ports
     #: and its uplinks; a 3-tier spine: its fullest pod's), else 0 and the even spread stands for it.
     busiest: int = 0
+    #: Uplinks one physical port carries (`TierSplit.up_split`): an `up` breakout, or uplinks split from faster
+    #: ports by rate; 1 at a top tier, which has no up ports.
+    up_split: int = 1
 
     @property
     def radix(self) -> int:
@@ -86,13 +89,20 @@ def _ports(fabric: BoundFabric, tier: str, speed: Q, uplinks: bool = False) -> T
 
 @dataclass(frozen=True)
 class TierSplit:
-    """One tier's switch ports split into down and up (`split`), with its ports plan and what does not fit."""
+    """One tier's switch ports split into down and up (`split`), with its ports plan and what does not fit.
+
+    `up_split` is the uplinks one physical port carries: the `up` breakout or fixed uplinks' split
+    (`TierPorts.up_breakout`), ⌊native / s_up⌋ where uplinks at another rate are split from the down group, the
+    down breakout where whole cages go up, and 1 at a top tier. The cabling's cage check (CAB012) and the
+    breakout-cage count read it from here.
+    """
 
     plan: TierPorts
     down: int
     up: int
     up_speed: Q
     problems: tuple[Problem, ...] = ()
+    up_split: int = 1
 
     @property
     def radix(self) -> int:
@@ -133,7 +143,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
         return TierSplit(plan, plan.down if plan.down is not None else plan.radix, 0, up_speed, tuple(problems))
     if plan.up is not None:
         assert plan.down is not None, "a fixed split fixes both sides (ports.tier_ports)"
-        return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems))
+        return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems), plan.up_breakout)
     over = spec.oversubscription or fab.oversubscription
     group, switch = plan.group, fabric.tiers[tier].switch
     per_port = int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")) if group is not None else 1
@@ -146,7 +156,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     if plan.down is None:   # whole cages up where the ports break out: no cage split between down and up roles
         b = plan.breakout if plan.breakout > 1 and plan.radix % plan.breakout == 0 else 1
         up = up_ports(plan.radix // b, 1 + over) * b
-        return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
+        return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems), b)
     up = up_ports(plan.down * speed.m_as("Gbit/s") / up_speed.m_as("Gbit/s"), over)
     per_port = max(per_port, 1)
     left = (group.count - math.ceil(plan.down / max(plan.breakout, 1))) if group is not None else 0
@@ -156,7 +166,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
     rest = max(left - math.ceil(up / per_port), 0) * max(plan.breakout, 1)   # beside the down and up ports
-    return TierSplit(replace(plan, unassigned=rest + plan.idle), plan.down, up, up_speed, tuple(problems))
+    return TierSplit(replace(plan, unassigned=rest + plan.idle), plan.down, up, up_speed, tuple(problems), per_port)
 
 
 def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float, problems: list) -> TierSplit:
@@ -170,7 +180,7 @@ def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float,
     s, s_up = speed.m_as("Gbit/s"), up_speed.m_as("Gbit/s")
     c_up = up_ports(phys * b * s, b * s + over * per_port * s_up)
     down, up = (phys - c_up) * b, c_up * per_port
-    return TierSplit(replace(plan, radix=down + up), down, up, up_speed, tuple(problems))
+    return TierSplit(replace(plan, radix=down + up), down, up, up_speed, tuple(problems), per_port)
 
 
 def two_tier_leaves(fabric: BoundFabric) -> int:
@@ -302,5 +312,5 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     busiest = demand.busiest_leaf(down, access, rpl) + (up if tiers_used > 1 else 0)
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned,
-                     busiest)
+                     busiest, s_leaf.up_split)
     return tiers_used, leaf, per_group, rpl, problems

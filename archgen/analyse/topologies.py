@@ -272,7 +272,7 @@ def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
     f = dragonfly_figures(a, p, h, g, m)
     used = min(endpoints, f["terminals"])
     tier = TierCount("router", router, s, k, plan.breakout, p, need - p, s, f["routers"], used,
-                     f["routers"] * (a - 1) + 2 * f["global"])
+                     f["routers"] * (a - 1) + 2 * f["global"], up_split=plan.breakout)
     bisection = min(used * s / 2, f["bisection_links"] * s)
     # a group's a·p terminal ports over the (g − 1)·m global links to the other groups (module docstring)
     oversub = {"global": a * p / ((g - 1) * f["pair_links"])} if g > 1 and f["pair_links"] else {}
@@ -327,7 +327,7 @@ def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
     leaves, spines = n_rails * f["leaves"], n_rails * f["spines"]
     access = domains * n_rails
     leaf = TierCount("leaf", leaf_sw, s, leaf_plan.radix, leaf_plan.breakout, f["down"], f["up"], s, leaves, access,
-                     leaves * f["up"], unassigned=leaf_plan.unassigned)
+                     leaves * f["up"], unassigned=leaf_plan.unassigned, up_split=leaf_plan.breakout)
     tiers: tuple[TierCount, ...] = (leaf,)
     links = {"access": access}
     if f["tiers"] == 2:

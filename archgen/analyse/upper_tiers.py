@@ -111,7 +111,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
                                  f"{pods} pods"), count(access), count(max_endpoints)))
     fullest = math.ceil(min(pod_leaves, leaves) * up / spines_per_pod) + s_up if spines_per_pod else 0
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
-                      spine_up, 0, mid.unassigned, fullest)
+                      spine_up, 0, mid.unassigned, fullest, mid.up_split)
     core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0, 0,
                      top.unassigned)
     return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,

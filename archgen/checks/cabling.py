@@ -365,7 +365,8 @@ def module_per_cage(ctx: Context) -> Iterator[Violation]:
     A NIC port split by the fabric's `nic_breakout`, a twin-port cage (`per_cage`) and a switch port broken out by
     its tier leave through one module (or one cable end) per cage. A module carrying fewer of those ports (an 800G
     DR4 in a 1.6T cage split 2 x 800G) would be counted twice per cage, which no cage holds (NVIDIA LinkX 200G-PAM4
-    list: a twin-port OSFP carries 2 x 800G through one cage). How: `archgen.checks.cage_modules`.
+    list: a twin-port OSFP carries 2 x 800G through one cage). Fat-tree and rail-only ends only: on a torus or a
+    dragonfly with link options an info finding says its ends are not judged. How: `archgen.checks.cage_modules`.
 
     Fix: pick a module whose rate carries the cage's ports (a twin-port or breakout module, e.g. 2 x 800G DR4 in a
     1.6T cage), or drop the breakout.

@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from archgen.model import field_words
 from archgen.model.cost import Price
 from archgen.model.embodied import EmbodiedCarbon
-from archgen.model.field_types import Fraction, PartNumber, RackHeight
+from archgen.model.field_types import Fraction, PartNumber, PositiveFraction, RackHeight
 from archgen.model.reliability import FailureRate
 from archgen.model.smoothing import PartSmoothing
 from archgen.model.spec import Document, FieldError, Spec, raise_each
@@ -291,6 +291,12 @@ class Psus(Spec):
     inlet: str = Field("", description=(
         "AC inlet of each PSU as IEC 60320 names it, e.g. 'C14', 'C20', or another connector ('7-pin'); it "
         "fixes the power cord (a C13 or C19 plug into the PDU, a C14 or C20 connector at the PSU)."))
+    efficiency: PositiveFraction | None = Field(None, description=(
+        "A system's or switch's PSUs' conversion efficiency (AC in, DC out) near the load they carry, as the datasheet "
+        "or its 80 PLUS certificate states it (Titanium: 96 % at 50 % load, 230 V internal redundant); a power shelf "
+        "states its own `efficiency`. Its `power.max` is at its AC input already; this moves a sweep's `tdp` change on "
+        "a system behind PDUs to that input, 1 / efficiency per watt (`analyse.conversion.feed_per_watt`). Not "
+        "stated: the change counts its own watt, without the PSUs' loss (a lower bound)."))
 
     @property
     def active_output(self) -> Q | None:

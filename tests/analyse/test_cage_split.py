@@ -25,3 +25,4 @@ def test_two_to_one_on_four_way_breakout_takes_whole_cages_up(tmp_path):
     cages, lanes = 64, 4                                  # sn5610: 64 x 800G OSFP, 4 x 200G each
     assert (leaf.breakout, leaf.radix) == (lanes, cages * lanes)
     assert (leaf.up, leaf.down) == (lanes * (cages // 3), cages * lanes - lanes * (cages // 3)) == (84, 172)
+    assert leaf.up_split == lanes                         # each up cage carries 4 uplinks (CAB012 reads this)

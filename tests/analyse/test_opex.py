@@ -13,7 +13,7 @@ import io
 
 import pytest
 
-from archgen.analyse.opex import breakeven
+from archgen.analyse.opex import breakeven, energy_cost, facility_energy
 from archgen.model.cost import ClusterCost, FacilityCost
 from archgen.model.requirements import Status
 from archgen.model.unsettled import lower_key
@@ -63,6 +63,10 @@ def test_the_breakeven_utilisation_by_hand():
     assert breakeven(Q_(1_000_000, "USD"), Q_(100, "kW"), Q_(40, "kW"), fc, expensive, 64, 8766.0, "USD")[0] \
         == float("inf")   # 0.1 x 64 x 8,766 = 56,102 USD does not cover 65,745 USD of extra energy
     assert breakeven(Q_(1, "USD"), Q_(1, "kW"), Q_(1, "kW"), fc, None, 64, 8766.0, "USD") is None
+    # E0 and E1 are the TCO's own energy line (one function, `energy_cost`): 40 kW for a year is 40 x 1,095.75 USD
+    assert facility_energy(Q_(40, "kW"), fc).m_as("MWh") == pytest.approx(40 * 8766 * 1.25 / 1000)
+    assert energy_cost(Q_(40, "kW"), fc, "USD").m == pytest.approx(43_830)
+    assert energy_cost(Q_(60, "kW"), fc, "USD").m == pytest.approx(65_745)
 
 
 REQUIREMENTS = """\

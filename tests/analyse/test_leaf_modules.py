@@ -1,0 +1,29 @@
+"""A leaf's modules are its own: the access tier's leaf-end modules are counted leaf by leaf (review50).
+
+A twin-port module sits in one cage of one leaf; its two ports may reach two nodes, never two leaves. The tier's
+⌈links / ports per module⌉ packed the odd ports of different leaves into one module. The shipped DGX B200 SuperPOD's
+compute fabric runs 1,020 access links on `mmf-800g-sr8` (2 x 400G per module at the leaf): 28 leaves hold 32 links
+and 4 hold 31, so the leaves hold 28 x 16 + 4 x ⌈31 / 2⌉ = 512 modules, not ⌈1,020 / 2⌉ = 510 (access transceivers
+1,022 -> 1,024, optics +34 W at 17 W a module).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def test_odd_leaves_take_a_module_of_their_own(shipped) -> None:
+    c = shipped.clusters["cluster/dgx-b200-superpod"]
+    [tr] = [r for r in c.cabling.runs if (r.fabric, r.tier) == ("compute", "access")]
+    assert tr.b_switch is not None
+    per_leaf = np.bincount(tr.b_switch, weights=tr.weight).astype(int)
+    assert sorted(per_leaf[per_leaf > 0].tolist()) == [31] * 4 + [32] * 28
+    assert sum(math.ceil(n / 2) for n in per_leaf if n) == 28 * 16 + 4 * 16 == 512 > math.ceil(1020 / 2)
+    [access] = [t for t in c.cabling.tiers if (t.fabric, t.tier) == ("compute", "access")]
+    assert access.modules == {"mmf-800g-sr8": 1024}
+    # the other end: 1,016 node links, two a twin-port NIC cage (508), and 4 links from other ports, one a module
+    single = int(tr.weight[tr.group < 0].sum())
+    assert (single, access.node_modules["mmf-800g-sr8"]) == (4, 508)
+    assert access.modules["mmf-800g-sr8"] - 508 - single == 512   # at the leaves
