@@ -13,7 +13,7 @@ from archgen.model.engine import engine_problem
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
-from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.adp_balance import balance_of
@@ -90,7 +90,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     notes: list[str] = []
     for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
-                         ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
+                         ("kv_precision", KV.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
                                                            hw.compute_capability))):
         if problem:   # shown at the key at fault (`commands.common.located`), not at the workload's line
             raise WorkloadError(workload.id, problem, subject=(workload.id, ("inference", key)))
@@ -250,7 +250,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     # newuser79: the replica read as a P:D deployment's pools, each from passes of its own (pd2, `pool_times`)
     pool_b, pool_words = pool_batch(e, run, closed) if breakdown else (0.0, "")
     read = None if {"prefill_per_request", "decode_per_request"} - breakdown.keys() else (
-        arch, K.kv_element_bytes(K.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
+        arch, KV.kv_element_bytes(KV.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
         inf.input_len, inf.output_len, tp, pool_times(hw, job, tp, pool_b),
         (hw.scale_up_bandwidth, hw.scale_out_bandwidth))
     pools = disaggregated_reading(*read, batch=pool_words) if read else ""
