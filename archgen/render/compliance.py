@@ -18,8 +18,6 @@ from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Para, Section, Table
 from archgen.render.common import Scope, where
 
-LEVELS = {"shall": "SHALL", "should": "SHOULD", "may": "MAY"}
-
 #: The compliance matrix's status column (`requirements_table`).
 STATUS_COLUMN = 8
 
@@ -46,7 +44,7 @@ def requirements_table(scope: Scope) -> Table:
         status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
                                      + tolerance.text(req.tolerance))
-        rows.append((req.id, LEVELS[req.level], req.traced, req.basis, req.verification,
+        rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
                      f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
                      _reason(o, b.subject), where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
