@@ -109,7 +109,7 @@ def test_the_matrix_status_keeps_its_style():
 def test_a_sweep_document_names_them_per_cluster(tmp_path):
     """A sweep judged cost per token on the same assumed prices with nothing saying so; its document's paragraph
     per cluster (`Machine.rates`, from `sweep_figures`) now names them, as REQ005 does in `check`."""
-    from archgen.analyse.operations_stage import sweep_figures
+    from archgen.analyse.sweep_figures import sweep_figures
     from tests.conftest import run_specs
 
     r = run_specs(tmp_path, PROPOSAL, "p")

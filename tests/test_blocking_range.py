@@ -92,7 +92,7 @@ def test_the_document_gives_the_range_with_its_two_ends(tmp_path):
 
 def test_a_sweep_point_spans_the_same_range_as_check(tmp_path):
     """Sweeps carry `check`'s goodput range (docs/sweeps.md): with the blocking time unknown, its no-stop end too."""
-    from archgen.analyse.operations_stage import sweep_figures
+    from archgen.analyse.sweep_figures import sweep_figures
     from archgen.perf.train.point_goodput import goodput_of
 
     r = _run(tmp_path, REQS)

@@ -41,7 +41,7 @@ def test_kv_precision_is_an_axis_whose_points_are_the_workloads_estimates(cli, t
     r = cli(*_sweep(tmp_path, SERVE.format(axis="kv_precision: [fp8, fp4]")))
     assert r.code == 0, r.out + r.err
     md = (tmp_path / "out" / "kv" / "kv.md").read_text(encoding="utf-8")
-    # each level's prompt KV cache: FP8 1 B an element, FP4 NVFP4's 0.5625 B (kernels.kv_element_bytes)
+    # each level's prompt KV cache: FP8 1 B an element, FP4 NVFP4's 0.5625 B (kv_cache_dtype.kv_element_bytes)
     assert "(FP8, all layers)" in md and "(FP4, all layers)" in md
     assert f"decoding: {DECODING}" in md   # beside prefill_decode
     (tmp_path / "p").mkdir()

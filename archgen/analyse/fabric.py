@@ -46,7 +46,7 @@ from archgen.analyse.rack_ports import (
     unstated_power_parts,
 )
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
-from archgen.analyse.tiers import TIERS, PlaneDemand, TierCount, leaf_tier
+from archgen.analyse.tiers import PlaneDemand, TierCount, leaf_tier
 from archgen.analyse.upper_tiers import Upper, spine_core_tiers, spine_tier
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
@@ -54,7 +54,7 @@ from archgen.model.cluster import FatTree, RailOnly
 from archgen.topology import ClosShape
 from archgen.units import Q
 
-__all__ = ["TIERS", "FabricAnalysis", "Problem", "TierCount", "analyse_fabric"]
+__all__ = ["FabricAnalysis", "Problem", "TierCount", "analyse_fabric"]
 
 
 @dataclass(frozen=True)

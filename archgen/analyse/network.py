@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
+from archgen.analyse.fabric import FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
 from archgen.analyse.nodes import (  # re-exported
     NodeType,
     compute_node,
@@ -30,7 +30,7 @@ from archgen.units import Q_, Q
 if TYPE_CHECKING:   # cabling reads this module's ClusterAnalysis
     from archgen.analyse.cabling import Cabling
 
-__all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
+__all__ = ["ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "compute_torus", "count", "fabric_metrics",
            "failed_node_takes", "nic_bandwidth", "nic_path", "nic_ports", "node_types", "scale_out_path",
            "spare_domain_nodes"]

@@ -4,17 +4,15 @@
 each cluster, then adds to each workload estimated on one its goodput and what follows from it (`analyse.goodput`)
 and its cost per hour and per token (`analyse.job_cost.workload_cost`), recording in `Operations` why a figure is not
 provided (`withheld`), what rests on an input nobody gave (`unsettled`) and on assumed inputs (`assumed`).
-`sweep_figures` gives a sweep point on a cluster the same failure figures and cost per accelerator-hour.
+A sweep point's failure figures and cost on a cluster are `analyse.sweep_figures`'s.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
-from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.assumed import assumed_inputs
 from archgen.analyse.capex_bounds import lower_bounds
 from archgen.analyse.cdu_power import no_cdu_power
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
@@ -24,11 +22,8 @@ from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     STORAGE_METRICS,
     checkpoint_bytes,
-    failure_ends,
-    failures_of,
     goodput,
     no_checkpoint_target,
-    rate_sets,
     replicas_metrics,
     run_bands,
     storage_metrics,
@@ -47,7 +42,7 @@ from archgen.analyse.goodput_notes import (
 )
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
-from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
+from archgen.analyse.job_energy import energy_share_bounds, job_energy, upper_bounds
 from archgen.analyse.job_swing import job_swing
 from archgen.analyse.network import ClusterAnalysis, north_south
 from archgen.analyse.operations import Operations
@@ -56,13 +51,9 @@ from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.spare_parts import no_turnaround
 from archgen.analyse.storage_demand import storage_demand
 from archgen.analyse.sustainability import job_site_figures, site_figures
-from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.analyse.swing_phases import checkpoint_dip, job_ramps, ramped_swing
 from archgen.build import Design
 from archgen.model import Model
-from archgen.model.sweep_axes import FACILITY_FIELDS
-from archgen.money import currency
-from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
 from archgen.perf.workload.run_figures import (
@@ -74,7 +65,6 @@ from archgen.perf.workload.run_figures import (
     time_to_train,
 )
 from archgen.units import Q_, Q
-from archgen.validate import Specs
 
 #: Why a job's `checkpoint_power_dip` is not provided where its checkpoints block for no time.
 NOTHING_BLOCKS = "its checkpoints block its GPUs for no time (written asynchronously), so they make no dip"
@@ -331,69 +321,3 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
     reasons = ops.withheld.setdefault(path, {})
     for name in metrics:
         reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
-
-
-def sweep_figures(specs: Specs, a: ClusterAnalysis, in_memory: bool = False,
-                  swept: tuple[str, ...] = ()) -> tuple[Failures, tuple[Failures, ...], float | None, str, float]:
-    """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
-
-    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput_range.failure_ends`);
-    in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`); and
-    the facility's utilisation, the idle share the cost range leaves uncharged (`derived.charged_spares`). `swept`:
-    the facility axes the sweep gives (`sweep_words`).
-    """
-    rel = analyse_reliability(specs, a)
-    cost = analyse_cost(specs, a)
-    per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
-    central = failures_of(rel, specs, a)
-    return (central, failure_ends(rel, specs, a),
-            per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
-                rate_sets(rel), sweep_words(a, rel, cost, in_memory, swept)))),
-            cost.utilisation if cost is not None else 1.0)
-
-
-def sweep_energy_share(specs: Specs, a: ClusterAnalysis) -> float:
-    """The share of cluster `a`'s TCO that is an energy cost at maximum draw (`job_energy.energy_share`): a sweep's."""
-    return energy_share(analyse_cost(specs, a), a.typical_from_max)
-
-
-def energy_price(a: ClusterAnalysis, levels: Mapping[str, Any] | None = None) -> float:
-    """USD per kWh of IT energy in cluster `a`'s hall: its electricity price x PUE, at a sweep's `levels` where given.
-
-    What a sweep point's `tdp` level costs per hour beyond the cluster's own TDP (`perf.explore.point_axes.point_base`):
-    the hall's energy is the IT load x PUE x price (`analyse.cost`). 0 where the hall has no `cost:` in USD.
-    """
-    facility = cost_facility(a)[0]
-    if facility is None or facility.cost is None or currency(facility.cost.energy.price) != "USD":
-        return 0.0
-    levels = levels or {}
-    price, pue = levels.get("electricity_price"), levels.get("pue")
-    price = facility.cost.energy.price if price is None else price
-    return price.m_as("USD/kWh") * (facility.cost.energy.pue if pue is None else pue)
-
-
-def facility_figures(specs: Specs, a: ClusterAnalysis,
-                     levels: Mapping[str, Any]) -> tuple[float | None, float, float, float]:
-    """A sweep point's cost per accelerator-hour (USD; None: not provided), utilisation, energy share and energy price.
-
-    The energy share is that of its TCO that is an energy cost at maximum draw (`sweep_energy_share`); the energy
-    price USD per kWh of IT energy (`energy_price`).
-
-    The cluster's cost analysed with its facility's `cost:` taking the sweep's levels of its facility axes (`levels`,
-    by axis: `model.sweep_axes.FACILITY_FIELDS` names the field each replaces; an axis not given: the hall's own), as
-    `sweep_figures` gives them at the hall's own; the facility has a `cost:`.
-    """
-    facility = cost_facility(a)[0]
-    assert facility is not None and facility.cost is not None, "the sweep refuses a facility axis on a hall without"
-    fc = facility.cost
-    energy = {FACILITY_FIELDS[k][1]: v for k, v in levels.items() if v is not None and len(FACILITY_FIELDS[k]) == 2}
-    update: dict[str, Any] = {FACILITY_FIELDS[k][0]: v for k, v in levels.items()
-                              if v is not None and len(FACILITY_FIELDS[k]) == 1}
-    if energy:
-        update["energy"] = fc.energy.model_copy(update=energy)
-    hall = facility.model_copy(update={"cost": fc.model_copy(update=update)})
-    cost = analyse_cost(specs, replace(a, cluster=replace(a.cluster, facility=hall, hall_facilities=())))
-    per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
-    return (per_hour.m_as("USD") if per_hour is not None else None,
-            cost.utilisation if cost is not None else 1.0, energy_share(cost, a.typical_from_max),
-            energy_price(a, levels) if per_hour is not None else 0.0)

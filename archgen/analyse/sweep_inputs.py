@@ -2,7 +2,7 @@
 
 A point's power and energy per token rest on the cluster's IT power, a training point's goodput (and its goodput
 tokens and cost per token) on somewhere to write checkpoints, and its cost per token on the cluster's cost per used
-accelerator-hour in USD (`usd_per_hour`, which `operations_stage.sweep_figures` gives the points). `missing` says
+accelerator-hour in USD (`usd_per_hour`, which `analyse.sweep_figures.sweep_figures` gives the points). `missing` says
 which of those a cluster lacks; `checks.sweep.unanswerable` reads it before any point runs (SWP001 in `archgen
 check`, a refusal in `archgen sweep`).
 """

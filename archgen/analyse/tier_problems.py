@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
-from archgen.analyse.tiers import TIERS, TierCount, two_tier_leaves
+from archgen.analyse.tiers import TierCount, two_tier_leaves
 from archgen.analyse.upper_tiers import cores_inherit
 from archgen.build import BoundFabric
 from archgen.model.fabrics import TIER_KEYS
+from archgen.model.tiers import TIER_NAMES
 
 if TYPE_CHECKING:
     from archgen.analyse.fabric import FabricAnalysis
@@ -27,7 +28,7 @@ def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
 
     Nothing above it takes them, so they would be ignored (with a fixed `tiers` they fail validation).
     """
-    name = TIERS[tiers_used - 1]
+    name = TIER_NAMES[tiers_used - 1]
     spec = getattr(fabric.spec, name)
     given = [k for k in ("up", "uplinks", "uplink_speed", "oversubscription") if getattr(spec, k) is not None]
     return [Problem("NET019", fabric.owner_path + (name, k), f"{name}.{k} given, but tiers: auto builds this fabric "
@@ -44,7 +45,7 @@ def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
                     f"tier(s), without a {name} tier: set tiers: {i + 1} to build it, or leave {name}.count out",
                     count(getattr(spec, name).count), None,
                     public=said.format(getattr(spec, name).count, name, tiers_used, name))
-            for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
+            for i, name in enumerate(TIER_NAMES) if i >= tiers_used and getattr(spec, name).count is not None]
 
 
 def radix_problems(fabric: BoundFabric, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
@@ -107,7 +108,7 @@ def unbuilt_keys(fa: FabricAnalysis) -> list[Problem]:
         return []
     out, k_spine = [], two_tier_leaves(fa.fabric)
     tiers = f"{fa.tiers_used} tier{'s' if fa.tiers_used > 1 else ''}"
-    for name in TIERS[fa.tiers_used:]:
+    for name in TIER_NAMES[fa.tiers_used:]:
         tier = getattr(spec, name)
         keys = [("links", _LINK_UP_TO[name])] if getattr(spec.links, _LINK_UP_TO[name]) else []
         keys += [(name, k) for k in TIER_KEYS if getattr(tier, k) is not None]   # the core's uplinks: refused

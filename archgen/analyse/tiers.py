@@ -17,8 +17,6 @@ from archgen.model import Switch
 from archgen.model.fabrics import FatTree
 from archgen.units import Q
 
-TIERS = ("leaf", "spine", "core")
-
 
 @dataclass(frozen=True)
 class TierCount:

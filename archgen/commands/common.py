@@ -1,4 +1,4 @@
-"""What several commands share: default spec paths, check-ID options, and checks of output paths."""
+"""What several commands share: default spec paths, report formats, check-ID options, and checks of output paths."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from archgen.validate import Specs, validate
 
 #: The spec directory a command reads when given no path.
 DEFAULT_SPECS = Path("specs")
+#: The formats `archgen diff` and `archgen gap` write their report in (`output.diff`, `output.gap`).
+REPORT_FORMATS = ("md", "json")
 
 
 def spec_paths(paths: Sequence[Path] | None) -> list[Path]:

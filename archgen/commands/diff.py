@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from archgen.as_of import given
+from archgen.commands.common import REPORT_FORMATS
 from archgen.commands.side_catalog import checkout_catalog, git, is_own, library, revision_catalog
 from archgen.compare.diff import compare
 from archgen.compare.pairs import parse_pairs, read_pairs
@@ -31,7 +32,6 @@ from archgen.render import AUDIENCES
 from archgen.render.files import write_atomic
 from archgen.spec_files import printable
 
-FORMATS = ("md", "json")
 #: How the errors of a side that cannot be analysed are headed (`diff`); `failed_side` reads the side back.
 CANNOT = "archgen diff: {side}, {label}, cannot be analysed:"
 
@@ -52,7 +52,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     HEAD fails when a requirement newly fails or it has error findings. A side whose specs have errors raises them,
     headed by which side it is.
     """
-    if fmt not in FORMATS:
+    if fmt not in REPORT_FORMATS:
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if audience not in AUDIENCES:
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")

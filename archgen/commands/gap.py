@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from archgen.as_of import AsOf, given
+from archgen.commands.common import REPORT_FORMATS
 from archgen.commands.render import foreign_requirements
 from archgen.compare.gap import Gap, judge_proposal, merge
 from archgen.compare.pairs import Pairs, parse_pairs, read_pairs, renamer
@@ -15,8 +16,6 @@ from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
 from archgen.pipeline import run
 from archgen.render import AUDIENCES
-
-FORMATS = ("md", "json")
 
 
 def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md",
@@ -28,7 +27,7 @@ def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: s
 
     The customer `audience` names no path of ours (`output.gap`); the proposal has error findings when it errs.
     """
-    if fmt not in FORMATS:
+    if fmt not in REPORT_FORMATS:
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if audience not in AUDIENCES:
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")

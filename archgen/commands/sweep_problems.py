@@ -18,9 +18,9 @@ from archgen.analyse.cost import analyse_cost
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.hall_room import hall_rooms
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.operations_stage import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.scale_up_switches import own_links_domain
 from archgen.analyse.site_cost import cost_facility
+from archgen.analyse.sweep_figures import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import build
 from archgen.checks import Finding

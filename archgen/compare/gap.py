@@ -21,14 +21,13 @@ from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.compare.answers import Answer, answers, merged
 from archgen.errors import Location
 from archgen.load import shown as shown_location
-from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
+from archgen.model.requirements import LEVELS, PASSING, Judged, Requirement, Status, fails
 from archgen.model.target import offset
 from archgen.pipeline import Run
 from archgen.units import Q
 from archgen.validate import Specs
 
 STATUSES: tuple[Status, ...] = tuple(Status)
-LEVELS = ("shall", "should", "may")
 
 #: The checks whose findings about our requirements are the rows themselves, so not listed again as findings.
 _ROW_CHECKS = ("REQ001", "REQ002", "REQ005")

@@ -13,7 +13,7 @@ from archgen.checks.judgement import outcome, workload_bands
 from archgen.display import target_text
 from archgen.metrics import lookup
 from archgen.model import tolerance
-from archgen.model.requirements import Outcome, Status, fails
+from archgen.model.requirements import LEVELS, Outcome, Status, fails
 from archgen.model.target import Target
 from archgen.pipeline import Run
 from archgen.units import Q
@@ -97,8 +97,8 @@ class RequirementChange:
         if not self.redefined or self.base is None or self.head is None or self.base.metric != self.head.metric \
                 or self.base.verification != self.head.verification:
             return None
-        moves = {_tighter(self.base.bound, self.head.bound), _LEVELS.index(self.head.level) - _LEVELS.index(
-            self.base.level)} - {0}
+        moves = {_tighter(self.base.bound, self.head.bound),   # a level moved up LEVELS (towards shall) tightens
+                 LEVELS.index(self.base.level) - LEVELS.index(self.head.level)} - {0}
         signs = {m > 0 for m in moves if m is not None}
         return None if None in moves or len(signs) != 1 else signs.pop()
 
@@ -149,8 +149,6 @@ def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
                             req.target)
 
 
-#: Requirement levels from the least asked to the most (`Requirement.level`).
-_LEVELS = ("may", "should", "shall")
 #: Bounds from above and from below (`Target.op`); `==` is neither.
 _UPPER, _LOWER = ("<=", "<"), (">=", ">")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar, get_args
 
 import numpy as np
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
@@ -26,6 +26,10 @@ ReqId = Annotated[str, StringConstraints(pattern=_REQ_ID)]
 ReqIds = Annotated[list[ReqId], BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
                    WithJsonSchema({"anyOf": [{"type": "string", "pattern": _REQ_ID},
                                              {"type": "array", "items": {"type": "string", "pattern": _REQ_ID}}]})]
+#: A requirement's level (RFC 2119's keywords, `Requirement.level`), and the levels from the most asked to the least:
+#: the order `archgen gap` groups its rows in; `archgen diff` reads a level moved the other way as a loosening.
+Level = Literal["shall", "should", "may"]
+LEVELS: tuple[Level, ...] = get_args(Level)
 
 
 def pending_words(method: str) -> str:
@@ -49,7 +53,7 @@ class Requirement(Spec):
         "Object the metric belongs to, e.g. 'rack/gb200-nvl72', or a glob over object paths that applies the "
         "requirement to every object it matches: 'rack/*', 'cluster/*/fabric/compute' ('*' does not cross '/'); "
         "implied inline."))
-    level: Literal["shall", "should", "may"] = Field("shall", description=(
+    level: Level = Field("shall", description=(
         "SHALL: not met or not provided is an error (a failing `diff`/`gap`); SHOULD and MAY: a warning."))
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")

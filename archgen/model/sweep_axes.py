@@ -259,7 +259,7 @@ MACHINE_AXES = ("accelerator", *HARDWARE_AXES, "tdp")
 #: Hardware axes that change the chip alone, whose power a `tdp` axis states (`perf.explore.hardware_scope.unpowered`).
 CHIP_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "vector_peak", "l2_capacity", "l2_bandwidth")
 #: Axes that change the cluster's facility cost, each with the field of the hall's `cost:` (`model.cost.FacilityCost`)
-#: its levels replace: the cost per used accelerator-hour at each level (`analyse.operations_stage.facility_figures`).
+#: its levels replace: the cost per used accelerator-hour at each level (`analyse.sweep_figures.facility_figures`).
 FACILITY_FIELDS: dict[str, tuple[str, ...]] = {"utilisation": ("utilisation",), "discount_rate": ("discount_rate",),
                                                 "electricity_price": ("energy", "price"), "pue": ("energy", "pue")}
 FACILITY_AXES = tuple(FACILITY_FIELDS)

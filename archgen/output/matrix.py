@@ -3,7 +3,7 @@
 The findings list only what is not met, at risk, not provided or met on assumed inputs (REQ001 to REQ005, PERF001),
 so a requirement met cleanly appeared in the JSON as nothing but a count (`summary.passed` counts checks, not
 requirements): a verification record built from it lost the requirements it had verified (newuser61's trial). These
-rows are the documents' matrix (`render.common.requirements_table`) in the JSON contract: the pipeline's one
+rows are the documents' matrix (`render.compliance.requirements_table`) in the JSON contract: the pipeline's one
 judgement of each requirement (`Run.requirements`), with the check that reports it and its waiver.
 """
 

@@ -39,7 +39,8 @@ from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, 
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
 from archgen.render.cluster_fabrics import bisection_text, fabrics
-from archgen.render.common import Scope, requirements_table
+from archgen.render.common import Scope
+from archgen.render.compliance import requirements_section, requirements_table
 from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import elevation_alt, rack_parts, weight_basis
@@ -107,7 +108,7 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     title = spec.name or spec.id
     control = common.document_control(scope, f"AG-CLUSTER-{spec.id.upper()}", title,
                                       "ODM/JDM, networking, power and cooling, and facility partners")
-    sections = [abstract(scope, a), common.conventions(), common.requirements_section(scope),
+    sections = [abstract(scope, a), common.conventions(), requirements_section(scope),
                 common.components_section(scope, counts), architecture(a, series), rack_types(scope, a),
                 power_cooling(scope, a), fabrics(scope, a)]
     if a.cabling is not None:

@@ -1,7 +1,8 @@
-"""Sections every document has: control, conventions, requirements, components, validation, open items, appendices.
+"""Sections every document has: control, conventions, components, validation, open items, appendices.
 
 The builders read a `Scope` (the run, the target's object path, the parts it uses) and return `Section`s. They do
-no physics: numbers come from the analyses and checks; here they are only selected, ordered and labelled.
+no physics: numbers come from the analyses and checks; here they are only selected, ordered and labelled. The
+requirements section and its compliance matrix are `render.compliance`'s.
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from archgen.checks import REGISTRY, Finding, tally
 from archgen.checks.judgement import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
-from archgen.model import Part, field_words, tolerance
+from archgen.model import Part, field_words
 from archgen.model.base import MarkedFigures
 from archgen.model.deliverable import DocumentInfo
-from archgen.model.requirements import Outcome, Status
 from archgen.open_item import OpenItem, Worded
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 
-LEVELS = {"shall": "SHALL", "should": "SHOULD", "may": "MAY"}
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
 
 
@@ -135,97 +134,6 @@ def conventions() -> Section:
         Para("Quantities are SI with the unit in each column heading; power is the maximum (nameplate) draw "
              "unless stated; rack positions count rack units (U, 44.45 mm) upward from the bottom, 1-based."),
     )
-
-
-#: The compliance matrix's status column (`requirements_table`).
-STATUS_COLUMN = 8
-
-
-def judged(scope: Scope) -> list[tuple[Judgement, bool]]:
-    """Each requirement of the document's scope as the pipeline judged it, and whether its finding is waived."""
-    found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
-    return [(j, bool((f := found.get((j.check, j.bound.req.id, j.bound.subject))) and f.waived))
-            for j in scope.requirements()]
-
-
-def requirements_table(scope: Scope) -> Table:
-    """The requirements compliance matrix: each requirement of the document's scope as the pipeline judged it.
-
-    Rows are `Run.requirements` (`checks.judgement.judge_all`), not judged again here: the status is the one
-    `archgen check` reports, with the check that reports it (its finding's waiver shown), the reason where there is
-    no value, the value in the target's unit with its band where it has one, and where the requirement is written.
-    The method that verifies each (`Requirement.verification`: analysis, test, inspection, demonstration) has its
-    own column, so a partner reads how a requirement is closed without its status having to say it (newuser84).
-    """
-    rows, anchors = [], []
-    for j, waived in judged(scope):
-        b, o, req = j.bound, j.outcome, j.bound.req
-        status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
-        target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
-                                     + tolerance.text(req.tolerance))
-        rows.append((req.id, LEVELS[req.level], req.traced, req.basis, req.verification,
-                     f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
-                     _reason(o, b.subject), where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
-        anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
-    cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Verified by"),
-            Column("Metric"), Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"),
-            Column("Reason"), Column("Location"), Column("Refs"))
-    return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
-                 status_column=STATUS_COLUMN)
-
-
-def judged_value(o: Outcome, subject: str = "") -> str:
-    """The value a requirement was judged on, with its band or range, as its metric shows elsewhere: '—' without one.
-
-    In the metric's display unit (`display.metric_value`), as the document's other tables and `archgen estimate` show
-    it: a TTFT p99 of 0.1374 s under a target of '<= 0.45 s' reads 137.4 ms (it read 0.14 s), the target keeping its
-    stated form. A metric the registry does not declare for `subject` keeps the target's unit.
-    """
-    value = o.value
-    if value is None:
-        return "—"
-    text = _judged(o, value, subject)
-    if o.band is not None:
-        low, high = sorted(o.band, key=lambda v: float(v.to(value.units).magnitude))
-        text += f" ({_judged(o, low, subject)} to {_judged(o, high, subject)})"
-    return text
-
-
-def _judged(o: Outcome, value: Any, subject: str) -> str:
-    """One value of a requirement's metric: `display.metric_value`, or in the target's unit where it is not declared."""
-    m = metrics.lookup(subject, o.requirement.metric) if subject else None
-    if m is not None and m.accepts(value):
-        return fmt.metric_value(m, value)
-    shown = o.requirement.target.in_units(value)
-    return fmt.q(shown, digits=fmt.digits_for(shown))
-
-
-def _reason(o: Outcome, subject: str = "") -> str:
-    """Why a requirement has its status where the value does not say: no value, or its band's pessimistic end.
-
-    A note echoes quantities as the judgement wrote them ("the target <= 1400 kg"): grouped as the document's numbers
-    are (`fmt.grouped_numbers`; weight67's lower-bound notes).
-    """
-    if o.status is Status.AT_RISK and (end := o.pessimistic) is not None and o.end_misses:
-        return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"   # else `thin`'s note
-    # not provided: why; else what sets a miss, or a latency judged where its band is unmeasured at this load
-    return fmt.grouped_numbers(o.note) if o.note else "—"
-
-
-def requirements_section(scope: Scope) -> Section:
-    """Requirements and assumptions, each tagged sourced or assumed, with the count of each status."""
-    section = Section("requirements", "Requirements and assumptions")
-    rows = judged(scope)
-    if not rows:
-        return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
-                                "its spec or in a Requirements document."))
-    counts = {s.value: sum(1 for j, _ in rows if j.outcome.status is s) for s in Status}
-    waived = sum(1 for _, w in rows if w)
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
-    pending = sum(1 for j, _ in rows if j.bound.req.pending and j.outcome.value is not None)
-    summary += (f"; {pending} judged by analysis only, each still to be verified by the test, inspection or "
-                "demonstration its status names" if pending else "")
-    return section.add(Para(f"{len(rows)} requirement(s): {summary}."), requirements_table(scope))
 
 
 def components_section(scope: Scope, counts: dict[str, int]) -> Section:

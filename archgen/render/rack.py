@@ -20,6 +20,7 @@ from archgen.open_item import OpenItem, Worded
 from archgen.render import common, distribution, fmt, glossary, palette
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
+from archgen.render.compliance import requirements_section
 from archgen.render.rack_cooling import air, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
 from archgen.render.tables import bom_table
@@ -82,7 +83,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     sections = [
         abstract(scope, analysis),
         common.conventions(),
-        common.requirements_section(scope),
+        requirements_section(scope),
         common.components_section(scope, shared_counts(analysis, counts)),
         architecture(analysis),
         rack_design(scope, analysis),

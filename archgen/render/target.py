@@ -9,7 +9,8 @@ from typing import Any
 
 from archgen.render import diagrams, provenance, rack
 from archgen.render.cluster import render_cluster
-from archgen.render.common import Scope, requirements_table
+from archgen.render.common import Scope
+from archgen.render.compliance import requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.tables import bom_data
 

@@ -23,13 +23,13 @@ from archgen.model.training_rules import (
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
 from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs
 from archgen.perf.train.training import RECOMPUTE_CODES
 from archgen.perf.workload.nvidia_only import dispatcher_problem
-from archgen.perf.workload.serving_estimate import attention_dp_problem, expert_problem
 from archgen.perf.workload.training_setup import pipeline_options
 from archgen.units import Q_, Q, parse_quantity
 

@@ -11,7 +11,7 @@ Defaults for what a case leaves out (the format's own defaults are in its header
 * system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
   fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
   it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.
-* inference: the KV cache in the weights' precision (FP8 under FP4 weights, `kernels.serving_kv_dtype`); `batch`
+* inference: the KV cache in the weights' precision (FP8 under FP4 weights, `kv_cache_dtype.serving_kv_dtype`); `batch`
   sequences per replica, or `max` for as many as the KV cache holds (a maximum-throughput benchmark).
 """
 

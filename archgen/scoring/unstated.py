@@ -25,7 +25,7 @@ values that knob takes in practice. None of these predictions enters a score.
   as a figure nor as a range (a user part) has the catalog's measured range (`perf.hw.assumed_gemm`,
   `perf.hw.assumed_efficiency`); every shipped part states each.
 * Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
-  `kv_precision`. It is scored with the KV cache in FP8 (`kernels.serving_kv_dtype`), but TensorRT-LLM's
+  `kv_precision`. It is scored with the KV cache in FP8 (`kv_cache_dtype.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
   16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one. And,
   as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges.

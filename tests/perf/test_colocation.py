@@ -24,7 +24,7 @@ from tests.conftest import SPECS
 #: a head): 2 x 80 x 8 x 128 values a token, one byte each in FP8.
 LLAMA70B_FP8_PER_TOKEN = 2 * 80 * 8 * 128 * 1.0
 #: DeepSeek-V3/R1 (config.json: num_hidden_layers 61, kv_lora_rank 512, qk_rope_head_dim 64): one latent and one
-#: RoPE key a token and layer, one byte each in FP8 (the FP4 checkpoint's default KV cache, `kernels.serving_kv_dtype`).
+#: RoPE key a token and layer, one byte each in FP8 (the FP4 checkpoint's default KV cache, `kv_cache_dtype.serving_kv_dtype`).
 DEEPSEEK_FP8_PER_TOKEN = 61 * (512 + 64) * 1.0
 
 CO_LOCATED = "prefill and decode share each replica (aggregated serving)"

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from tests.conftest import SPECS
 
 # Llama 3.1 70B (specs/catalog/models/llama3-70b.yaml: 80 layers, 8 KV heads of 128), tp 8: one KV head a rank
@@ -49,10 +49,10 @@ def test_an_fp4_cache_is_attended_in_fp8(cli, tmp_path):
 
 
 def test_an_fp4_cache_needs_fp4_tensor_cores():
-    why = K.fp4_kv_problem("h100-sxm", ("bf16", "fp8"), "fp4")
+    why = KV.fp4_kv_problem("h100-sxm", ("bf16", "fp8"), "fp4")
     assert why is not None and "state kv_precision fp8" in why and "peak.fp4" not in why
-    assert K.fp4_kv_problem("b200-sxm-180gb", ("bf16", "fp8", "fp4"), "fp4") is None
-    assert K.fp4_kv_problem("h100-sxm", ("bf16", "fp8"), "fp8") is None
+    assert KV.fp4_kv_problem("b200-sxm-180gb", ("bf16", "fp8", "fp4"), "fp4") is None
+    assert KV.fp4_kv_problem("h100-sxm", ("bf16", "fp8"), "fp8") is None
 
 
 def test_an_fp4_cache_on_an_mxfp4_part_is_refused_at_its_key(cli, tmp_path):
@@ -71,8 +71,8 @@ def test_an_fp4_cache_on_an_mxfp4_part_is_refused_at_its_key(cli, tmp_path):
 
 def test_the_fp4_format_is_the_vendors():
     fp4 = ("bf16", "fp8", "fp4")
-    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "nvidia", 10.0) is None
-    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "NVIDIA", None) is None   # NVIDIA's, capability unstated
-    assert "MXFP4" in (K.fp4_kv_problem("mi355x", fp4, "fp4", "AMD", None) or "")
-    assert "its own format" in (K.fp4_kv_problem("x", fp4, "fp4", "Acme", 0.0) or "")
-    assert K.fp4_kv_problem("mi355x", fp4, "fp8", "AMD", None) is None
+    assert KV.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "nvidia", 10.0) is None
+    assert KV.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "NVIDIA", None) is None   # NVIDIA's, capability unstated
+    assert "MXFP4" in (KV.fp4_kv_problem("mi355x", fp4, "fp4", "AMD", None) or "")
+    assert "its own format" in (KV.fp4_kv_problem("x", fp4, "fp4", "Acme", 0.0) or "")
+    assert KV.fp4_kv_problem("mi355x", fp4, "fp8", "AMD", None) is None

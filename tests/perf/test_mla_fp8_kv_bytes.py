@@ -16,7 +16,7 @@ from __future__ import annotations
 import yaml
 
 from archgen.model.workload import Model
-from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import kv_cache_bytes_per_token
 from tests.conftest import SPECS
@@ -30,7 +30,7 @@ def _deepseek() -> Arch:
 def test_a_dense_mla_fp8_cache_is_576_bytes_a_token_and_layer():
     a = _deepseek()
     assert (a.layers, a.kv_lora_rank, a.kv_rope_dim) == (61, 512, 64)  # DeepSeek-V3's config.json
-    fp8 = kv_cache_bytes_per_token(a, K.kv_element_bytes("fp8"))
+    fp8 = kv_cache_bytes_per_token(a, KV.kv_element_bytes("fp8"))
     assert fp8 == 61 * 576  # 35,136 B a token, all layers
     assert fp8 != 61 * 656  # FlashMLA's sparse (V3.2) layout: 512 FP8 + 4 x 4 B scales + 64 x 2 B RoPE
-    assert kv_cache_bytes_per_token(a, K.kv_element_bytes("bf16")) == 61 * 576 * 2
+    assert kv_cache_bytes_per_token(a, KV.kv_element_bytes("bf16")) == 61 * 576 * 2

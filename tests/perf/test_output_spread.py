@@ -17,9 +17,8 @@ from archgen.model.cases import CaseInference
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
-from archgen.perf.serve.lengths import decode_context, reserved_context
+from archgen.perf.serve.lengths import decode_context, lengths_convention, reserved_context
 from archgen.perf.workload.roofline import inference_kernels
-from archgen.perf.workload.serving_estimate import lengths_convention
 from archgen.pipeline import run
 from archgen.scoring.cases import predict, read_case_file
 from archgen.units import Q_

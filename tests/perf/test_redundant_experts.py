@@ -18,8 +18,8 @@ from archgen.model.workload import Model
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import weights_per_gpu
+from archgen.perf.serve.parallel_problems import expert_problem
 from archgen.perf.serve.routing import serving_arch
-from archgen.perf.workload.serving_estimate import expert_problem
 from tests.conftest import SPECS
 
 

@@ -13,8 +13,8 @@ from archgen.errors import ValidateError
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob
+from archgen.perf.serve.run import run_breakdown
 from archgen.perf.serve.scheduler import simulate
-from archgen.perf.workload.serving_estimate import run_breakdown
 from archgen.pipeline import run
 from archgen.units import Q_
 from tests.conftest import SPECS

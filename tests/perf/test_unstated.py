@@ -126,7 +126,7 @@ def _with_kv(case, kv):
 
 def test_serving_range_spans_the_kv_cache_precision(modern, accelerators):
     """The FP8 H100 case states no KV-cache precision: its range runs from the prediction with a BF16 cache (half the
-    sequences fit, each step reads twice the bytes) to the scored one with FP8 (kernels.serving_kv_dtype). (The H100's
+    sequences fit, each step reads twice the bytes) to the scored one with FP8 (kv_cache_dtype.serving_kv_dtype). (The H100's
     HBM efficiency is measured; the B200 NVFP4 case also spans its stated HBM range, test_efficiency_range.)"""
     case = modern["trtllm-h100-llama31-8b-fp8-tp1-20000-2000"]
     assert open_knobs(case, accelerators) == ("KV cache",)

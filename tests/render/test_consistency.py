@@ -127,7 +127,7 @@ def test_requirement_values_read_as_the_metric_tables(served):
     """The compliance matrix showed ttft_p99 as '0.25 s (0.33 s to 0.93 s)' under a target of '<= 0.45 s' where the
     estimates table showed 249.9 ms: a requirement's value and band are in the metric's display unit now, as the
     estimates table and `archgen estimate` show them, and the target keeps its stated form."""
-    from archgen.render.common import _reason, judged_value
+    from archgen.render.compliance import _reason, judged_value
     r = served.workloads["workload/llama70-server"]
     rows = {row[0]: row for row in _tables(performance.section([r]))["perf-metrics-llama70-server"].rows}
     text = estimate_text(r.estimate)
@@ -183,7 +183,7 @@ def test_breakdown_memory_and_elasticities_read_as_the_text(which, request):
 def test_check_messages_show_a_requirement_value_as_the_matrix(served):
     """REQ004's message read 'ttft_p99 = 0.2499 s ... its band, 0.9287 s' where the compliance matrix reads 249.9 ms
     and 928.7 ms: the message shows the value as the matrix and `archgen estimate` do (`display.metric_value`)."""
-    from archgen.render.common import _reason, judged_value
+    from archgen.render.compliance import _reason, judged_value
     r = served.workloads["workload/llama70-server"]
     [f] = [f for f in served.findings if f.id == "REQ004" and f.requirement == "REQ-SRV-001"]
     [o] = [o for o in r.estimate.requirements if o.requirement.id == "REQ-SRV-001"]

@@ -41,6 +41,7 @@ from archgen.perf.comm.algorithms import (
     unless,
 )
 from archgen.perf.comm.group import Topo, busbw_factor, mesh_share, out_bandwidth, up_bandwidth
+from archgen.perf.comm.group_arrays import distinct_groups, gather_candidates, trailing_axis
 from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
@@ -256,7 +257,7 @@ class _Groups:
     def _topo(self) -> Topo:
         if self.topo is None:
             if self.many:
-                self.index, distinct = _distinct(self.n, self.k)
+                self.index, distinct = distinct_groups(self.n, self.k)
                 self.topo = Topo(self.hw, *distinct)
             else:
                 self.topo = Topo(self.hw, self.n, self.k)
@@ -267,7 +268,7 @@ class _Groups:
         if self.key is not None:
             return _cached((op, *self.key), self.hw, self._topo, op, self.algorithm)
         cands = candidates(self.hw, self._topo(), op, self.algorithm)
-        return cands if self.index is None else _gather(cands, self.index)
+        return cands if self.index is None else gather_candidates(cands, self.index)
 
     def time(self, op: str, size):
         """Seconds of `op` on `size` bytes for every group."""
@@ -286,7 +287,7 @@ class _Groups:
         if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)
             return self._shaped(fastest(self.candidates(op), size) if n > 1 else 0.0)
         cands = self.candidates(op)
-        if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
+        if trailing_axis(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
             front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
             cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind in PER_GROUP
                       else extra, front(mask)) for lat, f, bus, kind, extra, mask in cands]
@@ -329,62 +330,6 @@ def _p2p(hw: Hardware, k, size):
     cross = k < 2
     bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw) * mesh_share(hw, 2.0))  # one link in a mesh
     return where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
-
-
-def _trailing(size, n, cands: list) -> bool:
-    """Whether sizes have a short trailing axis (the pipeline's rank classes) that every group figure lacks.
-
-    numpy broadcasts such a pair slowly (an inner loop of a few elements), so `_Groups.time` then puts that axis
-    first; the arithmetic is the same.
-    """
-    if not isinstance(size, np.ndarray) or size.ndim < 2 or not 1 < size.shape[-1] <= 16:
-        return False
-    figures = [n] + [x for c in cands for x in (c[0], c[1], c[2], c[5], *(c[4] if c[3] in PER_GROUP else ()))]
-    return all(x.ndim == size.ndim and x.shape[-1] == 1 for x in figures if isinstance(x, np.ndarray))
-
-
-def _distinct(n, k) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """Where each group's (n, k) sits among the distinct ones, and those (two arrays).
-
-    Group sizes are whole numbers in practice, which a table indexed by n·K + k sorts without a sort; anything else
-    takes `np.unique`.
-    """
-    nb, kb = np.broadcast_arrays(n, k)
-    nf, kf = nb.reshape(-1), kb.reshape(-1)
-    ni, ki = nf.astype(np.int64), kf.astype(np.int64)
-    if len(nf) and ni.min() >= 0 and ki.min() >= 0 and np.array_equal(ni, nf) and np.array_equal(ki, kf):
-        width = int(ki.max()) + 1
-        top = int(ni.max()) * width + width
-        if top <= 1 << 22:
-            key = ni * width + ki
-            present = np.zeros(top, dtype=bool)
-            present[key] = True
-            keys = np.flatnonzero(present)
-            slot = np.zeros(top, dtype=np.int64)
-            slot[keys] = np.arange(len(keys))
-            return slot[key].reshape(nb.shape), ((keys // width).astype(float), (keys % width).astype(float))
-    pairs, index = np.unique((nf + 1j * kf), return_inverse=True)
-    return index.reshape(nb.shape), (np.ascontiguousarray(pairs.real), np.ascontiguousarray(pairs.imag))
-
-
-def _gather(cands: list, index: np.ndarray) -> list:
-    """Candidates computed once per distinct group, at each group (`index`)."""
-    taken: dict[int, object] = {}
-
-    def at(x):
-        if not isinstance(x, np.ndarray):
-            return x
-        got = taken.get(id(x))
-        if got is None:
-            got = taken[id(x)] = x[index]
-        return got
-
-    out = []
-    for lat, f, bus, kind, extra, mask in cands:
-        if kind in PER_GROUP:
-            extra = tuple(at(e) for e in extra)
-        out.append((at(lat), at(f), at(bus), kind, extra, at(mask)))
-    return out
 
 
 #: Message sizes of an nccl-tests sweep (`-b 8 -e 16G -f 2`): 8 B to 16 GiB.

@@ -67,7 +67,7 @@ class SweepProblem:
     documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
     #: By cluster and level of each facility axis (`model.sweep_axes.facility_levels`; None where not swept): the cost
     #: per used accelerator-hour in USD (None: not provided), the utilisation, the share of the TCO that is an energy
-    #: cost at maximum draw and USD per kWh of IT energy (`analyse.operations_stage.facility_figures`).
+    #: cost at maximum draw and USD per kWh of IT energy (`analyse.sweep_figures.facility_figures`).
     facility: dict[tuple, tuple[float | None, float, float, float]] = field(default_factory=dict)
     #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
     #: not feasible (`feasibility`).

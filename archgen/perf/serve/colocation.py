@@ -47,7 +47,7 @@ from typing import Any
 
 from archgen.model.inference import Inference
 from archgen.model.workload import Model
-from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
@@ -58,8 +58,8 @@ from archgen.units import Q_, Q
 
 def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> tuple[float, str]:
     """Bytes of one prompt's KV cache for the whole model, and its data type (what a prefill pool would send)."""
-    dtype = K.serving_kv_dtype(precision, kv_precision)
-    return input_len * kv_cache_bytes_per_token(arch, K.kv_element_bytes(dtype)), dtype
+    dtype = KV.serving_kv_dtype(precision, kv_precision)
+    return input_len * kv_cache_bytes_per_token(arch, KV.kv_element_bytes(dtype)), dtype
 
 
 def colocation_convention(arch: Arch, precision: str, kv_precision: str | None, input_len: int,

@@ -44,7 +44,7 @@ mean context (input + output/2) under a scheduler that allocates as sequences gr
 (`kv_reserve: mean`: vLLM, TensorRT-LLM's MAX_UTILIZATION). Decode attention reads the mean context either way.
 Where the outputs differ in length (`output_len_cv`, offline only) the mean context is weighted by length, input +
 output (1 + CV^2) / 2, and so is a 'mean' reservation (`lengths`).
-The KV cache and the attention core use `kernels.serving_kv_dtype` (FP8 under FP4 weights).
+The KV cache and the attention core use `kv_cache_dtype.serving_kv_dtype` (FP8 under FP4 weights).
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from archgen.model.engine import MAX_BATCH_SIZE, MAX_NUM_TOKENS
 from archgen.perf.comm.placement import replica_members
 from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -127,7 +128,7 @@ class ServeJob:
         input_len: Prompt tokens per request.
         output_len: Generated tokens per request.
         precision: Weight and GEMM data type.
-        kv_precision: KV-cache data type (default `kernels.serving_kv_dtype`).
+        kv_precision: KV-cache data type (default `kv_cache_dtype.serving_kv_dtype`).
         kv_reserve: KV cache a sequence holds ('full' or 'mean', see `lengths.reserved_context`).
         ep: Expert-parallel ways of a replica's MoE layers (divides tp; the rest splits each expert).
         attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
@@ -313,8 +314,8 @@ def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, p
     adp = job.attention_dp
     kv_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
     heads = a.heads / (1.0 if adp else tp)
-    kv_dt = K.serving_kv_dtype(job.precision, job.kv_precision)
-    kv_bytes, core = K.kv_element_bytes(kv_dt), K.kv_attention_dtype(kv_dt)
+    kv_dt = KV.serving_kv_dtype(job.precision, job.kv_precision)
+    kv_bytes, core = KV.kv_element_bytes(kv_dt), KV.kv_attention_dtype(kv_dt)
     if prefill:
         return K.attention_forward(hw, core, batch=tokens / context, q_len=context, kv_len=context,
                                    heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
@@ -351,7 +352,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     a = job.arch
     tp = np.asarray(tp, dtype=float)
     adp = job.attention_dp
-    kv_bytes = K.kv_element_bytes(K.serving_kv_dtype(job.precision, job.kv_precision))
+    kv_bytes = KV.kv_element_bytes(KV.serving_kv_dtype(job.precision, job.kv_precision))
     weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention,
                               hw.fp4)
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)

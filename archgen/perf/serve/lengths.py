@@ -18,6 +18,9 @@ Left out: the correlation of prompt and output lengths (E[L I] is taken as E[L] 
 dataset the joint form gives 5,826 tokens of context where this one gives 5,998 (3 % less; the dataset's moments,
 tests/perf/data/mlperf-deepseek-r1-lengths.yaml). A dataset's CV is of its reference outputs; what an engine
 generates may spread differently (MLPerf's logs give only the mean).
+
+`lengths_convention` and `kv_convention` say in words what a serving estimate takes (moved from
+`perf.workload.serving_estimate` for its size).
 """
 
 from __future__ import annotations
@@ -51,3 +54,23 @@ def reserved_context(kv_reserve: str, input_len: float, output_len: float, outpu
     if kv_reserve == "full":
         return input_len + output_len
     return decode_context(input_len, output_len, output_len_cv)
+
+
+def lengths_convention(input_len: int, output_len: int, cv: float | None, simulated: bool) -> str:
+    """How the estimate takes the requests' lengths: one in a simulated run; offline, the spread stated or not."""
+    if simulated:
+        return (f"every simulated request has {input_len:,} + {output_len:,} tokens (varying request lengths are not "
+                "simulated)")
+    ctx = f"{decode_context(input_len, output_len, cv):,.0f} tokens"
+    if cv is None:
+        return (f"{ONE_LENGTH}: a decode step reads input + output/2 = {ctx} of context; outputs that vary in length "
+                "read more, input + output x (1 + CV^2) / 2 (state output_len_cv)")
+    return (f"a decode step reads input + output x (1 + output_len_cv^2) / 2 = {ctx} of context (output_len_cv "
+            f"{cv:g}): {LENGTH_WEIGHTED}")
+
+
+def kv_convention(kv_reserve: str, cv: float | None) -> str:
+    """What KV cache a sequence holds (`lengths.reserved_context`), in words."""
+    held = "input + output" if kv_reserve == "full" else \
+        "input + output/2" if cv is None else "input + output x (1 + output_len_cv^2) / 2, the length-weighted mean"
+    return f"each sequence holds {held} tokens (kv_reserve: {kv_reserve})"

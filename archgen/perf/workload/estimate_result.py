@@ -14,7 +14,7 @@ from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
 #: The words a reader sees for each component of an estimate's time breakdown (`Estimate.breakdown`): a training
-#: step's (`training_estimate`), a served request's (`serving_estimate.run_breakdown`) and a collective's. The
+#: step's (`training_estimate`), a served request's (`serve.run.run_breakdown`) and a collective's. The
 #: diagrams label their bars by these in both editions; the customer edition's breakdown table names them so too.
 BREAKDOWN_TITLES = {
     "compute": "Compute", "tp_comm": "Tensor-parallel communication", "cp_comm": "Context-parallel communication",

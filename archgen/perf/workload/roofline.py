@@ -40,6 +40,7 @@ import numpy as np
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -273,7 +274,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         output_len: Generated tokens (mean; the decode context is `lengths.decode_context`, input + output/2
             with every output of one length).
         dtype: Weight and GEMM data type.
-        kv_dtype: KV-cache data type (default: `kernels.serving_kv_dtype`).
+        kv_dtype: KV-cache data type (default: `kv_cache_dtype.serving_kv_dtype`).
         tp: Tensor-parallel size of a replica.
         batch: Sequences in flight during decode.
         ffn_activation: The FFN activation as a kernel of its own or in the GEMM's epilogue (`serve.ffn`).
@@ -285,7 +286,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
     """
     a = arch
     out: list[Kernel] = []
-    kv = K.serving_kv_dtype(dtype, kv_dtype)
+    kv = KV.serving_kv_dtype(dtype, kv_dtype)
     kv_local = max(a.kv_heads / tp, 1.0)
     b = max(float(batch), 1.0)
     for phase, tokens in (("prefill", float(input_len)), ("decode", b)):
@@ -300,11 +301,11 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         else:
             out += _ffn(hw, a, dtype, phase, tokens, tp)
         if phase == "prefill":
-            out.append(_attention(hw, K.kv_attention_dtype(kv), phase, batch=1.0, q_len=tokens, kv_len=tokens,
+            out.append(_attention(hw, KV.kv_attention_dtype(kv), phase, batch=1.0, q_len=tokens, kv_len=tokens,
                                   heads=a.heads / tp, kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
         else:
             context = decode_context(input_len, output_len, output_len_cv)
-            kv_bytes, core = K.kv_element_bytes(kv), K.kv_attention_dtype(kv)
+            kv_bytes, core = KV.kv_element_bytes(kv), KV.kv_attention_dtype(kv)
             if a.kv_lora_rank:  # multi-head latent attention (`inference.attention_core`)
                 heads = a.heads / tp
                 flop, nbytes = K.latent_decode_flop_bytes(batch=b, context=context, rank=a.kv_lora_rank,

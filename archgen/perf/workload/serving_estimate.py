@@ -13,7 +13,7 @@ from archgen.model.engine import engine_problem
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
-from archgen.perf.hw import kernels as K
+from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.adp_balance import balance_of
@@ -35,9 +35,10 @@ from archgen.perf.serve.inference import (
     estimate_inference,
     memory_reserve,
 )
-from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
+from archgen.perf.serve.lengths import kv_convention, lengths_convention
+from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
 from archgen.perf.serve.routing import serving_arch
-from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
+from archgen.perf.serve.run import KEEP_UP, capacity_metrics, run_breakdown
 from archgen.perf.serve.scheduler import estimate_serving, full_run
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
 from archgen.perf.workload.band_span import Span
@@ -48,7 +49,7 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.moe_serving_note import moe_serving_convention
 from archgen.perf.workload.routing_note import routing_note
 from archgen.perf.workload.sensitivity import elasticities
-from archgen.units import Q_, Q
+from archgen.units import Q_
 
 #: Why a TTFT target is not judged on the offline closed form (nor on `server` without an arrival rate).
 OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request is queued at once (trtllm-bench "
@@ -90,7 +91,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     notes: list[str] = []
     for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
-                         ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
+                         ("kv_precision", KV.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
                                                            hw.compute_capability))):
         if problem:   # shown at the key at fault (`commands.common.located`), not at the workload's line
             raise WorkloadError(workload.id, problem, subject=(workload.id, ("inference", key)))
@@ -250,7 +251,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     # newuser79: the replica read as a P:D deployment's pools, each from passes of its own (pd2, `pool_times`)
     pool_b, pool_words = pool_batch(e, run, closed) if breakdown else (0.0, "")
     read = None if {"prefill_per_request", "decode_per_request"} - breakdown.keys() else (
-        arch, K.kv_element_bytes(K.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
+        arch, KV.kv_element_bytes(KV.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
         inf.input_len, inf.output_len, tp, pool_times(hw, job, tp, pool_b),
         (hw.scale_up_bandwidth, hw.scale_out_bandwidth))
     pools = disaggregated_reading(*read, batch=pool_words) if read else ""
@@ -311,26 +312,6 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     batch_bound=bound)
 
 
-def lengths_convention(input_len: int, output_len: int, cv: float | None, simulated: bool) -> str:
-    """How the estimate takes the requests' lengths: one in a simulated run; offline, the spread stated or not."""
-    if simulated:
-        return (f"every simulated request has {input_len:,} + {output_len:,} tokens (varying request lengths are not "
-                "simulated)")
-    ctx = f"{decode_context(input_len, output_len, cv):,.0f} tokens"
-    if cv is None:
-        return (f"{ONE_LENGTH}: a decode step reads input + output/2 = {ctx} of context; outputs that vary in length "
-                "read more, input + output x (1 + CV^2) / 2 (state output_len_cv)")
-    return (f"a decode step reads input + output x (1 + output_len_cv^2) / 2 = {ctx} of context (output_len_cv "
-            f"{cv:g}): {LENGTH_WEIGHTED}")
-
-
-def kv_convention(kv_reserve: str, cv: float | None) -> str:
-    """What KV cache a sequence holds (`lengths.reserved_context`), in words."""
-    held = "input + output" if kv_reserve == "full" else \
-        "input + output/2" if cv is None else "input + output x (1 + output_len_cv^2) / 2, the length-weighted mean"
-    return f"each sequence holds {held} tokens (kv_reserve: {kv_reserve})"
-
-
 #: What bounds a serving job's batch left to its limits where the engine's does not (`Estimate.batch_bound`).
 KV_BOUND = "the KV cache: the sequences whose cache fits in HBM after the weights"
 
@@ -349,47 +330,3 @@ def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int, source: str
                                         f"{source}")
     return max_num_tokens * ranks, (f"an iteration of {max_num_tokens * ranks:,} tokens decodes (max_num_tokens "
                                     f"{max_num_tokens:,}{per}): {TOKEN_BUDGET_SOURCE}")
-
-
-def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) -> dict[str, Q]:
-    """A simulated run's replica time per request, output_len / tokens/s per replica, split as the run spent it.
-
-    The iterations' time goes to prompts or decodes by the run's `prompt_share`, and what the replica spends waiting
-    for arrivals (an open loop below its capacity) is `idle_per_request`. The closed form's split (decode = out x
-    TPOT / batch) would divide by the admission cap under an arrival rate: newuser19's Llama 3.1 70B FP8 TP 8 at 20
-    requests/s per replica read 30.67 ms + 0.593 ms, 4,094 tokens/s per replica where the run served 2,361.
-    """
-    per = output_len / tokens_per_second
-    parts = {"prefill_per_request": per * run.busy * run.prompt_share,
-             "decode_per_request": per * run.busy * (1.0 - run.prompt_share)}
-    if run.busy < 1.0:
-        parts["idle_per_request"] = per * (1.0 - run.busy)
-    return {k: Q_(v, "s") for k, v in parts.items()}
-
-
-def expert_problem(arch: Arch, ep: int, redundant: int = 0) -> str | None:
-    """Why `ep` cannot split the model's experts and `redundant` copies, or None."""
-    if ep > 1 and not arch.experts:
-        return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
-    slots = arch.experts + redundant
-    if arch.experts and slots % ep:
-        fits = max(d for d in range(1, ep) if slots % d == 0)
-        fill = -arch.experts % ep   # the fewest copies that fill every rank equally (0 where ep divides the experts)
-        held = (f"the {arch.experts} experts and {redundant} redundant copies ({slots})" if redundant else
-                f"the {arch.experts} experts")
-        return (f"ep ({ep}) does not divide {held}: each rank holds (experts + redundant_experts) / ep "
-                f"whole slots; state redundant_experts so that they divide (EPLB's extra copies, e.g. {fill} or "
-                f"{fill + ep} at ep {ep}), or an ep that divides them, such as {fits} (with a tp it divides)")
-    return None
-
-
-def attention_dp_problem(arch: Arch, attention_dp: bool) -> str | None:
-    """Why attention data parallelism cannot run on the model, or None.
-
-    Attention DP keeps the experts split over the replica while each rank runs the whole attention on its own
-    requests; on a dense model nothing stays split, so it would be plain data parallelism labelled as tp ways.
-    """
-    if attention_dp and not arch.experts:
-        return ("attention_dp needs a mixture-of-experts model (its experts stay split over the replica); this one "
-                "is dense: run replicas of tp 1 for plain data parallelism")
-    return None
