@@ -19,10 +19,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from archgen.analyse.capex_bounds import NOT_PRICED
-from archgen.analyse.cost import HOURS_PER_YEAR, Cost
+from archgen.analyse.cost import Cost
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.opex import ITEMS
 from archgen.analyse.site_cost import cost_facility
+from archgen.model.reliability import HOURS_PER_YEAR
 from archgen.money import currency
 from archgen.render.blocks import Column, Formula, Table
 from archgen.units import Q
