@@ -42,6 +42,8 @@ from tests.data.clusters.small import RACKS, files
 from tests.parsed_source import tree as parsed
 
 PACKAGE = Path(__file__).resolve().parents[1] / "archgen"
+#: The command line's modules: they alone end the process, with the command's exit code.
+CLI = ("cli.py", "cli_app.py", "cli_run.py")
 
 #: Exceptions of pydantic's validator protocol: raised in a validator, pydantic collects them into a
 #: ValidationError, which `validate` turns into a located `ValidateError`. Only the schema modules raise them.
@@ -139,7 +141,7 @@ def test_every_raise_in_the_package_is_of_a_stage_kind():
             (issubclass(cls, ArchgenError) and (cls.stage or callable(obj) and not isinstance(obj, type)))
             or cls is InternalError                                        # a bug: a traceback and a bug report
             or (issubclass(cls, PYDANTIC_PROTOCOL) and rel.startswith(SCHEMA_MODULES))
-            or (cls is typer.Exit and rel == "cli.py")                     # the CLI's exit, with its code
+            or (cls in (typer.Exit, SystemExit) and rel in CLI)             # the CLI's exit, with its code
             or (cls is AttributeError and _in_def(rel, line, "__getattr__"))   # a module's lazy attributes
             or (cls is KeyError and _in_def(rel, line, "__missing__", method=True))  # a dict's protocol: KeyError
             or caught)                                                     # raised to its own `except`
