@@ -43,7 +43,8 @@ def test_a_price_list_error_fails_the_document_that_uses_it(tmp_path):
     run, scope = _scope(tmp_path, QUOTES)
     [error] = [f for f in run.findings if f.id == "COST004"]
     assert (error.severity, error.object) == ("error", "prices/vendorb-quote")
-    assert run.metrics[CLUSTER]["capex"].m == 70_535_810 - 48 * (30_000 - 21_345)   # a-negotiated's price is used
+    # a-negotiated's price is used; 70,537,810 USD is the shipped capex (2,000 more since review50's leaf-end optics)
+    assert run.metrics[CLUSTER]["capex"].m == 70_537_810 - 48 * (30_000 - 21_345)
     status = dict(document_control(scope, "d", "t", "a"))["Status"]
     assert status.startswith("Draft — has failing checks: COST004"), status
     rows = [b for b in validation_section(scope).blocks if getattr(b, "id", "") == "validation"][0].rows
