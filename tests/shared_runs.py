@@ -22,11 +22,8 @@ from __future__ import annotations
 import contextlib
 import datetime
 import functools
-import hashlib
 import os
-import stat
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 #: The runs kept, by `run_key`.
@@ -38,33 +35,26 @@ MOST_FILES = 1000
 
 
 def run_key(args: tuple[Any, ...], options: dict[str, Any]) -> tuple[Any, ...] | None:
-    """What decides a `pipeline.run(*args, **options)`, or None where it cannot be told without running it."""
-    from archgen.catalog_walk import catalog_files
-    from archgen.load import shipped_catalog
+    """What decides a `pipeline.run(*args, **options)`, or None where it cannot be told without running it.
+
+    The files' part is the console script's own content key of what `load` reads (`snapshot._key`: each spec file
+    and the catalog by name, real path and bytes, the working directory, archgen's code), so a tree it keeps no
+    snapshot for (a named pipe, a path it refuses) is run as always here too."""
+    from archgen.snapshot import _key
     from archgen.spec_files import find_files
 
     paths = args[0] if args else options.get("paths", ())
     paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
-    catalog = options.get("catalog") or shipped_catalog()
     try:
-        files = [*find_files(paths), *(catalog_files(Path(catalog)) if Path(catalog).is_dir() else ())]
+        if len(find_files(paths)) > MOST_FILES:
+            return None
     except Exception:   # noqa: BLE001 - whatever the run would say of the tree, it says it itself
         return None
-    if len(files) > MOST_FILES:
+    content = _key(paths, options.get("catalog"))
+    if content is None:
         return None
-    digest = hashlib.sha256()
-    for f in files:
-        real = os.path.realpath(f)
-        try:
-            if not stat.S_ISREG(os.stat(real).st_mode):
-                return None
-            with open(real, "rb") as fh:
-                body = fh.read()
-        except OSError:
-            return None
-        digest.update(b"\0".join((os.fsencode(f), os.fsencode(real), b"%d" % len(body), body)))
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("ARCHGEN_") or k == "SOURCE_DATE_EPOCH"))
-    return (repr(args), repr(sorted(options.items())), os.getcwd(), datetime.date.today(), env, digest.digest())
+    return (repr(args), repr(sorted(options.items())), datetime.date.today(), env, content)
 
 
 def share() -> None:
