@@ -82,7 +82,9 @@ def searched_within(limit: MemoryLimit | None, hw: Hardware, search: Callable[[H
     """`search(hw)` on `hw` with its memory cut to `limit` where some layout keeps within it, else on `hw` whole.
 
     With the note's words (`MemoryLimit.kept` or `.missed`; "" without a limit). The memory only decides which
-    layouts fit: no time depends on it, and the caller times the chosen layout on `hw` itself.
+    layouts fit: no time depends on it. `training_estimate` times the chosen layout again on `hw` itself; the plan
+    search (`plan.plan_for_workload`) keeps the search's estimate, whose `capacity` is then the limit: what it shows
+    of it (step, MFU, memory per accelerator) the limit does not move.
     """
     if limit is None:
         return search(hw), ""
