@@ -117,6 +117,9 @@ def test_sweep_and_catalog_keep_no_run(tmp_path):
     before = list(shared_runs._RUNS)
     assert run_cli("catalog", "list", "--path", SPECS / "racks").code == 0
     assert run_cli("catalog", "show", "dgx-h100", "--path", SPECS / "racks").code == 0
-    r = run_cli("sweep", SPECS / "sweeps" / "llama3-70b.yaml", "--path", SPECS, "--out", tmp_path, "--format", "json")
+    sweep = tmp_path / "one.yaml"   # one point (test_derived's)
+    sweep.write_text("kind: Sweep\nid: one\nworkload: llama3-70b-pretrain-b200\naxes:\n  precision: [bf16]\n"
+                     "objectives: [{metric: cost_per_token}]\n", encoding="utf-8")
+    r = run_cli("sweep", sweep, "--path", SPECS, "--out", tmp_path / "out", "--format", "json")
     assert r.code == 0, r.err
     assert list(shared_runs._RUNS) == before
