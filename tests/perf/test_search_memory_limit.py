@@ -122,3 +122,23 @@ def test_the_limit_moves_no_time():
         (cut.step_time, cut.mfu, cut.tokens_per_second, cut.memory)
     assert (whole.capacity, cut.capacity) == (hw.hbm_capacity, 10e9)
     assert bool(whole.fits) != bool(cut.fits)   # the busiest rank's memory lies between the two
+
+
+def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
+    """`memory_headroom >= 10 GB` (183.3 GB of a B200's 193.3) and `memory_per_gpu <= 150 GB`: the limit is 150 GB,
+    and `by` names both targets, a layout within it keeping within each; a `>= 0 GB` headroom bounds nothing."""
+    from archgen.in_code import document
+    from archgen.model.workload import Workload
+    from archgen.perf.workload.memory_limit import memory_limit
+
+    def workload(*targets: tuple[str, str]) -> Workload:
+        reqs = [{"id": f"REQ-MEM-{i}", "statement": "margin", "metric": m, "target": t}
+                for i, (m, t) in enumerate(targets, 1)]
+        return document(Workload, {"id": "w", "model": "llama3-70b", "cluster": "c", "accelerators": 8,
+                                   "training": {"seq_len": 8192, "global_batch": 512, "precision": "bf16"},
+                                   "requirements": reqs})
+
+    both = memory_limit(workload(("memory_headroom", ">= 10 GB"), ("memory_per_gpu", "<= 150 GB")), 193.3e9)
+    assert both is not None and (both.limit, both.capacity) == (150e9, 193.3e9)
+    assert both.by == "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
+    assert memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9) is None

@@ -25,11 +25,15 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class MemoryLimit:
-    """The most memory per accelerator a searched layout may take (B), and the requirements that set it."""
+    """The most memory per accelerator a searched layout may take (B), and the requirements that bound it.
+
+    `by` names every memory target of the workload (`bounded_by`), not only the tightest, which sets `limit`: a
+    layout within it keeps within them all.
+    """
 
     limit: float
     capacity: float
-    by: str        # "REQ-MEM-1 (memory_headroom >= 10 GB)"
+    by: str        # "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
 
     def kept(self) -> str:
         """The note's words where a layout keeps within the limit."""
