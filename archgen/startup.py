@@ -168,13 +168,11 @@ def exit_now(stop: SystemExit) -> NoReturn:
 _CODE: dict[str, Any] = {}
 _USED: set[str] = set()
 MAX_CODE = 2048
-_compiled = 0
 _saving = False
 
 
 def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) -> None:
     """`exec`, with a text compiled once and its code kept (`dataclasses` calls `exec` by this module-level name)."""
-    global _compiled
     if isinstance(source, str):
         code = _CODE.get(source)
         if isinstance(code, bytes):  # kept, not yet unmarshalled
@@ -184,7 +182,6 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) ->
                 code = None
         if code is None:
             code = _CODE[source] = compile(source, "<string>", "exec")  # what `exec` of the text compiles
-            _compiled += 1
             _save_at_exit()
         _USED.add(source)
         source = code

@@ -12,8 +12,9 @@ is patched (`shared_results.patched`), `archgen.pipeline.run` gives the `Run` it
 the environment variables archgen reads (`ARCHGEN_*`, `SOURCE_DATE_EPOCH`), and the name, real path and bytes of
 every file the run reads (the spec files `find_files` gives, the catalog's). The commands only read a `Run` (a frozen
 value; stages return new values, STYLE habit 3) and print or write what it holds, so the same object serves them all
-(`tests/test_shared_runs.py` holds check, render and diff to leaving it as they found it, pickled byte for byte);
-a test that calls `pipeline.run` itself always gets a run of its own. No key (a tree with a named pipe, a link to
+(`tests/test_shared_runs.py` holds check, render, diff and gap, the only commands that call `pipeline.run`, to
+leaving it as they found it, pickled byte for byte; sweep, catalog and the rest make no run to share); a test that
+calls `pipeline.run` itself always gets a run of its own. No key (a tree with a named pipe, a link to
 something that is not a file, more than `MOST_FILES` files, a path that raises) runs the pipeline as always.
 """
 

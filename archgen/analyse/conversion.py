@@ -66,10 +66,11 @@ def feed_per_watt(a: ClusterAnalysis) -> float:
     An accelerator in a system on a shelf's busbar adds 1 / the shelves' efficiency at the feeds, as `shelf_loss`
     counts its draw; one behind PDUs adds 1 / its PSUs' efficiency where the system states it (`psus.efficiency`;
     its `power.max` is at its AC input, its PSUs' loss inside it, review50), else its own watt, without the PSUs' loss
-    (a lower bound: 80 PLUS Titanium's 96 % at half load would add 4.2 %). A sweep's `tdp` and `accelerator` levels
-    move `it_power`, at the feeds, by it (review48: the GB300 row at 2,000 W read 740.7 kW at its feeds, the shelves'
-    5.3 kW left out). 1 with none. The conversion after either stage (a tray's DC-DC converters, the chips' voltage
-    regulators) no spec states, and neither path counts it.
+    (a lower bound: 80 PLUS Titanium's 96 % at half load, 230 V internal redundant, would add 4.2 %; the program's
+    table as https://www.tomshardware.com/uk/reviews/80-plus-psu-efficiency,4848-2.html prints it). A sweep's `tdp`
+    and `accelerator` levels move `it_power`, at the feeds, by it (review48: the GB300 row at 2,000 W read 740.7 kW
+    at its feeds, the shelves' 5.3 kW left out). 1 with none. The conversion after either stage (a tray's DC-DC
+    converters, the chips' voltage regulators) no spec states, and neither path counts it.
     """
     count = weighted = 0.0
     for rid, n in sorted(a.cluster.rack_counts.items()):

@@ -24,9 +24,6 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.units import Q
 from archgen.validate import Specs
 
-#: The cluster metric of this module.
-EMBODIED_METRICS = ("embodied_carbon",)
-
 
 def _named(counts: dict[str, int]) -> str:
     """'a x2, b x4' for the first three parts, then how many more."""

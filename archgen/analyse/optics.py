@@ -21,7 +21,7 @@ from archgen.analyse.link_ends import (
     optics_inside,
 )
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
-from archgen.analyse.tier_cabling import TierRuns
+from archgen.analyse.tier_cabling import TierRuns, leaf_modules, leaves_named
 from archgen.build import LinkOption
 from archgen.model import System
 from archgen.model.network import COPPER_MEDIA
@@ -118,7 +118,7 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
     speed = link_speed(fa, tier)
     every = np.ones(len(tr.a_rack), dtype=bool)
     kinds: tuple[tuple[np.ndarray, int | None, np.ndarray], ...]
-    by_leaf = tier == "access" and tr.b_switch is not None and bool((tr.b_switch >= 0).all())
+    by_leaf = tier == "access" and leaves_named(tr)
     if tier == "access":   # node runs (A end in a NIC cage), the other access ports (A end in a single-port cage)
         kinds = ((tr.group >= 0, node_cage, node_left_out), (tr.group < 0, 1, tr.group < 0))
     else:
@@ -147,7 +147,7 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
 def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndarray, in_switch: tuple[str, ...],
               only: tuple[str, ...] | None) -> None:
     """The leaf ends of an access tier's runs, ⌈links at a leaf / ports per module⌉ a leaf, added to its rack."""
-    assert tr.b_switch is not None, "called where the runs name their leaves"
+    assert tr.b_switch is not None, "called where the runs name their leaves (`leaves_named`)"
     leaf_rack = np.full(int(tr.b_switch.max()) + 1, len(out) - 1)
     leaf_rack[tr.b_switch] = np.where(tr.b_rack >= 0, tr.b_rack, len(out) - 1)   # a leaf's runs share its rack
     for i, opt in enumerate(options):
@@ -155,6 +155,5 @@ def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndar
         if copper or not sel.any() or opt.b.power_per_end.magnitude == 0 or (
                 "b" in in_switch if only is None else "b" not in only):
             continue   # a copper assembly's ends are counted by run, as the loop does
-        links = np.bincount(tr.b_switch[sel], weights=tr.weight[sel], minlength=len(leaf_rack))
-        modules = np.ceil(links / _ports_per_module(opt.b, speed))
+        modules = leaf_modules(tr, sel, opt.b, speed)
         out += np.bincount(leaf_rack, weights=modules, minlength=len(out)) * module_power(opt.b, speed, None).m_as("W")

@@ -17,8 +17,6 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.train.point_goodput import checkpoint_bytes
 from archgen.units import Q_, Q
 
-#: The figures of this module, in the metric registry's order.
-STORAGE_DEMAND_METRICS = ("checkpoint_storage_needed", "dataset_read_bandwidth", "checkpoint_restore_read")
 #: Why `checkpoint_storage_needed` is not provided.
 NO_KEEP = ("the workload states no `checkpoint.keep` (how many checkpoints the storage holds at once, the one being "
            "written counted)")

@@ -26,7 +26,7 @@ import numpy as np
 from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, cord_bins, run_cables, run_legs
 from archgen.analyse.link_ends import _ports_per_module, links_per_cable, module_power, splitter_legs
 from archgen.build import LinkOption
-from archgen.model.network import COPPER_MEDIA
+from archgen.model.network import COPPER_MEDIA, Link
 from archgen.units import Q_, Q
 
 #: The ends of a tier's links that sit in a node's NIC ports, the others in switch ports: an access link runs from a
@@ -106,20 +106,35 @@ class TierCabling:
         return sum(self.cables.values())
 
 
+def leaves_named(tr: TierRuns) -> bool:
+    """Whether every run names its leaf (`TierRuns.b_switch`), so an access tier's leaf end is counted leaf by leaf."""
+    return tr.b_switch is not None and bool(len(tr.b_switch)) and not (tr.b_switch < 0).any()
+
+
+def leaf_modules(tr: TierRuns, sel: np.ndarray, end: Link, speed: Q) -> np.ndarray:
+    """Modules of `end` at the leaf end of the runs `sel`, by leaf: ⌈links at the leaf / ports per module⌉.
+
+    A module's ports serve the one leaf whose cage holds it (module docstring); the runs name their leaf
+    (`leaves_named`). The cluster's totals (`_leaf_modules`) and the racks' heat (`optics._leaf_end`) both count so.
+    """
+    assert tr.b_switch is not None, "called where the runs name their leaves"
+    links = np.bincount(tr.b_switch[sel], weights=tr.weight[sel], minlength=int(tr.b_switch.max()) + 1)
+    return np.ceil(links / _ports_per_module(end, speed))
+
+
 def _leaf_modules(tr: TierRuns, options: tuple[LinkOption, ...], speed: Q) -> dict[int, int]:
-    """Modules at the leaf end of an access tier's runs, ⌈links at a leaf / ports per module⌉ summed over the leaves.
+    """Modules at the leaf end of an access tier's runs (`leaf_modules`) summed over the leaves.
 
     By option index, the runs from nodes and from other ports together (one module may carry one of each); empty
     where a run names no leaf.
     """
-    if tr.b_switch is None or not len(tr.b_switch) or (tr.b_switch < 0).any():
+    if not leaves_named(tr):
         return {}
     out: dict[int, int] = {}
     for i, opt in enumerate(options):
         mask = tr.option == i
         if mask.any():
-            links = np.bincount(tr.b_switch[mask], weights=tr.weight[mask])
-            out[i] = int(np.ceil(links[links > 0] / _ports_per_module(opt.b, speed)).sum())
+            out[i] = int(leaf_modules(tr, mask, opt.b, speed).sum())
     return out
 
 

@@ -227,10 +227,6 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
                str(result.as_of or ""), notes, ours=frozenset(own), answers=answers(specs, owners, files))
 
 
-#: A waiver's `scope` values (`model.spec.Waiver.scope`): whose rows it waives in `gap`.
-SCOPES = ("design", "proposal", "both")
-
-
 def waiver_scope(doc: object, index: int, at: Location | None, written_for: Collection[Path]) -> str:
     """Whether our document's waiver `index` binds the row at `at`, and by which scope, as the report says it.
 

@@ -293,7 +293,8 @@ class Psus(Spec):
         "fixes the power cord (a C13 or C19 plug into the PDU, a C14 or C20 connector at the PSU)."))
     efficiency: PositiveFraction | None = Field(None, description=(
         "A system's or switch's PSUs' conversion efficiency (AC in, DC out) near the load they carry, as the datasheet "
-        "or its 80 PLUS certificate states it (Titanium: 96 % at 50 % load, 230 V internal redundant); a power shelf "
+        "or its 80 PLUS certificate states it (Titanium: 96 % at 50 % load, 230 V internal redundant, the program's "
+        "table as https://www.tomshardware.com/uk/reviews/80-plus-psu-efficiency,4848-2.html prints it); a power shelf "
         "states its own `efficiency`. Its `power.max` is at its AC input already; this moves a sweep's `tdp` change on "
         "a system behind PDUs to that input, 1 / efficiency per watt (`analyse.conversion.feed_per_watt`). Not "
         "stated: the change counts its own watt, without the PSUs' loss (a lower bound)."))

@@ -25,6 +25,8 @@ from archgen.units import Duration, RequestRate
 
 KvReserve = Literal["full", "mean"]
 PrefillPolicy = Literal["chunked", "separate"]
+#: How a serving pass runs the FFN activation: a kernel of its own (every engine's default) or in the up/gate
+#: GEMM's epilogue (`archgen.perf.serve.ffn`).
 FfnActivation = Literal["separate", "fused"]
 QuantisedAttention = Literal["all", "output", "none"]
 Scenario = Literal["offline", "server", "concurrency"]

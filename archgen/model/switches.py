@@ -39,6 +39,9 @@ from archgen.model.training_rules import shared_overlap_problem
 AttentionKernel = Literal["flash", "materialized"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
+#: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names;
+#: `blockwise` is Megatron-core's Fp8Recipe.blockwise, which builds TE's `Float8BlockScaling`: NVIDIA/Megatron-LM at
+#: 3097d81, megatron/core/enums.py line 18, megatron/core/fp8_utils.py lines 565-566; `archgen.perf.hw.quant`).
 Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8", "blockwise"]
 MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
 #: The output layer's cross entropy: Megatron's unfused FP32 one, Megatron-core's fused one (impl 'native') or

@@ -96,3 +96,49 @@ def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
     text = cli("sweep", root / "sweeps" / "s.yaml", SPECS, root, "--out", tmp_path / "out")
     assert ("REQ-MEM-1 (memory_headroom >= 10 GB) bounds each point's layout search by memory "
             "(`perf.workload.memory_limit`), which the batch does not take") in text.out
+
+
+def test_the_limit_moves_no_time():
+    """What `memory_limit.searched_within` rests on: the memory cut moves which layouts fit, not what one costs. The
+    bench's configuration (530B, tp 8 pp 35 dp 8 on A100 80 GB) on its HBM (85.9 GB) and on 10 GB (its busiest rank
+    takes 18.7): the same step, MFU and memory to the bit; only the capacity, and so whether it fits, differ."""
+    import dataclasses
+    import sys
+    from pathlib import Path
+
+    from archgen.perf.hw.from_spec import hardware_for
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import estimate_training
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.units import Q_
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from bench_perf import MT530
+
+    hw = hardware_for(load_accelerators()["a100-sxm4-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(200, "Gbit/s"))
+    job, layout = Job(MT530, 2048, 2240, "bf16", "flash"), Layout(8, 35, 8, 1, recompute=2)
+    whole, cut = (estimate_training(h, job, layout) for h in (hw, dataclasses.replace(hw, hbm_capacity=10e9)))
+    assert (whole.step_time, whole.mfu, whole.tokens_per_second, whole.memory) == \
+        (cut.step_time, cut.mfu, cut.tokens_per_second, cut.memory)
+    assert (whole.capacity, cut.capacity) == (hw.hbm_capacity, 10e9)
+    assert bool(whole.fits) != bool(cut.fits)   # the busiest rank's memory lies between the two
+
+
+def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
+    """`memory_headroom >= 10 GB` (183.3 GB of a B200's 193.3) and `memory_per_gpu <= 150 GB`: the limit is 150 GB,
+    and `by` names both targets, a layout within it keeping within each; a `>= 0 GB` headroom bounds nothing."""
+    from archgen.in_code import document
+    from archgen.model.workload import Workload
+    from archgen.perf.workload.memory_limit import memory_limit
+
+    def workload(*targets: tuple[str, str]) -> Workload:
+        reqs = [{"id": f"REQ-MEM-{i}", "statement": "margin", "metric": m, "target": t}
+                for i, (m, t) in enumerate(targets, 1)]
+        return document(Workload, {"id": "w", "model": "llama3-70b", "cluster": "c", "accelerators": 8,
+                                   "training": {"seq_len": 8192, "global_batch": 512, "precision": "bf16"},
+                                   "requirements": reqs})
+
+    both = memory_limit(workload(("memory_headroom", ">= 10 GB"), ("memory_per_gpu", "<= 150 GB")), 193.3e9)
+    assert both is not None and (both.limit, both.capacity) == (150e9, 193.3e9)
+    assert both.by == "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
+    assert memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9) is None

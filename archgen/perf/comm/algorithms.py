@@ -282,7 +282,7 @@ def fastest_number(cands: list, size: float):
         if kind == TREE:
             if tree is None:  # `nccl.tree_correction_at`'s index, its table's range checked once (issue 25)
                 i = nccl.tree_index(size)
-                tree = (2.0 * size, i if i is not None and 0 <= i < 23 else None)
+                tree = (2.0 * size, i if i is not None and 0 <= i < nccl.TREE_SIZES else None)
             t = lat + tree[0] / (bus * (1.0 if tree[1] is None else nccl.TREE_CORRECTION[extra][tree[1]]))
         else:
             if kind == PLATEAU:

@@ -72,6 +72,9 @@ TREE_CORRECTION = (
     (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0),
     (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9),
 )
+#: tuning.cc 637-640: the correction applies where `logSize < 23`, to 64 B x 2^i for i = 0..22 (each row's last entry
+#: is never read); `tree_index`, `tree_correction_at` and `algorithms.fastest_number` check the index against it.
+TREE_SIZES = 23
 
 #: search.cc 1051, 1057, 1063: per-channel speeds (GB/s) the intra-node search tries, by generation.
 SPEED_INTRA = {0: (40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0),
@@ -153,7 +156,7 @@ def tree_index(size):
     """
     if isinstance(size, np.ndarray):
         idx = np.floor(np.log2(np.maximum(size, 1.0) / 64.0)).astype(int)
-        return np.minimum(np.maximum(idx, 0), 23), (idx >= 0) & (idx < 23)  # np.clip, without its dispatch
+        return np.minimum(np.maximum(idx, 0), TREE_SIZES), (idx >= 0) & (idx < TREE_SIZES)  # np.clip, no dispatch
     if size < 64:
         return None
     return int(math.floor(math.log2(size / 64.0)))
@@ -164,7 +167,7 @@ def tree_correction_at(proto: int, index):
     if isinstance(index, tuple):
         clipped, ok = index
         return np.where(ok, _TREE_ROWS[proto][clipped], 1.0)
-    return TREE_CORRECTION[proto][index] if index is not None and 0 <= index < 23 else 1.0
+    return TREE_CORRECTION[proto][index] if index is not None and 0 <= index < TREE_SIZES else 1.0
 
 
 def net_latency(algorithm: str, proto: int, extra: float) -> float:

@@ -77,10 +77,6 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES, element_bytes
 from archgen.perf.hw.numeric import NUMBER, where
 
-#: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names;
-#: `blockwise` is Megatron-core's Fp8Recipe.blockwise, which builds TE's `Float8BlockScaling`: NVIDIA/Megatron-LM at
-#: 3097d81, megatron/core/enums.py line 18, megatron/core/fp8_utils.py lines 565-566).
-FP8_RECIPES = ("delayed", "tensorwise", "mxfp8", "blockwise")
 #: FP8 block scaling's block length (TE f031cf87 pytorch/csrc/quantizer.cpp line 1282, `kBlockLen = 128`) and the
 #: bytes of its scale (an FP32 `scale_inv`, quantizer.cpp line 935: `scale_opts.dtype(torch::kFloat32)`).
 BLOCK_LEN, BLOCK_SCALE_BYTES = 128.0, 4.0
@@ -152,7 +148,7 @@ def tensor_bytes(rec: str, cc, *, norm_output: bool = False, rht: bool = True, w
     """Bytes moved per element to quantise one BF16 GEMM operand (both usages), beyond what produced it.
 
     Args:
-        rec: Recipe (`FP8_RECIPES` or 'nvfp4').
+        rec: Recipe (`model.switches.Fp8Recipe` or 'nvfp4').
         cc: Compute capability of the accelerator (array allowed).
         norm_output: The tensor is a layer norm's output, written by TE's norm kernel (fused amax or cast). Under
             `blockwise` TE's norm writes BF16 and quantises after it (pytorch/csrc/extensions/normalization.cpp at

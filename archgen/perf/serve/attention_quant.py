@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from archgen.perf.hw.arch import Arch
 
-#: Which attention projections a checkpoint stores in the serving precision (`ServeJob.quantised_attention`); the
-#: others stay in `UNQUANTISED_DTYPE`.
-QUANTISED_ATTENTION = ("all", "output", "none")
+#: The dtype of the attention projections a checkpoint leaves out of the serving precision (which it stores in it:
+#: `ServeJob.quantised_attention`, `model.inference.QuantisedAttention`).
 UNQUANTISED_DTYPE = "bf16"
 #: Why a checkpoint's attention projections may stay in BF16. ModelOpt's generic recipe quantises every linear layer
 #: of the blocks (nvidia/Llama-3.1-405B-Instruct-FP4 model card: "Only the weights and activations of the linear

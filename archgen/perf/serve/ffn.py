@@ -39,10 +39,6 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES
 
-#: How a serving pass runs the FFN activation: a kernel of its own (every engine's default) or in the up/gate
-#: GEMM's epilogue.
-FFN_ACTIVATIONS = ("separate", "fused")
-
 
 def ffn_bytes(a: Arch, dtype: str, tp, *, ep: float = 1.0, attention_dp: bool = False,
               activation: str = "separate", fp4: str = "nvfp4", load=1.0):

@@ -45,8 +45,6 @@ from archgen.perf.hw.numeric import NUMBER, maximum, minimum
 #: TensorRT-LLM's measured imbalance ratio, (max - mean)/mean of the routed tokens by rank, DeepSeek-R1 without
 #: EPLB (module docstring: blog4 Table 1, "No EPLB (8 per-rank slots and EP 32)").
 TRTLLM_R1_IMBALANCE = 1.564
-#: The same table's ratio with EPLB's 32 redundant experts ("EPLB (9 per-rank slots and EP 32)").
-TRTLLM_R1_IMBALANCE_EPLB = 0.109
 #: The conditions of `TRTLLM_R1_IMBALANCE`, as a sentence of the estimate's note.
 TRTLLM_R1_CONDITIONS = ("TensorRT-LLM measured the busiest rank at 2.564 times the mean on DeepSeek-R1 with EP 32 "
                         "on 32 GB200, 8 experts a rank, a machine-translation dataset, 1,024 routed tokens a rank on "

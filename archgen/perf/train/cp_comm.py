@@ -40,9 +40,8 @@ from archgen.perf.hw.numeric import maximum, where
 from archgen.perf.train import exposure as X
 from archgen.perf.train.job import Job
 
-#: The four types, as Megatron-LM's `--cp-comm-type` spells them.
-CP_COMM_TYPES = ("p2p", "a2a", "allgather", "a2a+p2p")
-#: Where each type's traffic is read (the notes cite it).
+#: Where each of the four types (`model.switches.CpCommType`, as Megatron-LM's `--cp-comm-type` spells them) has its
+#: traffic read (the notes cite it).
 SOURCES = {
     "p2p": "Transformer Engine AttnFuncWithCPAndKVP2P, context_parallel.py at d0067d0, lines 1418-1419 and 1698-2495",
     "allgather": "Transformer Engine AttnFuncWithCPAndKVAllGather, context_parallel.py at d0067d0, lines 3215-3216, "

@@ -39,6 +39,8 @@ from archgen.perf.hw.numeric import maximum, minimum
 #: The EP overlap's phases in issue order: (communication node, compute node beside it), f the forward micro-batch
 #: and b the backward one (`TransformerLayerSchedulePlan.run` at 3097d81; module docstring).
 PHASES = (("combine_b", "attn_f"), ("dispatch_f", "mlp_b"), ("dispatch_b", "mlp_f"), ("combine_f", "attn_b"))
+#: The phase of the forward dispatch, whose synchronisation passes first in its window (`beside`).
+_DISPATCH_F = [comm for comm, _ in PHASES].index("dispatch_f")
 
 
 def windows(pre, expert):
@@ -65,7 +67,7 @@ def beside(a2a, phase_windows, pace, sync=0.0, counted=None):
     total = 0.0
     counted = phase_windows if counted is None else counted
     for i, (w, c) in enumerate(zip(phase_windows, counted, strict=True)):
-        room = maximum(w - (sync if i == 1 else 0.0), 0.0)
+        room = maximum(w - (sync if i == _DISPATCH_F else 0.0), 0.0)
         share = c / maximum(w, 1e-30)
         total = total + share * minimum(room, a2a / maximum(pace, 1e-30))
     return total

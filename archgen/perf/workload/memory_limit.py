@@ -25,11 +25,15 @@ R = TypeVar("R")
 
 @dataclass(frozen=True)
 class MemoryLimit:
-    """The most memory per accelerator a searched layout may take (B), and the requirements that set it."""
+    """The most memory per accelerator a searched layout may take (B), and the requirements that bound it.
+
+    `by` names every memory target of the workload (`bounded_by`), not only the tightest, which sets `limit`: a
+    layout within it keeps within them all.
+    """
 
     limit: float
     capacity: float
-    by: str        # "REQ-MEM-1 (memory_headroom >= 10 GB)"
+    by: str        # "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
 
     def kept(self) -> str:
         """The note's words where a layout keeps within the limit."""
@@ -82,7 +86,9 @@ def searched_within(limit: MemoryLimit | None, hw: Hardware, search: Callable[[H
     """`search(hw)` on `hw` with its memory cut to `limit` where some layout keeps within it, else on `hw` whole.
 
     With the note's words (`MemoryLimit.kept` or `.missed`; "" without a limit). The memory only decides which
-    layouts fit: no time depends on it, and the caller times the chosen layout on `hw` itself.
+    layouts fit: no time depends on it. `training_estimate` times the chosen layout again on `hw` itself; the plan
+    search (`plan.plan_for_workload`) keeps the search's estimate, whose `capacity` is then the limit: what it shows
+    of it (step, MFU, memory per accelerator) the limit does not move.
     """
     if limit is None:
         return search(hw), ""
