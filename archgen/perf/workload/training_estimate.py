@@ -39,6 +39,7 @@ from archgen.perf.workload.cp_note import cp_note
 from archgen.perf.workload.defaults_note import assumed_stack, stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
+from archgen.perf.workload.ep_exposed_note import ep_exposed_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.memory_limit import memory_limit, searched_within
@@ -228,6 +229,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += ep_pace_note(arch, hw, job, lay)
+        notes += ep_exposed_note(t, on_vendor(t, hw.vendor).stack, arch, hw, job, lay, est)
         notes += moe_pass_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
