@@ -10,6 +10,10 @@ from __future__ import annotations
 from archgen.metric import Metric
 
 _GP = "analyse/goodput.py"
+#: A run's time to train and accelerator-hours are the estimate's, made from its tokens per second (and goodput): shown
+#: as estimates are, at `display.ESTIMATE_FIGURES` significant figures (newuser89: "4,730,031 h" for a figure whose band
+#: spans 4.59M to 38.8M h).
+_RF = "perf/workload/run_figures.py"
 _T = ("training",)
 
 JOB_GOODPUT: tuple[Metric, ...] = (
@@ -48,14 +52,14 @@ JOB_GOODPUT: tuple[Metric, ...] = (
     Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
            "goodput.", _GP, _T, True, counts="tokens"),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
-           "per second.", _GP, _T, minimise=True),
+           "per second.", _RF, _T, minimise=True),
     *(Metric("workload", f"goodput_time_to_train{e}", "s", "day", 1, "Goodput time to train" + f" ({e[1:]})" * bool(e),
              "Time to train over goodput" + (f"_{o}: the {e[1:]} end over the rate sets (infinite where that is 0)."
-                                             if e else "."), _GP, _T, minimise=True)
+                                             if e else "."), _RF, _T, minimise=True)
       for e, o in (("", ""), ("_low", "high"), ("_high", "low"))),
     *(Metric("workload", f"{g}accelerator_hours{e}", "s", "h", 0,
              f"{'Goodput a' if g else 'A'}ccelerator-hours" + f" ({e[1:]})" * bool(e),
              f"{'Goodput time' if g else 'Time'} to train{f' ({e[1:]})' * bool(e)} × the job's accelerators: the "
-             "run's GPU-hours as published runs report them (hot spares not counted).", _GP, _T, minimise=True)
+             "run's GPU-hours as published runs report them (hot spares not counted).", _RF, _T, minimise=True)
       for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
 )

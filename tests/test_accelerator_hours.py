@@ -111,3 +111,18 @@ def test_run_energy_needs_a_power_and_a_run_time():
     assert run_energy(None, {"time_to_train": 10.0}) == {}
     assert run_energy(2.0, {}) == {}
     assert run_energy(2.0, {"time_to_train": 10.0}) == {"job_it_energy": 20.0}
+
+
+@pytest.mark.parametrize("name", [*(t for t, _ in PAIRS), *(h for _, h in PAIRS)])
+def test_run_figures_are_shown_at_the_estimates_significant_figures(name):
+    """A run's time and GPU-hours are estimates made from its tokens/s: shown as the step time is, at four significant
+    figures, in `estimate`, documents and `check` alike (`display.metric_value`). newuser89: DeepSeek-V3 on 2,048 H800
+    read "accelerator_hours 4,730,031 h" beside a band of 4,592,263 to 38,751,388 h."""
+    from archgen.display import metric_value
+    from archgen.units import Q_
+
+    m = find("workload", name)
+    assert m is not None and m.source == "perf/workload/run_figures.py"
+    unit = "h" if "hours" in name else "day"
+    shown = metric_value(m, Q_(4730031.4 if unit == "h" else 96.2345, unit))
+    assert shown == ("4,730,000 h" if unit == "h" else "96.23 day")

@@ -98,7 +98,9 @@ class StackSwitches(Spec):
         (True, f"{_BRIDGE} recipes: use_distributed_optimizer=True"),
         (True, f"{_PMODULE}/pre_trainer.yaml:32: use_distributed_optimizer: true (the dense MI355X "
                "configs run torch FSDP2 instead: use_torch_fsdp2: true)"))] = Field(
-        None, description="Shard optimizer state over DP ranks (ZeRO-1).")
+        None, description="Shard optimizer state over DP ranks (Megatron's distributed optimizer, ZeRO-1). True "
+                          "allows ZeRO stages 1 to 3: with `parallelism.zero` left out the layout search takes the "
+                          "fastest of them, so state `zero: 1` for ZeRO-1 alone; false holds it to 0.")
     grad_reduce_dtype: Annotated[GradDtype | None, ByStack(
         ("fp32", f"{_LM21}: the local DDP all-reduces fp32 main gradients"),
         ("fp32", f"{_ARGS}: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'"),

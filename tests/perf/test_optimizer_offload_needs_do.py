@@ -10,6 +10,7 @@ a layout Megatron does not run. Nothing else fits: the answer is that no layout 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -51,7 +52,20 @@ def test_without_the_distributed_optimizer_no_layout_fits(cli, specs, tmp_path):
     assert est["layout"] == {}  # was zero 0, offload optimizer: 5.88 s a step
     assert not est["fits"]
     assert est["searched"] == {"evaluated": 6, "fitting": 0}  # 3 recomputes, again with activations offloaded
-    assert "none of the 6 valid layouts of 8192 x gb200 fits in HBM" in est["notes"]
+    (note,) = [n for n in est["notes"] if n.startswith("none of the 6 valid layouts of 8192 x gb200 fits in HBM")]
+    # newuser89: the note names the layout nearest to fitting and its memory, which stated whole is estimated
+    # with the same figure ("does not fit: needs ..."), so a person sees how far the job misses
+    least = re.search(r"the nearest to fitting, (.*), needs ([0-9.]+) GB per accelerator", note)
+    assert least, note
+    fields = dict(f.split(" ") for f in least.group(1).split(", "))
+    assert fields["zero"] == "0" and fields["tp"] == "4" and fields["pp"] == "8"
+    assert fields["offload"] == "activations"  # the search's retry: nothing fits without an offload either
+    whole = estimate(cli, specs, tmp_path, {"distributed_optimizer": False, "recompute": fields["recompute"]},
+                     ", zero: 0, offload: activations")
+    assert whole.code == 1, whole.err
+    again = json.loads(whole.out)
+    assert not again["fits"] and again["layout"]["recompute"] == fields["recompute"]
+    assert f"{again['memory']['total']['value'] / 1e9:.1f}" == least.group(2)
 
 
 def test_with_the_distributed_optimizer_the_offload_keeps_a_sharded_stage(cli, specs, tmp_path):

@@ -355,9 +355,21 @@ def kv_cache_bytes_per_token_per_rank(arch: Arch, kv_bytes: float, tp, attention
     return whole / arch.kv_heads * np.maximum(arch.kv_heads / np.asarray(tp, dtype=float), 1.0)
 
 
-def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:
-    """Why a searched training job does not fit: no valid layout does."""
-    return f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
+def none_fits_note(evaluated: int, gpus: int, accelerator: str,
+                   least: tuple[str, float, float, float, float] | None = None) -> str:
+    """Why a searched training job does not fit: no valid layout does.
+
+    `least`: the layout that misses by the least (as text, `layouts.least_memory`), its HBM and host memory and the
+    part's HBM and host share (B), where known: the figure a person can act on, and the way to see its estimate.
+    """
+    out = f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
+    if least is None:
+        return out
+    text, total, host, capacity, host_capacity = least
+    held = (f", and {host / 1e9:.1f} GB of host memory, {host_capacity / 1e9:.1f} GB its share of the node's"
+            if host > 0 else "")
+    return (f"{out}: the nearest to fitting, {text}, {misfit_text(total, capacity)}{held}; state that layout whole "
+            "to see its estimate, marked as not fitting")
 
 
 def misfit_text(total: float, capacity: float) -> str:

@@ -274,12 +274,41 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)
 
 
+def _estimates(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
+               pipeline: PipelineOptions) -> TrainingEstimate:
+    """Every layout of `lay` estimated in one vectorised call."""
+    return estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
+                                             lay["ep"], lay["interleave"], lay["recompute"].astype(int),
+                                             sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
+                                             lay["etp"]))
+
+
 def _evaluate(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
               pipeline: PipelineOptions) -> tuple[np.ndarray, np.ndarray]:
     """Step time and fit of every layout of `lay`, in one vectorised call."""
     n = len(lay["tp"])
-    est = estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
-                                            lay["ep"], lay["interleave"], lay["recompute"].astype(int),
-                                            sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
-                                            lay["etp"]))
+    est = _estimates(hw, job, lay, sequence_parallel, pipeline)
     return np.broadcast_to(est.step_time, (n,)), np.broadcast_to(est.fits, (n,))
+
+
+def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
+                 pipeline: PipelineOptions) -> tuple[str, float, float]:
+    """The layout of `lay` that misses its memory by the least, as text, with its HBM and host memory (B).
+
+    "By the least": the lowest of each layout's larger ratio, HBM to the part's and host memory to its share of the
+    node's (an offloading layout that fits in HBM but not in host memory misses too). What a search none of whose
+    layouts fits says (newuser89: DeepSeek-V3's published layout with micro_batch left out read only "none of the 6
+    valid layouts ... fits in HBM", no figure, where the same layout stated whole gave its estimate and "needs 145.4
+    GB per accelerator").
+    """
+    n = len(lay["tp"])
+    mem = _estimates(hw, job, lay, sequence_parallel, pipeline).memory
+    total, host = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (mem.total, mem.host))
+    over = np.maximum(total / hw.hbm_capacity, np.where(host > 0, host / max(hw.host_capacity, 1.0), 0.0))
+    i = int(np.argmin(over))
+    names = {v: k for k, v in RECOMPUTE_CODES.items()}
+    fields = [f"{k} {int(lay[k][i])}" for k in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")]
+    fields += [f"recompute {names[int(lay['recompute'][i])]}", f"zero {int(lay['zero'][i])}"]
+    if int(lay["offload"][i]):
+        fields.append(f"offload {({v: k for k, v in OFFLOAD_CODES.items()})[int(lay['offload'][i])]}")
+    return ", ".join(fields), float(total[i]), float(host[i])

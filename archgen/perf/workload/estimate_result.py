@@ -112,13 +112,18 @@ class Estimate:
     def hardware_mark(self, row: str) -> str:
         """The text after a hardware row: its mark where it shows a figure the part lists unconfirmed, else ''.
 
-        '  (unconfirmed: rubin peak.fp8, not confirmed from a public source)'.
+        '  (unconfirmed: rubin peak.fp8, not confirmed from a public source)'. A link bandwidth row says it counts one
+        direction (`Hardware`'s), where a cluster's `scale_up.bandwidth` counts both: newuser89's H800 cluster stated
+        400 GB/s and the row read "scale_up_bandwidth 200 GB/s" with nothing to say why.
         """
         figure = self.hardware_unconfirmed.get(row)
         memory = (f"  ({self.memory_type}, not HBM)" if row in ("hbm_capacity", "hbm_bandwidth")
                   and not is_hbm(self.memory_type) else "")
-        return memory + (f"  (unconfirmed: {self.accelerator} {figure}, not confirmed from a public source)"
-                         if figure else "")
+        value = self.hardware.get(row)
+        direction = ("  (each direction)" if row in ("scale_up_bandwidth", "scale_out_bandwidth")
+                     and value is not None and value.magnitude > 0 else "")
+        return memory + direction + (f"  (unconfirmed: {self.accelerator} {figure}, not confirmed from a public "
+                                     "source)" if figure else "")
 
     @property
     def gpus(self) -> int:

@@ -22,7 +22,7 @@ from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text
 from archgen.perf.hw.reserve import reserve_convention
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
-from archgen.perf.train.layouts import no_layout_reason, search_training
+from archgen.perf.train.layouts import least_memory, no_layout_reason, search_training
 from archgen.perf.train.moot import moot
 from archgen.perf.train.pipeline_split import uniform_layout
 from archgen.perf.train.refused import kv_heads_problem, runs_split
@@ -39,6 +39,7 @@ from archgen.perf.workload.cp_note import cp_note
 from archgen.perf.workload.defaults_note import assumed_stack, stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
+from archgen.perf.workload.ep_exposed_note import ep_exposed_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.memory_limit import memory_limit, searched_within
@@ -194,7 +195,11 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
         if res.best is None:
-            misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
+            least = None  # the layout nearest to fitting, where notes are shown (a sweep point's are not)
+            if with_stack_range:
+                text, need, host = least_memory(hw, job, res.layouts, bool(knobs.sequence_parallel), opts)
+                least = (text, need, host, hw.hbm_capacity, hw.host_capacity)
+            misfit = none_fits_note(res.evaluated, gpus, hw.accelerator, least)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit, *memory_model_note(hw, False, 0.0, False)], misfit=misfit, assumed=assumed,
                             defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
@@ -224,6 +229,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += ep_pace_note(arch, hw, job, lay)
+        notes += ep_exposed_note(t, on_vendor(t, hw.vendor).stack, arch, hw, job, lay, est)
         notes += moe_pass_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
