@@ -61,6 +61,8 @@ demo: $(STAMP)
 #   (tests/shared_runs.py: its 14 files 49.6 -> 39.9); test_cache_off 2 fresh processes fewer (-5.7); parsed YAML keyed
 #   on the parser's text (CI's clean clone: nothing; after a commit elsewhere the first check of specs/ 2.00 -> 1.07).
 #   every_document is rendered by one worker already (FIRST; testspeed14's -n 2 profile): a cross-worker share buys 0.
+# speedsub34: check case files read by libyaml (a guard test holds them equal to ruamel's parse): warm collection
+#   6.23 -> 5.19 CPU-s a worker; git calls ~3 ms each, the fresh interpreters left test entry, cold start, HOME.
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 
