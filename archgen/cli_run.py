@@ -75,6 +75,25 @@ def guarded(func: Callable[[], int]) -> None:
     raise SystemExit(code)
 
 
+def run_validate(paths: list[Path] | None) -> None:
+    """`archgen validate` with its parsed arguments (typer's, `archgen.cli_app.validate`, or `archgen.cli`'s own)."""
+    from archgen.commands.validate import validate as command
+    run(lambda: command(paths))
+
+
+def run_check(paths: list[Path] | None, fmt: str, output: Path | None, select: str, ignore: str, show_waived: bool,
+              strict: bool, as_of: str | None) -> None:
+    """`archgen check` with its parsed arguments (typer's, `archgen.cli_app.check`, or `archgen.cli`'s own)."""
+    from archgen.commands.check import check as command
+    from archgen.commands.common import check_output_file
+
+    def body() -> tuple[str, int]:
+        check_output_file(output)
+        return command(paths, fmt, select, ignore, show_waived, strict, as_of)
+
+    run(body, output, raw=fmt == "github")   # annotations are GitHub's workflow commands, each escaped
+
+
 def run_estimate(positional: list[Path] | None, cases: Path | None, cluster: str | None, workload: str | None,
                  paths: list[Path] | None, fmt: str, what_if: list[str] | None, explain: bool, search_plan: bool,
                  model_only: bool) -> None:
