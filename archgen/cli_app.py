@@ -3,7 +3,7 @@
 Each command's work is done by `archgen.commands.<name>`, which returns the text to print and the exit code;
 `archgen.cli_run` prints it and exits with it (exit codes there). A reader that stops early (`archgen schema | head`)
 ends the command quietly with 1, as typer/click and the Python docs' SIGPIPE recipe do. `archgen.cli.main` builds
-this app for every command but a plain `estimate`, which it parses itself (`archgen.cli`).
+this app for every command but a plain `estimate`, `validate` or `check`, which it parses itself (`archgen.cli`).
 """
 
 import sys

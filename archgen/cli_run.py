@@ -3,7 +3,8 @@
 Exit codes: 0 clean, 1 the specs have error findings (or a diff or gap found a failing requirement; a
 `ValidateError`), 2 any other error (`archgen.errors`: usage, load, build, analyse or render) or an internal error.
 Apart from `archgen.cli` (split from it with `archgen.cli_app`): with these three modules, the command line is the
-only printer. No typer here: `archgen.cli` runs `estimate` through this module without building typer's app.
+only printer. No typer here: `archgen.cli` runs `estimate`, `validate` and `check` through this module without
+building typer's app.
 """
 
 from __future__ import annotations
