@@ -3,7 +3,7 @@
 Each command's work is done by `archgen.commands.<name>`, which returns the text to print and the exit code;
 `archgen.cli_run` prints it and exits with it (exit codes there). A reader that stops early (`archgen schema | head`)
 ends the command quietly with 1, as typer/click and the Python docs' SIGPIPE recipe do. `archgen.cli.main` builds
-this app for every command but a plain `estimate`, which it parses itself (`archgen.cli`).
+this app for every command but a plain `estimate`, `validate` or `check`, which it parses itself (`archgen.cli`).
 """
 
 import sys
@@ -14,7 +14,7 @@ import typer
 
 from archgen import __version__
 from archgen import cli_options as opt
-from archgen.cli_run import STATE, run_estimate
+from archgen.cli_run import STATE, run_check, run_estimate, run_validate
 from archgen.cli_run import note as _note
 from archgen.cli_run import run as _run
 from archgen.cli_run import write as _write
@@ -46,8 +46,7 @@ def main_options(
 @app.command()
 def validate(paths: opt.Paths = None) -> None:
     """Check schema, units and references of the specs."""
-    from archgen.commands.validate import validate as command
-    _run(lambda: command(paths))
+    run_validate(paths)
 
 
 #: What `check --help` and `diff --help` say of their exit codes (README, Commands and Pull requests): a CI job's
@@ -75,14 +74,7 @@ def check(
     as_of: opt.AsOf = None,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
-    from archgen.commands.check import check as command
-    from archgen.commands.common import check_output_file
-
-    def body() -> tuple[str, int]:
-        check_output_file(output)
-        return command(paths, fmt, select, ignore, show_waived, strict, as_of)
-
-    _run(body, output, raw=fmt == "github")   # annotations are GitHub's workflow commands, each escaped
+    run_check(paths, fmt, output, select, ignore, show_waived, strict, as_of)
 
 
 @app.command()

@@ -3,7 +3,8 @@
 Exit codes: 0 clean, 1 the specs have error findings (or a diff or gap found a failing requirement; a
 `ValidateError`), 2 any other error (`archgen.errors`: usage, load, build, analyse or render) or an internal error.
 Apart from `archgen.cli` (split from it with `archgen.cli_app`): with these three modules, the command line is the
-only printer. No typer here: `archgen.cli` runs `estimate` through this module without building typer's app.
+only printer. No typer here: `archgen.cli` runs `estimate`, `validate` and `check` through this module without
+building typer's app.
 """
 
 from __future__ import annotations
@@ -73,6 +74,25 @@ def guarded(func: Callable[[], int]) -> None:
         print("internal error: this is a bug in archgen; please report it with the traceback above.", file=sys.stderr)
         code = 2
     raise SystemExit(code)
+
+
+def run_validate(paths: list[Path] | None) -> None:
+    """`archgen validate` with its parsed arguments (typer's, `archgen.cli_app.validate`, or `archgen.cli`'s own)."""
+    from archgen.commands.validate import validate as command
+    run(lambda: command(paths))
+
+
+def run_check(paths: list[Path] | None, fmt: str, output: Path | None, select: str, ignore: str, show_waived: bool,
+              strict: bool, as_of: str | None) -> None:
+    """`archgen check` with its parsed arguments (typer's, `archgen.cli_app.check`, or `archgen.cli`'s own)."""
+    from archgen.commands.check import check as command
+    from archgen.commands.common import check_output_file
+
+    def body() -> tuple[str, int]:
+        check_output_file(output)
+        return command(paths, fmt, select, ignore, show_waived, strict, as_of)
+
+    run(body, output, raw=fmt == "github")   # annotations are GitHub's workflow commands, each escaped
 
 
 def run_estimate(positional: list[Path] | None, cases: Path | None, cluster: str | None, workload: str | None,

@@ -141,14 +141,17 @@ def _key(paths: Sequence[str | Path], library: Path | None = None, roots: Sequen
         for folder in roots:
             h.update(b"\0root\0" + folder.encode("utf-8", "surrogatepass"))
         catalog = str(shipped_catalog() if library is None else library)
+        read: dict[Path, bytes] = {}  # by real path: the catalog's files, also under `specs/`, are read once (7 ms)
         for raw in [*map(str, paths), catalog]:
             h.update(b"\0path\0" + raw.encode("utf-8", "surrogatepass") + b"\0"
                      + os.path.realpath(raw).encode("utf-8", "surrogatepass"))
             if raw == catalog and not os.path.exists(raw):   # no catalog shipped: nothing to read
                 continue
             for f, real in find_real([raw]):
+                if real not in read:
+                    read[real] = _read_spec(str(f))
                 h.update(b"\0" + str(f).encode("utf-8", "surrogatepass") + b"\0"
-                         + str(real).encode("utf-8", "surrogatepass") + b"\0" + _read_spec(str(f)))
+                         + str(real).encode("utf-8", "surrogatepass") + b"\0" + read[real])
     except Exception:  # a missing, unreadable or refused path: `validate` says what is wrong
         return None
     return h.hexdigest()[:32]

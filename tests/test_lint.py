@@ -120,3 +120,13 @@ def test_top_level_definitions_keep_their_two_blank_lines():
     squeezed = {str(p.relative_to(ROOT)): lines for p in sorted((ROOT / "archgen").rglob("*.py"))
                 if (lines := _squeezed(p))}
     assert not squeezed, f"two blank lines before and after each top-level function and class: {squeezed}"
+
+
+def test_model_modules_keep_their_annotations_evaluated():
+    """No `from __future__ import annotations` under `archgen/model` (cli34, issue 25): with it, pydantic evaluates
+    every field's annotation string when it builds each model class, some 20 ms of every command's start (a same-run
+    A/B of `estimate`, docs/architecture.md "Start-up" (11)). A later class is named in quotes, and a validator that
+    returns its model is annotated `Self`."""
+    found = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "archgen" / "model").glob("*.py"))
+             if any(isinstance(n, ast.ImportFrom) and n.module == "__future__" for n in tree(p).body)]
+    assert not found, f"`from __future__ import annotations` in {found}"

@@ -1,7 +1,5 @@
 """Spec models, one module per domain, and the table of document kinds."""
 
-from __future__ import annotations
-
 from archgen.model.accelerator import Accelerator
 from archgen.model.accessory import Accessory
 from archgen.model.base import Part

@@ -5,10 +5,8 @@ Peak figures are the datasheet's dense (no 2:4 sparsity) numbers. What the silic
 bandwidth), each with its own source. The performance model multiplies the two; it never fits per-workload factors.
 """
 
-from __future__ import annotations
-
 import re
-from typing import Literal, cast
+from typing import Literal, Self, cast
 
 from pydantic import Field, field_validator, model_validator
 
@@ -161,7 +159,7 @@ class Efficiency(Spec):
     source: str | list[str] = Field("", description="Where the efficiency figures come from.")
 
     @model_validator(mode="after")
-    def _range_holds_point(self) -> Efficiency:
+    def _range_holds_point(self) -> Self:
         errors = []
         for dt, (lo, hi) in self.gemm_range.items():
             point = self.gemm.get(dt)
@@ -281,7 +279,7 @@ class Accelerator(Part):
         return self.memory_type or HBM
 
     @model_validator(mode="after")
-    def _dense_peaks(self) -> Accelerator:
+    def _dense_peaks(self) -> Self:
         """Each `peak_basis` names a stated peak, and none is sparse (`SPARSE_REFUSED`)."""
         errors = [FieldError(("peak_basis", dt), f"peak_basis.{dt} names no `peak` figure: the peaks are "
                                                  f"{', '.join(self.peak) or 'none'}")

@@ -1,7 +1,5 @@
 """The `Accessory` kind: parts a rack integrator buys that no other kind describes (liquid fittings, power cords)."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

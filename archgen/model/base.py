@@ -3,10 +3,8 @@
 The roots of every spec model (`Spec`, `Document`, ids) are in `archgen.model.spec`, below prices and failure rates.
 """
 
-from __future__ import annotations
-
 import re
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
@@ -115,21 +113,21 @@ class Part(Document):
         "total is not provided, and the part is named (docs/facility.md, Embodied carbon)."))
 
     @model_validator(mode="after")
-    def _price_of_a_part(self) -> Part:
+    def _price_of_a_part(self) -> Self:
         if self.price is not None and self.price.rack is not None:
             raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
                                                 f"{self.id} is a {self.kind}, no rack: remove it")
         return self
 
     @model_validator(mode="after")
-    def _generic_has_no_number(self) -> Part:
+    def _generic_has_no_number(self) -> Self:
         if self.generic and self.part_number:
             raise FieldError(("part_number",), f"'part_number: {self.part_number}' names one vendor's part, but "
                                                f"{self.id} is generic (a class of parts): remove one of them")
         return self
 
     @model_validator(mode="after")
-    def _unconfirmed_names_fields(self) -> Part:
+    def _unconfirmed_names_fields(self) -> Self:
         """Each name under `unconfirmed:` is a field of the part (`spec_paths.names_a_field`).
 
         A misspelt one (`memory_bandwith`, `peak.fp9`) would mark nothing, and the figure it meant would read as
@@ -207,7 +205,7 @@ class MarkedFigures(Spec):
     notes: str = Field("", description="How the assumed figures were chosen, and what the sources do say.")
 
     @model_validator(mode="after")
-    def _unconfirmed_names_figures(self) -> MarkedFigures:
+    def _unconfirmed_names_figures(self) -> Self:
         """Each name under `unconfirmed:` is one of `FIGURES` (another field is no figure the documents tag)."""
         names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
         raise_each([FieldError(("unconfirmed", i), f"'{name}' is no figure of {self.WHERE}: name one of "
@@ -269,7 +267,7 @@ class Cooling(Spec):
         "anywhere but the rear. Left out: not stated, not judged."))
 
     @model_validator(mode="after")
-    def _inlet_ordered(self) -> Cooling:
+    def _inlet_ordered(self) -> Self:
         refuse_disordered(self, "inlet_min", "inlet_max")
         return self
 
@@ -318,7 +316,7 @@ class SupplyInput(Spec):
     voltage_max: Voltage | None = Field(None, description="Highest rated input voltage, e.g. '240 V' or '60 V'.")
 
     @model_validator(mode="after")
-    def _ordered(self) -> SupplyInput:
+    def _ordered(self) -> Self:
         refuse_disordered(self, "voltage_min", "voltage_max")
         return self
 
@@ -377,7 +375,7 @@ class Electrical(Spec):
         return data if bound is None else {**data, "max": bound, "max_basis": data.get("max_basis", "psu-active")}
 
     @model_validator(mode="after")
-    def _max_within_active_psus(self) -> Electrical:
+    def _max_within_active_psus(self) -> Self:
         bound = self.psus.active_output if self.psus is not None else None
         if bound is None or self.max_basis not in ("psu-rating", "psu-active") or self.max <= bound * (1 + 1e-9):
             return self

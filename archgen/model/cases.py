@@ -4,10 +4,8 @@ The format's own defaults are in the file header of `../shared/data/validation-c
 defaults for what a case leaves out are in `archgen.scoring.cases`, which reads and scores these models.
 """
 
-from __future__ import annotations
-
 import math
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -66,7 +64,7 @@ class CaseScaleUp(Spec):
                                         "every chip one hop from every other.")
 
     @model_validator(mode="after")
-    def _job_domain_fits(self) -> CaseScaleUp:
+    def _job_domain_fits(self) -> Self:
         if self.job_domain is not None and self.job_domain > self.domain:
             raise FieldError(("job_domain",), f"job_domain {self.job_domain} exceeds the domain of {self.domain} "
                                               "accelerators; expected at most the domain")
@@ -130,7 +128,7 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
     offload: Offload = "none"
 
     @model_validator(mode="after")
-    def _recipe_needs_fp8(self) -> CaseTraining:
+    def _recipe_needs_fp8(self) -> Self:
         if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
             raise FieldError(("fp8_recipe",), problem)
         if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
@@ -188,7 +186,7 @@ class Case(Spec):
     notes: str = ""
 
     @model_validator(mode="after")
-    def _one_kind(self) -> Case:
+    def _one_kind(self) -> Self:
         kind, errors = job_kind(self, "case"), []
         if kind == "collective" and self.system.count < 2:
             errors.append(FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "

@@ -7,9 +7,7 @@ its switches, link types, rails and planes. Everything else (switch counts, port
 bandwidths) is derived by `archgen.analyse.network` and `archgen.analyse.cabling`.
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -75,7 +73,7 @@ class Placement(Spec):
         "at its own origin."))
 
     @model_validator(mode="after")
-    def _one_of(self) -> Placement:
+    def _one_of(self) -> Self:
         if (self.unit is None) == (self.rack is None):
             raise PydanticCustomError("placement", "give exactly one of 'unit' or 'rack'")
         return self
@@ -186,7 +184,7 @@ class Cluster(Document):
         "the cloud price per accelerator-hour it is compared with (docs/reliability.md, Cost)."))
 
     @model_validator(mode="after")
-    def _names_and_storage_read(self) -> Cluster:
+    def _names_and_storage_read(self) -> Self:
         """The cluster's own checks across its parts, every error of both in one run."""
         raise_each(self._control_plane_names_its_own() + self._storage_ports_read() + self._halls_named(),
                    type(self).__name__)

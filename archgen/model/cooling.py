@@ -1,9 +1,7 @@
 """The `CoolingUnit` kind: CDUs, rear-door heat exchangers and CRAH units."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -45,7 +43,7 @@ class Rating(Conditions):
     capacity: Power = Field(description="Capacity at these conditions, e.g. '1.1 MW'.")
 
     @model_validator(mode="after")
-    def _differs(self) -> Rating:
+    def _differs(self) -> Self:
         if all(getattr(self, n) is None for n in CONDITIONS):
             raise FieldError(("capacity",), "a derating row states the conditions it is at (water, ambient or "
                                             "altitude); the others are those of the nominal rating")
@@ -98,7 +96,7 @@ class CoolingUnit(Part):
         "unit is counted at the row that covers the hall's conditions (no interpolation)."))
 
     @model_validator(mode="after")
-    def _rated(self) -> CoolingUnit:
+    def _rated(self) -> Self:
         raise_each(derating_needs_rating(self.rated_at, self.derating, ""), type(self).__name__)
         return self
 

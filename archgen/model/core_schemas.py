@@ -9,8 +9,6 @@ the innermost first; each kind then takes those by reference. The schemas, and s
 are the same.
 """
 
-from __future__ import annotations
-
 import typing
 from collections import Counter
 from collections.abc import Iterable

@@ -3,8 +3,6 @@
 `archgen.analyse.cost` turns them into capex, opex and TCO (docs/reliability.md, Cost).
 """
 
-from __future__ import annotations
-
 import datetime
 from typing import Annotated, Literal
 

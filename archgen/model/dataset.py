@@ -4,8 +4,6 @@ A storage architect sizes the storage's read bandwidth for the data loaders as w
 capacity for the dataset beside the checkpoints kept (docs/reliability.md, "Dataset reads and storage capacity").
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

@@ -23,8 +23,6 @@ The models that take a supply (`PowerInput`, `PDU`, rack `Feeds`, a hall's `Upst
 from `AcSupply`, whose one validator calls `refuse_dc`.
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import model_validator

@@ -5,8 +5,6 @@
 `show_prices` says whether the customer edition may show unit prices (`archgen.render.edition`).
 """
 
-from __future__ import annotations
-
 import datetime
 
 from pydantic import Field

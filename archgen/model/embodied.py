@@ -4,8 +4,6 @@
 (docs/facility.md, Embodied carbon).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

@@ -1,7 +1,5 @@
 """A serving engine's defaults where a job states none, and the serving jobs the model refuses."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import Literal
 

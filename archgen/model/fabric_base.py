@@ -4,8 +4,6 @@ Its id and role, the node NICs that attach and their breakout, the line rate, th
 the requirements on bandwidth and oversubscription; the topologies (`archgen.model.fabrics`) add their own figures.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import Literal
 

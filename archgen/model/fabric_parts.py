@@ -4,8 +4,6 @@ Link options per link class of each topology, and the router placement and optic
 topologies beside the fat tree. `archgen.model.fabrics` builds the fabric models from these (and re-exports them).
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import ConfigDict, Field, model_validator

@@ -6,8 +6,6 @@ whose ports their upper ends use. The analysers are `archgen.analyse.fabric` (fa
 `archgen.analyse.topologies` (the others).
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator

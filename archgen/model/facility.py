@@ -1,9 +1,7 @@
 """The `Facility` kind: the data hall a rack or cluster is installed in, and the ASHRAE classes."""
 
-from __future__ import annotations
-
 from collections import Counter
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -74,7 +72,7 @@ class FacilityWater(Spec):
         "is shown over an assumed range of rises (`analyse.facility_water.ASSUMED_RISES`), marked assumed."))
 
     @model_validator(mode="after")
-    def _rise(self) -> FacilityWater:
+    def _rise(self) -> Self:
         if self.return_ is not None and self.return_.to("degC") <= self.supply.to("degC"):
             raise FieldError(("return",), f"a return of {self.return_:~P} is not above the supply {self.supply:~P}: "
                                           "the water warms through the CDUs (state the design return)")
@@ -167,7 +165,7 @@ class Facility(AcSupply, Document):
         "capacity: 1.3 MW}]; COOL009 and `cooling_headroom` count the row covering the site (no interpolation)."))
 
     @model_validator(mode="after")
-    def _plant_rating(self) -> Facility:
+    def _plant_rating(self) -> Self:
         errors = derating_needs_rating(self.cooling_rated_at, self.cooling_derating, "cooling_")
         if self.cooling_rated_at is not None and self.cooling_capacity is None:
             errors.append(FieldError(("cooling_rated_at",), "conditions without a `cooling_capacity` to state them "

@@ -7,8 +7,6 @@ its model, in its own words). `RackHeight` and `ZeroURackHeight` are `units.Rack
 whole rack units.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from typing import Annotated, Literal

@@ -6,8 +6,6 @@ whose words read backwards or cryptic; any other key reads as its parts ("effici
 FP4"): no dotted or snake_case key reaches a customer.
 """
 
-from __future__ import annotations
-
 import re
 
 #: Keys whose words read backwards or cryptic, as a customer reads them.

@@ -4,9 +4,7 @@ Split from `archgen.model.workload` for its size; the engine defaults it reads a
 `archgen.model.engine`'s.
 """
 
-from __future__ import annotations
-
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -181,7 +179,7 @@ class Inference(Spec):
         raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
 
     @model_validator(mode="after")
-    def _serving_layout(self) -> Inference:
+    def _serving_layout(self) -> Self:
         errors = []
         if problem := serving_problem(self.scenario, self.batch, self.tp, self.ep):
             errors.append(FieldError((problem[0],), problem[1]))

@@ -11,8 +11,6 @@ archgen/__init__.py), so a spec written for 0.1.0 gets none of them: a version c
 ad7ab32d from one after. PERF006 names each training job that takes a default stack, whatever its version.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 

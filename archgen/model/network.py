@@ -1,9 +1,7 @@
 """Network parts: `Switch`, `NIC` and `Link` (a cable or transceiver type)."""
 
-from __future__ import annotations
-
 import re
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -90,7 +88,7 @@ class Ports(Spec):
         return v
 
     @model_validator(mode="after")
-    def _breakouts_fill_port(self) -> Ports:
+    def _breakouts_fill_port(self) -> Self:
         native = float(self.speed.m_as("Gbit/s"))
         errors = []
         for i, text in enumerate(self.breakouts):
@@ -150,7 +148,7 @@ class Switch(Part):
         "1 unless the source states more (a GB200 NVLink switch tray: BMC, ComE1, ComE2)."))
 
     @model_validator(mode="after")
-    def _unique_groups(self) -> Switch:
+    def _unique_groups(self) -> Self:
         seen, errors = {self.ports.name}, []
         for i, g in enumerate(self.port_groups):
             if g.name in seen:
@@ -216,7 +214,7 @@ class NIC(Part):
             "here is allowed on any."))
 
     @model_validator(mode="after")
-    def _limited_breakouts_listed(self) -> NIC:
+    def _limited_breakouts_listed(self) -> Self:
         listed = {parse_breakout(b) for b in self.ports.breakouts}
         raise_each([FieldError((key, text), f"{text} is not one of ports.breakouts "
                                f"({', '.join(self.ports.breakouts) or 'none'}): name a breakout the part lists")
@@ -336,7 +334,7 @@ class Link(Part):
         return f"sold {low}{self.max_length.m_as('m'):g} m"
 
     @model_validator(mode="after")
-    def _power_at_below_rate(self) -> Link:
+    def _power_at_below_rate(self) -> Self:
         errors = [FieldError(("power_at", i, "rate"), f"{at.rate:~P} is not below the part's rate, {self.rate:~P}: "
                              "`power_at` gives the draw of a module run slower (fewer lanes lit)")
                   for i, at in enumerate(self.power_at) if at.rate >= self.rate]
@@ -344,7 +342,7 @@ class Link(Part):
         return self
 
     @model_validator(mode="after")
-    def _grades_in_order(self) -> Link:
+    def _grades_in_order(self) -> Self:
         """Fibre grades shortest reach first (the first that covers a cable is taken), on fibre media only."""
         if (self.fibre or self.fibres) and self.media in COPPER_MEDIA:
             field = "fibre" if self.fibre else "fibres"
@@ -358,7 +356,7 @@ class Link(Part):
         return self
 
     @model_validator(mode="after")
-    def _some_length_sold(self) -> Link:
+    def _some_length_sold(self) -> Self:
         """A longest length sold below the shortest leaves no length sold: a located error, not a part no run takes."""
         if self.max_length is not None and self.min_length is not None and self.max_length < self.min_length:
             raise FieldError(("max_length",), f"max_length {self.max_length:~P} is below min_length "
@@ -367,7 +365,7 @@ class Link(Part):
         return self
 
     @model_validator(mode="after")
-    def _range_holds_power(self) -> Link:
+    def _range_holds_power(self) -> Self:
         if self.power_range is not None:
             low, high = self.power_range
             if not low <= self.power_per_end <= high:

@@ -7,8 +7,6 @@ unchanged, and the interruptions-by-class table shows each sub-class's share wit
 (docs/reliability.md, Interruptions by part class).
 """
 
-from __future__ import annotations
-
 from archgen.model.spec import FieldError
 from archgen.units import Q
 

@@ -6,8 +6,6 @@ RTX PRO 6000 Blackwell Server Edition: no NVLink) reaches the other accelerators
 over that interface; `perf.hw.from_spec` builds that domain from the figures below.
 """
 
-from __future__ import annotations
-
 import re
 
 #: PCI Express generation -> (transfer rate per lane, GT/s as transfers/s; line-code efficiency): Gen3 8, Gen4 16 and

@@ -1,8 +1,6 @@
 """Power distribution parts: `PowerShelf` (ORv3 busbar shelves) and `PDU`."""
 
-from __future__ import annotations
-
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -43,7 +41,7 @@ class PowerInput(AcSupply):
     inlet: str = Field("", description="Input connector, e.g. 'IEC 60309 5-pin', 'ORv3 7-pin'.")
 
     @model_validator(mode="after")
-    def _range(self) -> PowerInput:
+    def _range(self) -> Self:
         low, high = self.voltage_min or self.voltage, self.voltage_max or self.voltage
         if not low <= self.voltage <= high:
             key = "voltage_min" if low > self.voltage else "voltage_max"
@@ -84,7 +82,7 @@ class PowerShelf(Part):
         "none; not stated: none cabled, and NET032 says so on such a fabric."))
 
     @model_validator(mode="after")
-    def _range_holds_efficiency(self) -> PowerShelf:
+    def _range_holds_efficiency(self) -> Self:
         if self.efficiency_range is not None:
             low, high = self.efficiency_range
             if not 0 < low <= self.efficiency <= high <= 1:
@@ -94,7 +92,7 @@ class PowerShelf(Part):
         return self
 
     @model_validator(mode="after")
-    def _within_active_psus(self) -> PowerShelf:
+    def _within_active_psus(self) -> Self:
         """Refuse a `capacity` above its PSUs' active output: the rack budget (PWR001) counts `capacity` alone."""
         bound = self.psus.active_output if self.psus is not None else None
         if bound is None or self.capacity <= bound * (1 + 1e-9):

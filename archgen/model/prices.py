@@ -4,8 +4,6 @@ A `Prices` document overlays the catalog: a part or rack it names takes its pric
 `price:` (docs/reliability.md, Cost), so a quote prices a design without copying the parts it prices.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

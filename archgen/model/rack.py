@@ -1,8 +1,6 @@
 """The `Rack` kind: parts placed by U position, the power chain and the cooling paths."""
 
-from __future__ import annotations
-
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -195,7 +193,7 @@ class LiquidPath(MarkedFigures):
         "and `archgen check` names them (COOL016)."))
 
     @model_validator(mode="after")
-    def _drop_flow_has_a_drop(self) -> LiquidPath:
+    def _drop_flow_has_a_drop(self) -> Self:
         if self.pressure_drop_flow is not None and self.pressure_drop is None:
             raise FieldError(("pressure_drop_flow",), f"{self.pressure_drop_flow.m_as('L/min'):g} L/min is the "
                                                       "flow a pressure drop is stated at, but no pressure_drop is "
@@ -262,7 +260,7 @@ class Rack(Document):
         return tuple((at, g, named) for at, g in groups if g is not None and (named := g.assumed()))
 
     @model_validator(mode="after")
-    def _empty_rack_price(self) -> Rack:
+    def _empty_rack_price(self) -> Self:
         if self.price is not None and self.price.rack == "populated":
             raise FieldError(("price", "rack"), "a rack's own price is the empty rack's (the parts placed in it are "
                                                 "priced by their own ids); got 'populated': price the enclosure, or "
@@ -270,7 +268,7 @@ class Rack(Document):
         return self
 
     @model_validator(mode="after")
-    def _placeable(self) -> Rack:
+    def _placeable(self) -> Self:
         # A 100 U rack holds at most 200 one-U parts, front and rear; twice that leaves room for 0 U parts. More is
         # no rack, and each item costs every analysis and drawing (5,000 slot lines took render past 400 s, issue 23).
         items = sum(s.count for s in self.slots)

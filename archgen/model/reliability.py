@@ -6,9 +6,7 @@ carries its `basis` (sourced or assumed) and `source`, as every catalog figure d
 them into interruptions per day, MTTI and goodput (docs/reliability.md).
 """
 
-from __future__ import annotations
-
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -85,7 +83,7 @@ class FailureRate(Spec):
     source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")
 
     @model_validator(mode="after")
-    def _one_rate(self) -> FailureRate:
+    def _one_rate(self) -> Self:
         errors = []
         if (self.afr is None) == (self.fit is None):
             errors.append(FieldError(("afr",), "give exactly one of 'afr' (failures per unit-year) or 'fit' "
@@ -201,7 +199,7 @@ class FailureRates(Document):
         return value
 
     @model_validator(mode="after")
-    def _one_count_per_pool(self) -> FailureRates:
+    def _one_count_per_pool(self) -> Self:
         pools: dict[str, list[tuple[str, FailureRate]]] = {}
         for name, rate in self.classes.items():
             if rate.pooled is not None:
@@ -221,12 +219,12 @@ class FailureRates(Document):
         return self
 
     @model_validator(mode="after")
-    def _lead_basis(self) -> FailureRates:
+    def _lead_basis(self) -> Self:
         raise_each(lead_errors(self.turnaround, self.turnaround_basis, self.turnaround_source), type(self).__name__)
         return self
 
     @model_validator(mode="after")
-    def _not_own_base(self) -> FailureRates:
+    def _not_own_base(self) -> Self:
         if self.base is not None and self.base == self.id:
             raise FieldError(("base",), f"a set cannot take its missing classes from itself ('{self.base}'); "
                                         "name another FailureRates set, or leave `base` out")
@@ -248,7 +246,7 @@ class SiteEvent(Spec):
     source: str = Field(min_length=3, description="Where the rate comes from.")
 
     @model_validator(mode="after")
-    def _within_a_year(self) -> SiteEvent:
+    def _within_a_year(self) -> Self:
         if self.per_year * self.duration > Q_(1, "year"):
             raise FieldError(("duration",), f"{self.per_year:g} events a year of {self.duration:.4g~P} each keep the "
                                             "hall down longer than a year")
@@ -288,7 +286,7 @@ class Checkpointing(Spec):
         "off), else goodput's range spans both (docs/reliability.md, \"What a restore reads\")."))
 
     @model_validator(mode="after")
-    def _target(self) -> Checkpointing:
+    def _target(self) -> Self:
         if self.interval is not None and self.interval < Q_(1, "s"):
             raise FieldError(("interval",), f"a checkpoint interval of {self.interval:~P} checkpoints without "
                                             "training in between; give at least 1 s, or leave it out for Daly's")

@@ -12,8 +12,6 @@ yet (docs/spec-reference.md across its history adds and removes keys, never move
 tests register renames of their own.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 

@@ -1,11 +1,9 @@
 """Requirements with targets (``"<= 132 kW"``, `model.target.Target`), their judgement and the `Requirements` kind."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Annotated, Literal, TypeVar, get_args
+from typing import Annotated, Literal, Self, TypeVar, get_args
 
 import numpy as np
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
@@ -96,7 +94,7 @@ class Requirement(Spec):
         return pending_words(self.verification)
 
     @model_validator(mode="after")
-    def _not_its_own_parent(self) -> Requirement:
+    def _not_its_own_parent(self) -> Self:
         """A requirement that names itself as its parent traces to nothing: a located error."""
         if self.id in self.parent:
             raise FieldError(("parent",), f"requirement {self.id} names itself as its parent; name the stakeholder "
@@ -104,14 +102,14 @@ class Requirement(Spec):
         return self
 
     @model_validator(mode="after")
-    def _tolerance_fits(self) -> Requirement:
+    def _tolerance_fits(self) -> Self:
         """A tolerance is a non-negative distance of the limit's dimension, or a percentage of a limit not 0 or °C."""
         if self.tolerance is not None and (why := tolerance.problem(self.target, self.tolerance)):
             raise FieldError(("tolerance",), f"requirement {self.id}: {why}")
         return self
 
     @model_validator(mode="after")
-    def _fraction_at_most_one(self) -> Requirement:
+    def _fraction_at_most_one(self) -> Self:
         """A target on a fraction of time (goodput) above 1 can never be met: a located error, not a finding."""
         limit = self.target.limit
         if self.metric in FRACTIONS and limit.dimensionless and limit.to("dimensionless").magnitude > 1:

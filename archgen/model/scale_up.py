@@ -3,10 +3,8 @@
 Moved from `model/cluster.py` (at 414 lines with ualink30's `switch_rack`), which re-exports it.
 """
 
-from __future__ import annotations
-
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -79,7 +77,7 @@ class ScaleUp(Spec):
         "`true` with one rack, or `false` with several, is refused as a contradiction)."))
 
     @model_validator(mode="after")
-    def _mesh_has_no_switches(self) -> ScaleUp:
+    def _mesh_has_no_switches(self) -> Self:
         if self.topology == "torus":
             self._torus_fits()
         elif self.dims is not None:

@@ -4,8 +4,6 @@ Both are stated by the author, never derived: the cluster document prints what i
 rest (`archgen.render.reference`).
 """
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from archgen.model.base import Redundancy

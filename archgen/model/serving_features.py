@@ -8,8 +8,6 @@ Each is now refused at its line as what it is: not modelled, with what the estim
 `kv_cache_dtype`, TensorRT-LLM's `wide_ep`) names the field to state.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 
 from archgen.model.engine import disaggregation_key

@@ -9,8 +9,6 @@ decides the link option (reach) as any other run's, and CAB001 names a run past 
 fibre propagation delay is `fibre_delay` (SITE001, and the estimate's note on a cluster of several halls).
 """
 
-from __future__ import annotations
-
 from pydantic import Field
 
 from archgen.model.spec import Id, Ref, Spec

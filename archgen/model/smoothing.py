@@ -17,8 +17,6 @@ publishes no floor, ramp rate or stored energy for a shipped configuration (it g
 up to 30%"), so no catalog part states one: the part states what its smoothing profile sets, with its `source`.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field

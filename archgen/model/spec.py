@@ -4,8 +4,6 @@ Every domain module (`archgen.model.*`, prices and failure rates included) build
 spec module.
 """
 
-from __future__ import annotations
-
 import datetime
 import inspect
 from collections.abc import Sequence

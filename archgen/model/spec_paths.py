@@ -4,8 +4,6 @@
 `untagged`) and to offer the keys allowed where an unknown key stands (`fields_at`, the tagged member's keys).
 """
 
-from __future__ import annotations
-
 import re
 import types
 import typing

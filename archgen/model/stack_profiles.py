@@ -5,8 +5,6 @@ AMD, `nemo-2025` on any other). Split from `archgen.model.switches` (the table o
 `ByStack`) for its size; the profiles themselves are described there.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Literal
 

@@ -4,9 +4,7 @@ Split from `archgen.model.reliability` for its size; docs/reliability.md describ
 and power", "Storage appliances as parts").
 """
 
-from __future__ import annotations
-
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -29,7 +27,7 @@ class StoragePower(Spec):
     source: str = Field(min_length=3, description="Where the draw comes from (datasheet, table), or why assumed.")
 
     @model_validator(mode="after")
-    def _within_max(self) -> StoragePower:
+    def _within_max(self) -> Self:
         over = [(name, q) for name in ("typical", "idle") if (q := getattr(self, name)) is not None and q > self.max]
         raise_each([FieldError((name,), f"{'an' if name == 'idle' else 'a'} {name} draw of {q:~P} is above the "
                                         f"maximum of {self.max:~P}; give at most `max`") for name, q in over],
@@ -86,7 +84,7 @@ class Storage(Spec):
         "racks, as before (docs/reliability.md, \"Storage appliances as parts\")."))
 
     @model_validator(mode="after")
-    def _no_rack(self) -> Storage:
+    def _no_rack(self) -> Self:
         if self.price is not None and self.price.rack is not None:
             raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
                                                 "a storage's `price` is the whole storage system's: leave it out")

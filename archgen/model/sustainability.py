@@ -5,8 +5,6 @@ cluster's `carbon_per_year`, `market_carbon_per_year` and `water_per_year`, and 
 into its `job_carbon`, `job_market_carbon` and `job_water` (docs/facility.md, Carbon and water).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

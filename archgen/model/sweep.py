@@ -8,10 +8,8 @@ are declared in `model.sweep_axes`. The sweep reports every point, the Pareto fr
 points that fit and meet every SHALL requirement, and the best point per objective.
 """
 
-from __future__ import annotations
-
 import math
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -142,7 +140,7 @@ class Sweep(Document):
         return data
 
     @model_validator(mode="after")
-    def _bounded(self) -> Sweep:
+    def _bounded(self) -> Self:
         if error := _too_many({k: len(v) for k, v in self.axes.given().items()}, self.max_points):
             raise error
         return self

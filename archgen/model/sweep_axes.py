@@ -6,10 +6,8 @@ axes change the hall's `cost:` (docs/sweeps.md, Axes). A numeric axis may be wri
 (`model.sweep_ranges`). Split from `model.sweep` for its size.
 """
 
-from __future__ import annotations
-
 import math
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 from pydantic import Field, PlainSerializer, PlainValidator, PrivateAttr, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
@@ -181,7 +179,7 @@ class Axes(Spec):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _keep_order(cls, data: Any, handler) -> Axes:
+    def _keep_order(cls, data: Any, handler) -> Self:
         # a pool size, KV transfer or P:D ratio axis: refused as not modelled, not unknown
         refuse_disaggregation(data, cls.model_fields, cls.__name__)
         # a serving feature's axis (mtp, enable_prefix_caching, ...) is set aside for `serving_features`: whether it
@@ -196,7 +194,7 @@ class Axes(Spec):
         return axes
 
     @model_validator(mode="after")
-    def _distinct(self) -> Axes:
+    def _distinct(self) -> Self:
         given = self.given()
         if not given and not self._features:   # with only a serving feature's axis, SWP001 says why it is refused
             raise ValueError("a sweep needs at least one axis, e.g. 'accelerators: [256, 512]'")

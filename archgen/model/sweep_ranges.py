@@ -14,8 +14,6 @@ one (a log range of counts that does not land on them) is refused with the level
 rounded to 12 significant digits, so that 0.5 + 3 x 0.05 reads 0.65, as written in a list.
 """
 
-from __future__ import annotations
-
 import math
 
 #: Keys a range may have.

@@ -3,8 +3,6 @@
 Split from `archgen.model.switches` (the table of switches and their profile values), whose `ByStack` rows these are.
 """
 
-from __future__ import annotations
-
 from archgen.model.stack_profiles import DEFAULT_STACK, ByStack
 from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, StackSwitches
 

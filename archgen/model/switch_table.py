@@ -4,8 +4,6 @@ Split from `archgen.model.switches`, which declares the switches (one field each
 from them with `rows`; this module holds what a row is and what it allows, whatever the switch.
 """
 
-from __future__ import annotations
-
 import typing
 from dataclasses import dataclass
 

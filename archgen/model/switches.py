@@ -25,9 +25,7 @@ training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's `fp16_mix
 applies to FP8 training only.
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -330,7 +328,7 @@ class StackSwitches(Spec):
         return "allgather" if value == "all_gather" else value
 
     @model_validator(mode="after")
-    def _dispatcher_and_dedup_agree(self) -> StackSwitches:
+    def _dispatcher_and_dedup_agree(self) -> Self:
         """DeepEP and HybridEP deduplicate per node, Megatron-core's alltoall does not: the two must agree."""
         d, e = self.moe_dispatcher, self.ep_dedup
         if d is not None and e is not None and e != (d != "alltoall"):

@@ -1,9 +1,7 @@
 """The `System` kind: a server node or a rack tray (compute tray, DGX system)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, PrivateAttr, model_validator
 
@@ -112,7 +110,7 @@ class System(Part):
         "stated storage to the appliances its racks place (docs/reliability.md, \"Storage appliances as parts\")."))
 
     @model_validator(mode="after")
-    def _appliance_without_accelerators(self) -> System:
+    def _appliance_without_accelerators(self) -> Self:
         """review42: a system with accelerators is a compute node (its NICs no storage port, REL010), not storage."""
         if self.storage is not None and self.accelerators:
             raise FieldError(("storage",), f"a storage appliance fits no accelerators, and this system fits "

@@ -1,7 +1,5 @@
 """A requirement's target: a comparator and a limit (``"<= 132 kW"``), parsed, compared and measured against."""
 
-from __future__ import annotations
-
 import operator
 import re
 from collections.abc import Mapping
@@ -68,7 +66,7 @@ class Target:
         return f"{self.op} {format_quantity(self.limit)}"
 
     @classmethod
-    def parse(cls, value: Any) -> Target:
+    def parse(cls, value: Any) -> "Target":
         """Parse ``"<= 132 kW"``, ``">= 0.4"`` or ``"== 72"``, or a `Target` as `model_dump()` gives it.
 
         pydantic dumps the dataclass in Python mode as ``{"op": ">=", "limit": <Quantity(0.35)>}``; that reads back as

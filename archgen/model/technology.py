@@ -6,8 +6,6 @@ to the other: a UALink switch tray was refused with "did you mean 'nvlink'" whil
 mesh or torus has no switch, and InfiniBand and optical circuit switches join no scale-up domain.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BeforeValidator

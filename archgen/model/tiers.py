@@ -4,8 +4,6 @@
 `archgen.analyse.tiers` read them.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Annotated
 

@@ -8,8 +8,6 @@ beyond the limit (a quantity of the limit's unit, a percentage of the limit, or 
 headroom and margin stay measured to the limit itself.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import numpy as np

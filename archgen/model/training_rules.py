@@ -4,8 +4,6 @@ Each returns why a stated combination contradicts itself (a message for `FieldEr
 validation cases (`model.cases`) raise them at the offending key, and the layout search keeps to the same rules.
 """
 
-from __future__ import annotations
-
 
 def offload_problem(distributed_optimizer: bool | None, zero: int | None, offload: str | None) -> str | None:
     """Why a stated optimizer offload contradicts a stated stage 0 or `distributed_optimizer` false; else None.

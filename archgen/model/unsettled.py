@@ -4,8 +4,6 @@ Moved out of `model.requirements` (size): `unsettled_note` judges the requiremen
 input allows, with `model.requirements.judge`.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping
 from dataclasses import replace

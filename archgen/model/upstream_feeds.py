@@ -6,9 +6,7 @@ connection several halls share (`SharedUtility`), and `no_water`, which refuses 
 outdoor conditions (a generator set's here, the hall's plant's in `Facility`).
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from pydantic import Field, model_validator
 
@@ -54,7 +52,7 @@ class Units(Spec):
         "states it, e.g. [{ambient: 45 degC, altitude: 2000 m, capacity: 1.8 MW}] (no interpolation)."))
 
     @model_validator(mode="after")
-    def _outdoor(self) -> Units:
+    def _outdoor(self) -> Self:
         raise_each(derating_needs_rating(self.rated_at, self.derating, "") + no_water(
             self.rated_at, self.derating, "", "a generator set is rated against outdoor `ambient` and `altitude`"),
             type(self).__name__)
@@ -74,7 +72,7 @@ class Units(Spec):
             return None if kva is not None else self.capacity
         return Q_((kva * min(pfs)).m_as("kW"), "kW")
 
-    def at_site(self, hall: Facility) -> Rated:
+    def at_site(self, hall: "Facility") -> Rated:
         """Each unit's capacity at the hall's outdoor conditions (`rated_capacity`; None where no row covers them).
 
         The nominal capacity is its real power at the hall's load power factor (`real`); None where a kVA rating has
@@ -184,7 +182,7 @@ class UpstreamFeeds(AcSupply):
         "not added (in-rack CDUs are on the rack feeds, and so always in it)."))
 
     @model_validator(mode="after")
-    def _ups_rating(self) -> UpstreamFeeds:
+    def _ups_rating(self) -> Self:
         for key, units, what in (("ups_units", self.ups_units, "UPS modules are counted at their stated rating: the "
                                   "hall states no UPS-room conditions to derate them for (state the module's "
                                   "rating at the site)"),

@@ -5,9 +5,7 @@ model (the best layout that fits). Targets are ordinary `Requirement`s on the pe
 `mfu`, `tokens_per_second`, `ttft`, `tpot`, `memory_headroom`, ...); they become PERF checks.
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -42,7 +40,7 @@ class MoE(Spec):
     dense_layers: int = Field(0, ge=0, description="Leading layers that keep a dense FFN.")
 
     @model_validator(mode="after")
-    def _top_k_fits(self) -> MoE:
+    def _top_k_fits(self) -> Self:
         if self.top_k > self.experts:
             raise FieldError(("top_k",), f"top_k ({self.top_k}) is larger than the number of experts ({self.experts})")
         return self
@@ -85,7 +83,7 @@ class Shape(Spec):
         " true for BLOOM, GPT-2, Gemma; false for Llama, Mixtral, DeepSeek): its parameters are counted once."))
 
     @model_validator(mode="after")
-    def _heads_divide(self) -> Shape:
+    def _heads_divide(self) -> Self:
         kv, errors = self.kv_heads or self.heads, []
         if self.heads % kv:
             errors.append(FieldError(("kv_heads",), f"heads ({self.heads}) must be a multiple of kv_heads ({kv})"))
@@ -172,7 +170,7 @@ class Training(StackSwitches, TrainingJob):
     parallelism: Parallelism = Field(default_factory=Parallelism, description="Parallel layout (optional).")
 
     @model_validator(mode="after")
-    def _recipe_needs_fp8(self) -> Training:
+    def _recipe_needs_fp8(self) -> Self:
         if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
             raise FieldError(("fp8_recipe",), problem)
         if problem := zero_problem(self.distributed_optimizer, self.parallelism.zero):
@@ -258,7 +256,7 @@ class Workload(Document):
                                           "{metric: mfu, target: '>= 0.4'} or {metric: goodput, target: '>= 0.9'}.")
 
     @model_validator(mode="after")
-    def _one_job(self) -> Workload:
+    def _one_job(self) -> Self:
         errors = []
         kind = job_kind(self, "workload")
         if kind != "training" and "checkpoint" in self.model_fields_set:   # read by training alone (newuser52)
