@@ -89,3 +89,16 @@ def test_pods_of_36_and_28_by_hand(spec_tree) -> None:
     assert (fa.pods, spine.switches, spine.up) == (2, 4, 2)
     assert fa.bisection.m_as("Gbit/s") / fa.planes == pytest.approx(2 * 2 * SPEED + 4 * SPEED) == 3200
     assert _balanced_least(fa.shape, fa.leaf_endpoints()) == pytest.approx(3200)
+
+
+@pytest.mark.parametrize(("need", "fails"), [(40, False), (50, False), (51, True)])
+def test_a_bisection_requirement_is_judged_on_the_least_split(spec_tree, need, fails) -> None:
+    """The pods of 36 and 28 carry 3,200 Gb/s over 64 GPUs, 50 Gb/s each: a requirement of 40 or 50 Gb/s is met.
+    Half the core links, 25 Gb/s, failed both (NET006) though every balanced split carries 50; 51 still fails."""
+    tree = files(sus=1, racks=2, switch="sw8", tiers=3, rail=False, over="3:1")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(
+        '  oversubscription: "3:1"\n', f'  oversubscription: "3:1"\n  min_bisection_per_accelerator: {need} Gb/s\n')
+    result = run([spec_tree(tree)])
+    assert result.metrics["cluster/c/fabric/f"]["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(50)
+    found = [f.message for f in result.findings if f.id == "NET006"]
+    assert bool(found) == fails, found
