@@ -74,12 +74,14 @@ def _least(classes: tuple[tuple[Pod, int], ...], speed: float) -> float:
     if n < 2:
         return 0.0
     best = math.inf
+    # no endpoint moves for less than the cheapest leaf's share of its flip: a bound that skips most choices of T
+    cheapest = min((min(speed, lam / e) for (_, leaves), _ in classes for (e, lam), _ in leaves if e), default=speed)
     for t in sorted({n // 2, n - n // 2}):
         for taus in itertools.product(*(range(m + 1) for _, m in classes)):
             core = sum(tau * k for tau, ((k, _), _) in zip(taus, classes, strict=True))
-            if core >= best:
-                continue
             short = t - sum(tau * size for tau, size in zip(taus, sizes, strict=True))
+            if core + abs(short) * cheapest >= best:
+                continue
             pool: Counter[Leaf] = Counter()
             for tau, ((_, leaves), m) in zip(taus, classes, strict=True):
                 for leaf, c in leaves:   # flip from the pods outside T when T is short of t, else from those in T
