@@ -85,6 +85,17 @@ def test_two_tiers_with_a_leaf_part_full() -> None:
     assert least_bisection(shape, [48, 48, 32], SPEED) == pytest.approx(32 * SPEED)
 
 
+def test_half_the_uplinks_was_no_lower_bound() -> None:
+    """98 endpoints on the same leaves fill 48, 48 and 2: half the 48 uplinks, 24 links, claimed more than a split of
+    49 and 49 carries, one leaf of 48 (16 uplinks cut) and one endpoint more (1 link): 17 x 400 Gb/s. The old rule
+    was above the bisection here (a requirement could pass that the fabric misses), below it with pods of 36/28."""
+    pods = fat_tree_pods(98, 3, 48, 16 * SPEED, 3, 0.0)
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(17 * SPEED)
+    assert 17 < min(98 / 2, 3 * 16 / 2) == 24
+    shape = topology.ClosShape(2, 3, 16, 0, 16, 16, 0, 0, 0)
+    assert least_bisection(shape, [48, 48, 2], SPEED) == pytest.approx(17 * SPEED)
+
+
 def test_equal_pods_keep_half_the_narrowest_tier() -> None:
     """4 full pods of 8 leaves of 32 endpoints, 16 uplinks a leaf (2:1) and 64 core links a pod (2:1 again): half the
     core links, 2 x 64 x 400 Gb/s, as Leiserson's rule gives where everything is equal."""

@@ -2,9 +2,9 @@
 
 Half the links of the narrowest tier is the bisection only where pods (and leaves) hold equal endpoints; where they do
 not (a last pod or leaf part full, a pod with no endpoints), no balanced split of the endpoints cuts exactly half of
-them, and review50 showed that rule a lower bound (3 tiers of 8-port switches at 3:1, pods of 36 and 28 endpoints:
-half the 4 spines' 8 core links is 1,600 Gb/s, every balanced split tried carries 3,200). `analyse.bisection` now
-finds the least cut itself. The reference here is networkx's max flow across balanced splits of the endpoints (whole
+them: review50 showed that rule below the bisection (3 tiers of 8-port switches at 3:1, pods of 36 and 28 endpoints:
+half the 4 spines' 8 core links is 1,600 Gb/s, every balanced split tried carries 3,200), and it can be above it too
+(leaves of 48, 48 and 2: tests/test_bisection_exact.py). `analyse.bisection` now finds the least cut itself. The reference here is networkx's max flow across balanced splits of the endpoints (whole
 pods, then a pod's leaves in order, the last leaf's endpoints split), the least over the splits tried, and where the
 plane is small the brute force over every switch's side (`tests/clos_cuts.least_bisection`): both equal it.
 """
