@@ -2,11 +2,12 @@
 
 The bisection (one direction) is the least, over the splits of the N endpoints into halves (⌊N/2⌋ and ⌈N/2⌉), of
 the min cut between the halves (Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985). Half the links of
-the narrowest tier is that least cut only where every pod and leaf holds equal endpoints; a last pod or leaf filled
-in part makes it a lower bound that may be far below (pods of 36 and 28 endpoints: 1,600 Gb/s against 3,200). This
-module finds the least cut itself, from the plane's pods and leaves, without a graph. Derivation (one plane; a leaf i
-holds e_i endpoints of speed s and uplinks of capacity λ_i, spread evenly over its pod's S spines; spine j of every
-pod meets core group j; K_p is pod p's core capacity, its spines' core links; 2 tiers are one pod with K = 0):
+the narrowest tier is that least cut only where every pod and leaf holds equal endpoints; with a last pod or leaf
+filled in part it may be below (pods of 36 and 28 endpoints: 1,600 Gb/s against 3,200) or above (leaves of 48, 48
+and 2 on 16 uplinks each: 24 links against 17). This module finds the least cut itself, from the plane's pods and
+leaves, without a graph. Derivation (one plane; a leaf i holds e_i endpoints of speed s and uplinks of capacity
+λ_i, spread evenly over its pod's S spines; spine j of every pod meets core group j; K_p is pod p's core capacity,
+its spines' core links; 2 tiers are one pod with K = 0):
 
 1. The cores of a group are alike, so for fixed leaf sides each group's cores and spines choose sides the same way:
    in a least cut all cores sit on one side (call it B), and a pod's S spines sit together, since the cut is

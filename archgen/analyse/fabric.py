@@ -285,10 +285,11 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they fill in order (`access` ports),
     capped at half its node ports (a fabric of management ports only carries no node's traffic). Where pods and
     leaves hold equal endpoints it is half the narrowest tier's links (node ports, used leaves' uplinks, and with two
-    pods or more the spines' core links); where a last pod or leaf is part full it is the real least cut, not that
-    lower bound (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; pods34). `lost_spine`: a full pod's spine lost
-    (2 tiers: every leaf's links to it; 3 tiers: the first pod's leaves' links to it and its core links);
-    `lost_core`: a core lost, with its links from every pod (`failure_bisection`).
+    pods or more the spines' core links); where a last pod or leaf is part full it is the real least cut, which that
+    rule missed either way (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; leaves of 48, 48 and 2: 17 uplinks,
+    not 24; pods34). `lost_spine`: a full pod's spine lost (2 tiers: every leaf's links to it; 3 tiers: the first
+    pod's leaves' links to it and its core links); `lost_core`: a core lost, with its links from every pod
+    (`failure_bisection`).
     """
     cut = node_plane * spec.speed / 2
     if tiers_used < 2:
