@@ -41,25 +41,40 @@ Leaf = tuple[int, float]
 Pod = tuple[float, tuple[tuple[Leaf, int], ...]]
 
 
+def leaf_fill(ports: int, leaves: int, down: int, spread: int = 0) -> list[tuple[int, int]]:
+    """Endpoints per leaf as (endpoints, leaves) runs in leaf order: `ports` filling leaves of `down` in order.
+
+    `spread`: the leaves a rail-optimized fabric's groups use, which share the ports evenly (a rail leaf holds its
+    rails of every node of its group: the DGX B200 SuperPOD's 1,016 GPU ports on 32 leaves are 24 of 32 and 8 of 31,
+    not 31 of 32 and one of 24); the rest are spares with none.
+    """
+    if spread and down:
+        used = min(spread, leaves)
+        q, r = divmod(min(ports, used * down), used)
+        runs = [(q + 1, r), (q, used - r), (0, leaves - used)]
+    else:
+        full = min(ports // down, leaves) if down else 0
+        part = ports - full * down if full < leaves else 0
+        runs = [(down, full), (part, int(bool(part))), (0, leaves - full - int(bool(part)))]
+    return [(e, n) for e, n in runs if n]
+
+
 def fat_tree_pods(ports: int, leaves: int, down: int, uplink: float, pod_leaves: int, core: float,
-                  first_pod_lost: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0) -> list[tuple[Pod, int]]:
-    """One plane's pods, alike pods counted once: `ports` filling `leaves` leaves of `down` ports in order.
+                  first_pod_lost: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0,
+                  spread: int = 0) -> list[tuple[Pod, int]]:
+    """One plane's pods, alike pods counted once, its leaves holding `ports` as `leaf_fill` shares them.
 
     Pods of `pod_leaves` leaves, each pod's spines with `core` capacity to the cores (2 tiers: one pod, `core` 0).
     `first_pod_lost`: the uplink capacity each leaf of the first pod, and the core capacity that pod, lost with a
     spine; `core_lost`: the core capacity each pod lost with a core.
     """
-    full = min(ports // down, leaves) if down else 0
-    part = ports - full * down if full < leaves else 0
+    per_leaf = [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
     out: Counter[Pod] = Counter()
-    for first in range(0, leaves, max(pod_leaves, 1)):
-        last = min(leaves, first + max(pod_leaves, 1))
-        n_full = min(max(full - first, 0), last - first)
-        n_part = int(bool(part) and first <= full < last)
+    step = max(pod_leaves, 1)
+    for first in range(0, leaves, step):
         lost_leaf, lost_core = first_pod_lost if first == 0 else (0.0, 0.0)
-        lam = uplink - lost_leaf
-        kinds = {(down, lam): n_full, (part, lam): n_part, (0, lam): last - first - n_full - n_part}
-        out[(core - lost_core - core_lost, tuple(sorted((k, c) for k, c in kinds.items() if c)))] += 1
+        kinds = Counter((e, uplink - lost_leaf) for e in per_leaf[first:first + step])
+        out[(core - lost_core - core_lost, tuple(sorted(kinds.items())))] += 1
     return sorted(out.items())
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
+from archgen.analyse.bisection import fat_tree_pods, leaf_fill, least_balanced_cut
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem
@@ -149,13 +149,11 @@ class FabricAnalysis:
                          spine.up if spine else 0, self.core_links_per_spine_pair)
 
     def leaf_endpoints(self) -> list[int]:
-        """Access ports per leaf of one plane, filling leaves in order."""
-        leaf, left, out = self.tier_at("leaf"), self.links["access"], []
-        for _ in range(leaf.switches):
-            n = min(leaf.down, left)
-            out.append(n)
-            left -= n
-        return out
+        """Access ports per leaf of one plane, as the bisection takes them (`analyse.bisection.leaf_fill`)."""
+        leaf = self.tier_at("leaf")   # rail groups share their ports over the used leaves evenly
+        spread = leaf.used_switches if self.leaves_per_group else 0
+        runs = leaf_fill(self.links["access"], leaf.switches, leaf.down, spread)
+        return [e for e, n in runs for _ in range(n)]
 
 
 def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
@@ -194,14 +192,17 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
+    spread = leaf.used_switches if per_group else 0   # rail groups share their ports over their leaves evenly
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
-                                               demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod)
+                                               demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod,
+                                               spread)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
     failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
                        ppn, accelerators, compute.part.accelerators if compute else 0)
-    failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, access, upper.spines_per_pod, accelerators)
+    failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, access, upper.spines_per_pod, accelerators,
+                                 spread)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -236,7 +237,7 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int, busiest: int, spines_per_pod: int = 0) -> tuple[Q, Q, dict[str, float]]:
+               access: int, busiest: int, spines_per_pod: int = 0, spread: int = 0) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
     Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaf's,
@@ -251,7 +252,8 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     """
     speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
-    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod) * spec.planes).to("Gbit/s")
+    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread) * spec.planes
+                 ).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((busiest * speed) / (tiers[0].up * up_speed)).to("").magnitude)
@@ -279,10 +281,11 @@ def _pod_leaves(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> int:
 
 
 def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
-               spines_per_pod: int, lost_spine: bool = False, lost_core: bool = False) -> Q:
+               spines_per_pod: int, spread: int = 0, lost_spine: bool = False, lost_core: bool = False) -> Q:
     """One plane's bisection, one direction: the least cut over the balanced splits of its endpoints.
 
-    `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they fill in order (`access` ports),
+    `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they hold its `access` ports (in
+    order, or `spread` evenly over a rail-optimized fabric's used leaves: `analyse.bisection.leaf_fill`),
     capped at half its node ports (a fabric of management ports only carries no node's traffic). Where pods and
     leaves hold equal endpoints it is half the narrowest tier's links (node ports, used leaves' uplinks, and with two
     pods or more the spines' core links); where a last pod or leaf is part full it is the real least cut, which that
@@ -305,12 +308,12 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
                 else (0.0, 0.0))
     core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
         if lost_core and tiers_used == 3 and tiers[2].switches else 0.0
-    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, pod_leaves, core, lost, core_lost)
+    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, pod_leaves, core, lost, core_lost, spread)
     return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
 def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
-                      spines_per_pod: int, accelerators: int) -> dict[str, Q]:
+                      spines_per_pod: int, accelerators: int, spread: int = 0) -> dict[str, Q]:
     """Bisection per accelerator with one spine, one core or one plane lost, by the bisection's own rule.
 
     A lost spine takes its leaf links (2 tiers: each leaf's links to it; 3 tiers: a full pod's spine, its pod's
@@ -319,7 +322,7 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     (`_plane_cut`): one spine of 144 under 1:1 leaves loses 1/144 of that plane's bisection, a spine of a tapered
     fabric whose narrowest cut is elsewhere may lose none.
     """
-    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod)
+    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread)
     if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose
         return {}
     rest = whole * (spec.planes - 1)
@@ -330,10 +333,10 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     out = {"failure.plane.bisection_per_accelerator": per_accelerator(whole * 0)}
     if tiers_used >= 2 and tiers[1].switches:
         out["failure.spine.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, lost_spine=True))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread, lost_spine=True))
     if tiers_used == 3 and tiers[2].switches:
         out["failure.core.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, lost_core=True))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread, lost_core=True))
     return out
 
 

@@ -27,6 +27,9 @@ def test_odd_leaves_take_a_module_of_their_own(shipped) -> None:
     single = int(tr.weight[tr.group < 0].sum())
     assert (single, access.node_modules["mmf-800g-sr8"]) == (4, 508)
     assert access.modules["mmf-800g-sr8"] - 508 - single == 512   # at the leaves
+    # the bisection takes the same ports per leaf: a rail group's ports shared evenly (`analyse.bisection.leaf_fill`)
+    fa = next(f for f in c.fabrics if f.fabric.spec.id == "compute")
+    assert sorted(fa.leaf_endpoints()) == sorted(per_leaf.tolist())
 
 
 def test_leaf_spine_modules_are_what_the_superpod_orders(shipped) -> None:
