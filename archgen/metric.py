@@ -17,9 +17,13 @@ from archgen.units import Q_, Q, counted, uncounted
 #: The kinds of object that have metrics, with the object path pattern each stands for.
 SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
                             "workload": "workload/*", "point": "a sweep's point"}
-#: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level; a failure-rate
-#: part class, `model.reliability.PART_CLASSES`, or the site's events).
-PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "hall": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
+#: The switch tiers a fabric metric may name, in order: a fat tree's three (`model.tiers.TIER_NAMES` is their first
+#: three), a torus's optical circuit switches and a dragonfly's routers. Declared once: the metric placeholder and
+#: REQ002's "has no ... tier" (`checks.absent`) read it.
+TIERS = ("leaf", "spine", "core", "ocs", "router")
+#: What a placeholder in a metric name stands for (a rack id; a switch tier, `TIERS`; a fat-tree link level; a
+#: failure-rate part class, `model.reliability.PART_CLASSES`, or the site's events).
+PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "hall": r"[^.]+", "tier": "|".join(TIERS),
                                 "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global",
                                 "class": r"accelerator|host|nic|switch|scale_up_switch|transceiver|cable|backplane"
                                          r"|power_shelf|pdu|cdu|software|site"}

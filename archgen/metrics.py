@@ -22,6 +22,7 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
     SPARE_RANGED,
     SPARES_RANGED,
     SUBJECTS,
+    TIERS,
     UNBOUNDED,
     Metric,
     apart,

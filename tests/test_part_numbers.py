@@ -23,21 +23,23 @@ NUMBER = TypeAdapter(PartNumber)
 
 @pytest.mark.parametrize("text", ["MQM9700-NS2F", "MCP4Y10-N00A", "920-9B210-00FN-0M0", "DCS-7060X6-64PE-F",
                                   "P12345-B21#0D1", "QDD-2X400G-FR4=", "CAB-TA-NA", "GLC-TE", "CAB-TA-NA=",
-                                  "PWR-C1-1100WAC-P/2", "C3900-SPE250/K9", "CRS326-24G-2S+RM"])
+                                  "PWR-C1-1100WAC-P/2", "C3900-SPE250/K9", "CRS326-24G-2S+RM",
+                                  "CISCO2911/K9", "ISR4331-SEC/K9-WS", "PWR-C1-715WAC-P/2"])
 def test_an_orderable_code_is_read(text: str) -> None:
     """NVIDIA's, Arista's, HPE's, MikroTik's and Cisco's number shapes are read as written: Cisco's spare ends in '='
     (review49), its power cords and copper SFP hold no digit and its second power supply and export class close on a
-    '/' suffix (review50)."""
+    '/' suffix (review50), the export class with a bundle's segment after it (ISR4331-SEC/K9-WS; pods34)."""
     assert NUMBER.validate_python(f" {text} ") == text
 
 
 @pytest.mark.parametrize("text", ["TBD", "n/a", "N/A", "none", "A/B", "MMA4Z00-NS400 / MMA1Z00-NS400",
                                   "MMA4Z00-NS400/MMA1Z00-NS400", "MCP4Y10-N001, MCP4Y10-N002", "-MMA4Z00", "MMA4Z00--NS",
-                                  "QDD=400G", "=QDD-400G", "QDD-400G=="])
+                                  "QDD=400G", "=QDD-400G", "QDD-400G==",
+                                  "A1/B2", "QM9700/QM9790", "MQM9700-NS2F/2A", "X/K9", "MCP4Y10/N00A"])
 def test_a_word_or_two_codes_is_refused(text: str) -> None:
-    """A placeholder word (a word with no digit and no '-': 'none', 'A/B'), a list of alternatives (two codes joined
-    by ' / ', or by '/' alone: a '/' closes a code with a suffix, it does not join two) or a code with a loose dash is
-    no one orderable number."""
+    """A placeholder word (a word with no digit and no '-': 'none', 'A/B', 'X/K9'), a list of alternatives (two codes
+    joined by ' / ', or by '/' alone: a '/' closes a code with Cisco's export class K7/K8/K9/NPE or a unit digit, so
+    'A1/B2' and 'QM9700/QM9790' are two codes; pods34) or a code with a loose dash is no one orderable number."""
     with pytest.raises(ValidationError, match="one orderable part number"):
         NUMBER.validate_python(text)
 

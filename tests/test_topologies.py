@@ -85,3 +85,18 @@ def test_rail_only_closed_forms_match_the_graph(domains: int, rails: int, k: int
     # no switch joins two rails: remove the domains and every rail is its own component
     rails_only = g.subgraph(v for v in g if v[0] != "ep")
     assert nx.number_connected_components(rails_only) == rails
+
+
+def test_rail_only_with_a_leaf_part_full() -> None:
+    """98 domains a rail on 64-port 3:1 leaves (48 down, 16 up) fill 48, 48 and 2: the halves of the domains cross
+    one leaf of 48 (16 uplinks) and one domain (1 link), 17 links a rail, not half the 48 uplinks (pods34); the brute
+    force over every switch's side of one rail agrees."""
+    from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
+    from archgen.topology import ClosShape
+    from tests.clos_cuts import least_bisection
+
+    f = rail_only_figures(98, 4, 64, 64, 3.0)
+    assert (f["leaves"], f["down"], f["up"], f["spines"]) == (3, 48, 16, 2)
+    one = least_balanced_cut(fat_tree_pods(98, f["leaves"], f["down"], f["up"], f["leaves"], 0.0), 1.0)
+    assert one == 17 < min(98 / 2, 3 * 16 / 2)
+    assert least_bisection(ClosShape(2, 3, 2, 0, 16, 2, 0, 0, 0), [48, 48, 2], 1.0) == 17

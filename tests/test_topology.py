@@ -6,6 +6,7 @@ import pytest
 
 from archgen import topology
 from archgen.pipeline import run
+from tests.clos_cuts import halves_flow, least_bisection
 from tests.data.clusters.small import files
 
 
@@ -24,15 +25,27 @@ CASES = [
 
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
 def test_bisection_matches_min_cut(spec_tree, kw) -> None:
-    """Closed-form bisection equals the max flow between the two halves of the leaves (pods for 3 tiers)."""
+    """Closed-form bisection equals the max flow between the two halves of the endpoints (leaves in order, the leaf at
+    the middle split), the definition docs/clusters.md states, and the least cut over every balanced split where the
+    plane is small enough to try every switch's side. The 3-tier 3:1 case's pods hold 36 and 28 endpoints: it was
+    checked against the cut between its pods (1,600 Gb/s), which splits 36/28, no bisection; its halves carry 3,200
+    (pods34)."""
     fa = _fabric(spec_tree, **kw)
-    shape = fa.shape
-    g = topology.clos_graph(shape, fa.leaf_endpoints(), speed_gbps=400)
-    half = shape.pod_leaves * (len(range(0, shape.leaves, shape.pod_leaves)) // 2) if shape.tiers == 3 \
-        else shape.leaves // 2
-    cut = topology.cut_capacity(g, range(half), range(half, shape.leaves))
+    shape, eps = fa.shape, fa.leaf_endpoints()
     closed = fa.bisection.m_as("Gbit/s") / fa.planes
-    assert cut == pytest.approx(closed)
+    assert halves_flow(shape, eps) == pytest.approx(closed)
+    if shape.leaves + shape.spines + shape.cores <= 20:
+        assert least_bisection(shape, eps) == pytest.approx(closed)
+
+
+def test_pods_of_36_and_28_are_not_halves(spec_tree) -> None:
+    """The cut between the 3:1 case's pods is 1,600 Gb/s, below its bisection: it is no balanced split."""
+    fa = _fabric(spec_tree, **CASES[3])
+    shape, eps = fa.shape, fa.leaf_endpoints()
+    assert (sum(eps[:shape.pod_leaves]), sum(eps[shape.pod_leaves:])) == (36, 28)
+    g = topology.clos_graph(shape, eps, speed_gbps=400)
+    assert topology.cut_capacity(g, range(shape.pod_leaves), range(shape.pod_leaves, shape.leaves)) == 1600
+    assert fa.bisection.m_as("Gbit/s") / fa.planes == pytest.approx(3200)
 
 
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))

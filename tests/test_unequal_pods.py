@@ -1,13 +1,12 @@
-"""Unequal pods' bisection against networkx (review50): the closed form never claims more than a balanced split.
+"""Unequal pods' bisection against networkx (review50, pods34): the least cut over balanced splits, not a lower bound.
 
-`analyse.fabric._plane_cut` takes the least of half the node ports, half the used leaves' uplinks and (3 tiers, two
-pods or more) half the spines' core links. Half the links is exact where pods (and leaves) hold equal endpoints;
-where they do not (a last pod or leaf part full, a pod with no endpoints), no balanced split of the endpoints cuts
-exactly half of them. The reference here is networkx's max flow across balanced splits of the endpoints (whole pods,
-then a pod's leaves in order, the last leaf's endpoints split), the least over the splits tried. The closed form
-must not exceed it (a bisection claims at least that much across every balanced split); where pods and leaves are
-equal it equals it. Where they are not it is below it, a lower bound: 3 tiers of 8-port switches at 3:1, pods of
-36 and 28 endpoints: half the 4 spines' 8 core links is 1,600 Gb/s, every balanced split tried carries 3,200 Gb/s.
+Half the links of the narrowest tier is the bisection only where pods (and leaves) hold equal endpoints; where they do
+not (a last pod or leaf part full, a pod with no endpoints), no balanced split of the endpoints cuts exactly half of
+them: review50 showed that rule below the bisection (3 tiers of 8-port switches at 3:1, pods of 36 and 28 endpoints:
+half the 4 spines' 8 core links is 1,600 Gb/s, every balanced split tried carries 3,200), and it can be above it too
+(leaves of 48, 48 and 2: tests/test_bisection_exact.py). `analyse.bisection` now finds the least cut itself. The reference here is networkx's max flow across balanced splits of the endpoints (whole
+pods, then a pod's leaves in order, the last leaf's endpoints split), the least over the splits tried, and where the
+plane is small the brute force over every switch's side (`tests/clos_cuts.least_bisection`): both equal it.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import pytest
 
 from archgen import topology
 from archgen.pipeline import run
+from tests.clos_cuts import least_bisection
 from tests.data.clusters.small import files
 
 SPEED = 400.0
@@ -61,27 +61,44 @@ def _balanced_least(shape: topology.ClosShape, eps: list[int]) -> float:
     return best
 
 
-@pytest.mark.parametrize(("kw", "equal"), [
-    (dict(sus=1, racks=2, over="1:1"), True),          # 4 pods of 16: equal
-    (dict(sus=1, racks=2, over="3:1"), False),         # pods of 36 and 28
-    (dict(sus=2, racks=2, over="3:1"), False),         # pods of 36, 36, 36, 20
-    (dict(sus=3, racks=1, over="3:1"), False),         # pods of 36, 36, 24
-    (dict(sus=1, racks=2, over="3:1", rail=True), False),   # pods of 36, 28 and an empty one
-], ids=["equal", "36-28", "36-36-36-20", "36-36-24", "rail-36-28-0"])
-def test_closed_form_bisection_is_at_most_every_balanced_split(spec_tree, kw, equal) -> None:
+@pytest.mark.parametrize("kw", [
+    dict(sus=1, racks=2, over="1:1"),          # 4 pods of 16: equal
+    dict(sus=1, racks=2, over="3:1"),          # pods of 36 and 28
+    dict(sus=2, racks=2, over="3:1"),          # pods of 36, 36, 36, 20
+    dict(sus=3, racks=1, over="3:1"),          # pods of 36, 36, 24
+    dict(sus=1, racks=2, over="3:1", rail=True),   # rail groups: 64 ports spread over 16 leaves, pods of 24, 24, 16
+], ids=["equal", "36-28", "36-36-36-20", "36-36-24", "rail-24-24-16"])
+def test_bisection_is_the_least_balanced_split(spec_tree, kw) -> None:
+    """Equal pods or not, the bisection is the least over the balanced splits tried, and over every split where small."""
     fa = run([spec_tree(files(switch="sw8", tiers=3, **{"rail": False, **kw}))]).clusters["cluster/c"].fabrics[0]
     assert fa.shape.tiers == 3 and fa.pods > 1
     closed = fa.bisection.m_as("Gbit/s") / fa.planes
-    least = _balanced_least(fa.shape, fa.leaf_endpoints())
-    assert closed <= least + 1e-6
-    assert (closed == pytest.approx(least)) == equal
+    assert closed == pytest.approx(_balanced_least(fa.shape, fa.leaf_endpoints()))
+    if fa.shape.leaves + fa.shape.spines + fa.shape.cores <= 20:
+        assert closed == pytest.approx(least_bisection(fa.shape, fa.leaf_endpoints()))
 
 
 def test_pods_of_36_and_28_by_hand(spec_tree) -> None:
-    """2 pods of 2 spines at 3:1: 4 spines x 2 core links x 400G / 2 = 1,600 Gb/s; a balanced split carries 3,200."""
+    """2 pods of 2 spines at 3:1, 64 endpoints: half the 4 spines x 2 core links x 400G is 1,600 Gb/s, but no split
+    of 32 and 32 cuts only that. The least keeps the cores with the pod of 28 and its spines, the pod of 36 with its
+    spines on the other side (its 2 x 2 core links cut, 1,600) and moves 4 of its endpoints across (4 x 400 = 1,600;
+    a leaf's 2 uplinks, 800, carry 6): 3,200 Gb/s."""
     fa = run([spec_tree(files(sus=1, racks=2, switch="sw8", tiers=3, rail=False, over="3:1"))]).clusters[
         "cluster/c"].fabrics[0]
     spine = fa.tier("spine")
     assert (fa.pods, spine.switches, spine.up) == (2, 4, 2)
-    assert fa.bisection.m_as("Gbit/s") / fa.planes == pytest.approx(4 * 2 * SPEED / 2)
+    assert fa.bisection.m_as("Gbit/s") / fa.planes == pytest.approx(2 * 2 * SPEED + 4 * SPEED) == 3200
     assert _balanced_least(fa.shape, fa.leaf_endpoints()) == pytest.approx(3200)
+
+
+@pytest.mark.parametrize(("need", "fails"), [(40, False), (50, False), (51, True)])
+def test_a_bisection_requirement_is_judged_on_the_least_split(spec_tree, need, fails) -> None:
+    """The pods of 36 and 28 carry 3,200 Gb/s over 64 GPUs, 50 Gb/s each: a requirement of 40 or 50 Gb/s is met.
+    Half the core links, 25 Gb/s, failed both (NET006) though every balanced split carries 50; 51 still fails."""
+    tree = files(sus=1, racks=2, switch="sw8", tiers=3, rail=False, over="3:1")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(
+        '  oversubscription: "3:1"\n', f'  oversubscription: "3:1"\n  min_bisection_per_accelerator: {need} Gb/s\n')
+    result = run([spec_tree(tree)])
+    assert result.metrics["cluster/c/fabric/f"]["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(50)
+    found = [f.message for f in result.findings if f.id == "NET006"]
+    assert bool(found) == fails, found

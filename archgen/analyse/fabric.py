@@ -18,8 +18,9 @@ ports, o = down:up oversubscription):
   leaf-spine pair) and P = d_spine / (u/S) leaves (d_spine from the spine's own split); cores in S groups, each
   core taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives).
   Largest size k_core·P·d = k³/4 at 1:1.
-* bisection (one direction) = min over the tiers of half the capacity entering that tier (the cores only with two
-  pods or more); hops = 2·tiers − 1.
+* bisection (one direction) = the least cut over the balanced splits of the endpoints (`archgen.analyse.bisection`):
+  min over the tiers of half the capacity entering that tier (the cores only with two pods or more) where pods and
+  leaves hold equal endpoints, found from the pods and leaves where a last one is part full; hops = 2·tiers − 1.
 
 The tiers of one plane are sized in `archgen.analyse.tiers`; this module adds endpoints, rails, bandwidth and
 failure domains.
@@ -34,6 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from archgen.analyse.bisection import fat_tree_pods, leaf_fill, least_balanced_cut
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem
@@ -147,13 +149,11 @@ class FabricAnalysis:
                          spine.up if spine else 0, self.core_links_per_spine_pair)
 
     def leaf_endpoints(self) -> list[int]:
-        """Access ports per leaf of one plane, filling leaves in order."""
-        leaf, left, out = self.tier_at("leaf"), self.links["access"], []
-        for _ in range(leaf.switches):
-            n = min(leaf.down, left)
-            out.append(n)
-            left -= n
-        return out
+        """Access ports per leaf of one plane, as the bisection takes them (`analyse.bisection.leaf_fill`)."""
+        leaf = self.tier_at("leaf")   # rail groups share their ports over the used leaves evenly
+        spread = leaf.used_switches if self.leaves_per_group else 0
+        runs = leaf_fill(self.links["access"], leaf.switches, leaf.down, spread)
+        return [e for e, n in runs for _ in range(n)]
 
 
 def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
@@ -192,16 +192,17 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
+    spread = leaf.used_switches if per_group else 0   # rail groups share their ports over their leaves evenly
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
-                                               upper.pods, demand.busiest_leaf(leaf.down, access, rpl),
-                                               upper.spines_per_pod)
+                                               demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod,
+                                               spread)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
     failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
                        ppn, accelerators, compute.part.accelerators if compute else 0)
-    failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, upper.pods, upper.spines_per_pod,
-                                 accelerators)
+    failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, access, upper.spines_per_pod, accelerators,
+                                 spread)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -236,7 +237,7 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int, pods: int, busiest: int, spines_per_pod: int = 0) -> tuple[Q, Q, dict[str, float]]:
+               access: int, busiest: int, spines_per_pod: int = 0, spread: int = 0) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
     Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaf's,
@@ -246,12 +247,13 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     spines' core links (a spine split 42:21 whose pod fills 32 of the 42 down ports is 32:21 = 1.52, not 2; Meta's
     CTSWs of 192:27 in 7 full pods and a half one are 7.11, where the uplinks of all pods' leaves over all core
     links, 6.67, is no spine's ratio; spine31); a spare leaf's uplinks carry no traffic.
-    The spine-core cut counts only with two pods or more: in one pod every spine reaches every leaf, so the halves
-    of its leaves meet at the spines and no traffic between them climbs to the cores.
+    The bisection is `_plane_cut`'s least cut over balanced splits: in one pod every spine reaches every leaf, so the
+    halves of its leaves meet at the spines and no traffic between them climbs to the cores.
     """
     speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
-    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, pods) * spec.planes).to("Gbit/s")
+    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread) * spec.planes
+                 ).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((busiest * speed) / (tiers[0].up * up_speed)).to("").magnitude)
@@ -270,39 +272,57 @@ def _fullest_pod(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> tupl
     """
     if not (spines_per_pod and spine.down):
         return leaf.used_switches, spine.switches
-    pod_leaves = max(spine.down // max(leaf.up // spines_per_pod, 1), 1)
-    return min(pod_leaves, leaf.used_switches), spines_per_pod
+    return min(_pod_leaves(leaf, spine, spines_per_pod), leaf.used_switches), spines_per_pod
 
 
-def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, pods: int,
-               lost_leaf_links: int = 0, lost_core_links: int = 0) -> Q:
-    """One plane's bisection: the least over its tiers of half the capacity entering the tier, one direction.
+def _pod_leaves(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> int:
+    """Leaves per pod, P = ⌊d_spine / (u / S)⌋ (as `topology.ClosShape.pod_leaves`)."""
+    return max(spine.down // max(leaf.up // max(spines_per_pod, 1), 1), 1)
 
-    The node ports, the used leaves' uplinks, and (3 tiers, two pods or more) the spines' core links, less the links
-    a failed switch took from the last two (`failure_bisection`). Half the links is exact where pods and leaves hold
-    equal endpoints; where they do not (a last pod or leaf part full, a pod of spare leaves), no balanced split of the
-    endpoints cuts exactly half, and this is a lower bound: networkx's max flow over balanced splits is never below
-    it (tests/test_unequal_pods.py; pods of 36 and 28 endpoints: 1,600 Gb/s here, 3,200 across every split tried).
+
+def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
+               spines_per_pod: int, spread: int = 0, lost_spine: bool = False, lost_core: bool = False) -> Q:
+    """One plane's bisection, one direction: the least cut over the balanced splits of its endpoints.
+
+    `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they hold its `access` ports (in
+    order, or `spread` evenly over a rail-optimized fabric's used leaves: `analyse.bisection.leaf_fill`),
+    capped at half its node ports (a fabric of management ports only carries no node's traffic). Where pods and
+    leaves hold equal endpoints it is half the narrowest tier's links (node ports, used leaves' uplinks, and with two
+    pods or more the spines' core links); where a last pod or leaf is part full it is the real least cut, which that
+    rule missed either way (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; leaves of 48, 48 and 2: 17 uplinks,
+    not 24; pods34). `lost_spine`: a full pod's spine lost (2 tiers: every leaf's links to it; 3 tiers: the first
+    pod's leaves' links to it and its core links); `lost_core`: a core lost, with its links from every pod
+    (`failure_bisection`).
     """
-    cuts = [node_plane * spec.speed / 2]
-    if tiers_used >= 2:
-        cuts.append((tiers[0].used_switches * tiers[0].up - lost_leaf_links) * tiers[0].up_speed / 2)
-    if tiers_used == 3 and pods > 1:
-        cuts.append((tiers[1].up_used - lost_core_links) * tiers[1].up_speed / 2)
-    return min(cuts)
+    cut = node_plane * spec.speed / 2
+    if tiers_used < 2:
+        return cut
+    leaf, spine, gbps = tiers[0], tiers[1], "Gbit/s"
+    up, s_up = leaf.up_speed.m_as(gbps), spine.up_speed.m_as(gbps)
+    if tiers_used == 2:
+        pod_leaves, core = leaf.switches, 0.0
+        lost = ((leaf.up / spine.switches if lost_spine and spine.switches else 0.0) * up, 0.0)
+    else:
+        pod_leaves, core = _pod_leaves(leaf, spine, spines_per_pod), spines_per_pod * spine.up * s_up
+        lost = ((max(leaf.up // spines_per_pod, 1) * up, spine.up * s_up) if lost_spine and spines_per_pod
+                else (0.0, 0.0))
+    core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
+        if lost_core and tiers_used == 3 and tiers[2].switches else 0.0
+    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, pod_leaves, core, lost, core_lost, spread)
+    return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
-def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, pods: int,
-                      spines_per_pod: int, accelerators: int) -> dict[str, Q]:
+def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
+                      spines_per_pod: int, accelerators: int, spread: int = 0) -> dict[str, Q]:
     """Bisection per accelerator with one spine, one core or one plane lost, by the bisection's own rule.
 
-    A lost spine takes its leaf links (2 tiers: the used leaves' uplinks over the spines, evenly; 3 tiers: a full
-    pod's spine, its pod's leaves times their links to it) and its core links; a lost core, its share of the spines'
-    core links; a plane, its whole share. The other planes keep theirs. The cut falls where the tier that lost links
-    becomes the narrowest: one spine of 144 under 1:1 leaves loses 1/144 of that plane's bisection, a spine of a
-    tapered fabric whose narrowest cut is elsewhere may lose none.
+    A lost spine takes its leaf links (2 tiers: each leaf's links to it; 3 tiers: a full pod's spine, its pod's
+    leaves' links to it) and its core links; a lost core, its links from every pod; a plane, its whole share. The
+    other planes keep theirs. The least cut over balanced splits is found again without the switch
+    (`_plane_cut`): one spine of 144 under 1:1 leaves loses 1/144 of that plane's bisection, a spine of a tapered
+    fabric whose narrowest cut is elsewhere may lose none.
     """
-    whole = _plane_cut(spec, tiers_used, tiers, node_plane, pods)
+    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread)
     if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose
         return {}
     rest = whole * (spec.planes - 1)
@@ -312,19 +332,11 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
 
     out = {"failure.plane.bisection_per_accelerator": per_accelerator(whole * 0)}
     if tiers_used >= 2 and tiers[1].switches:
-        leaf, spine = tiers[0], tiers[1]
-        if tiers_used == 2:
-            lost = math.ceil(leaf.used_switches * leaf.up / spine.switches)
-        else:   # a full pod's spine: its pod's leaves, each with up / spines_per_pod links to it
-            pair = max(leaf.up // spines_per_pod, 1) if spines_per_pod else 1
-            lost = min(max(spine.down // pair, 1), leaf.used_switches) * pair
-        core_lost = spine.up if tiers_used == 3 else 0
         out["failure.spine.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, pods, lost, core_lost))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread, lost_spine=True))
     if tiers_used == 3 and tiers[2].switches:
-        lost = math.ceil(tiers[1].up_used / tiers[2].switches)
         out["failure.core.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, pods, lost_core_links=lost))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread, lost_core=True))
     return out
 
 

@@ -13,6 +13,8 @@ ports may reach two different far ends, so only the near end bounds the sharing.
 (`link_ends.node_cage_ports`, alike on every node); the leaf-spine and spine-core ends, whose runs name no switch,
 stay ⌈links / ports⌉ over the tier, which is exact where every switch of the tier holds a multiple of a module's
 ports (the leaves' uplinks, the spines' downlinks, alike per switch) and low by at most one module a switch where not.
+Checked against what a buyer orders for the DGX SuperPOD B200 RA's 4 SUs (Network Fabrics, Table 4: 1,024
+leaf-spine cables; each leaf's 32 uplinks on 16 twin-port OSFP modules, each spine's 64 on 32): 1,024 (pods34).
 """
 
 from __future__ import annotations

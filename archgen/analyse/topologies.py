@@ -32,8 +32,10 @@ Every count is a formula over the spec's numbers (N chips, d_i chips along dimen
   Performance)", arXiv 2307.12169, 2023): R rails x P planes, each its own tree of the E_r = scale-up domains
   ports on it: one switch when E_r ≤ k, else leaves of d down / u up ports (split by the oversubscription),
   L_r = ⌈E_r / d⌉, and S_r = the smallest divisor of u ≥ ⌈L_r·u / k_spine⌉ spines; no spine joins two rails, so
-  traffic between rails crosses the scale-up domain. Bisection (cut between halves of the domains) =
-  R·P·min(E_r·s/2, L_r·u·s/2); hops 1 (or 3); the leaf oversubscription is the fullest leaf's, min(d, E_r) / u.
+  traffic between rails crosses the scale-up domain. Bisection (cut between halves of the domains) = R·P × one
+  rail's least balanced cut (`analyse.bisection`, leaves filled in order), min(E_r·s/2, L_r·u·s/2) where its leaves
+  are equal (98 domains on leaves of 48 down and 16 up, 48/48/2: 17 uplinks a rail, not 24; pods34); hops 1 (or 3);
+  the leaf oversubscription is the fullest leaf's, min(d, E_r) / u.
 
 The graphs that cross-check these forms on small instances are in `archgen.topology` (`torus_graph`,
 `dragonfly_graph`, `rail_only_graph`; tests/test_topologies.py).
@@ -44,6 +46,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
 from archgen.analyse.fabric import FabricAnalysis, rails
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
 from archgen.analyse.nodes import NodeType, compute_node, count
@@ -55,6 +58,7 @@ from archgen.errors import InternalError
 from archgen.model import Accelerator
 from archgen.model.fabrics import Dragonfly, RailOnly, Torus
 from archgen.topology import torus_degree
+from archgen.units import Q_
 
 
 def analyse_topology(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
@@ -334,7 +338,11 @@ def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
         tiers += (TierCount("spine", spine_sw, s, spine_plan.radix, spine_plan.breakout, spine_plan.radix, 0, s,
                             spines, leaves * f["up"], 0, unassigned=spine_plan.unassigned),)
         links["leaf_spine"] = leaves * f["up"]
-    per_rail = min(domains * s / 2, f["leaves"] * f["up"] * s / 2) if f["tiers"] == 2 else domains * s / 2
+    per_rail = domains * s / 2   # one switch a rail, or its least balanced cut (leaves filled in order, pods34)
+    if f["tiers"] == 2:
+        gbps = s.m_as("Gbit/s")
+        per_rail = Q_(least_balanced_cut(fat_tree_pods(domains, f["leaves"], f["down"], f["up"] * gbps, f["leaves"],
+                                                       0.0), gbps), "Gbit/s")
     bisection = (per_rail * n_rails * planes).to("Gbit/s")
     # the fullest rail leaf's down:up, as a fat tree's (review47): a rail's leaves fill in order
     oversub = {"leaf": min(f["down"], domains) / f["up"]} if f["tiers"] == 2 and f["up"] else {}

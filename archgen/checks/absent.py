@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from archgen.errors import did_you_mean
-from archgen.metrics import JOBS, lookup
+from archgen.metrics import JOBS, TIERS, lookup
 
 
 def absent(subject: str, metric: str, known: Iterable[str], words: bool = False) -> str:
@@ -41,10 +41,6 @@ def absent(subject: str, metric: str, known: Iterable[str], words: bool = False)
                                                             else f" for this {m.subject}")
     return (f"{subject}'s {metric} is not provided" + (f": docs/metrics.md gives none {when.rstrip('.')}" if said
                                                        else f" for this {m.subject} (docs/metrics.md)"))
-
-
-#: The tiers a fabric metric may name, in order (`metric.PLACEHOLDERS`).
-TIERS = ("leaf", "spine", "core", "ocs", "router")
 
 
 def suggest(name: str, known: Iterable[str]) -> str:

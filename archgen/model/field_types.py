@@ -98,16 +98,21 @@ ZeroURackHeight = Annotated[ZeroURackSpace, AfterValidator(_whole_units)]
 
 #: One orderable part number (OPN, SKU): segments of letters and digits, each joined to the next by one of - . _ + #
 #: (NVIDIA's MQM9700-NS2F, MCP4Y10-N00A and 920-9B210-00FN-0M0, Arista's DCS-7060X6-64PE-F, HPE's option suffix
-#: P12345-B21#0D1, MikroTik's CRS326-24G-2S+RM), then at most one '/' and a closing segment (Cisco's PWR-C1-1100WAC-P/2,
-#: the second power supply, and C3900-SPE250/K9, the export-class suffix), and one '=' where it is Cisco's spare
-#: (QDD-2X400G-FR4=, a module ordered on its own: https://support.itmall.sale/?p=15173; review49). A code holds a
-#: digit or is words joined by '-': Cisco's power cords CAB-TA-NA and CAB-TA-EU and its 1000BASE-T SFP GLC-TE have no
-#: digit (as Cisco order lines print them, e.g. the product names of a Catalyst 9300 order: C9300-NM-8X, CAB-TA-NA,
-#: STACK-T1-50CM), while a bare word ('TBD', 'none') or 'n/a' is no code (review50). Spaces, commas and two codes
-#: ('MMA4Z00-NS400 / MMA1Z00-NS400', 'MMA4Z00-NS400/MMA1Z00-NS400': a '/' closes a code, it does not join two) are
-#: refused: a part with no single number leaves it empty (and says why, `generic` or the notes), as the BOM does
-#: (docs/rendering.md, Part numbers).
-_PART_NUMBER = re.compile(r"^[A-Za-z0-9]+(?:[-._+#][A-Za-z0-9]+)*(?:/[A-Za-z0-9]+)?=?$")
+#: P12345-B21#0D1, MikroTik's CRS326-24G-2S+RM), then at most one '/' and one of Cisco's closing suffixes, and one '='
+#: where it is Cisco's spare (QDD-2X400G-FR4=, a module ordered on its own: https://support.itmall.sale/?p=15173;
+#: review49). A '/' suffix is the only place a vendor puts a '/' in one number, and it is one of two kinds: an export
+#: class, K7 (no encryption), K8 (base) or K9 (strong), or NPE (JD Fox Micro, "Cisco Part Number Reference",
+#: https://www.jdfoxmicro.com/resource-center/articles/cisco-reference/, "Encryption: K8 or K9": C3900-SPE250/K9,
+#: CISCO2911/K9, and a bundle's closing segment after it, ISR4331-SEC/K9-WS), or one digit, the unit's place (the
+#: second power supply PWR-C1-1100WAC-P/2 beside PWR-C1-1100WAC-P, as Cisco's Catalyst 9300 order lines list them).
+#: Any other text after a '/' is a second code, not a suffix ('A1/B2', 'MMA4Z00-NS400/MMA1Z00-NS400'; pods34: review50
+#: had let 'A1/B2' through). A code holds a digit or is words joined by '-': Cisco's power cords CAB-TA-NA and
+#: CAB-TA-EU and its 1000BASE-T SFP GLC-TE have no digit (as Cisco order lines print them, e.g. the product names of a
+#: Catalyst 9300 order: C9300-NM-8X, CAB-TA-NA, STACK-T1-50CM), while a bare word ('TBD', 'none') or 'n/a' is no code
+#: (review50). Spaces, commas and two codes ('MMA4Z00-NS400 / MMA1Z00-NS400') are refused: a part with no single
+#: number leaves it empty (and says why, `generic` or the notes), as the BOM does (docs/rendering.md, Part numbers).
+_PART_NUMBER = re.compile(r"^[A-Za-z0-9]+(?:[-._+#][A-Za-z0-9]+)*(?:/(?:(?:K[789]|NPE)(?:-[A-Za-z0-9]+)?|[0-9]))?=?$",
+                          re.IGNORECASE)
 
 
 def _part_number(value: object) -> object:
@@ -115,12 +120,13 @@ def _part_number(value: object) -> object:
     if not isinstance(value, str) or not value.strip():
         return value.strip() if isinstance(value, str) else value   # the string type says what was expected
     text = value.strip()
-    if not _PART_NUMBER.match(text) or not (any(c.isdigit() for c in text) or "-" in text):
+    code = text.partition("/")[0].rstrip("=")   # the code a suffix closes: it holds the digit or the '-'
+    if not _PART_NUMBER.match(text) or not (any(c.isdigit() for c in code) or "-" in code):
         raise PydanticCustomError(
             "expected", "one orderable part number such as 'MQM9700-NS2F' or 'CAB-TA-NA' (letters and digits joined "
-            "by - . _ + #, with a digit or a '-' between words; at most one '/' before a closing suffix such as "
-            "Cisco's /K9, and a Cisco spare's closing =); where no single number is published leave it empty (a "
-            "class part: generic: true) and name alternatives or lengths in notes")
+            "by - . _ + #, with a digit or a '-' between words; at most one '/' before a Cisco closing suffix, an "
+            "export class such as /K9 or a unit such as /2, and a Cisco spare's closing =); where no single number is "
+            "published leave it empty (a class part: generic: true) and name alternatives or lengths in notes")
     return text
 
 

@@ -10,6 +10,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from archgen.metric import TIERS
 from archgen.model.network import parse_breakout
 from archgen.model.spec import Id, Ref, Spec
 from archgen.units import Bandwidth
@@ -42,8 +43,9 @@ def parse_ratio(value: object) -> float:
 Ratio = Annotated[float, BeforeValidator(parse_ratio), Field(json_schema_extra={"examples": ["1:1", "3:1"]})]
 
 
-#: The tiers of a fat tree, bottom up; `tiers: n` builds the first n.
-TIER_NAMES = ("leaf", "spine", "core")
+#: The tiers of a fat tree, bottom up; `tiers: n` builds the first n. The first three of the tiers a metric may name
+#: (`metric.TIERS`), so the two lists cannot drift.
+TIER_NAMES = TIERS[:3]
 
 
 _RANGE = re.compile(r"^\s*([0-9]+)\s*-\s*([0-9]+)\s*$")

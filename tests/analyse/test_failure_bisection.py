@@ -2,8 +2,8 @@
 
 A network architect sizing a 32k-GPU GB300 fabric asked what one plane or one spine failing does to bandwidth: the
 cluster document gave the share of a pod's uplinks a spine carries, never the bisection left. The failure metrics
-now give it by the bisection's own rule (`analyse.fabric.failure_bisection`: the least over the tiers of half the
-capacity entering the tier, Leiserson 1985), less the links the lost switch held; the other planes keep theirs.
+now give it by the bisection's own rule (`analyse.fabric.failure_bisection`: the least cut over the balanced splits
+of the endpoints, Leiserson 1985, found again without the lost switch's links); the other planes keep theirs.
 """
 
 from __future__ import annotations
@@ -49,8 +49,14 @@ def test_a_plane_lost_leaves_the_others(metrics):
 
 def test_a_spine_and_a_core_of_a_tapered_three_tier_xdr_fabric(tmp_path: Path):
     """13 GB300 SUs (7,488 GPUs, 104 rail leaves of Q3400 at 800 Gb/s) on 3 tiers, spines split 2:1 (96 down, 48
-    up): 2 pods of 72 spines, 6,912 spine-core links on 72 cores (96 each). The core cut binds, 6,912 x 800 / 2 over
-    7,488 GPUs = 369.2 Gb/s; a core lost takes its 96 links, a full pod's spine its 96 leaf links and 48 core links."""
+    up): 2 pods of 72 spines, 6,912 spine-core links on 72 cores (96 each). The pods are unequal (72 and 32 leaves of
+    72 GPUs: 5,184 and 2,304), so half the core links (6,912 x 800 / 2 over 7,488 = 369.2 Gb/s) is no balanced
+    split's cut: the least one keeps every core on one side and moves the leaves of 3,744 GPUs across, 52 whole
+    leaves of 72 links, 52 x 72 x 800 = 2,995.2 Tb/s, 400 Gb/s per GPU, full bisection (pods34;
+    through the cores a split costs at least the small pod's 3,456 core links x 800 plus 1,440 GPUs' links).
+    A spine of the first pod lost takes one of each of its 72 leaves' 72 uplinks: the 52 leaves moved across are
+    those, 52 x 71 x 800 / 7,488 = 394.4 Gb/s; a core lost takes 48 links of each pod's cores, which no least split
+    cuts: 400."""
     (tmp_path / "racks.yaml").write_text(SU_IB_RACK, encoding="utf-8")
     compute = xdr_compute(3, spine='{oversubscription: "2:1"}')
     (tmp_path / "cluster.yaml").write_text(gb300_cluster("x", "su-ib", [compute], sus=13), encoding="utf-8")
@@ -58,6 +64,6 @@ def test_a_spine_and_a_core_of_a_tapered_three_tier_xdr_fabric(tmp_path: Path):
     assert (m["leaf.switches"].m, m["spine.switches"].m, m["core.switches"].m) == (104, 144, 72)
     assert m["links.spine_core"].m == 6912
     gbps = {k: m[k].m_as("Gbit/s") for k in m if "bisection_per_accelerator" in k}
-    assert gbps["bisection_per_accelerator"] == pytest.approx(6912 * 400 / 7488)
-    assert gbps["failure.core.bisection_per_accelerator"] == pytest.approx((6912 - 96) * 400 / 7488)
-    assert gbps["failure.spine.bisection_per_accelerator"] == pytest.approx((6912 - 48) * 400 / 7488)
+    assert gbps["bisection_per_accelerator"] == pytest.approx(52 * 72 * 800 / 7488) == pytest.approx(400)
+    assert gbps["failure.core.bisection_per_accelerator"] == pytest.approx(400)
+    assert gbps["failure.spine.bisection_per_accelerator"] == pytest.approx(52 * 71 * 800 / 7488)

@@ -27,3 +27,22 @@ def test_odd_leaves_take_a_module_of_their_own(shipped) -> None:
     single = int(tr.weight[tr.group < 0].sum())
     assert (single, access.node_modules["mmf-800g-sr8"]) == (4, 508)
     assert access.modules["mmf-800g-sr8"] - 508 - single == 512   # at the leaves
+    # the bisection takes the same ports per leaf: a rail group's ports shared evenly (`analyse.bisection.leaf_fill`)
+    fa = next(f for f in c.fabrics if f.fabric.spec.id == "compute")
+    assert sorted(fa.leaf_endpoints()) == sorted(per_leaf.tolist())
+
+
+def test_leaf_spine_modules_are_what_the_superpod_orders(shipped) -> None:
+    """The leaf-spine and spine-core ends stay ⌈links / ports per module⌉ over the tier (their runs name no switch):
+    per switch it is the same where each switch holds a multiple of a module's ports (pods34). NVIDIA DGX SuperPOD
+    B200 RA, Network Fabrics, Table 4 (4 SUs, 127 nodes): 32 leaves, 16 spines, 1,024 leaf-spine cables. On
+    QM9700's twin-port OSFP cages each leaf's 32 uplinks take 16 modules and each spine's 64 downlinks 32:
+    32 x 16 + 16 x 32 = 1,024 twin-port modules a buyer orders, which the per-tier count gives (2 x ⌈1,024 / 2⌉)."""
+    c = shipped.clusters["cluster/dgx-b200-superpod"]
+    fa = next(f for f in c.fabrics if f.fabric.spec.id == "compute")
+    leaf, spine = fa.tier_at("leaf"), fa.tier_at("spine")
+    assert (leaf.switches, leaf.up, spine.switches, fa.links["leaf_spine"]) == (32, 32, 16, 1024)
+    assert leaf.switches * leaf.up // spine.switches == 64
+    [tier] = [t for t in c.cabling.tiers if (t.fabric, t.tier) == ("compute", "leaf_spine")]
+    per_switch = leaf.switches * math.ceil(leaf.up / 2) + spine.switches * math.ceil(64 / 2)
+    assert tier.modules == {"mmf-800g-sr8": per_switch} == {"mmf-800g-sr8": 1024}

@@ -1,0 +1,104 @@
+"""`analyse.bisection.least_balanced_cut` against a brute force over every side of every switch (pods34).
+
+The brute force (`tests/clos_cuts.least_bisection`) is the bisection by its definition: the least cut over every
+balanced split of the endpoints. Small planes of 2 and 3 tiers, drawn with a fixed seed: leaves filled in order or
+at random, tapered or not, pods equal or not; and the same planes with a spine or a core taken out, as
+`analyse.fabric.failure_bisection` takes them.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from archgen import topology
+from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
+from tests.clos_cuts import least_bisection
+
+SPEED = 400.0
+
+
+def _planes(seed: int, n: int) -> list[tuple[topology.ClosShape, list[int], int, int]]:
+    """`n` small planes: (shape, endpoints per leaf, leaf uplinks, spine core links)."""
+    rng, out = random.Random(seed), []
+    while len(out) < n:
+        tiers, spines, per = rng.choice((2, 3, 3)), rng.choice((1, 2)), rng.randint(1, 2)
+        leaves, down = rng.randint(2, 8), rng.randint(1, 7)
+        up = spines * per
+        if tiers == 2:
+            shape = topology.ClosShape(2, leaves, spines, 0, up, spines, 0, 0, 0)
+        else:
+            pod, core_up = rng.randint(1, 4), rng.randint(1, 3)
+            pods = -(-leaves // pod)
+            shape = topology.ClosShape(3, leaves, pods * spines, spines * core_up, up, spines, pod * per, core_up, 1)
+        if shape.leaves + shape.spines + shape.cores > 18:
+            continue
+        if rng.random() < 0.5:   # in order, as `FabricAnalysis.leaf_endpoints` fills them
+            left, eps = rng.randint(2, leaves * down), []
+            for _ in range(leaves):
+                eps.append(min(down, left))
+                left -= eps[-1]
+        else:
+            eps = [rng.randint(0, down) for _ in range(leaves)]
+        if sum(eps) >= 2:
+            out.append((shape, eps, up, shape.spine_up))
+    return out
+
+
+def _pods(shape: topology.ClosShape, eps: list[int], up: int, lost: str = "") -> list:
+    """The plane's pods, one per leaf so any endpoints per leaf can be stated (`fat_tree_pods` fills in order)."""
+    pod = shape.pod_leaves if shape.tiers == 3 else shape.leaves
+    core = shape.spines_per_pod * shape.spine_up * SPEED if shape.tiers == 3 else 0.0
+    per_spine = up // shape.spines_per_pod
+    out = []
+    for first in range(0, shape.leaves, pod):
+        leaf_lost = per_spine * SPEED if lost == "spine" and (first == 0 or shape.tiers == 2) else 0.0
+        core_lost = (shape.spine_up * SPEED if lost == "spine" and first == 0 else 0.0) + (
+            shape.core_pair_links * SPEED if lost == "core" else 0.0)
+        leaves = [(e, up * SPEED - leaf_lost) for e in eps[first:first + pod]]
+        out.append(((core - core_lost if shape.tiers == 3 else 0.0,
+                     tuple(sorted((leaf, leaves.count(leaf)) for leaf in set(leaves)))), 1))
+    return out
+
+
+@pytest.mark.parametrize(("shape", "eps", "up", "core_up"), _planes(34, 40))
+def test_least_cut_equals_the_brute_force(shape, eps, up, core_up) -> None:
+    """The closed form equals the least cut over every balanced split, on 40 small planes."""
+    assert least_balanced_cut(_pods(shape, eps, up), SPEED) == pytest.approx(least_bisection(shape, eps, SPEED))
+
+
+@pytest.mark.parametrize(("shape", "eps", "up", "core_up"), [p for p in _planes(35, 40) if p[0].tiers == 3][:16])
+@pytest.mark.parametrize("lost", ["spine", "core"])
+def test_a_lost_spine_or_core_equals_the_brute_force(shape, eps, up, core_up, lost) -> None:
+    """With the first pod's first spine, or the first core, taken out, the closed form still equals the brute force."""
+    assert least_balanced_cut(_pods(shape, eps, up, lost), SPEED) == pytest.approx(
+        least_bisection(shape, eps, SPEED, lost=((lost, 0),)))
+
+
+def test_two_tiers_with_a_leaf_part_full() -> None:
+    """128 endpoints on 3:1 leaves of 48 down and 16 up (48, 48, 32): half the 48 uplinks is 24 links, but a split
+    of 64 and 64 moves a leaf of 48 (16 uplinks cut) and 16 endpoints of another (16 links): 32 x 400 Gb/s."""
+    pods = fat_tree_pods(128, 3, 48, 16 * SPEED, 3, 0.0)
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(32 * SPEED)
+    shape = topology.ClosShape(2, 3, 16, 0, 16, 16, 0, 0, 0)
+    assert least_bisection(shape, [48, 48, 32], SPEED) == pytest.approx(32 * SPEED)
+
+
+def test_half_the_uplinks_was_no_lower_bound() -> None:
+    """98 endpoints on the same leaves fill 48, 48 and 2: half the 48 uplinks, 24 links, claimed more than a split of
+    49 and 49 carries, one leaf of 48 (16 uplinks cut) and one endpoint more (1 link): 17 x 400 Gb/s. The old rule
+    was above the bisection here (a requirement could pass that the fabric misses), below it with pods of 36/28."""
+    pods = fat_tree_pods(98, 3, 48, 16 * SPEED, 3, 0.0)
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(17 * SPEED)
+    assert 17 < min(98 / 2, 3 * 16 / 2) == 24
+    shape = topology.ClosShape(2, 3, 16, 0, 16, 16, 0, 0, 0)
+    assert least_bisection(shape, [48, 48, 2], SPEED) == pytest.approx(17 * SPEED)
+
+
+def test_equal_pods_keep_half_the_narrowest_tier() -> None:
+    """4 full pods of 8 leaves of 32 endpoints, 16 uplinks a leaf (2:1) and 64 core links a pod (2:1 again): half the
+    core links, 2 x 64 x 400 Gb/s, as Leiserson's rule gives where everything is equal."""
+    pods = fat_tree_pods(4 * 8 * 32, 32, 32, 16 * SPEED, 8, 64 * SPEED)
+    assert pods == [((64 * SPEED, (((32, 16 * SPEED), 8),)), 4)]
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(min(4 * 8 * 32, 32 * 16, 4 * 64) * SPEED / 2)
