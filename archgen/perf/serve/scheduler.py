@@ -199,7 +199,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
     hybrid: dict[tuple[int, int, int, int], float] = {}  # a hybrid iteration's (`Pass.rest_on`), by its tokens
     # `prompts`: every length in one go
-    rest_of, rest_on, unit, prompt = p.rest, p.rest_on, p.dec_unit, p.prompts().__getitem__
+    rest_of, unit, prompt = p.rest, p.dec_unit, p.prompts().__getitem__
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
@@ -277,8 +277,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             # function of these four, kept (a run repeats them: 3 in 4 of the DeepSeek-R1 B200 server run's)
             rest = hybrid.get((stepping, chunked, largest, done))
             if rest is None:
-                rest = hybrid[(stepping, chunked, largest, done)] = rest_on(
-                    n_tok, busiest_tokens(n_tok, stepping, largest, ranks), stepping + done)
+                rest = hybrid[(stepping, chunked, largest, done)] = p.hybrid(stepping, chunked, largest,
+                                                                             stepping + done)
             # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
             dt = (rest + unit * tot if stepping else rest) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts
