@@ -61,6 +61,9 @@ demo: $(STAMP)
 #   (tests/shared_runs.py: its 14 files 49.6 -> 39.9); test_cache_off 2 fresh processes fewer (-5.7); parsed YAML keyed
 #   on the parser's text (CI's clean clone: nothing; after a commit elsewhere the first check of specs/ 2.00 -> 1.07).
 #   every_document is rendered by one worker already (FIRST; testspeed14's -n 2 profile): a cross-worker share buys 0.
+# speedmodel34: the model faster where tests/perf spends (no number moves): switch values read once per type, profiles'
+#   values made once, DDP bucket walks shared across Arch copies, attention-DP uneven passes by block of 256 decodes;
+#   tests/perf -n 0 tests 157.2 -> 146.0 CPU-s (one run each, load 5-8; A/B pairs: unbanded+6 serving files -15 %).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 
