@@ -63,6 +63,9 @@ demo: $(STAMP)
 #   every_document is rendered by one worker already (FIRST; testspeed14's -n 2 profile): a cross-worker share buys 0.
 # speedsub34: check case files read by libyaml (a guard test holds them equal to ruamel's parse): warm collection
 #   6.23 -> 5.19 CPU-s a worker; git calls ~3 ms each, the fresh interpreters left test entry, cold start, HOME.
+# speedmodel34: the model faster where tests/perf spends (no number moves): switch values read once per type, profiles'
+#   values made once, DDP bucket walks shared across Arch copies, attention-DP uneven passes by block of 256 decodes;
+#   tests/perf -n 0 tests 157.2 -> 146.0 CPU-s (one run each, load 5-8; A/B pairs: unbanded+6 serving files -15 %).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

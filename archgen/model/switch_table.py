@@ -4,6 +4,7 @@ Split from `archgen.model.switches`, which declares the switches (one field each
 from them with `rows`; this module holds what a row is and what it allows, whatever the switch.
 """
 
+import functools
 import typing
 from dataclasses import dataclass
 
@@ -28,14 +29,12 @@ class TrainingSwitch:
     @property
     def values(self) -> tuple[object, ...]:
         """The named values it may take (a count, as `ddp_bucket_size` takes, is not among them: `allows`)."""
-        args = [a for a in typing.get_args(self.annotation) if a is not type(None)]
-        return (False, True) if args == [bool] else tuple(v for a in args for v in typing.get_args(a))
+        return _named(self.annotation)
 
     def allows(self, value: object) -> bool:
         """Whether it may take `value`: a named value, or a count of at least `MIN_BUCKET` where it takes an int."""
-        counts = int in typing.get_args(self.annotation)
-        return value in self.values or (counts and isinstance(value, int) and not isinstance(value, bool)
-                                        and value >= MIN_BUCKET)
+        return value in _named(self.annotation) or (_counts(self.annotation) and isinstance(value, int)
+                                                    and not isinstance(value, bool) and value >= MIN_BUCKET)
 
     def default(self, stack: str) -> object:
         """Its value under `stack`."""
@@ -44,6 +43,23 @@ class TrainingSwitch:
     def source(self, stack: str) -> str:
         """Where its value under `stack` is read."""
         return self.by_stack.setting(stack)[1]
+
+
+@functools.cache
+def _named(annotation: object) -> tuple[object, ...]:
+    """The named values of a switch's type (`TrainingSwitch.values`), read once per type.
+
+    Every training estimate checks each of its ~20 switches against them (`stacks.resolve`), where
+    `typing.get_args` costs a few microseconds a call.
+    """
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return (False, True) if args == [bool] else tuple(v for a in args for v in typing.get_args(a))
+
+
+@functools.cache
+def _counts(annotation: object) -> bool:
+    """Whether a switch of this type takes a count (an int) beside its named values (`TrainingSwitch.allows`)."""
+    return int in typing.get_args(annotation)
 
 
 def rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:

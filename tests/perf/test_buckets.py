@@ -52,3 +52,21 @@ def test_nemo_2025_takes_bridges_bucket():
     by_stack = next(m for m in field.metadata if hasattr(m, "setting"))
     assert by_stack.setting("nemo-2025")[0] == 128 * 1024 * 1024 == 134217728
     assert by_stack.setting("megatron-core-2024")[0] == "default"
+
+
+def test_the_walk_is_shared_by_models_built_apart_and_is_megatrons_layer_by_layer():
+    """speedmodel34: the walk lists a dense and a MoE layer's tensors once and is kept by their values, so a second
+    Arch of the same model (each case and sweep point builds its own) takes the first one's walk; the mean is the
+    float the layer-by-layer walk gives (param_and_grad_buffer.py's loop, written out here), dense layers first."""
+    moe = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
+               experts=256, expert_ffn=2048, shared_experts=1, dense_layers=3)
+    closed, size = [], 0.0
+    for i in reversed(range(moe.layers)):
+        for t in reversed(layer_tensors(moe, 8.0, i >= moe.dense_layers)):
+            size += t
+            if size >= 4e8:
+                closed.append(size)
+                size = 0.0
+    assert mean_bucket(moe, 4e8, 8.0) == sum(closed) / len(closed)
+    twin = Arch(**{f: getattr(moe, f) for f in moe.__dataclass_fields__})
+    assert "_bucket_walks" not in twin.__dict__ and mean_bucket(twin, 4e8, 8.0) == sum(closed) / len(closed)

@@ -141,3 +141,33 @@ def test_prompt_table_equals_each_length_alone(accelerators, case):
     alone = _Pass(hw, job, tp)
     assert len(table) == job.input_len + 1
     assert all(table[n] == alone.prompt(n) for n in range(job.input_len + 1))
+
+
+def test_uneven_passes_evaluated_by_block_equal_each_alone(accelerators):
+    """`Pass.hybrid` (speedmodel34) evaluates the uneven busiest rank's passes (`rest_on`) of 256 decode counts beside
+    the same prompt chunks in one `_forward` call: each equals, bit for bit, the pass evaluated alone, decode
+    counts whose busiest rank is even take `rest`, and a block is evaluated once."""
+    hw = hardware_for(accelerators["gb200"], scale_up_size=72)
+    job = I.ServeJob(_deepseek(), 1024, 1024, "fp4", ep=32, attention_dp=True, scenario="concurrency",
+                     kv_precision="fp8")
+    tp = 32
+    p = _Pass(hw, job, tp, 8192 * tp + 1)
+    for decodes, chunked, largest in ((0, 1024, 1024), (37, 1024, 1024), (300, 2048, 1024), (900, 512, 512),
+                                      (2000, 8000, 1024), (8191 * tp, 1, 1)):
+        got = p.hybrid(decodes, chunked, largest, decodes + 1)
+        tokens = decodes + chunked
+        local = max(tokens / tp, decodes / tp + largest)
+        if local * tp > tokens:
+            alone = float(I._forward(hw, job, float(tokens), float(tp), context=1.0, batch=0.0, prefill=False,
+                                     attention=False, local=local, sampled=1.0)) + p.fixed
+            assert got == alone + p._extra_of(decodes + 1), (decodes, chunked)
+        else:
+            assert got == p.rest(tokens, decodes + 1), (decodes, chunked)
+    evaluated = dict(p._uneven)
+    assert len(evaluated) > 5 * 200  # whole blocks, not the six passes asked for
+    for key, body in evaluated.items():
+        if key[0] % 97 == 0:  # a sample of them, each alone
+            assert body == float(I._forward(hw, job, float(key[0]), float(tp), context=1.0, batch=0.0,
+                                            prefill=False, attention=False, local=key[1], sampled=1.0)) + p.fixed
+    p.hybrid(38, 1024, 1024, 39)
+    assert p._uneven == evaluated  # its block was evaluated with decodes 37's

@@ -255,3 +255,16 @@ def test_a_forced_router_balance_is_beyond_the_2021_stack_and_unsettled_under_pr
     assert beyond_stack(t.model_copy(update={"stack": "megatron-core-2024"})) == []
     vals = UNSETTLED["primus-2025"]["moe_force_balance"][0]
     assert vals == (True, False) and vals[0] == resolve("primus-2025", {}, "bf16").moe_force_balance
+
+
+def test_a_profile_is_resolved_from_its_values_as_asdict_gives_them():
+    """`resolve` starts from each profile's values made once (speedmodel34; `dataclasses.asdict` per estimate before):
+    the same dict, its values strings, booleans and counts that need no copy, and the table's `values` and `allows`
+    answer as the switch's type reads (`typing.get_args`)."""
+    from archgen.perf.train.stacks import _PROFILE_VALUES
+    for stack, knobs in PROFILES.items():
+        assert _PROFILE_VALUES[stack] == dataclasses.asdict(knobs)
+        assert {type(v) for v in _PROFILE_VALUES[stack].values()} <= {str, bool, int}
+    bucket = SWITCHES["ddp_bucket_size"]
+    assert int in typing.get_args(bucket.annotation) and bucket.allows(134217728) and not bucket.allows(True)
+    assert SWITCHES["moe_dispatcher"].values == ("alltoall", "deepep", "hybridep")

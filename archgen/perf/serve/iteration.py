@@ -7,6 +7,7 @@ import numpy as np
 from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
+from archgen.perf.serve.chunks import busiest_tokens
 from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.perf.serve.run import ServingRun
 
@@ -28,6 +29,10 @@ class Pass:
     #: GB200 took 0.14 ms for 1 size, 0.25 for 1,024, 0.51 for 4,096, 2.2 for 16,384 (CPU time on this project's
     #: shared machine); a closed loop at the KV capacity uses every size up to its 65,536 decodes and a few beyond.
     BLOCK = 4096
+    #: Decode counts whose uneven passes (`hybrid`) are evaluated together, for one iteration's prompt chunks. An
+    #: open loop's hybrid iterations run the same chunks beside decode counts that drift by a few; one `_forward`
+    #: call over 256 sizes costs about twice one over a single size.
+    UNEVEN_BLOCK = 256
 
     def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = I.PREFILL_CHUNK):
         self.hw, self.job, self.tp, self.most = hw, job, float(tp), most
@@ -45,6 +50,8 @@ class Pass:
         self._extra: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
         self._prompt: dict[int, float] = {}
         self._uneven: dict[tuple[int, float], float] = {}  # `rest_on`'s passes with an uneven busiest rank
+        self._uneven_blocks: set[tuple[int, int, int]] = set()  # `hybrid`'s blocks evaluated: (block, chunked, largest)
+        self.ranks = int(I.scheduling_ranks(job, self.tp))
         self._prompts: list[float] | None = None
         # closed-loop runs over these times, by their arguments (`scheduler._closed`): a run is deterministic
         self.closed: dict[tuple, ServingRun] = {}
@@ -121,6 +128,37 @@ class Pass:
                                                         batch=0.0, prefill=False, attention=False, local=float(local),
                                                         sampled=1.0)) + self.fixed
         return body + self._extra_of(max(sampled, 1))
+
+    def hybrid(self, decodes: int, chunked: int, largest: int, sampled: int) -> float:
+        """`rest_on` of an iteration of `decodes` decodes and `chunked` prompt tokens, `largest` the longest chunk.
+
+        Its busiest rank runs `chunks.busiest_tokens` of them. Under attention DP, where that rank is uneven, the
+        passes of the `UNEVEN_BLOCK` decode counts around `decodes` beside the same chunks are evaluated at once
+        (`_uneven_block`): the same floats as one at a time (tests/perf/test_serve_speed.py), for a `_forward` call
+        per block instead of one per decode count.
+        """
+        tokens = decodes + chunked
+        local = busiest_tokens(tokens, decodes, largest, self.ranks)
+        if self.job.attention_dp and local * self.tp > tokens and (tokens, local) not in self._uneven:
+            self._uneven_block(decodes // self.UNEVEN_BLOCK, chunked, largest)
+        return self.rest_on(tokens, local, sampled)
+
+    def _uneven_block(self, i: int, chunked: int, largest: int) -> None:
+        """`rest_on`'s uneven passes for decode counts of block `i` beside `chunked` prompt tokens (`hybrid`)."""
+        if (i, chunked, largest) in self._uneven_blocks:
+            return
+        self._uneven_blocks.add((i, chunked, largest))
+        size = self.UNEVEN_BLOCK
+        decodes = np.arange(i * size, min((i + 1) * size, self.most - chunked + 1))
+        tokens = decodes + chunked
+        local = np.maximum(tokens / self.ranks, decodes / self.ranks + largest)  # `busiest_tokens`, elementwise
+        uneven = local * self.tp > tokens
+        tokens, local = tokens[uneven], local[uneven]
+        if not len(tokens):
+            return
+        body = I._forward(self.hw, self.job, tokens.astype(float), self.tp, context=1.0, batch=0.0, prefill=False,
+                          attention=False, local=local, sampled=np.ones_like(local)) + self.fixed
+        self._uneven.update(zip(zip(tokens.tolist(), local.tolist(), strict=True), body.tolist(), strict=True))
 
     def prompts(self) -> list[float]:
         """`prompt` of every length from 0 to the job's `input_len`, evaluated together on first use.

@@ -199,7 +199,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
     hybrid: dict[tuple[int, int, int, int], float] = {}  # a hybrid iteration's (`Pass.rest_on`), by its tokens
     # `prompts`: every length in one go
-    rest_of, rest_on, unit, prompt = p.rest, p.rest_on, p.dec_unit, p.prompts().__getitem__
+    rest_of, unit, prompt = p.rest, p.dec_unit, p.prompts().__getitem__
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
@@ -260,25 +260,28 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             if separate:
                 key = (waiting, prefilled, 0, inp)
             else:  # and a rank runs no more of a prompt than its own budget leaves (`chunks.prompt_budget`)
-                rank_cap = min(max_num_tokens - b // ranks, inp) if ranks > 1 else inp
-                key = (waiting, prefilled, min(prompt_budget(waiting, max_num_tokens, b, ranks),
-                                               waiting * inp - prefilled), rank_cap)
+                if ranks > 1:
+                    rank_cap, left = min(max_num_tokens - b // ranks, inp), prompt_budget(waiting, max_num_tokens,
+                                                                                          b, ranks)
+                else:  # `prompt_budget` of one rank, without the call
+                    rank_cap, left = inp, max_num_tokens - b
+                key = (waiting, prefilled, min(left, waiting * inp - prefilled), rank_cap)
             got = work.get(key)
             if got is None:  # `done`: the first prompts, finished
                 n, fin, sec, head = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
                 # the chunks' attention on the busiest rank: each rank runs its own under attention DP; and the
                 # largest chunk, which one rank's attention-side GEMMs run whole, at most the rank's budget
                 got = work[key] = (n, fin, busiest_rank(prompt, sec, prefilled, n, inp, ranks, key[3]), head,
-                                   largest_chunk(prefilled, n, inp, key[3]) if n else 0)
-            chunked, done, prompts, prefilled, largest = got
+                                   largest_chunk(prefilled, n, inp, key[3]) if n and ranks > 1 else 0)
+            chunked, done, prompts, prefilled, largest = got  # (one rank: `largest` 0, which it does not read)
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
             # on the busiest rank: its decodes' share and the largest chunk (`chunks.busiest_tokens`); a pure
             # function of these four, kept (a run repeats them: 3 in 4 of the DeepSeek-R1 B200 server run's)
             rest = hybrid.get((stepping, chunked, largest, done))
             if rest is None:
-                rest = hybrid[(stepping, chunked, largest, done)] = rest_on(
-                    n_tok, busiest_tokens(n_tok, stepping, largest, ranks), stepping + done)
+                rest = hybrid[(stepping, chunked, largest, done)] = p.hybrid(stepping, chunked, largest,
+                                                                             stepping + done)
             # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
             dt = (rest + unit * tot if stepping else rest) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts

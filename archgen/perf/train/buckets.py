@@ -60,16 +60,37 @@ def _walk(a: Arch, bucket: float, tp: float) -> float:
     kept = a.__dict__.setdefault("_bucket_walks", {})
     got = kept.get((bucket, tp))
     if got is None:
-        closed, size = [], 0.0
-        for i in reversed(range(a.layers)):
-            moe = bool(a.experts) and i >= a.dense_layers
-            for t in reversed(layer_tensors(a, tp, moe)):
-                size += t
-                if size >= bucket:
-                    closed.append(size)
-                    size = 0.0
-        got = kept[(bucket, tp)] = sum(closed) / len(closed) if closed else bucket  # none closes: one of all
+        # a layer's tensors depend on the layer only through whether it is a MoE one: listed once for each kind; and
+        # the walk is a function of those lists, the layer counts and the bucket, so models built apart (each case,
+        # sweep point and test makes its own Arch) share it
+        dense = tuple(reversed(layer_tensors(a, tp, False)))
+        moe = tuple(reversed(layer_tensors(a, tp, True))) if a.experts else dense
+        key = (dense, moe, a.layers, a.dense_layers if a.experts else a.layers, bucket)
+        got = _WALKS.get(key)
+        if got is None:
+            got = _WALKS[key] = _mean_closed(dense, moe, a.layers, key[3], bucket)
+        kept[(bucket, tp)] = got
     return got
+
+
+#: `_walk`'s results by (a dense layer's tensors, a MoE layer's, layers, dense layers, bucket), as walked backwards.
+_WALKS: dict[tuple[tuple[float, ...], tuple[float, ...], int, int, float], float] = {}
+
+
+def _mean_closed(dense: tuple[float, ...], moe: tuple[float, ...], layers: int, dense_layers: int,
+                 bucket: float) -> float:
+    """The mean closed bucket of the greedy walk, or `bucket` where none closes (one of all).
+
+    From the last layer down (layers from `dense_layers` on are MoE ones), each layer's tensors as listed (backwards).
+    """
+    closed, size = [], 0.0
+    for i in reversed(range(layers)):
+        for t in moe if i >= dense_layers else dense:
+            size += t
+            if size >= bucket:
+                closed.append(size)
+                size = 0.0
+    return sum(closed) / len(closed) if closed else bucket
 
 
 def mean_bucket(a: Arch, bucket, tp=1.0):

@@ -38,7 +38,7 @@ current (tensor-wise) scaling under `nemo-2025`: NeMo's published FP8 performanc
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields, make_dataclass
+from dataclasses import dataclass, fields, make_dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from archgen.errors import InternalError
@@ -124,6 +124,9 @@ PROFILES = {stack: _knobs({name: s.default(stack) for name, s in SWITCHES.items(
 #: the model's unit tests build jobs directly and were written against the Megatron-core stack. A Workload or a
 #: case that states no stack takes `archgen.model.stack_profiles.DEFAULT_STACK` instead.
 JOB_DEFAULTS = PROFILES["megatron-core-2024"]
+#: Each profile's values by switch (what `dataclasses.asdict` gives: the values are strings, booleans and counts, so
+#: no copy is needed), made once: `resolve` starts from them for every training estimate.
+_PROFILE_VALUES = {stack: {f.name: getattr(knobs, f.name) for f in fields(knobs)} for stack, knobs in PROFILES.items()}
 
 
 def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
@@ -133,7 +136,7 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only; FP4 (NVFP4) training runs
     no userbuffers TP overlap (`precision_rules`).
     """
-    base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in profile_rules(stack, stated, precision).items()}
+    base = _PROFILE_VALUES[stack] | {name: rule[1] for name, rule in profile_rules(stack, stated, precision).items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return _knobs(base | given)
 
