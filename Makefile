@@ -61,9 +61,10 @@ demo: $(STAMP)
 #   (tests/shared_runs.py: its 14 files 49.6 -> 39.9); test_cache_off 2 fresh processes fewer (-5.7); parsed YAML keyed
 #   on the parser's text (CI's clean clone: nothing; after a commit elsewhere the first check of specs/ 2.00 -> 1.07).
 #   every_document is rendered by one worker already (FIRST; testspeed14's -n 2 profile): a cross-worker share buys 0.
-# speedrender34: Typst's PDFs kept in ~/.cache/archgen by what a compile reads (archgen/render/pdf_cache.py; the suite
-#   uses the user's cache): tests/render -n 0, cache warm from a run before, 151.3 -> 130.9 CPU-s (every_document
-#   49.3 -> 25.5, typst 27.7 -> 2.8); from a cold cache (a clean clone) no change (148.8, 152.9 -> 141.3: noise).
+# speedrender34: Typst's PDFs kept in ~/.cache/archgen by what a compile reads (archgen/render/pdf_cache.py; the
+#   suite uses the user's cache): tests/render -n 0, cache warm from a run before, 151.3, 147.2 -> 130.9, 128.0 CPU-s
+#   (every_document 49.3, 42.5 -> 25.5, 25.6; typst 27.7 -> 2.8); cold cache (clean clone): no change (148.8, 152.9
+#   -> 141.3: noise).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 
