@@ -66,6 +66,10 @@ demo: $(STAMP)
 # speedmodel34: the model faster where tests/perf spends (no number moves): switch values read once per type, profiles'
 #   values made once, DDP bucket walks shared across Arch copies, attention-DP uneven passes by block of 256 decodes;
 #   tests/perf -n 0 tests 157.2 -> 146.0 CPU-s (one run each, load 5-8; A/B pairs: unbanded+6 serving files -15 %).
+# speedrender34: Typst's PDFs kept in ~/.cache/archgen by what a compile reads (archgen/render/pdf_cache.py; the
+#   suite uses the user's cache): tests/render -n 0, cache warm from a run before, 151.3, 147.2 -> 130.9, 128.0 CPU-s
+#   (every_document 49.3, 42.5 -> 25.5, 25.6; typst 27.7 -> 2.8); cold cache (clean clone): no change (148.8, 152.9
+#   -> 141.3: noise).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

@@ -104,8 +104,16 @@ def store(kind: str, key: str, value: Any) -> None:
         body = json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
     except (TypeError, ValueError):
         return
-    if not store_bytes(kind, key, body):
-        return
+    if store_bytes(kind, key, body) and prune_due(kind):
+        prune(kind)
+
+
+def prune_due(kind: str) -> bool:
+    """After an entry of `kind` was stored: whether to `prune` its folder now.
+
+    Due where the folder's marker is older than `PRUNE_EVERY` or missing, or where this process stored
+    `PRUNE_STORES` entries of the kind since it last looked.
+    """
     _stored[kind] = _stored.get(kind, 0) + 1
     marker = cache_dir(kind, _MARKER)
     try:
@@ -114,7 +122,7 @@ def store(kind: str, key: str, value: Any) -> None:
         due = True
     if due:
         _stored[kind] = 0
-        prune(kind)
+    return due
 
 
 def load_bytes(kind: str, key: str, suffix: str = ".json") -> bytes | None:

@@ -67,7 +67,8 @@ FONTS_CONF = """<?xml version="1.0"?>
 def test_off_covers_fontconfig_and_typst_when_rendering_pdf(tmp_path):
     """matplotlib's font list runs fc-list, and fontconfig wrote a cache for each uncached font folder to
     ~/.cache/fontconfig with the cache off (main, fontconfig 2.14): now to a temporary `$XDG_CACHE_HOME`. The PDF
-    itself (the typst wheel, no system fonts) writes nothing under HOME either way."""
+    itself (the typst wheel, no system fonts) writes nothing under HOME either way; with the cache on, archgen keeps
+    the compiled PDF in its own folder (`archgen.render.pdf_cache`)."""
     pytest.importorskip("typst")
     import matplotlib
 
@@ -85,6 +86,7 @@ def test_off_covers_fontconfig_and_typst_when_rendering_pdf(tmp_path):
     on = _written(tmp_path / "on", render, None, FONTCONFIG_FILE=str(conf))
     assert ".cache/fontconfig/CACHEDIR.TAG" in on and any(w.endswith(".cache-8") for w in on)   # main wrote these off
     assert not any("typst" in w for w in on)
+    assert [w for w in on if w.startswith(".cache/archgen/pdf/") and w.endswith(".pdf")] != []
 
 
 @pytest.mark.parametrize(("value", "on"), [("", True), ("ON", True), (" yes ", True), ("True", True), ("1", True),

@@ -15,6 +15,7 @@ from archgen.quantity_json import json_text
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, DocumentModel, Figure, Para, Section, Table
 from archgen.render.env import TemplateError, template_path
+from archgen.render.pdf_cache import compiled
 
 #: Width of each diagram on the page (tall elevations are narrower so they fit with their caption).
 FIGURE_WIDTH = {"elevation": 0.78}
@@ -116,19 +117,21 @@ def _word(text: str) -> float:
 
 
 def pdf_bytes(doc: DocumentModel, templates: Path | None = None) -> bytes:
-    """Compile the document to PDF bytes with the (possibly overridden) ``document.typ``."""
+    """Compile the document to PDF bytes with the (possibly overridden) ``document.typ``.
+
+    A compile done before with the same inputs is read back from the cache (`archgen.render.pdf_cache`).
+    """
     try:
         import typst
     except ImportError as err:  # the `pdf` extra is optional
         raise TemplateError("PDF output needs the typst package: pip install 'archgen[pdf]'") from err
     path = template_path("document.typ", templates)
     data = json_text(document_json(doc), ensure_ascii=False, sort_keys=True)
-    try:
-        pdf = typst.compile(path.read_bytes(), root=str(path.parent), format="pdf",  # type: ignore[call-overload]
-                            sys_inputs={"data": data}, timestamp=0, ignore_system_fonts=True)
+    try:  # the same compile done before is read back (`pdf_cache`: keyed by all that Typst reads)
+        pdf = compiled(typst, path, data, timestamp=0, ignore_system_fonts=True)
     except typst.TypstError as err:
         raise TemplateError(f"{path}: typst error: {err}") from None
-    return bytes(pdf).replace(SUSPECTS, b" " * len(SUSPECTS), 1)
+    return pdf.replace(SUSPECTS, b" " * len(SUSPECTS), 1)
 
 
 #: Typst marks a tagged PDF ``/MarkInfo<</Marked true/Suspects false>>``. ``false`` is the default (ISO 32000-1,

@@ -1,0 +1,110 @@
+"""Typst's PDFs kept in the user's cache by the content of everything a compile reads (`compiled`).
+
+Compiling a document's Typst is about half of rendering it as PDF (the shipped specs' 16 documents: some 16 of 36
+CPU-s, the other half the diagrams). A compile is a pure function of what it is given: the driver's source, the
+files under its root folder (the templates folder: what ``#import``, ``read`` or ``image`` could reach), the document
+data (``sys.inputs``), the timestamp (0), the fonts (those bundled with the `typst` wheel; system fonts are ignored)
+and the compiler. So the PDF is kept under a hash of all of these, and a document whose data, template and compiler
+are unchanged is read back, not compiled again: re-rendering after an edit that touches one rack recompiles that
+rack's document and the clusters that show it, and the test suite compiles each distinct document once. Measured
+(speedrender34, `python -m archgen render specs/ --formats md,html,pdf`, user + system CPU, base and this alternated):
+the same render again 32.0 -> 20.1 CPU-s, again after an edit to one rack (one PDF compiled) 37.4 -> 23.7.
+
+- The key: the `typst` wheel's version and the size and modification time of its compiled module (a rebuilt or
+  reinstalled compiler is another key), the driver's name and bytes, each file under the root by its relative name
+  and bytes, the compile's options and the data. A root holding a link, or more than `MAX_ROOT_FILES` files or
+  `MAX_ROOT_BYTES`, is not keyed: its PDFs are compiled each time.
+- What is kept is Typst's own output; `pdf.pdf_bytes` edits it after (the `/Suspects` entry) either way, so a change
+  there needs no new key.
+- Entries are sealed like the cache's other binary entries (`cache.store_bytes`: an HMAC with this machine's key); an
+  entry without the seal is ignored and replaced. `ARCHGEN_CACHE=off` reads and writes none (`cache.enabled`).
+- Bounded: `cache.MAX_ENTRIES` entries and `cache.MAX_BYTES`, the least recently used removed first (`cache.prune`,
+  when due: `cache.prune_due`). The shipped specs' 16 PDFs are some 11 MB (the diagrams they embed), so the folder
+  holds the documents of about five such trees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+from pathlib import Path
+from typing import Any
+
+from archgen import cache
+
+KIND = "pdf"
+SUFFIX = ".pdf"
+#: Bump when what is kept, or how it is keyed, changes.
+FORMAT = "1"
+#: A root folder past these is not keyed (its files would be read and hashed on every compile).
+MAX_ROOT_FILES = 256
+MAX_ROOT_BYTES = 16 * 2**20
+#: The compiler's identity, once a process: version, and size and mtime of its compiled module.
+_COMPILER: list[str] = []
+
+
+def compiled(typst: Any, driver: Path, data: str, **options: Any) -> bytes:
+    """``typst.compile`` of `driver` (root: its folder) with `data` as ``sys.inputs.data``, as PDF bytes.
+
+    Read from the cache where the same compile was kept before, and kept where it was not.
+    """
+    source = driver.read_bytes()
+    key = _key(typst, driver, source, data, options) if cache.enabled() else None
+    if key is not None and (kept := cache.load_bytes(KIND, key, SUFFIX)) is not None:
+        return kept
+    pdf = bytes(typst.compile(source, root=str(driver.parent), format="pdf", sys_inputs={"data": data}, **options))
+    if key is not None and cache.store_bytes(KIND, key, pdf, SUFFIX) and cache.prune_due(KIND):
+        cache.prune(KIND, suffix=SUFFIX)
+    return pdf
+
+
+def _key(typst: Any, driver: Path, source: bytes, data: str, options: dict[str, Any]) -> str | None:
+    """The content key of one compile, or None: the root folder holds a link, or too much to hash."""
+    root = _root_files(driver.parent)
+    if root is None:
+        return None
+    h = hashlib.sha256(f"{cache.VERSION}\0{FORMAT}\0{_compiler(typst)}\0{driver.name}\0".encode())
+    h.update(source)
+    for name, body in root:
+        h.update(b"\0" + name.encode("utf-8", "surrogatepass") + b"\0" + hashlib.sha256(body).digest())
+    h.update(b"\0" + repr(sorted(options.items())).encode() + b"\0" + data.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:32]
+
+
+def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
+    """Every file under `root` (relative name, bytes), sorted; None where one is a link, or past the bounds."""
+    found: list[tuple[str, bytes]] = []
+    total = 0
+    try:
+        for folder, dirs, files in os.walk(root):
+            dirs.sort()
+            for name in sorted(dirs + files):
+                path = Path(folder, name)
+                if path.is_symlink():
+                    return None
+                if name in files:
+                    body = path.read_bytes()
+                    total += len(body)
+                    found.append((path.relative_to(root).as_posix(), body))
+                if len(found) > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:
+                    return None
+    except OSError:
+        return None
+    return sorted(found)
+
+
+def _compiler(typst: Any) -> str:
+    """The compiler's version and its compiled module's size and modification time."""
+    if not _COMPILER:
+        try:
+            version = importlib.metadata.version("typst")
+        except importlib.metadata.PackageNotFoundError:
+            version = "?"
+        module = getattr(getattr(typst, "_typst", None), "__file__", None)
+        try:
+            st = os.stat(module) if module else None
+        except OSError:
+            st = None
+        _COMPILER.append(f"{version}\0{module}\0{st.st_size if st else ''}\0{st.st_mtime_ns if st else ''}")
+    return _COMPILER[0]
