@@ -38,8 +38,10 @@ def fits_memory(ctx: Context) -> Iterator[Violation]:
             need, headroom = e.memory.get("total"), e.metrics.get("memory_headroom")
             have = need + headroom if need is not None and headroom is not None else None
             detail = f": {e.misfit}" if e.misfit else ""
+            text = f"{r.workload.id} does not fit in accelerator memory{detail}"
+            # The nearest layout names its fields as the spec does (`micro_batch 1`); a customer reads words.
             yield Violation(path, r.workload.id, ("training",) if e.kind == "training" else ("inference",),
-                            f"{r.workload.id} does not fit in accelerator memory{detail}", need, have)
+                            text, need, have, public=text.replace("micro_batch ", "micro-batch "))
 
 
 @check("PERF003", "perf.runs")
