@@ -9,6 +9,7 @@ other nodes, against 7·(1 - (7/8)^8) = 4.5947 under uniform routing (newuser89'
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,3 +69,19 @@ def test_group_fields_are_checked(fields, message):
 def test_deepseek_v3_fields_validate():
     m = MoE(experts=256, top_k=8, expert_ffn=2048, router_num_groups=8, router_group_topk=4)
     assert (m.router_num_groups, m.router_group_topk) == (8, 4)
+
+
+def test_deepseek_v3_states_its_node_limited_routing():
+    """config.json n_group 8, topk_group 4: the catalog model and the held-out run state it, and it reaches Arch."""
+    import yaml
+
+    from archgen.model.workload import Model
+    from archgen.perf.hw.arch import Arch
+
+    root = Path(__file__).resolve().parents[2]
+    doc = yaml.safe_load((root / "specs" / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8"))
+    arch = Arch.from_model(Model.model_validate(doc))
+    assert (arch.router_groups, arch.router_group_topk) == (8, 4)
+    held = yaml.safe_load((root / "tests" / "perf" / "data" / "heldout-v5.yaml").read_text(encoding="utf-8"))
+    case = next(c for c in held["cases"] if c["id"] == "ho-deepseek-v3-2048xh800")
+    assert (case["model"]["moe"]["router_num_groups"], case["model"]["moe"]["router_group_topk"]) == (8, 4)
