@@ -38,11 +38,37 @@ class MoE(Spec):
     expert_ffn: int = Field(gt=0, description="Intermediate size of one expert.")
     shared_experts: int = Field(0, ge=0, description="Always-active experts per MoE layer.")
     dense_layers: int = Field(0, ge=0, description="Leading layers that keep a dense FFN.")
+    router_num_groups: int | None = Field(None, gt=0, description=(
+        "Group-limited routing (Megatron-core `moe_router_num_groups`; DeepSeek-V3's config.json `n_group` 8): the "
+        "routed experts split into this many equal groups of consecutive experts, each token routed inside "
+        "router_group_topk of them. Stated with router_group_topk; left out, every expert is a candidate."))
+    router_group_topk: int | None = Field(None, gt=0, description=(
+        "Groups each token's top_k experts are chosen from (Megatron-core `moe_router_group_topk`; DeepSeek-V3's "
+        "`topk_group` 4: with a group per node, a token reaches at most 4 nodes). The deduplicated EP dispatch "
+        "(`ep_dedup`) is sized by the nodes it reaches (docs/perf-model.md, Group-limited routing)."))
 
     @model_validator(mode="after")
     def _top_k_fits(self) -> Self:
         if self.top_k > self.experts:
             raise FieldError(("top_k",), f"top_k ({self.top_k}) is larger than the number of experts ({self.experts})")
+        g, m = self.router_num_groups, self.router_group_topk
+        if (g is None) != (m is None):
+            raise FieldError(("router_group_topk" if m is None else "router_num_groups",),
+                             f"router_num_groups ({g}) and router_group_topk ({m}) go together (Megatron-core "
+                             "needs both for group-limited routing); state both or neither")
+        if g is None or m is None:
+            return self
+        if self.experts % g:
+            raise FieldError(("router_num_groups",), f"router_num_groups ({g}) does not divide experts "
+                                                     f"({self.experts}); expected a divisor, equal groups")
+        if m > g:
+            raise FieldError(("router_group_topk",), f"router_group_topk ({m}) is larger than router_num_groups "
+                                                     f"({g}); expected at most {g}")
+        if m * (self.experts // g) < self.top_k:
+            raise FieldError(("router_group_topk",), f"router_group_topk ({m}) groups of {self.experts // g} experts "
+                                                     f"hold {m * (self.experts // g)}, fewer than top_k "
+                                                     f"({self.top_k}); expected at least "
+                                                     f"{-(-self.top_k // (self.experts // g))} groups")
         return self
 
 

@@ -52,6 +52,8 @@ from math import comb
 
 import numpy as np
 
+from archgen.perf.comm.group_routing import domains_hit
+
 #: The README's setup (both tables).
 TOKENS, HIDDEN, TOP_K, LOCAL_EXPERTS = 4096, 7168, 8, 8
 #: Datasheet HBM rates of the two tables' accelerators (B/s): H100 SXM 3.35 TB/s, B200 (GB200) 8 TB/s; the same
@@ -196,7 +198,7 @@ def _token_node_times() -> tuple[list[float], tuple[list[float], list[float]], t
 TOKEN_NODE = _token_node_times()
 
 
-def kernel_times(tokens, hidden, experts, top_k, ep, per_domain):
+def kernel_times(tokens, hidden, experts, top_k, ep, per_domain, groups: tuple[int, int] = (0, 0)):
     """HybridEP's kernel-only (dispatch, combine) time of one call (s) across nodes on the README's H100 platform.
 
     The README's kernel times (`SCALE_OUT`, `SCALE_OUT_FP8`, `KERNEL_SMS`) read per counted token-node
@@ -205,6 +207,8 @@ def kernel_times(tokens, hidden, experts, top_k, ep, per_domain):
     row's fixed time (the dispatch's; none for the combine) plus `hidden` BF16 values at the row's rate. Linear in
     the ranks between rows and held at the first and last outside them (16-64 ranks measured). Measured at hidden
     7,168 (BF16) and 3,696 (FP8's bytes, as BF16 values); a smaller hidden size is extrapolated along the same line.
+    Under the model's group-limited routing (`groups`: (router_num_groups, router_group_topk)) the nodes a token
+    reaches are `group_routing.domains_hit`'s.
     """
     ep = np.asarray(ep, dtype=float)
     nodes = np.maximum(ep / per_domain, 1.0)
@@ -213,6 +217,8 @@ def kernel_times(tokens, hidden, experts, top_k, ep, per_domain):
     for i in range(int(top_k)):
         miss = miss * np.maximum(experts - held - i, 0.0) / (experts - i)
     counted = tokens * nodes * (1.0 - miss)
+    if groups[0] and groups[1] < groups[0]:
+        counted = tokens * domains_hit(top_k, nodes, *groups)
     ranks, *calls = TOKEN_NODE
     return tuple(counted * np.interp(ep, ranks, [f + hidden * 2.0 * b for f, b in zip(*c, strict=True)])
                  for c in calls)

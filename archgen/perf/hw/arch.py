@@ -42,6 +42,8 @@ class Arch:
     expert_ffn: int = 0
     shared_experts: int = 0
     dense_layers: int = 0
+    router_groups: int = 0  # group-limited routing: expert groups (0: none) and those a token's experts come from
+    router_group_topk: int = 0
     tied: bool = False  # the output layer reuses the input embedding (one vocab x hidden matrix)
     kv_lora_rank: int = 0  # multi-head latent attention: the KV latent's rank (0: none)
     kv_rope_dim: int = 0  # and its decoupled RoPE key
@@ -57,7 +59,9 @@ class Arch:
                    head_dim=m.head_dim or m.hidden // m.heads, ffn=m.ffn, vocab=m.vocab, gated=m.gated_ffn,
                    experts=moe.experts if moe else 0, top_k=moe.top_k if moe else 0,
                    expert_ffn=moe.expert_ffn if moe else 0, shared_experts=moe.shared_experts if moe else 0,
-                   dense_layers=moe.dense_layers if moe else 0, tied=m.tie_embeddings,
+                   dense_layers=moe.dense_layers if moe else 0,
+                   router_groups=(moe.router_num_groups or 0) if moe else 0,
+                   router_group_topk=(moe.router_group_topk or 0) if moe else 0, tied=m.tie_embeddings,
                    kv_lora_rank=m.mla.kv_lora_rank if m.mla else 0,
                    kv_rope_dim=m.mla.qk_rope_head_dim if m.mla else 0,
                    q_lora_rank=(m.mla.q_lora_rank or 0) if m.mla else 0,

@@ -15,6 +15,7 @@ import numpy as np
 
 from archgen.perf.comm.collectives import members_per_domain
 from archgen.perf.comm.dispatcher import kernel_platform, kernel_times
+from archgen.perf.comm.group_routing import remote_domains
 from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw.hardware import Hardware
@@ -41,7 +42,9 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
     forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
-    number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing.
+    number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing, fewer
+    under the model's group-limited routing (`group_routing.remote_domains`: at most router_group_topk with a group
+    a domain).
 
     With `overlap_ep_comm` Megatron-core runs one micro-batch's forward of a layer beside another's backward, and
     its streams' event order makes each phase a barrier (`ep_schedule`, read at 3097d81): combine_bwd beside the
@@ -91,14 +94,15 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     if job.ep_dedup:
         domains = maximum(group / k_ep, 1.0)
         copies_out = copies * (1.0 - k_ep / group)
-        deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
+        deduped = remote_domains(a.top_k, domains, a.router_groups, a.router_group_topk)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
     # the EP group's members etp ranks apart (alltoall), the tp_ep group's consecutive (flex): the rack hop only
     # where a group crosses racks (`racks.group_times`)
     (a2a,) = group_times(hw, (("all_to_all", size),), group, k_ep, 1.0 if flex else etp)
     if job.moe_dispatcher == "hybridep" and np.any(platform := kernel_platform(hw)):  # its measured kernel rates
         # nodes hit follow from the EP ranks: ep of them, group/k_ep nodes (an EP rank's etp ranks in one node)
-        measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, ep * k_ep / group)) / 2.0
+        measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, ep * k_ep / group,
+                                    (a.router_groups, a.router_group_topk))) / 2.0
         a2a = where(platform & (np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
     if not flex:  # the all-to-all dispatcher's expert-TP gather (reduce-scatter in the combine)
         a2a = a2a + where(np.asarray(etp) > 1, group_times(

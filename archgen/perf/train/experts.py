@@ -15,6 +15,7 @@ rank then runs its experts / ep experts on T·top_k·etp/tp routed tokens with t
 
 from __future__ import annotations
 
+from archgen.perf.comm.group_routing import domains_hit
 from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
@@ -62,26 +63,28 @@ def _expert_gemms(hw: Hardware | None, job: Job, T, tp, ep, etp, gemm):
         hw, dt, m_e, a.hidden, a.expert_ffn / etp, local)
 
 
-def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, experts: int = 0):
+def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, experts: int = 0,
+              groups: tuple[int, int] = (0, 0)):
     """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
 
     The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
     unpermute reads the k expert outputs and writes their weighted sum (k + 1). With more than one local expert
     (`experts` / ep) it also sorts the k received copies by local expert after the all-to-all and back before the
     combine (Megatron-core token_dispatcher.py at 3097d81, `MoEAlltoAllTokenDispatcher.dispatch_postprocess`
-    "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP
-    and HybridEP deliver a
-    token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under uniform routing
-    (as `ep_exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
-    writes the k copies in expert order, and unpermute reads the k expert outputs and writes one row per source
-    rank (Megatron-core token_dispatcher.py at 3097d81: `_DeepepManager.get_permuted_hidden_states_by_experts`
-    calls `permute` on the dispatched tokens; HybridEP without `moe_permute_fusion_into_hybridep` runs its own
-    permute kernel on the received rows, deepseek-ai/DeepEP hybrid-ep 94a9f8f csrc/hybrid_ep/executor/executor.cu
-    `dispatch_postprocess` and `combine_preprocess`). With the fusion HybridEP's dispatch and combine kernels write
-    and read the expert-ordered buffer themselves ("Fused permute: data already written ... No-op"): nothing.
+    "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP and
+    HybridEP deliver a token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under
+    uniform routing (as `ep_exposure.expert_comm` counts nodes; fewer under group-limited routing, `groups`:
+    (router_num_groups, router_group_topk), `group_routing.domains_hit` over the ep ranks), and the rank permutes
+    what it received: it reads those rows and writes the k copies in expert order, and unpermute reads the k expert
+    outputs and writes one row per source rank (Megatron-core token_dispatcher.py at 3097d81:
+    `_DeepepManager.get_permuted_hidden_states_by_experts` calls `permute` on the dispatched tokens; HybridEP
+    without `moe_permute_fusion_into_hybridep` runs its own permute kernel on the received rows, deepseek-ai/DeepEP
+    hybrid-ep 94a9f8f csrc/hybrid_ep/executor/executor.cu `dispatch_postprocess` and `combine_preprocess`). With the
+    fusion HybridEP's dispatch and combine kernels write and read the expert-ordered buffer themselves ("Fused
+    permute: data already written ... No-op"): nothing.
     """
     if dispatcher == "alltoall":
         return 2.0 * (1.0 + top_k) + where(experts / ep > 1.0, 4.0 * top_k, 0.0)
     if dispatcher == "hybridep" and fused:
         return 0.0
-    return 2.0 * (ep * (1.0 - (1.0 - 1.0 / ep) ** top_k) + top_k)
+    return 2.0 * (domains_hit(top_k, ep, *groups) + top_k)

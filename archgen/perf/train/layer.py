@@ -87,7 +87,8 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     """
     h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
     if moe:
-        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k, ep, dispatcher, fused, a.experts)
+        f_elem, permute = a.top_k * a.expert_ffn, permute_h(
+            a.top_k, ep, dispatcher, fused, a.experts, (a.router_groups, a.router_group_topk))
     else:
         f_elem, permute = a.ffn, 0.0
     per_h = K.ELEMENTWISE_H + (K.DROPOUT_MASK_H if dropout else 0.0) + permute
