@@ -431,7 +431,7 @@ def test_a_fabric_tapered_reads_as_worse(tmp_path):
     obj = "cluster/dgx-b200-superpod/fabric/compute"
     bisection = metric(doc, obj, "bisection_per_accelerator")
     assert (bisection["base"]["value"], bisection["head"]["value"]) == pytest.approx(
-        (1020 * 400e9 / 2 / 1016 / 8, 32 * 21 * 400e9 / 2 / 1016 / 8))   # 1,016 GPU and 4 UFM ports (tidy34)
+        (400e9 / 2 / 8, 32 * 21 * 400e9 / 2 / 1016 / 8))
     assert (bisection["direction"], bisection["better"]) == ("worse", "higher")
     assert metric(doc, obj, "bisection_bandwidth")["direction"] == "worse"
     assert MetricChange(obj, "injection_per_accelerator", Q_(800, "Gb/s"), Q_(400, "Gb/s")).direction == "worse"

@@ -285,22 +285,18 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     """One plane's bisection, one direction: the least cut over the balanced splits of its endpoints.
 
     `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they hold its `access` ports (in
-    order, or `spread` evenly over a rail-optimized fabric's used leaves: `analyse.bisection.leaf_fill`); a fabric
-    with no node ports (management ports only) carries no node's traffic and is given none. The endpoints are every
-    access port, the node ports and the ports at no node (storage appliances, UFM, management): the least cut counts
-    them all, so it is not capped at half the node ports as it was before tidy34 (the DGX B200 SuperPOD's 1:1
-    storage fabric, 254 node ports and 32 storage appliance ports at 100 Gb/s, read 12.7 Tb/s; its cut is 14.3).
-    Where pods and leaves hold equal endpoints it is half the narrowest tier's links (access ports, used leaves'
-    uplinks, and with two pods or more the spines' core links); where a last pod or leaf is part full it is the real
-    least cut, which that rule missed either way (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; leaves of 48,
-    48 and 2: 17 uplinks, not 24; pods34). `lost_spine`: a full pod's spine lost (2 tiers: every leaf's links to it;
-    3 tiers: the first pod's leaves' links to it and its core links); `lost_core`: a core lost, with its links from
-    every pod (`failure_bisection`).
+    order, or `spread` evenly over a rail-optimized fabric's used leaves: `analyse.bisection.leaf_fill`),
+    capped at half its node ports (a fabric of management ports only carries no node's traffic). Where pods and
+    leaves hold equal endpoints it is half the narrowest tier's links (node ports, used leaves' uplinks, and with two
+    pods or more the spines' core links); where a last pod or leaf is part full it is the real least cut, which that
+    rule missed either way (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; leaves of 48, 48 and 2: 17 uplinks,
+    not 24; pods34). `lost_spine`: a full pod's spine lost (2 tiers: every leaf's links to it; 3 tiers: the first
+    pod's leaves' links to it and its core links); `lost_core`: a core lost, with its links from every pod
+    (`failure_bisection`).
     """
-    if not node_plane:   # management ports only: no node's traffic crosses it
-        return Q(0.0, "Gbit/s")
+    cut = node_plane * spec.speed / 2
     if tiers_used < 2:
-        return access // 2 * spec.speed   # one switch: the smaller half's own links
+        return cut
     leaf, spine, gbps = tiers[0], tiers[1], "Gbit/s"
     up, s_up = leaf.up_speed.m_as(gbps), spine.up_speed.m_as(gbps)
     if tiers_used == 2:
@@ -313,7 +309,7 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
         if lost_core and tiers_used == 3 and tiers[2].switches else 0.0
     pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, pod_leaves, core, lost, core_lost, spread)
-    return Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps)
+    return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
 def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,

@@ -26,10 +26,9 @@ def metrics(shipped):
 def test_one_spine_of_the_b200_superpod_table_4_fabric(metrics):
     """NVIDIA DGX SuperPOD B200 RA, Network Fabrics, Table 4 (127 nodes: 32 leaves, 16 spines of QM9700, 400 Gb/s):
     each leaf spreads 32 uplinks over 16 spines, so a spine holds 32 x 32 / 16 = 64 of the 1,024 leaf links; the
-    leaf-spine cut falls to (1,024 - 64) x 400 / 2 Gb/s, below the 1,020 access ports' 1,020 x 400 / 2 (the 1,016 GPU
-    ports and 4 UFM ports, every one an endpoint: 200.8 Gb/s per GPU whole; tidy34)."""
+    leaf-spine cut falls to (1,024 - 64) x 400 / 2 Gb/s, below the 1,016 GPU ports' 1,016 x 400 / 2."""
     m = metrics["cluster/dgx-b200-superpod/fabric/compute"]
-    assert m["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(1020 * 400 / 2 / 1016)
+    assert m["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(200)
     assert m["failure.spine.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx((1024 - 64) * 400 / 2 / 1016)
     assert m["failure.plane.bisection_per_accelerator"].m_as("Gbit/s") == 0   # its one plane
     assert "failure.core.bisection_per_accelerator" not in m                  # 2 tiers: no core
