@@ -180,7 +180,6 @@ def gap_report(
     _run(body, output)
 
 
-@catalog_app.callback(invoke_without_command=True)
 def catalog(
     ctx: typer.Context,
     paths: opt.SpecPaths = None,
@@ -189,24 +188,18 @@ def catalog(
     kind: opt.Kinds = None,
     asic: opt.Asics = None,
 ) -> None:
-    """List the catalog's parts, facilities, models and racks (with the user's specs)."""
-    if ctx.invoked_subcommand is None:
-        _print_catalog(paths, unconfirmed, vendor, kind, asic)
-
-
-@catalog_app.command("list")
-def catalog_list(
-    ctx: typer.Context,
-    paths: opt.SpecPaths = None,
-    unconfirmed: opt.Unconfirmed = False,
-    vendor: opt.Vendors = None,
-    kind: opt.Kinds = None,
-    asic: opt.Asics = None,
-) -> None:
     """List the catalog's parts, facilities, models and racks, optionally of some vendors, kinds and ASICs."""
-    group = ctx.parent.params if ctx.parent else {}  # `catalog --unconfirmed list` means `... list --unconfirmed`
+    # declared once for `catalog` and `catalog list` (review51): the group's options, given before a subcommand, apply
+    # to it (`catalog --unconfirmed list` means `catalog list --unconfirmed`; `show` reads the group's paths)
+    if ctx.invoked_subcommand is not None:
+        return   # `catalog ... list` or `catalog ... show`: the subcommand prints, with these options
+    group = ctx.parent.params if ctx.command.name == "list" and ctx.parent else {}
     _print_catalog(paths or group.get("paths"), unconfirmed or group.get("unconfirmed", False),
                    vendor or group.get("vendor"), kind or group.get("kind"), asic or group.get("asic"))
+
+
+catalog_app.callback(invoke_without_command=True)(catalog)
+catalog_app.command("list")(catalog)
 
 
 def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[str] | None = None,

@@ -33,8 +33,9 @@ FABRIC: tuple[Metric, ...] = (
     # reads as worse, not as a change with no direction)
     Metric("fabric", "injection_bandwidth", "B/s", "Tbit/s", 1, "Injection bandwidth", "Bandwidth the endpoints "
            "put into the fabric, one direction.", _F, maximise=True),
-    Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "Minimum over the tiers of "
-           "half the capacity entering the tier, one direction.", _F, maximise=True),
+    Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "The least cut over the "
+           "balanced splits of the endpoints, at most half the node ports' bandwidth (so full bisection is half the "
+           "injection), one direction.", _F, maximise=True),
     Metric("fabric", "injection_per_accelerator", "B/s", "Gbit/s", 0, "Injection per accelerator", "Injection "
            "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's): on a compute fabric, "
            "the scale-out bandwidth per accelerator.", _N, maximise=True, synonyms=_PER_ACCELERATOR + (

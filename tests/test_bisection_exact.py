@@ -102,3 +102,19 @@ def test_equal_pods_keep_half_the_narrowest_tier() -> None:
     pods = fat_tree_pods(4 * 8 * 32, 32, 32, 16 * SPEED, 8, 64 * SPEED)
     assert pods == [((64 * SPEED, (((32, 16 * SPEED), 8),)), 4)]
     assert least_balanced_cut(pods, SPEED) == pytest.approx(min(4 * 8 * 32, 32 * 16, 4 * 64) * SPEED / 2)
+
+
+def test_the_cap_is_half_the_node_ports(shipped) -> None:
+    """The DGX B200 SuperPOD's 1:1 storage fabric (SN4600C at 100 Gb/s): 127 nodes x 2 ports and 32 storage appliance
+    ports (`endpoints.extra`) on 9 leaves and 8 spines. The least cut over the balanced splits of all 286 endpoints is
+    143 x 100 Gb/s = 14.3 Tb/s (the brute force over every switch's side); the bisection is capped at half the node
+    ports, 254 x 100 / 2 = 12.7 Tb/s, so full bisection is half the injection (docs/clusters.md; tidy34, pods34's
+    doubt). The compute fabric's 4 UFM ports alike: 200 Gb/s per GPU, half its 400 Gb/s injection."""
+    fabrics = {f.fabric.spec.id: f for f in shipped.clusters["cluster/dgx-b200-superpod"].fabrics}
+    storage, compute = fabrics["storage"], fabrics["compute"]
+    eps = storage.leaf_endpoints()
+    assert sum(eps) == 127 * 2 + 32
+    assert least_bisection(storage.shape, eps, 100.0) == pytest.approx(14300)
+    assert storage.bisection.m_as("Gbit/s") == pytest.approx(127 * 2 * 100 / 2)
+    assert storage.bisection == storage.injection / 2 and compute.bisection == compute.injection / 2
+    assert sum(compute.leaf_endpoints()) == 1016 + 4

@@ -160,6 +160,19 @@ def test_catalog_options_before_the_subcommand_apply_to_it():
     assert missing.code == 2 and "no-such-dir: no such file or directory" in missing.err
 
 
+def test_catalog_and_catalog_list_declare_their_options_once():
+    """One function takes `catalog`'s options and `catalog list`'s (review51: two copies of five parameters)."""
+    import typer.main
+
+    from archgen.cli_app import catalog, catalog_app
+
+    assert catalog_app.registered_callback is not None and catalog_app.registered_callback.callback is catalog
+    assert [c.callback for c in catalog_app.registered_commands if c.name == "list"] == [catalog]
+    group = typer.main.get_group(catalog_app)
+    names = [p.name for p in group.params]
+    assert names == [p.name for p in group.commands["list"].params] == ["paths", "unconfirmed", "vendor", "kind", "asic"]
+
+
 def test_catalog_list_filters_by_vendor_and_kind():
     amd = run_cli("catalog", "list", "--vendor", "amd", "--path", SPECS)
     rows = [line.split() for line in amd.out.splitlines()]

@@ -44,6 +44,21 @@ def test_a_word_or_two_codes_is_refused(text: str) -> None:
         NUMBER.validate_python(text)
 
 
+@pytest.mark.parametrize("text", ["N-A", "n.a", "TO-BE-CONFIRMED", "TBD-TBD", "tbc-1", "QM9700-TBD", "TODO_2",
+                                  "NOT-APPLICABLE", "UNKNOWN", "PENDING", "to-be-determined"])
+def test_a_placeholder_is_refused(text: str) -> None:
+    """Words joined by '-' read as a code (CAB-TA-NA), but a placeholder does not, however it is joined: spelled out
+    with the separators dropped ('N-A' is NA), or a TBD/TBC/TBA/TODO segment anywhere (tidy34, from review51)."""
+    with pytest.raises(ValidationError, match="one orderable part number|not a placeholder"):
+        NUMBER.validate_python(text)
+
+
+def test_every_shipped_number_is_read() -> None:
+    """No number the catalog ships is taken for a placeholder (CAB-TA-NA keeps its NA segment)."""
+    numbers = [p.part_number for p in PARTS.values() if p.part_number]
+    assert numbers and all(NUMBER.validate_python(n) == n for n in numbers)
+
+
 def test_a_generic_part_states_no_number() -> None:
     """A class part has no one vendor's number: stating both is refused."""
     data = {**PARTS["pdu-415v-60a-3ph"].model_dump(mode="json", exclude_none=True), "part_number": "PX3-5747V-V2"}

@@ -286,7 +286,12 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
 
     `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they hold its `access` ports (in
     order, or `spread` evenly over a rail-optimized fabric's used leaves: `analyse.bisection.leaf_fill`),
-    capped at half its node ports (a fabric of management ports only carries no node's traffic). Where pods and
+    capped at half its node ports. The cut's endpoints are every access port, the ports at no node too (storage
+    appliances, UFM, management), but the figure is the nodes' traffic: a half of the nodes injects at most half the
+    node ports, so full bisection is half the injection, as the documents and NET006 print it, and a fabric of
+    management ports only carries no node's traffic. Where ports at no node lift the least cut above that, the cap
+    sets the figure (tidy34, pods34's doubt): the DGX B200 SuperPOD's 1:1 storage fabric, 254 node ports and 32
+    storage appliance ports at 100 Gb/s, has a least cut of 14.3 Tb/s and is given 254 x 100 / 2 = 12.7. Where pods and
     leaves hold equal endpoints it is half the narrowest tier's links (node ports, used leaves' uplinks, and with two
     pods or more the spines' core links); where a last pod or leaf is part full it is the real least cut, which that
     rule missed either way (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; leaves of 48, 48 and 2: 17 uplinks,

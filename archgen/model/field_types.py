@@ -113,6 +113,19 @@ ZeroURackHeight = Annotated[ZeroURackSpace, AfterValidator(_whole_units)]
 #: number leaves it empty (and says why, `generic` or the notes), as the BOM does (docs/rendering.md, Part numbers).
 _PART_NUMBER = re.compile(r"^[A-Za-z0-9]+(?:[-._+#][A-Za-z0-9]+)*(?:/(?:(?:K[789]|NPE)(?:-[A-Za-z0-9]+)?|[0-9]))?=?$",
                           re.IGNORECASE)
+#: Placeholders a buyer could not order, however they are joined (tidy34; review51 found 'N-A', 'TO-BE-CONFIRMED' and
+#: 'TBD-TBD' passing as words joined by '-'): the words spelled out, with the separators dropped ('N-A' is NA), and the
+#: segments no vendor's code holds (TBD, TBC, TBA, TODO), wherever they stand ('QM9700-TBD'). 'NA' as one segment of
+#: a longer code stays: Cisco's North American power cord CAB-TA-NA.
+_PLACEHOLDER_WORDS = frozenset({"NA", "NONE", "NULL", "UNKNOWN", "PENDING", "PLACEHOLDER", "NOTAPPLICABLE",
+                                "NOTAVAILABLE", "TOBECONFIRMED", "TOBEDETERMINED", "TOBEANNOUNCED", "TOBEDEFINED"})
+_PLACEHOLDER_SEGMENTS = frozenset({"TBD", "TBC", "TBA", "TODO"})
+
+
+def _placeholder(text: str) -> bool:
+    """Whether `text` is a placeholder (`_PLACEHOLDER_WORDS`, `_PLACEHOLDER_SEGMENTS`), not a code."""
+    segments = re.split(r"[-._+#/=]", text.upper())
+    return "".join(segments) in _PLACEHOLDER_WORDS or any(s in _PLACEHOLDER_SEGMENTS for s in segments)
 
 
 def _part_number(value: object) -> object:
@@ -127,6 +140,11 @@ def _part_number(value: object) -> object:
             "by - . _ + #, with a digit or a '-' between words; at most one '/' before a Cisco closing suffix, an "
             "export class such as /K9 or a unit such as /2, and a Cisco spare's closing =); where no single number is "
             "published leave it empty (a class part: generic: true) and name alternatives or lengths in notes")
+    if _placeholder(text):
+        raise PydanticCustomError(
+            "expected", "a part number a buyer can order, not a placeholder (TBD, TBC, TBA, TODO, N-A, NONE, UNKNOWN, "
+            "PENDING, TO-BE-CONFIRMED and the like): where the number is not known yet leave it empty and say so in "
+            "notes")
     return text
 
 

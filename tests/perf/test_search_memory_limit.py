@@ -142,3 +142,29 @@ def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
     assert both is not None and (both.limit, both.capacity) == (150e9, 193.3e9)
     assert both.by == "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
     assert memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9) is None
+
+
+def test_a_strict_target_keeps_no_layout_at_its_bound():
+    """`memory_per_gpu < 150 GB` and `memory_headroom > 10 GB` are honoured, not read as `<=` and `>=` (tidy34, from
+    review51): the limit is the largest float below the bound, so a layout of exactly 150 GB (or 183.3 GB of 193.3),
+    which would not meet the target, does not fit under it (`fits` is total <= capacity); `> 0 GB` keeps a byte."""
+    import math
+
+    from archgen.in_code import document
+    from archgen.model.workload import Workload
+    from archgen.perf.workload.memory_limit import memory_limit
+
+    def limit(metric: str, target: str):
+        req = {"id": "REQ-MEM-1", "statement": "margin", "metric": metric, "target": target}
+        return memory_limit(document(Workload, {"id": "w", "model": "llama3-70b", "cluster": "c", "accelerators": 8,
+                                                "training": {"seq_len": 8192, "global_batch": 512, "precision": "bf16"},
+                                                "requirements": [req]}), 193.3e9)
+
+    below = limit("memory_per_gpu", "< 150 GB")
+    assert below is not None and below.limit == math.nextafter(150e9, 0) and not 150e9 <= below.limit
+    assert limit("memory_per_gpu", "<= 150 GB").limit == 150e9
+    room = limit("memory_headroom", "> 10 GB")
+    assert room is not None and room.limit == math.nextafter(193.3e9 - 10e9, 0) < limit("memory_headroom", ">= 10 GB").limit
+    whole = limit("memory_headroom", "> 0 GB")
+    assert whole is not None and whole.limit == math.nextafter(193.3e9, 0)
+    assert limit("memory_headroom", ">= 0 GB") is None

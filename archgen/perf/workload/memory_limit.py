@@ -8,10 +8,13 @@ the search ignored it, returned the same layout and judged the requirement "not 
 Now every search of the workload (the estimate's layout search, `--search-plan`, a sweep's points) keeps to the
 tightest of those targets where some layout can, and searches the whole memory where none can (`searched_within`).
 Only targets on the workload itself (no `subject`) bound it; a sweep's own requirements are judged, not searched.
+A strict target is honoured (tidy34; review51 found `<` and `>` bounded as `<=` and `>=`): `memory_per_gpu < 70 GB`
+keeps to the largest float below 70 GB, so a layout at exactly 70 GB, which would not meet it, is not kept.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -50,9 +53,10 @@ class MemoryLimit:
 def memory_limit(workload: Workload, capacity: float) -> MemoryLimit | None:
     """The limit the workload's own `memory_headroom` (>=, >) and `memory_per_gpu` (<=, <) targets set on `capacity`.
 
-    None where it states neither, or none tighter than the part's own memory (B).
+    None where it states neither, or none tighter than the part's own memory (B). A strict target's limit is the
+    largest float below its bound: the search keeps a layout whose memory is at most the limit (`fits`: `<=`).
     """
-    found = [(capacity - b if headroom else b, by) for headroom, b, by in _bounding(workload)]
+    found = [(_below(capacity - b if headroom else b, strict), by) for headroom, strict, b, by in _bounding(workload)]
     if not found:
         return None
     least = min(v for v, _ in found)
@@ -63,21 +67,27 @@ def memory_limit(workload: Workload, capacity: float) -> MemoryLimit | None:
 
 def bounded_by(workload: Workload) -> str:
     """The workload's requirements that bound its layout search by memory, in words ("" where none does)."""
-    return ", ".join(by for _, _, by in _bounding(workload))
+    return ", ".join(by for *_, by in _bounding(workload))
 
 
-def _bounding(workload: Workload) -> list[tuple[bool, float, str]]:
-    """(a headroom target, its limit in B, "REQ (metric target)") of each memory target on the workload itself."""
+def _below(bound: float, strict: bool) -> float:
+    """`bound`, or the largest float below it for a strict target (`< 70 GB` keeps no layout of exactly 70 GB)."""
+    return math.nextafter(bound, -math.inf) if strict else bound
+
+
+def _bounding(workload: Workload) -> list[tuple[bool, bool, float, str]]:
+    """Each memory target on the workload itself: (a headroom target, a strict one, its bound in B, "REQ (target)")."""
     out = []
     for req in workload.requirements:
         op, limit = req.target.op, req.target.limit
         if req.subject or not limit.is_compatible_with("B"):
             continue
         headroom = req.metric == "memory_headroom" and op in (">=", ">")
-        if headroom and float(limit.to("B").magnitude) <= 0:
-            continue   # `>= 0 GB`: what fitting means already
+        bound = float(limit.to("B").magnitude)
+        if headroom and (bound < 0 or bound == 0 and op == ">="):
+            continue   # `>= 0 GB`: what fitting means already (`> 0 GB` keeps one byte: honoured)
         if headroom or req.metric == "memory_per_gpu" and op in ("<=", "<"):
-            out.append((headroom, float(limit.to("B").magnitude), f"{req.id} ({req.metric} {req.target})"))
+            out.append((headroom, op in ("<", ">"), bound, f"{req.id} ({req.metric} {req.target})"))
     return out
 
 
