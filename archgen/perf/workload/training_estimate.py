@@ -35,6 +35,7 @@ from archgen.perf.train.stacks import (
     variants,
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.balance_note import balance_note
 from archgen.perf.workload.cp_note import cp_note
 from archgen.perf.workload.defaults_note import assumed_stack, stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
@@ -231,6 +232,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes += ep_pace_note(arch, hw, job, lay)
         notes += ep_exposed_note(t, on_vendor(t, hw.vendor).stack, arch, hw, job, lay, est)
         notes += moe_pass_note(arch, hw, job, lay, float(est.step_time))
+        notes += balance_note(arch, job, lay)
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
     if with_stack_range:  # as the stack range: a sweep shows no notes
