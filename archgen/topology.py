@@ -94,9 +94,13 @@ class ClosShape:
 
     @property
     def pod_leaves(self) -> int:
-        """Leaves per pod (3 tiers): spine down ports over the links each leaf sends to each spine."""
-        per_pair = max(self.leaf_up // max(self.spines_per_pod, 1), 1)
-        return max(self.spine_down // per_pair, 1)
+        """Leaves per pod (3 tiers): `pod_leaves` of this plane's spine down ports, leaf uplinks and spines per pod."""
+        return pod_leaves(self.spine_down, self.leaf_up, self.spines_per_pod)
+
+
+def pod_leaves(spine_down: int, leaf_up: int, spines_per_pod: int) -> int:
+    """Leaves per pod, P = ⌊d_spine / (u / S)⌋: spine down ports over the links each leaf sends to each spine."""
+    return max(spine_down // max(leaf_up // max(spines_per_pod, 1), 1), 1)
 
 
 def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -53,7 +53,7 @@ from archgen.analyse.upper_tiers import Upper, spine_core_tiers, spine_tier
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
 from archgen.model.cluster import FatTree, RailOnly
-from archgen.topology import ClosShape
+from archgen.topology import ClosShape, pod_leaves
 from archgen.units import Q
 
 __all__ = ["FabricAnalysis", "Problem", "TierCount", "analyse_fabric"]
@@ -272,12 +272,7 @@ def _fullest_pod(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> tupl
     """
     if not (spines_per_pod and spine.down):
         return leaf.used_switches, spine.switches
-    return min(_pod_leaves(leaf, spine, spines_per_pod), leaf.used_switches), spines_per_pod
-
-
-def _pod_leaves(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> int:
-    """Leaves per pod, P = ⌊d_spine / (u / S)⌋ (as `topology.ClosShape.pod_leaves`)."""
-    return max(spine.down // max(leaf.up // max(spines_per_pod, 1), 1), 1)
+    return min(pod_leaves(spine.down, leaf.up, spines_per_pod), leaf.used_switches), spines_per_pod
 
 
 def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
@@ -305,15 +300,15 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     leaf, spine, gbps = tiers[0], tiers[1], "Gbit/s"
     up, s_up = leaf.up_speed.m_as(gbps), spine.up_speed.m_as(gbps)
     if tiers_used == 2:
-        pod_leaves, core = leaf.switches, 0.0
+        per_pod, core = leaf.switches, 0.0
         lost = ((leaf.up / spine.switches if lost_spine and spine.switches else 0.0) * up, 0.0)
     else:
-        pod_leaves, core = _pod_leaves(leaf, spine, spines_per_pod), spines_per_pod * spine.up * s_up
+        per_pod, core = pod_leaves(spine.down, leaf.up, spines_per_pod), spines_per_pod * spine.up * s_up
         lost = ((max(leaf.up // spines_per_pod, 1) * up, spine.up * s_up) if lost_spine and spines_per_pod
                 else (0.0, 0.0))
     core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
         if lost_core and tiers_used == 3 and tiers[2].switches else 0.0
-    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, pod_leaves, core, lost, core_lost, spread)
+    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, per_pod, core, lost, core_lost, spread)
     return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
