@@ -14,7 +14,7 @@ from archgen.analyse.ports import role_groups
 from archgen.checks.registry import Context
 from archgen.model import NIC, Link, Switch
 from archgen.model.fabrics import LINK_TIERS
-from archgen.model.network import CAGES, COPPER_MEDIA, Ports, cage_fits
+from archgen.model.network import CAGES, Ports, cage_fits
 from archgen.units import Q_, Q
 
 #: Lane rate from which passive copper (DAC) and multimode fibre are not offered: NVIDIA LinkX 800G 200G-PAM4
@@ -116,7 +116,7 @@ def _core(standard: str) -> str:
 
 
 def fitting_modules(ctx: Context, end: Link, cage: str) -> list[str]:
-    """The catalog's modules that plug into `cage` and meet `end` across a link.
+    """The catalog's modules (or cable ends) that plug into `cage` and meet `end` across a link.
 
     They share its media, its lane rate and, where both state one, its standard per port (a 2 x 400GBASE-DR4
     twin-port meets a 400GBASE-DR4, not an FR4).
@@ -135,21 +135,19 @@ def cage_remedy(ctx: Context, c, fa, key: str, end: Link, tag: str, port: Port) 
     fits a ConnectX-7's flat-top cage and not a QM9700's finned twin-port cage, and the twin-port module does not fit
     the NIC: every single module of the catalog fails one end (newuser89, HGX H100 on QM9700 leaves), and the
     finding named only the cage it expected. It now says that the module fits the other end and names the catalog's
-    modules for the cage it fails, to be stated as the two ends apart; a copper cable is one part end to end, so for
-    it a splitter cable or an optical option. Empty where the module fits neither end (the first sentence says it).
+    parts for the cage it fails, to be stated as the two ends apart: two modules on one fibre, or the two ends of
+    one splitter cable (the catalog's MCP7Y00 is `{a: dac-400g, b: dac-800g-osfp}`). Empty where the module fits
+    neither end (the first sentence says it).
     """
     lower, upper = link_ends(ctx, c, fa).get(key, ([], []))
     other = [p for p in (upper if tag == "a" else lower) if p.cage in CAGES]
     if not other or not all(any(cage_fits(m, p.cage) for m in end.cages) for p in other):
         return "", ""
     there = f"; it fits the {other[0].what} ({other[0].cage}) at the other end, not this one"
-    if end.media in COPPER_MEDIA:
-        tail = f"{there}: a copper cable is one part end to end, so a splitter cable whose ends fit both, or optics"
-        return tail, tail
     found = fitting_modules(ctx, end, port.cage)
-    names = (f"the catalog's {port.cage} modules that meet it: {', '.join(found)}" if found else
-             f"the catalog holds no {port.cage} module of its media, lanes and standard")
-    pair = f"a: {end.id}, b: <{port.cage} module>" if tag == "b" else f"a: <{port.cage} module>, b: {end.id}"
+    names = (f"the catalog's {port.cage} ends that meet it: {', '.join(found)}" if found else
+             f"the catalog holds no {port.cage} end of its media, lanes and standard")
+    pair = f"a: {end.id}, b: <{port.cage} end>" if tag == "b" else f"a: <{port.cage} end>, b: {end.id}"
     return (f"{there}: state the two ends apart, {{{pair}}} ({names})",
-            f"{there}: the two ends take different modules, {end.id} at one end and an {port.cage} module at this "
-            f"one ({names})")
+            f"{there}: the two ends take different parts, {end.id} at one end and an {port.cage} end at this one "
+            f"({names})")
