@@ -145,8 +145,8 @@ def cage_remedy(ctx: Context, c, fa, key: str, end: Link, tag: str, port: Port) 
         return "", ""
     there = f"; it fits the {other[0].what} ({other[0].cage}) at the other end, not this one"
     found = fitting_modules(ctx, end, port.cage)
-    names = (f"the catalog's {port.cage} ends that meet it: {', '.join(found)}" if found else
-             f"the catalog holds no {port.cage} end of its media, lanes and standard")
+    names = (f"the catalog's {port.cage} ends of its media, lane rate and standard: {', '.join(found)}" if found else
+             f"the catalog holds no {port.cage} end of its media, lane rate and standard")
     pair = f"a: {end.id}, b: <{port.cage} end>" if tag == "b" else f"a: <{port.cage} end>, b: {end.id}"
     return (f"{there}: state the two ends apart, {{{pair}}} ({names})",
             f"{there}: the two ends take different parts, {end.id} at one end and an {port.cage} end at this one "
