@@ -181,8 +181,8 @@ def test_gb200_power_shelf() -> None:
 # Beyond one vendor (issue 15 part 1): the parts added for AMD, Intel, Broadcom/Ethernet, XDR and 1.6T designs.
 
 NEW_PARTS = ("mi325x", "mi355x", "mi350x", "gaudi3", "b300-sxm-288gb", "dgx-b300", "hgx-b300-8gpu", "hgx-b200-8gpu",
-             "hgx-h200-8gpu", "hgx-h100-8gpu", "gb300-compute-tray", "amd-mi300x-platform", "amd-mi325x-platform",
-             "amd-mi355x-platform", "arista-7060x6-64pe", "celestica-ds5000", "arista-7060xe7-64ps", "sn5610",
+             "hgx-h200-8gpu", "hgx-h100-8gpu", "hgx-h800-8gpu", "gb300-compute-tray", "amd-mi300x-platform",
+             "amd-mi325x-platform", "amd-mi355x-platform", "arista-7060x6-64pe", "celestica-ds5000", "arista-7060xe7-64ps", "sn5610",
              "arista-7816r4", "bluefield-3-b3220", "host-ethernet-4x10gbase-t", "host-ethernet-2x10gbase-t",
              "pollara-400", "thor2-400g", "smf-1.6t-2xdr4", "smf-800g-dr4-rhs", "lacc-1.6t-xdr", "aec-800g-osfp",
              "lpo-800g-dr8", "pdu-2u-415v-60a-3ph")

@@ -12,7 +12,7 @@ from archgen.checks.copper_pairs import split_copper
 from archgen.checks.copper_ties import copper_ties
 from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
-from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
+from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, cage_remedy, lane_g, lanes_mismatch, option_ends
 from archgen.checks.reach_words import (
     COPPER_LIMIT,
     POD_FIX,
@@ -138,20 +138,27 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
     flat-top RHS module into an IHS cage (NVIDIA LinkX 200G-PAM4 list: IHS only in air-cooled Q3400/Q3200
     switches, RHS in ConnectX-8 and liquid-cooled switches; ConnectX-7 OSFP cards take RHS modules only).
 
+    Where the module fits the other end, the finding says so and names the catalog's modules (or cable ends) for the
+    cage it fails that meet it (same media, lane rate and standard per port): a single-port ConnectX-7 PCIe card
+    (HGX H100, H800) on a QM9700 leaf takes `{a: smf-400g-dr4, b: smf-800g-dr8}` or the splitter DAC
+    `{a: dac-400g, b: dac-800g-osfp}`, and no one module of the catalog serves both ends.
+
     Fix: pick the module variant for each end's cage (e.g. `{a: <flat-top NIC module>, b: <finned switch module>}`),
     or correct the cage of the port group or NIC slot.
     """
     seen: set[tuple] = set()
-    for c, fa, key, _opt, end, _tag, ports, path in option_ends(ctx):
+    for c, fa, key, _opt, end, tag, ports, path in option_ends(ctx):
         if not end.cages:
             continue
         for port in ports:
             if port.cage in CAGES and not any(cage_fits(m, port.cage) for m in end.cages) and \
                     (fa.fabric.path, path, port.what) not in seen:
                 seen.add((fa.fabric.path, path, port.what))
-                yield Violation(fa.fabric.path, c.cluster.spec.id, path,
-                                f"{key}: {end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the "
-                                f"{port.what}: expected a module for {port.cage}")
+                head = (f"{end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the {port.what}: "
+                        f"expected a module for {port.cage}")
+                fix, public = cage_remedy(ctx, c, fa, key, end, tag, port)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, path, f"{key}: {head}{fix}",
+                                public=f"{said(key)}: {head}{public}")
     yield from scale_up_cages(ctx)
 
 
