@@ -15,7 +15,7 @@ from archgen.model.field_types import PositiveFraction, Precision
 from archgen.model.inference import Inference
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
-from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
+from archgen.model.training_rules import fp8_recipe_problem, mtp_layout_problem, tp_overlap_problem
 from archgen.model.workload import (
     Collective,
     Offload,
@@ -133,6 +133,8 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
             raise FieldError(("fp8_recipe",), problem)
         if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
             raise FieldError(("overlap_tp_comm",), problem)
+        if problem := mtp_layout_problem(self.pipeline_layout, self.mtp_layers):
+            raise FieldError(("pipeline_layout",), problem)
         return self
 
 
@@ -201,6 +203,12 @@ class Case(Spec):
                 errors.append(FieldError(("measured", j, "metric"), f"{m.metric} is a percentile of a simulated run: "
                                                                     "it needs scenario: concurrency, or server with an "
                                                                     "arrival_rate"))
+        t, model = self.training, self.model
+        if t is not None and model is not None and t.mtp_layers > model.mtp_layers:
+            errors.append(FieldError(("training", "mtp_layers"), f"mtp_layers {t.mtp_layers} exceeds the model's "
+                                     f"mtp_layers ({model.mtp_layers}), the multi-token prediction modules its "
+                                     f"architecture has; expected at most {model.mtp_layers}, or state them on the "
+                                     "model"))
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "model_flops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             errors.append(FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting "

@@ -169,6 +169,40 @@ def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overl
             "expected one of them false or left out")
 
 
+#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d98e8a6, `__post_init__`, lines
+#: 3042-3046, under overlap_moe_expert_parallel_comm): "MTP supports at most one layer when enabling
+#: overlap_moe_expert_parallel_comm."
+MTP_OVERLAP_MESSAGE = "MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm."
+
+
+def mtp_overlap_problem(overlap_ep_comm: bool | None, mtp_layers: int) -> str | None:
+    """Why more than one multi-token-prediction layer cannot run beside `overlap_ep_comm` true (resolved); else None.
+
+    A Workload's `Training`, a case's training (`scoring.case_checks.training_problems`) and the plan search (which
+    then keeps the EP overlap off) keep to it.
+    """
+    if not (overlap_ep_comm and mtp_layers > 1):
+        return None
+    return (f"mtp_layers {mtp_layers} cannot run with overlap_ep_comm true: Megatron-core asserts '"
+            f"{MTP_OVERLAP_MESSAGE}' (NVIDIA/Megatron-LM at d98e8a6, megatron/core/transformer/transformer_config.py "
+            "lines 3042-3046); expected mtp_layers 1 (or 0), or overlap_ep_comm false or left out")
+
+
+def mtp_layout_problem(pipeline_layout: str | None, mtp_layers: int) -> str | None:
+    """Why a stated layout string cannot place the job's MTP layers; else None.
+
+    Megatron-core asks a layout string to place them (`m`, as many as mtp_num_layers: pipeline_parallel_layer_layout.py
+    at d98e8a6, line 112, "Number of mtp layers in layout must match mtp_num_layers"); archgen's strings do not read
+    `m` (`perf.train.pipeline_split.SYMBOLS`), so the MTP layers go beside the loss only without one.
+    """
+    if pipeline_layout is None or not mtp_layers:
+        return None
+    return (f"pipeline_layout with mtp_layers {mtp_layers}: Megatron-core needs the layout string to place the MTP "
+            "layers (symbol m, 'Number of mtp layers in layout must match mtp_num_layers', pipeline_parallel_layer_"
+            "layout.py at d98e8a6, line 112), which archgen's layout strings do not read; expected pipeline_layout "
+            "left out (the MTP layers then go to the last pipeline stage, beside the loss) or mtp_layers 0")
+
+
 def example_hierarchy(cp: int) -> tuple[int, int]:
     """Sizes [a2a, p2p] whose product is cp, for an error's example: [2, cp / 2] at an even cp, else [1, cp].
 
