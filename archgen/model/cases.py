@@ -15,7 +15,7 @@ from archgen.model.field_types import PositiveFraction, Precision
 from archgen.model.inference import Inference
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
-from archgen.model.training_rules import fp8_recipe_problem, mtp_layout_problem, tp_overlap_problem
+from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
 from archgen.model.workload import (
     Collective,
     Offload,
@@ -133,8 +133,6 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
             raise FieldError(("fp8_recipe",), problem)
         if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
             raise FieldError(("overlap_tp_comm",), problem)
-        if problem := mtp_layout_problem(self.pipeline_layout, self.mtp_layers):
-            raise FieldError(("pipeline_layout",), problem)
         return self
 
 

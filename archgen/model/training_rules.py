@@ -188,21 +188,6 @@ def mtp_overlap_problem(overlap_ep_comm: bool | None, mtp_layers: int) -> str | 
             "lines 3042-3046); expected mtp_layers 1 (or 0), or overlap_ep_comm false or left out")
 
 
-def mtp_layout_problem(pipeline_layout: str | None, mtp_layers: int) -> str | None:
-    """Why a stated layout string cannot place the job's MTP layers; else None.
-
-    Megatron-core asks a layout string to place them (`m`, as many as mtp_num_layers: pipeline_parallel_layer_layout.py
-    at d98e8a6, line 112, "Number of mtp layers in layout must match mtp_num_layers"); archgen's strings do not read
-    `m` (`perf.train.pipeline_split.SYMBOLS`), so the MTP layers go beside the loss only without one.
-    """
-    if pipeline_layout is None or not mtp_layers:
-        return None
-    return (f"pipeline_layout with mtp_layers {mtp_layers}: Megatron-core needs the layout string to place the MTP "
-            "layers (symbol m, 'Number of mtp layers in layout must match mtp_num_layers', pipeline_parallel_layer_"
-            "layout.py at d98e8a6, line 112), which archgen's layout strings do not read; expected pipeline_layout "
-            "left out (the MTP layers then go to the last pipeline stage, beside the loss) or mtp_layers 0")
-
-
 def example_hierarchy(cp: int) -> tuple[int, int]:
     """Sizes [a2a, p2p] whose product is cp, for an error's example: [2, cp / 2] at an even cp, else [1, cp].
 

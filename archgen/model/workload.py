@@ -19,7 +19,6 @@ from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
 from archgen.model.training_rules import (
     fp8_recipe_problem,
     hierarchy_problem,
-    mtp_layout_problem,
     mtp_overlap_problem,
     offload_problem,
     sp_source,
@@ -184,8 +183,9 @@ class Parallelism(SequenceParallel):
     last_stage_layers: int | None = Field(None, gt=0, description="Layers on the last pipeline stage "
                                                                    "(num_layers_in_last_pipeline_stage).")
     pipeline_layout: str | None = Field(
-        None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*3|(tt|)*29,m|L' without m: stages "
-                          "split by |, E embedding, t layer, L loss; sets interleave.")
+        None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*4|(t*4|)*14tmL': stages split by |, "
+                          "E embedding, t layer, L loss, m an MTP layer (as many as training.mtp_layers, just before "
+                          "L); sets interleave.")
 
 
 class TrainingJob(Spec):
@@ -231,8 +231,6 @@ class Training(StackSwitches, TrainingJob):
             self.overlap_ep_comm
         if problem := mtp_overlap_problem(bool(ep_overlap), self.mtp_layers):
             raise FieldError(("mtp_layers",), problem)
-        if problem := mtp_layout_problem(self.parallelism.pipeline_layout, self.mtp_layers):
-            raise FieldError(("parallelism", "pipeline_layout"), problem)
         sp = self.parallelism.sequence_parallel
         on = bool(SWITCHES["sequence_parallel"].default(self.stack)) if sp is None else sp
         if problem := tp_overlap_sp_problem(self.overlap_tp_comm, on, sp_source(sp, self.stack), self.parallelism.tp):

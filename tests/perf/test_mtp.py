@@ -22,6 +22,8 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import expert_split
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import layer_times, mtp_time
+from archgen.perf.train.layout_rules import layout_problems, mtp_problems
+from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
 from archgen.perf.train.training import estimate_training
 from tests.conftest import SPECS
 
@@ -96,9 +98,23 @@ def test_more_than_one_mtp_layer_is_refused_with_the_ep_overlap():
     Training.model_validate(_training(mtp_layers=2))
 
 
-def test_a_layout_string_cannot_place_the_mtp_layers():
-    with pytest.raises(ValidationError, match="Number of mtp layers in layout must match mtp_num_layers"):
-        Training.model_validate(_training(mtp_layers=1, parallelism={"pp": 2, "pipeline_layout": "Et|tL"}))
+def test_a_layout_string_places_the_mtp_layers_before_the_loss():
+    """Megatron-Bridge's DeepSeek-V3 layout (configs/deepseek/deepseek_workload_base_configs.py, tests/perf/data/
+    bridge-26.04.01.yaml's header): "Et*4|(t*4|)*14tmL", the MTP layer beside the loss on the last stage."""
+    bridge = "Et*4|(t*4|)*14tmL"
+    dsv3, job = replace(DSV3, mtp_layers=1), Job(replace(DSV3, mtp_layers=1), 4096, 15360, "fp8")
+    assert mtp_problems(bridge, 1) == []
+    assert layout_problems(dsv3, job, 2048, tp=1, pp=16, dp=128, ep=64, pipeline=PipelineOptions(layout=bridge)) == []
+    (count,) = mtp_problems("Et*4|(t*4|)*14tL", 1)
+    assert "Number of mtp layers in layout must match mtp_num_layers" in count
+    assert "places 1 MTP layers (m) and the job trains 0" in mtp_problems(bridge, 0)[0]
+    (elsewhere,) = mtp_problems("Et*4|(t*4|)*13t*4|tm|L", 1)  # the loss on a stage of its own
+    assert "does not end with its MTP layers and the loss (mL)" in elsewhere
+    # the string a bare uneven pp runs as carries them, and it places the layers alike
+    placed = uniform_layout(61, 16, 1, mtp=1)
+    assert placed is not None and placed.endswith("t*3mL") and mtp_problems(placed, 1) == []
+    assert split(61, 16, 1, PipelineOptions(layout=placed)).loss.tolist() == split(
+        61, 16, 1, PipelineOptions(layout=placed.replace("m", ""))).loss.tolist()
 
 
 def test_a_case_trains_no_more_mtp_layers_than_its_model_has():

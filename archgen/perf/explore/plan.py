@@ -207,7 +207,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                           searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
-    if (placed := uniform_layout(a.layers, int(layout["pp"]), int(layout["interleave"]), pipeline)) is not None:
+    if (placed := uniform_layout(a.layers, int(layout["pp"]), int(layout["interleave"]), pipeline, a.mtp_layers)
+            ) is not None:
         layout["pipeline_layout"] = placed  # as `layouts.search_training` gives an uneven split
     plan_job = with_switches(job, combo)
     one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
