@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -25,6 +26,8 @@ from archgen.perf.train.layer import layer_times, mtp_time
 from archgen.perf.train.layout_rules import layout_problems, mtp_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
 from archgen.perf.train.training import estimate_training
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate
+from archgen.scoring.catalog import load_accelerators
 from tests.conftest import SPECS
 
 #: A small dense GPT: h 64, 4 heads of 16, FFN 256 (not gated), vocabulary 1,000.
@@ -157,3 +160,20 @@ def test_the_catalog_model_has_its_module_and_the_run_chooses_to_train_it(cli, t
     assert trained["metrics"]["step_time"]["value"] > left_out["metrics"]["step_time"]["value"]
     refused = _estimate(cli, tmp_path, "mtp_layers: 2\n  ")
     assert refused.code != 0 and "exceeds model 'deepseek-v3''s mtp_layers (1)" in refused.out + refused.err
+
+
+def test_the_held_out_deepseek_v3_row_trains_its_mtp_module():
+    """tests/perf/data/heldout-v5.yaml: DeepSeek-V3 trained with D = 1 (arXiv 2412.19437, section 4.2). With it,
+    the last of the 16 stages (3 layers and the loss under the uniform partition) also holds an MoE block and the
+    output layer again, and sets the pace; Megatron-Bridge's placement (one layer on that stage) would balance it."""
+    held = Path(__file__).resolve().parent / "data" / "heldout-v5.yaml"
+    cases, _ = read_cases(held)
+    (case,) = [c for c in cases if c.id == "ho-deepseek-v3-2048xh800"]
+    assert case.model is not None and case.training is not None
+    assert case.model.mtp_layers == case.training.mtp_layers == 1
+    hw = case_hardware(case, load_accelerators())
+    without = case.model_copy(update={"training": case.training.model_copy(update={"mtp_layers": 0})})
+    bridge = case.model_copy(update={"training": case.training.model_copy(update={
+        "first_stage_layers": 4, "last_stage_layers": 1})})
+    step, base, placed = (float(training_estimate(c, hw).step_time) for c in (case, without, bridge))
+    assert step > 1.2 * base and base < placed < 1.01 * base
