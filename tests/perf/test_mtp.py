@@ -26,6 +26,7 @@ from archgen.perf.train.layer import layer_times, mtp_time
 from archgen.perf.train.layout_rules import layout_problems, mtp_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
 from archgen.perf.train.training import estimate_training
+from archgen.scoring.case_checks import training_problems
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 from archgen.scoring.catalog import load_accelerators
 from tests.conftest import SPECS
@@ -177,3 +178,15 @@ def test_the_held_out_deepseek_v3_row_trains_its_mtp_module():
         "first_stage_layers": 4, "last_stage_layers": 1})})
     step, base, placed = (float(training_estimate(c, hw).step_time) for c in (case, without, bridge))
     assert step > 1.2 * base and base < placed < 1.01 * base
+
+
+def test_a_case_with_two_mtp_layers_and_the_ep_overlap_is_refused():
+    """As a Training is: the case's switches with its MTP layers (`scoring.case_checks.training_problems`)."""
+    model = {"layers": 4, "hidden": 256, "heads": 4, "ffn": 1024, "vocab": 1000, "mtp_layers": 2,
+             "moe": {"experts": 8, "top_k": 2, "expert_ffn": 128}}
+    case = Case.model_validate({
+        "id": "c", "source": "s", "status": "secondary",
+        "system": {"accelerator": "h100-sxm5-80gb", "count": 8, "scale_up": {"domain": 8, "bandwidth": "450 GB/s"}},
+        "model": model, "training": _training(tp=1, pp=1, dp=8, ep=8, mtp_layers=2, overlap_ep_comm=True),
+        "measured": [{"metric": "step_time", "value": 1.0, "unit": "s"}]})
+    assert [f for f, why in training_problems(case) if "MTP supports at most one layer" in why] == ["mtp_layers"]
