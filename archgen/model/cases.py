@@ -201,6 +201,12 @@ class Case(Spec):
                 errors.append(FieldError(("measured", j, "metric"), f"{m.metric} is a percentile of a simulated run: "
                                                                     "it needs scenario: concurrency, or server with an "
                                                                     "arrival_rate"))
+        t, model = self.training, self.model
+        if t is not None and model is not None and t.mtp_layers > model.mtp_layers:
+            errors.append(FieldError(("training", "mtp_layers"), f"mtp_layers {t.mtp_layers} exceeds the model's "
+                                     f"mtp_layers ({model.mtp_layers}), the multi-token prediction modules its "
+                                     f"architecture has; expected at most {model.mtp_layers}, or state them on the "
+                                     "model"))
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "model_flops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             errors.append(FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting "

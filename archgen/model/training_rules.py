@@ -169,6 +169,25 @@ def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overl
             "expected one of them false or left out")
 
 
+#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d98e8a6, `__post_init__`, lines
+#: 3042-3046, under overlap_moe_expert_parallel_comm): "MTP supports at most one layer when enabling
+#: overlap_moe_expert_parallel_comm."
+MTP_OVERLAP_MESSAGE = "MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm."
+
+
+def mtp_overlap_problem(overlap_ep_comm: bool | None, mtp_layers: int) -> str | None:
+    """Why more than one multi-token-prediction layer cannot run beside `overlap_ep_comm` true (resolved); else None.
+
+    A Workload's `Training`, a case's training (`scoring.case_checks.training_problems`) and the plan search (which
+    then keeps the EP overlap off) keep to it.
+    """
+    if not (overlap_ep_comm and mtp_layers > 1):
+        return None
+    return (f"mtp_layers {mtp_layers} cannot run with overlap_ep_comm true: Megatron-core asserts '"
+            f"{MTP_OVERLAP_MESSAGE}' (NVIDIA/Megatron-LM at d98e8a6, megatron/core/transformer/transformer_config.py "
+            "lines 3042-3046); expected mtp_layers 1 (or 0), or overlap_ep_comm false or left out")
+
+
 def example_hierarchy(cp: int) -> tuple[int, int]:
     """Sizes [a2a, p2p] whose product is cp, for an error's example: [2, cp / 2] at an even cp, else [1, cp].
 

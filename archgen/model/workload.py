@@ -19,6 +19,7 @@ from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
 from archgen.model.training_rules import (
     fp8_recipe_problem,
     hierarchy_problem,
+    mtp_overlap_problem,
     offload_problem,
     sp_source,
     tp_overlap_problem,
@@ -104,6 +105,11 @@ class Shape(Spec):
     mla: LatentAttention | None = Field(None, description=(
         "Multi-head latent attention (DeepSeek-V2/V3), if the model has it: its KV cache holds kv_lora_rank + "
         "qk_rope_head_dim values per token and layer, shared by every head, instead of 2 x kv_heads x head_dim."))
+    mtp_layers: int = Field(0, ge=0, le=64, description=(
+        "Multi-token prediction modules of the architecture (DeepSeek-V3: config.json `num_nextn_predict_layers` 1; "
+        "arXiv 2412.19437, section 2.2): each a 2h-to-h projection of the normed hidden state and next token's "
+        "embedding, one transformer block and the shared embedding and output head. A training job trains them only "
+        "where it says so (training.mtp_layers, Megatron-core's --mtp-num-layers); serving does not read them."))
     tie_embeddings: bool = Field(False, description=(
         "The output layer reuses the input embedding, as the model's published config says (`tie_word_embeddings`:"
         " true for BLOOM, GPT-2, Gemma; false for Llama, Mixtral, DeepSeek): its parameters are counted once."))
@@ -177,8 +183,9 @@ class Parallelism(SequenceParallel):
     last_stage_layers: int | None = Field(None, gt=0, description="Layers on the last pipeline stage "
                                                                    "(num_layers_in_last_pipeline_stage).")
     pipeline_layout: str | None = Field(
-        None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*3|(tt|)*29,m|L' without m: stages "
-                          "split by |, E embedding, t layer, L loss; sets interleave.")
+        None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*4|(t*4|)*14tmL': stages split by |, "
+                          "E embedding, t layer, L loss, m an MTP layer (as many as training.mtp_layers, just before "
+                          "L); sets interleave.")
 
 
 class TrainingJob(Spec):
@@ -188,6 +195,13 @@ class TrainingJob(Spec):
     global_batch: int = Field(gt=0, description="Sequences per optimizer step.")
     precision: Precision = Field("bf16", description="GEMM data type (fp16, bf16, fp8, fp4).")
     recompute: Recompute | None = Field(None, description="Activation recomputation; searched when left out.")
+    mtp_layers: int = Field(0, ge=0, le=64, description=(
+        "Multi-token prediction layers the run trains (Megatron-core's --mtp-num-layers, `mtp_num_layers`; "
+        "DeepSeek-V3 trained 1), at most the model's mtp_layers. Each adds, on the last pipeline stage as "
+        "Megatron-core places them, a transformer block of the model's last layer's kind, its 2h-to-h projection, "
+        "and the output layer's GEMM and cross entropy again: FLOPs, weights, optimizer state and activations. The "
+        "tokens per second count the same tokens (docs/perf-model.md, Training: multi-token prediction). Left out: "
+        "0, Megatron-core's default."))
 
 
 class Training(StackSwitches, TrainingJob):
@@ -213,6 +227,10 @@ class Training(StackSwitches, TrainingJob):
             raise FieldError(("parallelism", "hierarchical_context_parallel_sizes"), problem)
         if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
             raise FieldError(("overlap_tp_comm",), problem)
+        ep_overlap = SWITCHES["overlap_ep_comm"].default(self.stack) if self.overlap_ep_comm is None else \
+            self.overlap_ep_comm
+        if problem := mtp_overlap_problem(bool(ep_overlap), self.mtp_layers):
+            raise FieldError(("mtp_layers",), problem)
         sp = self.parallelism.sequence_parallel
         on = bool(SWITCHES["sequence_parallel"].default(self.stack)) if sp is None else sp
         if problem := tp_overlap_sp_problem(self.overlap_tp_comm, on, sp_source(sp, self.stack), self.parallelism.tp):

@@ -15,6 +15,7 @@ from archgen.load import SourceDocument
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, Case, CaseTraining, Measurement
 from archgen.model.training_rules import (
     moe_tp_problem,
+    mtp_overlap_problem,
     shared_overlap_problem,
     sp_source,
     tp_overlap_problem,
@@ -60,7 +61,7 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     t = case.training
     if t is None or case.model is None:
         return []
-    arch = Arch.from_model(case.model)
+    arch = Arch.from_model(case.model, t.mtp_layers)
     knobs = resolve(t.stack, stated_knobs(t), t.precision)
     # its switches (the EP overlap's rule) and its stack's (tp above the KV heads)
     job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
@@ -79,6 +80,8 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     out += [("overlap_tp_comm", p) for p in overlap if p]
     if problem := shared_overlap_problem(knobs.overlap_ep_comm, knobs.moe_shared_expert_overlap):
         out.append(("moe_shared_expert_overlap", problem))
+    if problem := mtp_overlap_problem(knobs.overlap_ep_comm, t.mtp_layers):
+        out.append(("mtp_layers", problem))
     return out
 
 

@@ -246,8 +246,8 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
     assert t is not None, "called for training cases"
     name = stack or on_vendor(t, hw.vendor).stack
     knobs = resolve(name, stated_knobs(t), t.precision)
-    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs, name,
-                         vendor=hw.vendor)
+    job = Job.from_knobs(Arch.from_model(_model(case), t.mtp_layers), t.seq_len, t.global_batch, t.precision, knobs,
+                         name, vendor=hw.vendor)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),

@@ -150,7 +150,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     sps = values("sequence_parallel", (False, True))
     # overlaps that never cost time in the model are on wherever the stack allows them (dominance, not search)
     fixed_on = {s: (kept[s] if s in kept else True in values(s, ())) for s in DOMINANT}
-    ep_free = a.experts and not job.moe_shared_expert_overlap  # exclusive (`training_rules.shared_overlap_problem`)
+    # exclusive with each (`training_rules.shared_overlap_problem`, `training_rules.mtp_overlap_problem`)
+    ep_free = a.experts and not job.moe_shared_expert_overlap and a.mtp_layers <= 1
     free = [s for s in JOB_SWITCHES if s not in DOMINANT and (s != "overlap_ep_comm" or ep_free)]
     combos = [fixed_on | dict(zip(free, c, strict=True)) for c in itertools.product(*(values(s, ()) for s in free))]
     combos = [c | ({} if ep_free else {"overlap_ep_comm": job.overlap_ep_comm}) for c in combos]
@@ -206,7 +207,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                           searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
-    if (placed := uniform_layout(a.layers, int(layout["pp"]), int(layout["interleave"]), pipeline)) is not None:
+    if (placed := uniform_layout(a.layers, int(layout["pp"]), int(layout["interleave"]), pipeline, a.mtp_layers)
+            ) is not None:
         layout["pipeline_layout"] = placed  # as `layouts.search_training` gives an uneven split
     plan_job = with_switches(job, combo)
     one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
@@ -280,7 +282,7 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     t = workload.training
     assert t is not None, "a plan is searched for a training workload"
     assert model is not None, "its estimate, made first, refuses a training workload without its model"
-    setup = training_setup(workload, Arch.from_model(model), hw, gpus)
+    setup = training_setup(workload, Arch.from_model(model, t.mtp_layers), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
     res, within = searched_within(memory_limit(workload, hw.hbm_capacity), hw, lambda h: search_plan(

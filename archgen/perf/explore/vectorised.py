@@ -94,7 +94,8 @@ def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None
         group = group.reshape(-1)
     else:
         group = np.zeros(stop - start, dtype=int)
-    arch = Arch.from_model(problem.model)
+    t = problem.workload.training
+    arch = Arch.from_model(problem.model, t.mtp_layers if t is not None else 0)
     for g in dict.fromkeys(group.tolist()):  # sets in order of their first point
         pos = np.flatnonzero(group == g)
         key = tuple(int(levels[a][pos[0]]) for a in keyed)  # the set's levels of the axes that tell sets apart

@@ -3,7 +3,10 @@
 FLOP convention (stated once, used everywhere): a GEMM of M x K by K x N is 2·M·N·K FLOP; attention scores and
 the weighted sum count the full s x s square (no causal discount), as Megatron-LM and PaLM count them. *Model
 FLOPs* are forward + backward = 3 x forward, without recomputation; they give MFU. *Hardware FLOPs* add the
-recomputed forward work. For a GPT block stack (ffn = 4h, MHA) model FLOPs per step reduce to Megatron's
+recomputed forward work. Multi-token prediction layers (`mtp_layers`, the job's) count as Megatron-LM's
+`num_floating_point_operations` counts them (megatron/training/training.py at d98e8a6, lines 1042-1046 and 1288-1303):
+each a layer of the decoder's last layer's kind, its 2h x h projection and the logits once more; they are in the
+model FLOPs and so in MFU. For a GPT block stack (ffn = 4h, MHA) model FLOPs per step reduce to Megatron's
 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) and full-recompute hardware FLOPs to 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h))
 (Narayanan et al., SC21, eq. 3).
 """
@@ -50,10 +53,15 @@ class Arch:
     q_lora_rank: int = 0  # MLA's compressed query (0: projected from the hidden state)
     qk_nope_dim: int = 0  # MLA's per-head query/key dimension without RoPE
     v_head_dim: int = 0  # MLA's per-head value dimension
+    mtp_layers: int = 0  # multi-token prediction layers the training job trains (`training.mtp_layers`; 0 serving)
 
     @classmethod
-    def from_model(cls, m: Model | CaseModel) -> Arch:
-        """The shape of a `Model` spec (or of a validation case's model, which has the same fields)."""
+    def from_model(cls, m: Model | CaseModel, mtp_layers: int = 0) -> Arch:
+        """The shape of a `Model` spec (or of a validation case's model, which has the same fields).
+
+        `mtp_layers`: the multi-token prediction layers a training job trains (its `mtp_layers`; the model's own
+        count says what the architecture has, `perf.workload.estimate.within_context`).
+        """
         moe = m.moe
         return cls(layers=m.layers, hidden=m.hidden, heads=m.heads, kv_heads=m.kv_heads or m.heads,
                    head_dim=m.head_dim or m.hidden // m.heads, ffn=m.ffn, vocab=m.vocab, gated=m.gated_ffn,
@@ -66,7 +74,7 @@ class Arch:
                    kv_rope_dim=m.mla.qk_rope_head_dim if m.mla else 0,
                    q_lora_rank=(m.mla.q_lora_rank or 0) if m.mla else 0,
                    qk_nope_dim=m.mla.qk_nope_head_dim if m.mla else 0,
-                   v_head_dim=m.mla.v_head_dim if m.mla else 0)
+                   v_head_dim=m.mla.v_head_dim if m.mla else 0, mtp_layers=mtp_layers)
 
     @cached_property
     def ffn_mats(self) -> int:
@@ -135,15 +143,41 @@ class Arch:
         return self.attn_params + ffn + 2 * self.hidden
 
     @cached_property
+    def mtp_moe(self) -> bool:
+        """Whether a multi-token prediction layer's transformer block is an MoE layer.
+
+        Megatron-LM builds it with the spec of the decoder's last layer ("Use spec of the last layer in decoder block
+        as spec of the transformer layer in MTP", gpt_builders.py at d98e8a6, lines 57-84); the dense layers lead
+        (`dense_layers`), so it is an MoE block wherever the model has MoE layers, as DeepSeek-V3's MTP module is
+        (arXiv 2412.19437, section 2.2: "one Transformer block").
+        """
+        return self.moe_layers > 0
+
+    @cached_property
+    def mtp_extra_params(self) -> int:
+        """Weights of one MTP layer beyond its transformer block: the projection M_k and its three norms.
+
+        Megatron-core's `MultiTokenPredictionLayer` (megatron/core/transformer/multi_token_prediction.py at d98e8a6):
+        `eh_proj`, a column-parallel linear of 2h inputs and h outputs without bias, and `enorm`, `hnorm` and
+        `final_layernorm`; the embedding and the output layer are the model's own, shared (arXiv 2412.19437, 2.2).
+        """
+        return 2 * self.hidden * self.hidden + 3 * self.hidden
+
+    @cached_property
+    def mtp_params(self) -> int:
+        """Weights of the job's MTP layers: each a block of the last layer's kind (`mtp_moe`) and `mtp_extra_params`."""
+        return self.mtp_layers * (self.layer_params(self.mtp_moe) + self.mtp_extra_params)
+
+    @cached_property
     def embedding_params(self) -> int:
         """Input embedding and output layer: one vocab x hidden matrix when tied, else two."""
         return (1 if self.tied else 2) * self.vocab * self.hidden
 
     def params(self) -> int:
-        """Total parameters: the layers, the embeddings (once when tied) and the final norm."""
+        """Total parameters: the layers, the embeddings (once when tied), the final norm and the MTP layers trained."""
         dense = self.layers - self.moe_layers
         return (dense * self.layer_params(False) + self.moe_layers * self.layer_params(True)
-                + self.embedding_params + self.hidden)
+                + self.embedding_params + self.hidden + self.mtp_params)
 
     def active_ffn_params(self, moe: bool) -> int:
         """FFN weights one token passes through."""
@@ -152,12 +186,19 @@ class Arch:
         return (self.top_k + self.shared_experts) * self.expert_params + self.hidden * self.experts
 
     def forward_flops_per_token(self, seq_len: float) -> float:
-        """Forward FLOP per token of a sequence of `seq_len` (full s² attention, logits included)."""
+        """Forward FLOP per token of a sequence of `seq_len` (full s² attention, logits included).
+
+        Each MTP layer adds a layer of the last layer's kind, its 2h x h projection and the logits again (as
+        Megatron-LM counts them, module docstring; its norms are not counted, as no layer's are here).
+        """
         dense = self.layers - self.moe_layers
+        d = self.mtp_layers
         gemm = dense * (self.attn_params + self.dense_ffn_params) \
             + self.moe_layers * (self.attn_params + self.active_ffn_params(True))
-        attn = 2.0 * self.layers * seq_len * self.heads * self.head_dim  # QK^T and AV, 2 FLOP per MAC
-        return 2.0 * gemm + 2.0 * attn + 2.0 * self.hidden * self.vocab
+        if d:
+            gemm += d * (self.attn_params + self.active_ffn_params(self.mtp_moe) + 2 * self.hidden * self.hidden)
+        attn = 2.0 * (self.layers + d) * seq_len * self.heads * self.head_dim  # QK^T and AV, 2 FLOP per MAC
+        return 2.0 * gemm + 2.0 * attn + 2.0 * (1 + d) * self.hidden * self.vocab
 
     def causal_share(self, seq_len: float) -> float:
         """Share of the model FLOPs (`model_flops`) a causal mask skips: half the attention core's QK^T and AV.
@@ -165,7 +206,8 @@ class Arch:
         The model FLOPs count the full s² scores, as Megatron-LM's and NeMo's formulas do (the 12·s/h term of NeMo's
         llama3, nemo/utils/flops_formulas.py); a causal flash kernel runs half of them (`kernels.attention_forward`).
         """
-        return 2.0 * self.layers * seq_len * self.heads * self.head_dim / self.forward_flops_per_token(seq_len)
+        return 2.0 * (self.layers + self.mtp_layers) * seq_len * self.heads * self.head_dim \
+            / self.forward_flops_per_token(seq_len)
 
     def model_flops(self, tokens: float, seq_len: float) -> float:
         """Model FLOPs (forward + backward, no recompute) for `tokens` tokens: what MFU counts."""

@@ -143,10 +143,27 @@ def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, e
 
 
 def _split_parts(arch: Arch, tp, pp, parts, layers, embedding, loss):
-    """`expert_split` from one average layer's `layer_parts`."""
+    """`expert_split` from one average layer's `layer_parts` (the loss rank with the MTP layers, `mtp_split`)."""
     n = arch.layers / pp if layers is None else layers
     dense, expert = parts
-    return n * dense + (embedding + loss) * arch.vocab * arch.hidden / tp, n * expert
+    pd, pe = n * dense + (embedding + loss) * arch.vocab * arch.hidden / tp, n * expert
+    if arch.mtp_layers:
+        md, me = mtp_split(arch, tp, parts)
+        pd, pe = pd + loss * md, pe + loss * me
+    return pd, pe
+
+
+def mtp_split(arch: Arch, tp, parts):
+    """(everything but the routed experts, the routed experts) of the job's MTP layers on the rank that holds them.
+
+    Megatron-core builds them all on the last pipeline stage, beside the loss, without a layout string
+    (multi_token_prediction.py at d98e8a6, `get_mtp_num_layers_to_build`). Split as a layer's `layer_parts` (an MoE
+    block's routed experts as the average layer's over its share of MoE layers), the projection and norms tp ways.
+    """
+    moe = arch.mtp_moe
+    routed = arch.experts * arch.expert_params if moe else 0
+    dense = arch.mtp_layers * (arch.layer_params(moe) - routed + arch.mtp_extra_params) / tp
+    return dense, (arch.mtp_layers * parts[1] * arch.layers / arch.moe_layers if moe else 0.0)
 
 
 def expert_data_parallel(dp, tp, ep, etp=None):
@@ -311,8 +328,9 @@ def rank_parts(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0
     weights = where(stage >= 3, weight_bytes * sharded3 + window, weight_bytes * p)
     opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded1
     n = arch.layers / pp if layers is None else layers
-    act = per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches, group)
-    logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
+    d = arch.mtp_layers  # the loss rank's MTP layers: one more layer's activations and logits each (`mtp_split`)
+    act = per_layer * (n + loss * d) / interleave * in_flight_chunks(pp, interleave, position, microbatches, group)
+    logits = loss * (1 + d) * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32, one micro-batch (last rank)
     resident = OFFLOAD_WINDOW_LAYERS * per_layer
     act_gpu = where(code & 1, minimum(act, resident), act)
     host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded1, 0.0)

@@ -120,6 +120,10 @@ def rank_parts(shared: tuple, c: RankClass) -> tuple:
         per_layer, code, group = shared
     n, pos = c.layers, c.position
     pd, pe = n * parts[0] + (c.embedding + c.loss) * arch.vocab * arch.hidden / tp, n * parts[1]  # `_split_parts`
+    d = arch.mtp_layers
+    if d:
+        md, me = M.mtp_split(arch, tp, parts)
+        pd, pe = pd + c.loss * md, pe + c.loss * me
     p = pd + pe
     shard = pd / dp + pe / edp
     sharded1, sharded2, sharded3 = shard if stage >= 1 else p, shard if stage >= 2 else p, shard if stage >= 3 else p
@@ -131,8 +135,8 @@ def rank_parts(shared: tuple, c: RankClass) -> tuple:
         most, warm = microbatches * interleave, 2.0 * (pp - pos - 1) + (interleave - 1) * group + 1
     else:
         most, warm = microbatches, pp - pos
-    act = per_layer * n / interleave * (most if most < warm else warm)
-    logits = c.loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch
+    act = per_layer * (n + c.loss * d) / interleave * (most if most < warm else warm)
+    logits = c.loss * (1 + d) * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch
     resident = M.OFFLOAD_WINDOW_LAYERS * per_layer
     act_gpu = (act if act < resident else resident) if code & 1 else act
     host = (act - act_gpu) + (M.HOST_OPTIMIZER_BYTES * sharded1 if code & 2 else 0.0)

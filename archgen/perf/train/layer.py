@@ -8,7 +8,7 @@ its size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -194,5 +194,36 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
             job.recipe, hw.compute_capability, a.experts / ep) + e_pad, K.KERNEL_OVERHEAD)
     host = H.host_excess(h_fb, (gpu_f, gpu - gpu_f), synced, queue)
+    if a.mtp_layers:  # the loss rank's MTP layers, beside its output layer (`mtp_time`)
+        logits = logits + mtp_time(hw, job, logits, embed, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
                       hbm)
+
+
+#: 16-bit h-sized reads and writes per token of an MTP layer's forward beyond its block and projection: `enorm` and
+#: `hnorm` (h in, h out each), the concatenation of their outputs (2h in, 2h out) and `final_layernorm` (h in, h out)
+#: (megatron/core/transformer/multi_token_prediction.py at d98e8a6, `MultiTokenPredictionLayer`).
+MTP_ELEMENTWISE_H = 10.0
+
+
+def mtp_time(hw: Hardware, job: Job, logits, embed, *, tp, mb, cp, ep, rc, sp, etp=None):
+    """What the job's MTP layers add per micro-batch to the rank that holds the loss (Megatron-core: the last stage).
+
+    Each MTP layer (`MultiTokenPredictionLayer` and `process_mtp_loss`, multi_token_prediction.py at d98e8a6; arXiv
+    2412.19437, section 2.2) looks the next tokens up in the shared embedding (`embed`), norms them and the hidden
+    state and concatenates the two (`MTP_ELEMENTWISE_H`, the backward twice the forward's traffic as a layer's),
+    projects 2h to h (`eh_proj`, column-parallel: N = h / tp), runs one transformer block of the decoder's last
+    layer's kind (`Arch.mtp_moe`: that layer's `layer_times`, its TP, CP and EP communication and recomputation
+    included), norms its output and runs the shared output layer and the cross entropy again (`logits`). Under full
+    recomputation the projection's forward runs again (Megatron-core checkpoints the whole MTP layer). Not counted:
+    the projection's input quantisation under FP8/FP4, its sequence-parallel all-gather, and a layout string's
+    placement elsewhere (refused with MTP layers, `layout_rules.layout_problems`).
+    """
+    a = job.arch
+    block = layer_times(hw, replace(job, arch=replace(a, layers=1, dense_layers=0, mtp_layers=0)), tp=tp, mb=mb, cp=cp,
+                        ep=ep, rc=rc, sp=sp, etp=etp)  # one layer: an MoE one wherever the model has experts
+    T = mb * job.seq_len / cp
+    proj_f, proj_b = F.gemm_kernel_times(hw, job.precision, T, a.hidden / tp, 2.0 * a.hidden)
+    norms = K.memory_time(hw, 3.0 * T * MTP_ELEMENTWISE_H * ACT_BYTES * a.hidden / where(sp, tp, 1.0))
+    one = block.total + proj_f + proj_b + where(rc == 2, proj_f, 0.0) + norms + embed + logits
+    return a.mtp_layers * one

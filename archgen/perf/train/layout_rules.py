@@ -14,6 +14,7 @@ from archgen.perf.train.job import Job
 from archgen.perf.train.pipeline_split import (
     DEFAULT,
     PipelineOptions,
+    expanded_layout,
     layout_interleave,
     slot_count,
     split_problems,
@@ -112,6 +113,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     else:
         split = split_problems(arch.layers, pp, interleave, pipeline)
         out += [LayoutProblem("pp", m) for m in split]
+        if not split and pipeline.layout is not None:  # its m, as many as the job's MTP layers, before the loss
+            out += [LayoutProblem("pp", m) for m in mtp_problems(pipeline.layout, arch.mtp_layers)]
         ranks = gpus // (tp * cp) if gpus % (tp * cp) == 0 else None
         if not split and (bare := bare_split_problem(job.split_stack, arch.layers, pp, interleave, pipeline, ranks)):
             out.append(LayoutProblem("pp", bare))  # a split the job's stack places no way (`UNEVEN_SPLITS`)
@@ -143,6 +146,25 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
                                             "(System.host_memory)"))
     return out
+
+
+def mtp_problems(text: str, mtp: int) -> list[str]:
+    """Why a layout string does not place the job's `mtp` MTP layers as the model times them (empty when it does).
+
+    Megatron-core asks for one `m` per MTP layer, after every decoder layer (pipeline_parallel_layer_layout.py at
+    d98e8a6, lines 112-119); it also runs them on a stage of their own, but the model times them beside the loss
+    (`perf.train.layer.mtp_time`), as Megatron-Bridge's DeepSeek-V3 layouts place them ("...tmL").
+    """
+    s = expanded_layout(text)
+    if s.count("m") != mtp:
+        return [f"pipeline_layout '{text}' places {s.count('m')} MTP layers (m) and the job trains {mtp}: "
+                "Megatron-core asserts 'Number of mtp layers in layout must match mtp_num_layers' (pipeline_parallel_"
+                f"layer_layout.py at d98e8a6, line 112); expected {'m' * mtp or 'no m'} before the final L"]
+    if mtp and not s.endswith("m" * mtp + "L"):
+        return [f"pipeline_layout '{text}' does not end with its MTP layers and the loss ({'m' * mtp}L): the model "
+                "times them beside the loss on the last stage (a stage of their own, which Megatron-core also runs, is "
+                "not modelled)"]
+    return []
 
 
 def ep_overlap_problems(job: Job, ep: int, pp: int, interleave: int, recompute: int) -> list[tuple[str, str]]:

@@ -266,7 +266,8 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     code = int(best.pop("offload"))
     if code:
         best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
-    if (placed := uniform_layout(job.arch.layers, num["pp"], num["interleave"], pipeline)) is not None:
+    if (placed := uniform_layout(job.arch.layers, num["pp"], num["interleave"], pipeline, job.arch.mtp_layers)
+            ) is not None:
         best["pipeline_layout"] = placed  # an uneven split runs under Megatron only so placed (`uniform_layout`)
     one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],
                                             num["ep"], num["interleave"], num["recompute"],

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Layer symbols of a Megatron-core layout string.
-SYMBOLS = {"E": "embedding", "t": "decoder", "L": "loss"}
+SYMBOLS = {"E": "embedding", "t": "decoder", "L": "loss", "m": "mtp"}
 
 
 @dataclass(frozen=True)
@@ -87,14 +87,12 @@ def parse_layout(text: str, pp: int) -> tuple[list[list[dict[str, int]]], list[s
 
     Follows `PipelineParallelLayerLayout.parse_str_to_list`: commas are cosmetic, ``(..)*n`` and ``x*n`` repeat.
     """
-    s = text.replace(",", "").replace(" ", "")
-    for pattern in (r"\(([^()]+)\)\*(\d+)", r"(.)\*(\d+)"):
-        s = re.sub(pattern, lambda x: x.group(1) * int(x.group(2)), s)
+    s = expanded_layout(text)
     stages = s.split("|")
     bad = sorted({c for c in s if c not in SYMBOLS and c != "|"})
     if bad:
         return [], [f"pipeline_layout '{text}' has {', '.join(repr(c) for c in bad)}; known symbols: E (embedding), "
-                    "t (decoder layer), L (loss), | between stages, x*n and (..)*n to repeat"]
+                    "t (decoder layer), L (loss), m (MTP layer), | between stages, x*n and (..)*n to repeat"]
     if len(stages) % pp:
         return [], [f"pipeline_layout '{text}' has {len(stages)} stages, not a multiple of pp ({pp})"]
     v = len(stages) // pp
@@ -104,6 +102,14 @@ def parse_layout(text: str, pp: int) -> tuple[list[list[dict[str, int]]], list[s
     if flat.count("E") != 1 or flat.count("L") != 1 or not flat.startswith("E") or not flat.endswith("L"):
         out.append(f"pipeline_layout '{text}' must start with the embedding E and end with the loss L, once each")
     return grid, out
+
+
+def expanded_layout(text: str) -> str:
+    """A layout string with its repeats written out and its cosmetic commas and spaces dropped."""
+    s = text.replace(",", "").replace(" ", "")
+    for pattern in (r"\(([^()]+)\)\*(\d+)", r"(.)\*(\d+)"):
+        s = re.sub(pattern, lambda x: x.group(1) * int(x.group(2)), s)
+    return s
 
 
 def layout_interleave(text: str, pp: int) -> int | None:
@@ -154,13 +160,14 @@ def _problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:
             + (uneven_hint(layers, pp, v) if opts.embedding_slot is None and opts.loss_slot is None else "")]
 
 
-def uniform_layout(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> str | None:
+def uniform_layout(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT, mtp: int = 0) -> str | None:
     """The layout string of DeepSpeed's uniform partition where a split takes it, else None.
 
     That is a non-interleaved pipeline whose layers do not divide even with the slots, placed by no stated count or
     layout (`_problems` accepts it): ceil(l/pp) layers on the first l mod pp ranks, floor(l/pp) on the others, the
-    embedding first and the loss last, in Megatron-core's `pipeline_model_parallel_layout` notation, which places it.
-    Megatron-LM asserts an even split otherwise (megatron/training/arguments.py at d98e8a6, line 997).
+    embedding first and the loss last (after the job's `mtp` MTP layers), in Megatron-core's
+    `pipeline_model_parallel_layout` notation, which places it. Megatron-LM asserts an even split otherwise
+    (megatron/training/arguments.py at d98e8a6, line 997).
     """
     if v != 1 or pp < 2 or opts.stated or split_problems(layers, pp, v, opts):
         return None
@@ -168,13 +175,13 @@ def uniform_layout(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT
     if (layers + int(e) + int(lo)) % pp == 0:
         return None
     q, r = divmod(layers, pp)
-    return layout_string([q + 1] * r + [q] * (pp - r))
+    return layout_string([q + 1] * r + [q] * (pp - r), mtp)
 
 
-def layout_string(counts: list[int]) -> str:
+def layout_string(counts: list[int], mtp: int = 0) -> str:
     """Megatron-core's layout string of decoder-layer `counts` per stage (in virtual-stage order).
 
-    The embedding goes first and the loss last; runs of equal stages are written (t*c|)*n.
+    The embedding goes first and the loss last, after `mtp` MTP layers; runs of equal stages are written (t*c|)*n.
     """
     t = lambda c: "t" if c == 1 else f"t*{c}"  # noqa: E731 (a local shorthand)
     runs: list[list[int]] = []
@@ -184,7 +191,7 @@ def layout_string(counts: list[int]) -> str:
         else:
             runs.append([c, 1])
     middle = "".join(f"{t(c)}|" if n == 1 else f"({t(c)}|)*{n}" for c, n in runs)
-    return f"E{t(counts[0])}|{middle}{t(counts[-1])}L"
+    return f"E{t(counts[0])}|{middle}{t(counts[-1])}{'m' * mtp}L"
 
 
 def spread_layout(layers: int, pp: int, v: int) -> str | None:

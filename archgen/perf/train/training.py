@@ -235,19 +235,22 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         for i in range(len(n)):  # every list is one per class of the split (a loop, not a comprehension over a zip)
             pairs.append(tail(params[i], rk.experts[i], t_rank[i], n[i], emb[i], loss[i]))
         dp_comm, optimizer = fast.at_worst(pairs, real)
-        wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
+        wq = fast.most([quantise(k + lo * a.mtp_layers) if r else 0.0 for k, lo, r in zip(n, loss, real, strict=True)]
+                       ) if job.recipe else 0.0  # the loss rank's MTP layers quantised as layers
     else:
         dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers, sl.embedding, sl.loss)
         dp_comm, optimizer = at_worst(where(real, dp_c + opt_c, 0.0), dp_c, opt_c)
-        wq = np.max(where(real, quantise(sl.layers), 0.0), axis=-1) if job.recipe else 0.0
+        wq = np.max(where(real, quantise(sl.layers + sl.loss * a.mtp_layers), 0.0), axis=-1) if job.recipe else 0.0
 
     compute = m * t_max + wq
     step = compute + bubble + pp_comm + dp_comm + optimizer
 
     tokens = job.global_batch * job.seq_len
     model_flops = job.model_flops  # `a.model_flops` of the step's tokens
-    rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
-        rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
+    # recomputed: the forward but the logits (the MTP layers' too), or the attention cores (the MTP blocks' too)
+    rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * (1 + a.mtp_layers) * tokens * a.hidden
+                                            * a.vocab) + where(rc == 1, 1.0, 0.0) * (
+        4.0 * tokens * job.seq_len * a.heads * a.head_dim * (a.layers + a.mtp_layers))
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
     tp_total, cp_total, ep_total = m * busiest * lt.tp, m * busiest * lt.cp, m * busiest * (lt.ep + edge)

@@ -31,6 +31,7 @@ from archgen.perf.workload.defaults_note import (
 )
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.mtp_note import mtp_note
 from archgen.perf.workload.serving_estimate import serving_estimate
 from archgen.perf.workload.training_estimate import training_estimate
 from archgen.perf.workload.training_setup import on_its_vendor
@@ -91,7 +92,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
         raise AnalyseError(f"workload '{workload.id}' runs model '{workload.model}', not "
                            f"'{model.id if model else None}'", subject=(workload.id, ("model",)))
     within_context(workload, model)
-    arch = Arch.from_model(model)
+    arch = Arch.from_model(model, workload.training.mtp_layers if workload.training is not None else 0)
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     inf = workload.inference
@@ -103,18 +104,25 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *cuda_switches_note(hw, workload.training),
                                   *generation_note(hw, workload.training is not None), *nvls_note(hw),
                                   *kernel_cost_note(hw, workload.training is not None),
-                                  *library_note(hw, n)])
+                                  *library_note(hw, n), *mtp_note(model, workload.training)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 
 def within_context(workload: Workload, model: Model) -> None:
     """Refuse a sequence longer than the model's stated `context_length` (no estimate of a model it cannot run).
 
-    The batched sweep path asks it too (`perf.explore.vectorised`), before it enumerates a layout set.
+    And a training job that trains more multi-token-prediction layers than the model has (`mtp_layers`): the
+    architecture states its modules, the run chooses to train them. The batched sweep path asks it too
+    (`perf.explore.vectorised`), before it enumerates a layout set.
     """
+    inf, t = workload.inference, workload.training
+    if t is not None and t.mtp_layers > model.mtp_layers:
+        raise WorkloadError(workload.id, f"training.mtp_layers {t.mtp_layers} exceeds model '{model.id}''s "
+                                         f"mtp_layers ({model.mtp_layers}): the model states the multi-token "
+                                         "prediction modules its architecture has; expected at most "
+                                         f"{model.mtp_layers}, or state them on the model")
     if model.context_length is None:
         return
-    inf, t = workload.inference, workload.training
     tokens, what = ((inf.input_len + inf.output_len, "input_len + output_len") if inf is not None else
                     (t.seq_len, "seq_len") if t is not None else (0, ""))
     if tokens > model.context_length:

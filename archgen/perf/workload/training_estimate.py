@@ -154,7 +154,7 @@ def layout_string(layers: int, training: Training, layout: Mapping[str, object])
     pp, v = layout.get("pp"), layout.get("interleave", 1)
     if not isinstance(pp, int) or not isinstance(v, int):
         return None
-    return uniform_layout(layers, pp, v, pipeline_options(training.parallelism))
+    return uniform_layout(layers, pp, v, pipeline_options(training.parallelism), training.mtp_layers)
 
 
 def dropout_note(job: Job) -> list[str]:
@@ -184,7 +184,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     est = None
     if setup.complete:
         layout = setup.layout
-        placed = uniform_layout(arch.layers, int(layout["pp"]), int(layout.get("interleave", 1)), opts)
+        placed = uniform_layout(arch.layers, int(layout["pp"]), int(layout.get("interleave", 1)), opts, arch.mtp_layers)
         if placed is not None:  # a bare uneven pp: Megatron-LM runs it only as this string places it (`placed_note`)
             layout = {**layout, "pipeline_layout": placed}
     else:

@@ -20,7 +20,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.job import Job
-from archgen.perf.train.layout_rules import LayoutProblem, layout_problems
+from archgen.perf.train.layout_rules import LayoutProblem, layout_problems, mtp_problems
 from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import (
@@ -108,6 +108,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
                                 scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
                                 host_memory=host, etp=p.etp)
         problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
+        if opts.layout is not None:  # its MTP layers (m), whatever pp the search takes (`layout_problems` alike)
+            problems += [LayoutProblem("pp", m) for m in mtp_problems(opts.layout, arch.mtp_layers)]
     if problem := moe_tp_problem(arch.experts, p.tp, knobs.sequence_parallel, sp_source(p.sequence_parallel, t.stack)):
         problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
     if problems:   # with the customer's words (PERF003's `public`)
