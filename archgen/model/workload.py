@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from archgen.model.dataset import Dataset
 from archgen.model.field_types import Precision
+from archgen.model.field_words import keys_said
 from archgen.model.inference import Inference
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
@@ -179,6 +180,15 @@ class Parallelism(SequenceParallel):
     pipeline_layout: str | None = Field(
         None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*3|(tt|)*29,m|L' without m: stages "
                           "split by |, E embedding, t layer, L loss; sets interleave.")
+
+
+def layout_said(text: str) -> str:
+    """`text`, which names layout fields as a spec does ("micro_batch 1"), with each in a customer's words.
+
+    The words of every `Parallelism` field come from the one table, `field_words.said` ("micro-batch size 1"), so a
+    message about a layout needs no words of its own for a key that is not a word.
+    """
+    return keys_said(text, Parallelism.model_fields)
 
 
 class TrainingJob(Spec):
