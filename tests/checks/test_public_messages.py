@@ -75,8 +75,9 @@ def test_a_withheld_metric_is_named_in_words() -> None:
 
 
 def test_every_layout_field_reads_in_words_from_the_one_table():
-    """tidy35: PERF002's nearest layout had its own `micro_batch` → "micro-batch" and PERF003's divisibility rule its
-    own words; both now take every `Parallelism` field's words from `field_words.said` (`workload.layout_said`)."""
+    """tidy35: PERF002's nearest layout had its own `micro_batch` → "micro-batch", PERF003's divisibility rule its
+    own words and the customer edition its own ("micro batch=1"); all take a field's words from `field_words.said`
+    (`workload.layout_said` for every `Parallelism` field)."""
     import pickle
 
     from archgen.model.workload import Parallelism, layout_said
@@ -90,5 +91,8 @@ def test_every_layout_field_reads_in_words_from_the_one_table():
         "`micro_batch`, micro_batches, training.micro_batch"
     problem = LayoutProblem("interleave", "state pipeline_layout 'Et|tL' with first_stage_layers unset")
     assert problem.public == "state pipeline layout 'Et|tL' with first stage layers unset"
+    # the customer edition words a bare key it meets in a document (the estimate's layout line) from the same table
+    from archgen.render.edition import reworded
+    assert reworded("layout tp=4, micro_batch=1, interleave=1.") == "layout tp=4, micro-batch size=1, interleave=1."
     back = pickle.loads(pickle.dumps(problem))
     assert (back, back.field, back.public) == (problem, "interleave", problem.public)
