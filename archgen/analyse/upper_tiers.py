@@ -13,6 +13,7 @@ from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
 from archgen.analyse.tiers import PlaneDemand, TierCount, fat_tree, split
 from archgen.build import BoundFabric
+from archgen.topology import pod_leaves
 
 
 def _smallest_divisor_at_least(n: int, low: int) -> int | None:
@@ -92,15 +93,16 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
         problems.append(Problem("NET002", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
                                 count(up), count(spines_per_pod)))
-    per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
-    pod_leaves = max(s_down // per_pair, 1)
-    pods = math.ceil(leaves / pod_leaves) if leaves else 0
+    # the one home; a spelling of its own here gave d_spine at S = 0, where pod_leaves gives d_spine // u, but S is 0
+    # only at u = 0 (spine.count is > 0, _spines_per_pod returns u), where both give d_spine
+    per_pod = pod_leaves(s_down, up, spines_per_pod)
+    pods = math.ceil(leaves / per_pod) if leaves else 0
     spines = pods * spines_per_pod
     spine_up = spines * s_up
     cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
     problems += core_problems
     # reach: pods grow to d_spine leaves (one link per leaf-spine pair) unless spine.count fixes them
-    cap = k_core * (pod_leaves if spec.spine.count else max(s_down, pod_leaves))
+    cap = k_core * (per_pod if spec.spine.count else max(s_down, per_pod))
     max_endpoints = demand.reach(cap, leaf.down)
     if pods > k_core:
         problems.append(Problem("NET003", here + ("tiers",),
@@ -109,7 +111,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
                                 (f"3 tiers reach no ports: the cores ({core_sw.id if core_sw else 'no switch'}) have "
                                  f"none to take the spines' {mid.up_speed:~P} uplinks (NET001); {access} needed in "
                                  f"{pods} pods"), count(access), count(max_endpoints)))
-    fullest = math.ceil(min(pod_leaves, leaves) * up / spines_per_pod) + s_up if spines_per_pod else 0
+    fullest = math.ceil(min(per_pod, leaves) * up / spines_per_pod) + s_up if spines_per_pod else 0
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
                       spine_up, 0, mid.unassigned, fullest, mid.up_split)
     core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0, 0,

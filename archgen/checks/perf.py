@@ -10,6 +10,7 @@ from archgen.load import shown
 from archgen.model.field_words import said as field_said
 from archgen.model.switch_allows import beyond_stack
 from archgen.model.switches import as_written
+from archgen.model.workload import layout_said
 from archgen.perf.train.stacks import on_vendor
 
 
@@ -39,9 +40,8 @@ def fits_memory(ctx: Context) -> Iterator[Violation]:
             have = need + headroom if need is not None and headroom is not None else None
             detail = f": {e.misfit}" if e.misfit else ""
             text = f"{r.workload.id} does not fit in accelerator memory{detail}"
-            # The nearest layout names its fields as the spec does (`micro_batch 1`); a customer reads words.
             yield Violation(path, r.workload.id, ("training",) if e.kind == "training" else ("inference",),
-                            text, need, have, public=text.replace("micro_batch ", "micro-batch "))
+                            text, need, have, public=layout_said(text))   # the nearest layout's fields in words
 
 
 @check("PERF003", "perf.runs")

@@ -7,6 +7,7 @@ FP4"): no dotted or snake_case key reaches a customer.
 """
 
 import re
+from collections.abc import Iterable
 
 #: Keys whose words read backwards or cryptic, as a customer reads them.
 WORDS = {"power.max": "maximum power", "power.typical": "typical power", "power.idle": "idle power",
@@ -20,7 +21,7 @@ WORDS = {"power.max": "maximum power", "power.typical": "typical power", "power.
          "power.external": "external power", "host_memory.link": "host memory link", "leaf_spine": "leaf-spine",
          "spine_core": "spine-core", "water.supply": "facility water supply", "air.supply": "facility air supply",
          "cooling.liquid.supply": "coolant supply",
-         "outdoor_design": "outdoor design conditions"}
+         "outdoor_design": "outdoor design conditions", "micro_batch": "micro-batch size"}
 #: An abbreviation written in capitals: "fp4" → "FP4", a metric's "mtti" → "MTTI" (SWP001 named it as its key).
 _UPPER = re.compile(r"\b(fp\d+|bf16|tf32|int\d+|hbm|cdu|psu|nic|ups|pue|wue|it|mtti|mfu)\b")
 
@@ -31,6 +32,19 @@ def said(key: str) -> str:
         return WORDS[key]
     words = re.sub(r"[._]+", " ", key).replace("gemm", "matrix").strip()
     return _UPPER.sub(lambda m: m.group(0).upper(), words)
+
+
+def keys_said(text: str, keys: Iterable[str]) -> str:
+    """`text` with each of `keys` that is not a plain word, written bare, in words (`said`).
+
+    A message that names fields as a spec does ("micro_batch 1") then reads as a customer's ("micro-batch size 1");
+    a key in backticks, or part of a longer name or of a dotted key, is left alone.
+    """
+    odd = sorted((k for k in keys if not k.isalpha()), key=len, reverse=True)
+    if not odd:
+        return text
+    bare = re.compile(r"(?<![\w.`])(" + "|".join(map(re.escape, odd)) + r")(?![\w`])")
+    return bare.sub(lambda m: said(m.group(1)), text)
 
 
 def assumed_said(item: str) -> str:

@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from archgen.model.dataset import Dataset
 from archgen.model.field_types import Precision
+from archgen.model.field_words import keys_said
 from archgen.model.inference import Inference
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
@@ -31,6 +32,38 @@ from archgen.units import Information
 Recompute = Literal["none", "selective", "full"]
 
 
+def _group_routing_problem(experts: int, top_k: int, groups: int, group_topk: int) -> tuple[tuple[str], str] | None:
+    """(field, why) of group-limited routing Megatron-core refuses or does not run as stated, or None.
+
+    Read at Megatron-LM 3097d81 (Megatron-Bridge 26.04's pin, the `nemo-2025` profile's). Its config asserts the
+    first two (megatron/core/transformer/transformer_config.py lines 2180-2198: experts divisible by the groups,
+    group_topk at most the groups; group_topk without num_groups raises, num_groups without group_topk routes with
+    no limit, hence `MoE`'s "go together"). The last two it runs, but not as the fields say (`group_limited_topk`,
+    megatron/core/transformer/moe/moe_utils.py lines 618-634): with fewer experts in the chosen groups than top_k its
+    `torch.topk` over the masked scores takes experts of groups it did not choose (scored -inf); with top_k below
+    group_topk each group is scored by its top top_k // group_topk = 0 experts, every group scores 0, and the choice
+    among them ignores the router (the same groups for every token), not the spread `group_routing` reads.
+    """
+    per = experts // groups if experts % groups == 0 else 0
+    if not per:
+        return ("router_num_groups",), (f"router_num_groups ({groups}) does not divide experts ({experts}); "
+                                        f"expected a divisor, equal groups (Megatron-core asserts it)")
+    if group_topk > groups:
+        return ("router_group_topk",), (f"router_group_topk ({group_topk}) is larger than router_num_groups "
+                                        f"({groups}); expected at most {groups} (Megatron-core asserts it)")
+    if group_topk * per < top_k:
+        return ("router_group_topk",), (f"router_group_topk ({group_topk}) groups of {per} experts hold "
+                                        f"{group_topk * per}, fewer than top_k ({top_k}); expected at least "
+                                        f"{-(-top_k // per)} groups (Megatron-core would take the rest from groups "
+                                        "it did not choose)")
+    if top_k < group_topk:
+        return ("router_group_topk",), (f"router_group_topk ({group_topk}) is larger than top_k ({top_k}); "
+                                        f"expected at most {top_k} (Megatron-core scores a group by its top "
+                                        "top_k // router_group_topk experts, none here, so the groups would not "
+                                        "follow the router)")
+    return None
+
+
 class MoE(Spec):
     """Mixture-of-experts feed-forward layers."""
 
@@ -45,7 +78,8 @@ class MoE(Spec):
         "router_group_topk of them. Stated with router_group_topk; left out, every expert is a candidate."))
     router_group_topk: int | None = Field(None, gt=0, description=(
         "Groups each token's top_k experts are chosen from (Megatron-core `moe_router_group_topk`; DeepSeek-V3's "
-        "`topk_group` 4: with a group per node, a token reaches at most 4 nodes). The deduplicated EP dispatch "
+        "`topk_group` 4: with a group per node, a token reaches at most 4 nodes): at most router_num_groups and "
+        "top_k, and groups enough to hold top_k experts (Megatron-core's rules). The deduplicated EP dispatch "
         "(`ep_dedup`) is sized by the nodes it reaches (docs/perf-model.md, Group-limited routing)."))
 
     @model_validator(mode="after")
@@ -53,23 +87,15 @@ class MoE(Spec):
         if self.top_k > self.experts:
             raise FieldError(("top_k",), f"top_k ({self.top_k}) is larger than the number of experts ({self.experts})")
         g, m = self.router_num_groups, self.router_group_topk
-        if (g is None) != (m is None):
+        if (g is None) != (m is None):   # Megatron raises on m without g; g without m routes with no group limit
             raise FieldError(("router_group_topk" if m is None else "router_num_groups",),
                              f"router_num_groups ({g}) and router_group_topk ({m}) go together (Megatron-core "
                              "needs both for group-limited routing); state both or neither")
         if g is None or m is None:
             return self
-        if self.experts % g:
-            raise FieldError(("router_num_groups",), f"router_num_groups ({g}) does not divide experts "
-                                                     f"({self.experts}); expected a divisor, equal groups")
-        if m > g:
-            raise FieldError(("router_group_topk",), f"router_group_topk ({m}) is larger than router_num_groups "
-                                                     f"({g}); expected at most {g}")
-        if m * (self.experts // g) < self.top_k:
-            raise FieldError(("router_group_topk",), f"router_group_topk ({m}) groups of {self.experts // g} experts "
-                                                     f"hold {m * (self.experts // g)}, fewer than top_k "
-                                                     f"({self.top_k}); expected at least "
-                                                     f"{-(-self.top_k // (self.experts // g))} groups")
+        problem = _group_routing_problem(self.experts, self.top_k, g, m)
+        if problem:
+            raise FieldError(*problem)
         return self
 
 
@@ -186,6 +212,15 @@ class Parallelism(SequenceParallel):
         None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*4|(t*4|)*14tmL': stages split by |, "
                           "E embedding, t layer, L loss, m an MTP layer (as many as training.mtp_layers, just before "
                           "L); sets interleave.")
+
+
+def layout_said(text: str) -> str:
+    """`text`, which names layout fields as a spec does ("micro_batch 1"), with each in a customer's words.
+
+    The words of every `Parallelism` field come from the one table, `field_words.said` ("micro-batch size 1"), so a
+    message about a layout needs no words of its own for a key that is not a word.
+    """
+    return keys_said(text, Parallelism.model_fields)
 
 
 class TrainingJob(Spec):

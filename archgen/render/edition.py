@@ -51,6 +51,7 @@ from functools import cache
 from typing import Any
 
 from archgen import metrics
+from archgen.model.field_words import said
 from archgen.open_item import customer_text
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
@@ -192,8 +193,12 @@ def _dotted(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def words(key: str) -> str:
-    """A key in words: ``leaf.accelerators_affected`` → ``leaf accelerators affected``."""
-    return re.sub(r"[._]+", " ", key)
+    """A key in words, from the one table of a field's customer words (`field_words.said`).
+
+    ``leaf.accelerators_affected`` → ``leaf accelerators affected``, a layout's ``micro_batch`` → ``micro-batch size``
+    as PERF002's and PERF003's customer words say it.
+    """
+    return said(key)
 
 
 def reference(source: str) -> str:

@@ -72,3 +72,27 @@ def test_a_withheld_metric_is_named_in_words() -> None:
     assert _said(text, "floor_load", "rack/r") == ("REQ-1: rack/r's floor load is not provided: floor load is at least "
                                                     "971.1 kg/m² (`floor_load`, max_floor_load)")
     assert _said("REQ-2: rack/r's weight is not provided", "weight", "rack/r") == ""   # its words already
+
+
+def test_every_layout_field_reads_in_words_from_the_one_table():
+    """tidy35: PERF002's nearest layout had its own `micro_batch` → "micro-batch", PERF003's divisibility rule its
+    own words and the customer edition its own ("micro batch=1"); all take a field's words from `field_words.said`
+    (`workload.layout_said` for every `Parallelism` field)."""
+    import pickle
+
+    from archgen.model.workload import Parallelism, layout_said
+    from archgen.perf.train.layout_rules import LayoutProblem
+
+    for key in Parallelism.model_fields:
+        assert leftovers(layout_said(f"the nearest, tp 1, {key} 2, zero 1")) == [], key
+    assert layout_said("dp 16, micro_batch 1, interleave 1") == "dp 16, micro-batch size 1, interleave 1"
+    # a key in backticks, part of a longer name or of a dotted key is not a bare field
+    assert layout_said("`micro_batch`, micro_batches, training.micro_batch") == \
+        "`micro_batch`, micro_batches, training.micro_batch"
+    problem = LayoutProblem("interleave", "state pipeline_layout 'Et|tL' with first_stage_layers unset")
+    assert problem.public == "state pipeline layout 'Et|tL' with first stage layers unset"
+    # the customer edition words a bare key it meets in a document (the estimate's layout line) from the same table
+    from archgen.render.edition import reworded
+    assert reworded("layout tp=4, micro_batch=1, interleave=1.") == "layout tp=4, micro-batch size=1, interleave=1."
+    back = pickle.loads(pickle.dumps(problem))
+    assert (back, back.field, back.public) == (problem, "interleave", problem.public)

@@ -60,6 +60,8 @@ def test_permute_and_hybridep_counts_follow_the_limit():
     ({"router_num_groups": 8, "router_group_topk": 9}, r"router_group_topk \(9\) is larger than router_num_groups"),
     ({"router_num_groups": 64, "router_group_topk": 1}, r"router_group_topk \(1\) groups of 4 experts hold 4, fewer "
                                                         r"than top_k \(8\); expected at least 2 groups"),
+    ({"router_num_groups": 16, "router_group_topk": 9}, r"router_group_topk \(9\) is larger than top_k \(8\); "
+                                                        r"expected at most 8"),
 ])
 def test_group_fields_are_checked(fields, message):
     with pytest.raises(ValueError, match=message):
@@ -69,6 +71,29 @@ def test_group_fields_are_checked(fields, message):
 def test_deepseek_v3_fields_validate():
     m = MoE(experts=256, top_k=8, expert_ffn=2048, router_num_groups=8, router_group_topk=4)
     assert (m.router_num_groups, m.router_group_topk) == (8, 4)
+    # each rule's edge is allowed: group_topk = top_k (one expert scores a group), = groups, and just enough experts
+    for groups, group_topk in ((16, 8), (8, 8), (128, 4)):
+        assert MoE(experts=256, top_k=8, expert_ffn=2048, router_num_groups=groups, router_group_topk=group_topk)
+
+
+@pytest.mark.parametrize(("groups", "group_topk", "line", "message"), [
+    (7, 4, 12, "router_num_groups (7) does not divide experts (256); expected a divisor"),
+    (8, 9, 13, "router_group_topk (9) is larger than router_num_groups (8); expected at most 8"),
+    (32, 1, 13, "router_group_topk (1) groups of 8 experts hold 8, fewer than top_k (16); expected at least 2 groups"),
+    (32, 20, 13, "router_group_topk (20) is larger than top_k (16); expected at most 16"),
+])
+def test_a_bad_group_routing_is_refused_at_load_with_its_line(tmp_path, groups, group_topk, line, message):
+    """tidy35: a model file breaking a rule of Megatron-core's group-limited routing is a validation error at the
+    field's file:line, with the value and what is expected; no traceback."""
+    from tests.conftest import run_cli
+
+    path = tmp_path / "m.yaml"
+    path.write_text("kind: Model\nid: m\nlayers: 4\nhidden: 1024\nheads: 8\nffn: 4096\nvocab: 32000\nmoe:\n"
+                    "  experts: 256\n  top_k: 16\n  expert_ffn: 512\n"
+                    f"  router_num_groups: {groups}\n  router_group_topk: {group_topk}\n", encoding="utf-8")
+    result = run_cli("validate", str(path))
+    assert result.code == 1 and "Traceback" not in result.out + result.err
+    assert f"{path}:{line}:22: error: moe.router_" in result.err and message in result.err, result.err
 
 
 def test_deepseek_v3_states_its_node_limited_routing():

@@ -7,6 +7,7 @@ stack's KV-head sub-sharding, and offload's need of host memory. Split from `lay
 
 from __future__ import annotations
 
+from archgen.model.workload import layout_said
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.cp_comm import cp_comm_problem
@@ -40,18 +41,21 @@ class LayoutProblem(str):
     """Why a layout is invalid: the message (a `str`, as it is shown) and the layout field at fault (`field`)."""
 
     field: str
-    #: The message in a customer's words where it names a field by key ("micro-batch size" for `micro_batch`), or "".
-    public: str
 
-    def __new__(cls, field: str, message: str, public: str = "") -> LayoutProblem:
-        """The problem `message` about layout field `field` (`public`: in a customer's words, where they differ)."""
+    def __new__(cls, field: str, message: str) -> LayoutProblem:
+        """The problem `message` about layout field `field`."""
         problem = super().__new__(cls, message)
-        problem.field, problem.public = field, public
+        problem.field = field
         return problem
 
+    @property
+    def public(self) -> str:
+        """The message in a customer's words: the layout fields it names by key in words (`workload.layout_said`)."""
+        return layout_said(str(self))
+
     def __reduce__(self) -> tuple:
-        """Pickled with its field and customer words (`str`'s own keeps the message only)."""
-        return (LayoutProblem, (self.field, str(self), self.public))
+        """Pickled with its field (`str`'s own keeps the message only)."""
+        return (LayoutProblem, (self.field, str(self)))
 
 
 def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> list[int]:
@@ -120,8 +124,7 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
             out.append(LayoutProblem("pp", bare))  # a split the job's stack places no way (`UNEVEN_SPLITS`)
     if job.global_batch % (dp * micro_batch):
         out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "
-                                                f"= {dp} x {micro_batch}", f"global batch {job.global_batch} is not "
-                                                f"divisible by dp x micro-batch size = {dp} x {micro_batch}"))
+                                                f"= {dp} x {micro_batch}"))
     elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
         out.append(LayoutProblem("interleave", f"an interleaved schedule needs at least pp = {pp} micro-batches per "
                                                f"pipeline, got {job.global_batch // (dp * micro_batch)}"))

@@ -113,7 +113,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if problem := moe_tp_problem(arch.experts, p.tp, knobs.sequence_parallel, sp_source(p.sequence_parallel, t.stack)):
         problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
     if problems:   # with the customer's words (PERF003's `public`)
-        raise WorkloadError(workload.id, Worded("; ".join(problems), "; ".join(p.public or p for p in problems)))
+        raise WorkloadError(workload.id, Worded("; ".join(problems), "; ".join(p.public for p in problems)))
     if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw) or dispatcher_problem(
             hw, t, knobs.moe_dispatcher, bool(arch.experts)):
         raise WorkloadError(workload.id, problem)
