@@ -122,3 +122,27 @@ def test_the_folder_is_bounded(templates, tmp_path, monkeypatch):
         _compile(templates, f'{{"title": "{i}"}}')
         os.utime(tmp_path / "cache" / "archgen" / "pdf" / ".pruned", (0, 0))   # due at every store
     assert len(_kept(tmp_path)) <= 4
+
+
+def test_a_root_naming_a_package_is_not_kept(templates, tmp_path, monkeypatch):
+    """Typst reads a package from its own folders, outside the root and the key: a local package edited in place
+    must show in the next PDF (review52: before, the PDF of the first text was read back)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    package = tmp_path / "data" / "typst" / "packages" / "local" / "lib" / "0.1.0"
+    package.mkdir(parents=True)
+    (package / "typst.toml").write_text('[package]\nname = "lib"\nversion = "0.1.0"\nentrypoint = "lib.typ"\n',
+                                        encoding="utf-8")
+    (package / "lib.typ").write_text('#let word = "first"\n', encoding="utf-8")
+    (templates / "part.typ").write_text('#import "@local/lib:0.1.0": word\nThe word: #word\n', encoding="utf-8")
+    first, compiles = _compile(templates)
+    assert compiles == 1 and _kept(tmp_path) == []
+    (package / "lib.typ").write_text('#let word = "second, not the first"\n', encoding="utf-8")
+    again, compiles = _compile(templates)
+    assert compiles == 1 and again != first and _kept(tmp_path) == []
+
+
+def test_the_shipped_templates_are_kept(tmp_path, monkeypatch):
+    """The shipped driver's root names no package, holds no link and is within the bounds: its compiles are keyed."""
+    from archgen.render.env import template_path
+    driver = template_path("document.typ")
+    assert pdf_cache._key(typst, driver, driver.read_bytes(), "{}", OPTIONS) is not None
