@@ -22,8 +22,9 @@ the same render again 32.0 -> 20.1 CPU-s, again after an edit to one rack (one P
 - Entries are sealed like the cache's other binary entries (`cache.store_bytes`: an HMAC with this machine's key); an
   entry without the seal is ignored and replaced. `ARCHGEN_CACHE=off` reads and writes none (`cache.enabled`).
 - Bounded: `cache.MAX_ENTRIES` entries and `cache.MAX_BYTES`, the least recently used removed first (`cache.prune`,
-  when due: `cache.prune_due`). The shipped specs' 16 PDFs are some 11 MB (the diagrams they embed), so the folder
-  holds the documents of about five such trees.
+  when due: `cache.prune_due`, hourly and after each quarter of `cache.MAX_BYTES` this process stored; before
+  review52 only hourly or every 512 entries, some 350 MB of PDFs). The shipped specs' 16 PDFs are some 11 MB (the
+  diagrams they embed), so the folder holds the documents of about five such trees.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def compiled(typst: Any, driver: Path, data: str, **options: Any) -> bytes:
     if key is not None and (kept := cache.load_bytes(KIND, key, SUFFIX)) is not None:
         return kept
     pdf = bytes(typst.compile(source, root=str(driver.parent), format="pdf", sys_inputs={"data": data}, **options))
-    if key is not None and cache.store_bytes(KIND, key, pdf, SUFFIX) and cache.prune_due(KIND):
+    if key is not None and cache.store_bytes(KIND, key, pdf, SUFFIX) and cache.prune_due(KIND, len(pdf)):
         cache.prune(KIND, suffix=SUFFIX)
     return pdf
 

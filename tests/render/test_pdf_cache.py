@@ -7,6 +7,7 @@ compares a document compiled with the cache off with the one the suite rendered 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -146,3 +147,17 @@ def test_the_shipped_templates_are_kept(tmp_path, monkeypatch):
     from archgen.render.env import template_path
     driver = template_path("document.typ")
     assert pdf_cache._key(typst, driver, driver.read_bytes(), "{}", OPTIONS) is not None
+
+
+def test_the_folder_stays_within_its_bytes_between_hourly_looks(templates, tmp_path, monkeypatch):
+    """With the folder's marker fresh (looked at within the hour), a process storing PDFs still looks after each
+    quarter of `cache.MAX_BYTES` it stored, so the folder never holds more than the bound (review52: before, it
+    looked only hourly or every 512 entries, and PDFs of some 0.7 MB each passed 64 MiB five times over)."""
+    monkeypatch.setattr(cache, "_stored", {})
+    first, _ = _compile(templates, '{"title": "first"}')          # no marker yet: looks, and leaves the marker
+    monkeypatch.setattr(cache, "MAX_BYTES", 4 * (len(first) + 65))   # four PDFs (a seal is 64 hex digits and a newline)
+    folder = tmp_path / "cache" / "archgen" / "pdf"
+    for i in range(12):
+        _compile(templates, f'{{"title": "{i}"}}')
+        assert sum(p.stat().st_size for p in folder.glob(f"*{pdf_cache.SUFFIX}")) <= cache.MAX_BYTES
+    assert (folder / ".pruned").stat().st_mtime > time.time() - 3600   # never stale: not the hourly look
