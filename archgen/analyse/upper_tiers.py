@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from archgen import topology
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
 from archgen.analyse.tiers import PlaneDemand, TierCount, fat_tree, split
@@ -92,8 +93,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
         problems.append(Problem("NET002", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
                                 count(up), count(spines_per_pod)))
-    per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
-    pod_leaves = max(s_down // per_pair, 1)
+    pod_leaves = topology.pod_leaves(s_down, up, spines_per_pod)
     pods = math.ceil(leaves / pod_leaves) if leaves else 0
     spines = pods * spines_per_pod
     spine_up = spines * s_up
