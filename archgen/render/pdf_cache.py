@@ -12,8 +12,9 @@ the same render again 32.0 -> 20.1 CPU-s, again after an edit to one rack (one P
 
 - The key: the `typst` wheel's version and the size and modification time of its compiled module (a rebuilt or
   reinstalled compiler is another key), the driver's name and bytes, each file under the root by its relative name
-  and bytes, the compile's options and the data. A root holding a link, or more than `MAX_ROOT_FILES` files or
-  `MAX_ROOT_BYTES`, is not keyed: its PDFs are compiled each time. So is a root whose files name a Typst package
+  and bytes, the compile's options and the data. A root holding a link or a file not regular (a named pipe, whose
+  read would wait for a writer), or more than `MAX_ROOT_FILES` files or `MAX_ROOT_BYTES`, is not keyed: its PDFs
+  are compiled each time. So is a root whose files name a Typst package
   (`PACKAGE`, ``"@``: ``#import "@local/lib:0.1.0"``): Typst reads packages from its own folders outside the root
   (``$XDG_DATA_HOME/typst/packages``, where a local package is edited in place, and its download cache), which the
   key does not cover; the shipped templates name none.
@@ -80,8 +81,8 @@ def _key(typst: Any, driver: Path, source: bytes, data: str, options: dict[str, 
 
 
 def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
-    """Every file under `root` (relative name, bytes), sorted; None where one is a link, names a package, or past the
-    bounds."""
+    """Every file under `root` (relative name, bytes), sorted; None where one is a link or not a regular file (a
+    named pipe), names a package, or past the bounds."""
     found: list[tuple[str, bytes]] = []
     total = 0
     try:
@@ -89,8 +90,8 @@ def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
             dirs.sort()
             for name in sorted(dirs + files):
                 path = Path(folder, name)
-                if path.is_symlink():
-                    return None
+                if path.is_symlink() or (name in files and not path.is_file()):
+                    return None   # a link could reach outside; a pipe or device would block the read or never end
                 if name in files:
                     body = path.read_bytes()
                     if PACKAGE in body:

@@ -7,6 +7,7 @@ compares a document compiled with the cache off with the one the suite rendered 
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
@@ -95,6 +96,22 @@ def test_a_root_with_a_link_or_too_many_files_is_not_kept(templates, tmp_path, m
     (templates / "outside.typ").unlink()
     monkeypatch.setattr(pdf_cache, "MAX_ROOT_FILES", 1)
     assert [_compile(templates)[1] for _ in range(2)] == [1, 1] and _kept(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_root_with_a_named_pipe_is_not_read(templates, tmp_path):
+    """Reading a named pipe waits for a writer: hashing the root read one and never returned (review52). A root
+    holding one is not keyed; the compile, which reads only what the driver names, goes on."""
+    os.mkfifo(templates / "pipe")
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(_compile(templates)), daemon=True)
+    worker.start()
+    worker.join(30)
+    if not done:   # the worker is blocked in the read: open the pipe's other end so that it ends
+        with open(templates / "pipe", "wb"):
+            pass
+        worker.join(10)
+    assert done and done[0][1] == 1 and done[0][0].startswith(b"%PDF-") and _kept(tmp_path) == []
 
 
 def test_off_reads_and_writes_nothing(templates, tmp_path, monkeypatch):
