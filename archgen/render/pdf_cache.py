@@ -81,8 +81,10 @@ def _key(typst: Any, driver: Path, source: bytes, data: str, options: dict[str, 
 
 
 def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
-    """Every file under `root` (relative name, bytes), sorted; None where one is a link or not a regular file (a
-    named pipe), names a package, or past the bounds."""
+    """Every file under `root` (relative name, bytes), sorted, or None.
+
+    None where one is a link or not a regular file (a named pipe), names a package, or the root is past the bounds.
+    """
     found: list[tuple[str, bytes]] = []
     total = 0
     try:
