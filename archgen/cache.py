@@ -49,13 +49,16 @@ _MAC = ".mac"
 MAX_ENTRIES = 4096
 MAX_BYTES = 64 * 2**20
 #: A storing process looks at a folder's size when its marker is older than this (one `stat` per entry stored
-#: otherwise), and after every `PRUNE_STORES` entries it stored itself (a test run storing thousands in minutes).
+#: otherwise), and after every `PRUNE_STORES` entries or a quarter of `MAX_BYTES` it stored itself (a test run
+#: storing thousands of entries in minutes; a render storing PDFs of some 0.7 MB each, which 512 would let pass
+#: 64 MiB five times over): what `prune` leaves plus what one process stores before it looks is within the bound.
 PRUNE_EVERY = 3600.0
 PRUNE_STORES = 512
 _MARKER = ".pruned"
 #: The pint definition texts (one per pint version and archgen patch) the units folder keeps: past it, it is emptied.
 MAX_DEFINITIONS = 8
-_stored: dict[str, int] = {}
+#: Per kind, the entries and bytes this process stored since it last looked at the folder (`prune_due`).
+_stored: dict[str, tuple[int, int]] = {}
 
 
 #: The values of `$ARCHGEN_CACHE` that leave the cache on; it is unset by default. Any other (off, 0, no) turns it off:
@@ -104,24 +107,25 @@ def store(kind: str, key: str, value: Any) -> None:
         body = json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
     except (TypeError, ValueError):
         return
-    if store_bytes(kind, key, body) and prune_due(kind):
+    if store_bytes(kind, key, body) and prune_due(kind, len(body)):
         prune(kind)
 
 
-def prune_due(kind: str) -> bool:
-    """After an entry of `kind` was stored: whether to `prune` its folder now.
+def prune_due(kind: str, size: int = 0) -> bool:
+    """After an entry of `kind` (`size` bytes) was stored: whether to `prune` its folder now.
 
     Due where the folder's marker is older than `PRUNE_EVERY` or missing, or where this process stored
-    `PRUNE_STORES` entries of the kind since it last looked.
+    `PRUNE_STORES` entries or a quarter of `MAX_BYTES` of the kind since it last looked.
     """
-    _stored[kind] = _stored.get(kind, 0) + 1
+    entries, stored = _stored.get(kind, (0, 0))
+    entries, stored = entries + 1, stored + size
     marker = cache_dir(kind, _MARKER)
     try:
-        due = _stored[kind] >= PRUNE_STORES or marker.stat().st_mtime < time.time() - PRUNE_EVERY
+        due = (entries >= PRUNE_STORES or stored >= MAX_BYTES // 4
+               or marker.stat().st_mtime < time.time() - PRUNE_EVERY)
     except OSError:
         due = True
-    if due:
-        _stored[kind] = 0
+    _stored[kind] = (0, 0) if due else (entries, stored)
     return due
 
 

@@ -134,3 +134,13 @@ def test_articulation_points_of_a_path_and_a_cycle() -> None:
     cycle = {"a": {"b", "d"}, "b": {"a", "c"}, "c": {"b", "d"}, "d": {"c", "a"}}
     assert topology._articulation_points(path) == {"b", "c"}
     assert topology._articulation_points(cycle) == set()
+
+
+def test_the_pods_the_tiers_count_are_those_the_shape_wires(spec_tree) -> None:
+    """`analyse.upper_tiers` counts the pods with `topology.pod_leaves`, the rule the plane's wiring (`ClosShape`)
+    and its bisection read: a 3-tier plane has ⌈leaves / pod leaves⌉ pods (review52: the tiers had a spelling of
+    their own, apart from the one home at S = 0)."""
+    planes = [_fabric(spec_tree, **kw) for kw in CASES if kw.get("tiers") == 3]
+    assert len(planes) == 2
+    for fa in planes:
+        assert fa.pods == -(-fa.shape.leaves // fa.shape.pod_leaves)

@@ -24,7 +24,9 @@ Where pods and leaves are equal this is the old rule, min(N·s, Σλ, ΣK)/2. Le
 (`FabricAnalysis.leaf_endpoints`), so a plane has leaves of d endpoints, at most one leaf in part and spares with
 none; pods, full pods, at most one pod in part and pods of spares: the search runs over a few classes of alike pods
 and leaves, not over switches. Checked against a brute force over every side of every switch on small planes
-(tests/test_bisection_exact.py).
+(tests/test_bisection_exact.py). Step 1 needs the groups alike: with 3 tiers and a spine or core lost
+(`first_pod_lost`, `core_lost`) the lost switch's group may sit apart from the others, and the cut found can be
+above the least one (review52: 800 Gb/s where this finds 1,200; `UNLIKE_GROUPS` there).
 """
 
 from __future__ import annotations

@@ -320,7 +320,8 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     leaves' links to it) and its core links; a lost core, its links from every pod; a plane, its whole share. The
     other planes keep theirs. The least cut over balanced splits is found again without the switch
     (`_plane_cut`): one spine of 144 under 1:1 leaves loses 1/144 of that plane's bisection, a spine of a tapered
-    fabric whose narrowest cut is elsewhere may lose none.
+    fabric whose narrowest cut is elsewhere may lose none. With 3 tiers the figure can be above the least cut
+    (`analyse.bisection`: the lost switch's group is no longer like the others).
     """
     whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread)
     if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose

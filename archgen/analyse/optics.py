@@ -24,7 +24,7 @@ from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.analyse.tier_cabling import TierRuns, leaf_modules, leaves_named
 from archgen.build import LinkOption
 from archgen.model import System
-from archgen.model.network import COPPER_MEDIA
+from archgen.model.network import COPPER_MEDIA, Link
 from archgen.units import Q_, Q
 
 
@@ -133,8 +133,7 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
                 copper = opt.a.media in COPPER_MEDIA
                 if side == "b" and by_leaf and not copper:   # counted leaf by leaf (`_leaf_end`)
                     continue
-                if not sel.any() or end.power_per_end.magnitude == 0 or (
-                        (side in in_switch and not copper) if only is None else (side not in only or copper)):
+                if _uncounted(end, sel, side, copper, in_switch, only):
                     continue
                 where = np.where(rack[sel] >= 0, rack[sel], len(out) - 1)   # an end in no rack: the last slot
                 links = np.bincount(where, weights=tr.weight[sel], minlength=len(out))
@@ -142,6 +141,17 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
                 per = links_per_cable(opt, speed, a_cage) if copper else _ports_per_module(end, speed, cage)
                 watts = end.power_per_end if copper else module_power(end, speed, cage)
                 out += np.ceil(links / per) * watts.m_as("W")
+
+
+def _uncounted(end: Link, sel: np.ndarray, side: str, copper: bool, in_switch: tuple[str, ...],
+               only: tuple[str, ...] | None) -> bool:
+    """Whether the `side` ends of the runs `sel` add no watts here.
+
+    None selected, ends that draw nothing, an optical module the switch's `power.max` holds (`in_switch`), or, with
+    `only`, an end not counted (a copper one, or one not in `only`).
+    """
+    return not sel.any() or end.power_per_end.magnitude == 0 or (
+        (side in in_switch and not copper) if only is None else (side not in only or copper))
 
 
 def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndarray, in_switch: tuple[str, ...],
@@ -152,8 +162,7 @@ def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndar
     leaf_rack[tr.b_switch] = np.where(tr.b_rack >= 0, tr.b_rack, len(out) - 1)   # a leaf's runs share its rack
     for i, opt in enumerate(options):
         sel, copper = tr.option == i, opt.a.media in COPPER_MEDIA
-        if copper or not sel.any() or opt.b.power_per_end.magnitude == 0 or (
-                "b" in in_switch if only is None else "b" not in only):
+        if copper or _uncounted(opt.b, sel, "b", copper, in_switch, only):
             continue   # a copper assembly's ends are counted by run, as the loop does
         modules = leaf_modules(tr, sel, opt.b, speed)
         out += np.bincount(leaf_rack, weights=modules, minlength=len(out)) * module_power(opt.b, speed, None).m_as("W")

@@ -12,15 +12,20 @@ the same render again 32.0 -> 20.1 CPU-s, again after an edit to one rack (one P
 
 - The key: the `typst` wheel's version and the size and modification time of its compiled module (a rebuilt or
   reinstalled compiler is another key), the driver's name and bytes, each file under the root by its relative name
-  and bytes, the compile's options and the data. A root holding a link, or more than `MAX_ROOT_FILES` files or
-  `MAX_ROOT_BYTES`, is not keyed: its PDFs are compiled each time.
+  and bytes, the compile's options and the data. A root holding a link or a file not regular (a named pipe, whose
+  read would wait for a writer), or more than `MAX_ROOT_FILES` files or `MAX_ROOT_BYTES`, is not keyed: its PDFs
+  are compiled each time. So is a root whose files name a Typst package
+  (`PACKAGE`, ``"@``: ``#import "@local/lib:0.1.0"``): Typst reads packages from its own folders outside the root
+  (``$XDG_DATA_HOME/typst/packages``, where a local package is edited in place, and its download cache), which the
+  key does not cover; the shipped templates name none.
 - What is kept is Typst's own output; `pdf.pdf_bytes` edits it after (the `/Suspects` entry) either way, so a change
   there needs no new key.
 - Entries are sealed like the cache's other binary entries (`cache.store_bytes`: an HMAC with this machine's key); an
   entry without the seal is ignored and replaced. `ARCHGEN_CACHE=off` reads and writes none (`cache.enabled`).
 - Bounded: `cache.MAX_ENTRIES` entries and `cache.MAX_BYTES`, the least recently used removed first (`cache.prune`,
-  when due: `cache.prune_due`). The shipped specs' 16 PDFs are some 11 MB (the diagrams they embed), so the folder
-  holds the documents of about five such trees.
+  when due: `cache.prune_due`, hourly and after each quarter of `cache.MAX_BYTES` this process stored; before
+  review52 only hourly or every 512 entries, some 350 MB of PDFs). The shipped specs' 16 PDFs are some 11 MB (the
+  diagrams they embed), so the folder holds the documents of about five such trees.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ FORMAT = "1"
 #: A root folder past these is not keyed (its files would be read and hashed on every compile).
 MAX_ROOT_FILES = 256
 MAX_ROOT_BYTES = 16 * 2**20
+#: How a Typst string naming a package starts (``"@preview/...``, ``"@local/...``, or ``"@" + name`` built up): a root
+#: whose files hold it is not keyed, since a package's files lie outside the root.
+PACKAGE = b'"@'
 #: The compiler's identity, once a process: version, and size and mtime of its compiled module.
 _COMPILER: list[str] = []
 
@@ -54,13 +62,13 @@ def compiled(typst: Any, driver: Path, data: str, **options: Any) -> bytes:
     if key is not None and (kept := cache.load_bytes(KIND, key, SUFFIX)) is not None:
         return kept
     pdf = bytes(typst.compile(source, root=str(driver.parent), format="pdf", sys_inputs={"data": data}, **options))
-    if key is not None and cache.store_bytes(KIND, key, pdf, SUFFIX) and cache.prune_due(KIND):
+    if key is not None and cache.store_bytes(KIND, key, pdf, SUFFIX) and cache.prune_due(KIND, len(pdf)):
         cache.prune(KIND, suffix=SUFFIX)
     return pdf
 
 
 def _key(typst: Any, driver: Path, source: bytes, data: str, options: dict[str, Any]) -> str | None:
-    """The content key of one compile, or None: the root folder holds a link, or too much to hash."""
+    """The content key of one compile, or None: the root folder holds a link, names a package, or is too much."""
     root = _root_files(driver.parent)
     if root is None:
         return None
@@ -73,7 +81,10 @@ def _key(typst: Any, driver: Path, source: bytes, data: str, options: dict[str, 
 
 
 def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
-    """Every file under `root` (relative name, bytes), sorted; None where one is a link, or past the bounds."""
+    """Every file under `root` (relative name, bytes), sorted, or None.
+
+    None where one is a link or not a regular file (a named pipe), names a package, or the root is past the bounds.
+    """
     found: list[tuple[str, bytes]] = []
     total = 0
     try:
@@ -81,10 +92,12 @@ def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
             dirs.sort()
             for name in sorted(dirs + files):
                 path = Path(folder, name)
-                if path.is_symlink():
-                    return None
+                if path.is_symlink() or (name in files and not path.is_file()):
+                    return None   # a link could reach outside; a pipe or device would block the read or never end
                 if name in files:
                     body = path.read_bytes()
+                    if PACKAGE in body:
+                        return None
                     total += len(body)
                     found.append((path.relative_to(root).as_posix(), body))
                 if len(found) > MAX_ROOT_FILES or total > MAX_ROOT_BYTES:

@@ -107,6 +107,9 @@ def test_the_estimate_states_the_band_from_balanced_to_the_measured_imbalance(cl
     assert "busiest of the 8 EP ranks under uniform random routing" in note
     assert "Perfectly balanced routing gives" in note
     assert "2.564 times the mean on DeepSeek-R1 with EP 32" in note and "Table 1" in note
+    # the catalog model states DeepSeek-V3's node-limited routing (n_group 8, topk_group 4), which serving does not
+    # model: the note says so rather than read the key and drop it (review52)
+    assert "group-limited routing (4 of 8 expert groups a token) is not in that point" in note
     # the same range in JSON `bands` (hops2): each throughput metric's at the note's two ends, in its own units
     balanced = float(note.split("Perfectly balanced routing gives ")[1].split(" tokens/s")[0].replace(",", ""))
     skewed = float(note.split("at that imbalance, ")[1].split(" tokens/s")[0].replace(",", ""))

@@ -7,6 +7,8 @@ compares a document compiled with the cache off with the one the suite rendered 
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 import pytest
 
@@ -96,6 +98,22 @@ def test_a_root_with_a_link_or_too_many_files_is_not_kept(templates, tmp_path, m
     assert [_compile(templates)[1] for _ in range(2)] == [1, 1] and _kept(tmp_path) == []
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_root_with_a_named_pipe_is_not_read(templates, tmp_path):
+    """Reading a named pipe waits for a writer: hashing the root read one and never returned (review52). A root
+    holding one is not keyed; the compile, which reads only what the driver names, goes on."""
+    os.mkfifo(templates / "pipe")
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(_compile(templates)), daemon=True)
+    worker.start()
+    worker.join(30)
+    if not done:   # the worker is blocked in the read: open the pipe's other end so that it ends
+        with open(templates / "pipe", "wb"):
+            pass
+        worker.join(10)
+    assert done and done[0][1] == 1 and done[0][0].startswith(b"%PDF-") and _kept(tmp_path) == []
+
+
 def test_off_reads_and_writes_nothing(templates, tmp_path, monkeypatch):
     _compile(templates)
     monkeypatch.setenv("ARCHGEN_CACHE", "off")
@@ -122,3 +140,41 @@ def test_the_folder_is_bounded(templates, tmp_path, monkeypatch):
         _compile(templates, f'{{"title": "{i}"}}')
         os.utime(tmp_path / "cache" / "archgen" / "pdf" / ".pruned", (0, 0))   # due at every store
     assert len(_kept(tmp_path)) <= 4
+
+
+def test_a_root_naming_a_package_is_not_kept(templates, tmp_path, monkeypatch):
+    """Typst reads a package from its own folders, outside the root and the key: a local package edited in place
+    must show in the next PDF (review52: before, the PDF of the first text was read back)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    package = tmp_path / "data" / "typst" / "packages" / "local" / "lib" / "0.1.0"
+    package.mkdir(parents=True)
+    (package / "typst.toml").write_text('[package]\nname = "lib"\nversion = "0.1.0"\nentrypoint = "lib.typ"\n',
+                                        encoding="utf-8")
+    (package / "lib.typ").write_text('#let word = "first"\n', encoding="utf-8")
+    (templates / "part.typ").write_text('#import "@local/lib:0.1.0": word\nThe word: #word\n', encoding="utf-8")
+    first, compiles = _compile(templates)
+    assert compiles == 1 and _kept(tmp_path) == []
+    (package / "lib.typ").write_text('#let word = "second, not the first"\n', encoding="utf-8")
+    again, compiles = _compile(templates)
+    assert compiles == 1 and again != first and _kept(tmp_path) == []
+
+
+def test_the_shipped_templates_are_kept(tmp_path, monkeypatch):
+    """The shipped driver's root names no package, holds no link and is within the bounds: its compiles are keyed."""
+    from archgen.render.env import template_path
+    driver = template_path("document.typ")
+    assert pdf_cache._key(typst, driver, driver.read_bytes(), "{}", OPTIONS) is not None
+
+
+def test_the_folder_stays_within_its_bytes_between_hourly_looks(templates, tmp_path, monkeypatch):
+    """With the folder's marker fresh (looked at within the hour), a process storing PDFs still looks after each
+    quarter of `cache.MAX_BYTES` it stored, so the folder never holds more than the bound (review52: before, it
+    looked only hourly or every 512 entries, and PDFs of some 0.7 MB each passed 64 MiB five times over)."""
+    monkeypatch.setattr(cache, "_stored", {})
+    first, _ = _compile(templates, '{"title": "first"}')          # no marker yet: looks, and leaves the marker
+    monkeypatch.setattr(cache, "MAX_BYTES", 4 * (len(first) + 65))   # four PDFs (a seal is 64 hex digits and a newline)
+    folder = tmp_path / "cache" / "archgen" / "pdf"
+    for i in range(12):
+        _compile(templates, f'{{"title": "{i}"}}')
+        assert sum(p.stat().st_size for p in folder.glob(f"*{pdf_cache.SUFFIX}")) <= cache.MAX_BYTES
+    assert (folder / ".pruned").stat().st_mtime > time.time() - 3600   # never stale: not the hourly look

@@ -36,7 +36,8 @@ def domains_hit(top_k, domains, groups: int = 0, group_topk: int = 0):
     """Expected domains (or ranks) of `domains` that hold one of a token's `top_k` experts, its sender's included.
 
     `groups`, `group_topk`: the model's group-limited routing (0: none, every expert a candidate); `domains` may be
-    an array. Domains are counted whole (rounded, at least 1).
+    an array, at least 1. Under group-limited routing the domains are counted whole (rounded to the nearest; each
+    holds a whole share of the expert range); without it a fractional count enters the closed form as it is.
     """
     if not groups or group_topk >= groups:  # uniform over all experts: the closed form
         d = maximum(domains, 1.0)

@@ -5,7 +5,8 @@ The serving model times a pass's experts on the busiest EP rank under uniform ra
 `routing_note` says the busiest rank's load over the mean at the estimate's decode step, the tokens/s per
 accelerator with the routing perfectly balanced, and, for a model with the routing shape a published imbalance was
 measured on (DeepSeek-V3/R1's), the tokens/s at that measured imbalance with its conditions: the band from balanced
-to the measured ratio, the point estimate inside it.
+to the measured ratio, the point estimate inside it. A model's group-limited routing (`router_num_groups`), which the
+training model's dispatch counts (`perf.comm.group_routing`), is not in the serving point, and the note says so.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
             f"routing{slots} ({factor:.3f} x the mean rank's routed tokens at the decode step of {float(e.batch):,.0f} "
             "sequences; the expected maximum of the ranks' counts, perf.serve.routing); measured routing is more "
             f"skewed. Perfectly balanced routing gives {balanced:,.0f} tokens/s per accelerator ({per_gpu:,.0f} here)")
+    if a.router_groups and a.router_group_topk < a.router_groups:   # stated on the model, read by training only
+        text += (f"; the model's group-limited routing ({a.router_group_topk} of {a.router_groups} expert groups a "
+                 "token) is not in that point, which takes every expert as a candidate: copies held to fewer groups "
+                 "skew the ranks more")
     if not R.has_measured_ratio(own, a.top_k):
         return text + (f"; no published imbalance was found for a model routing to {a.top_k} of {own} "
                        "experts, so the slower end is not bounded"), (METRIC, per_gpu, 0.0, balanced)
