@@ -167,7 +167,8 @@ def too_wide(end: Link, port: Port) -> str:
     An OSFP cage always has the MSA's 8 electrical lanes, but a host wires only its ports' lanes: a ConnectX-7's
     single 400G port drives 4 x 100G-PAM4, so an 8-lane 800G module (`lpo-800g-dr8`, `aec-800g-osfp`, whose `cages`
     say plain OSFP) would have half its lanes undriven. No source read states that these modules run at half width
-    in a 4-lane port (NVIDIA: ConnectX-7 OSFP cards take single-port 400G modules), so it is refused, not assumed.
+    in a 4-lane port (NVIDIA's LinkX 100G-PAM4 guide gives ConnectX-7 OSFP cards single-port flat-top 400G modules),
+    so it is refused, not assumed. Where the port declares no `lanes`, nothing is judged.
     """
     if port.wired is None or end.lanes <= port.wired:
         return ""
