@@ -12,7 +12,16 @@ from archgen.checks.copper_pairs import split_copper
 from archgen.checks.copper_ties import copper_ties
 from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
-from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, cage_remedy, lane_g, lanes_mismatch, option_ends
+from archgen.checks.link_interfaces import ends_unjudged, ends_unmet
+from archgen.checks.media_ends import (
+    LANE_RULE,
+    NO_DAC_MMF_FROM,
+    cage_remedy,
+    lane_g,
+    lanes_mismatch,
+    option_ends,
+    too_wide,
+)
 from archgen.checks.reach_words import (
     COPPER_LIMIT,
     POD_FIX,
@@ -96,7 +105,8 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
     and at 200G-PAM4 (XDR) must equal the port's: XDR ports do not downshift to 100G-PAM4 (NDR) media. Passive
     copper and multimode are not offered at 200 Gb/s per lane or more. A scale-up domain's `link` and `trunk_link`
     lanes are held to its switch's port lanes alike (`checks.scale_up_cages.scale_up_lanes`). Source: NVIDIA LinkX
-    800G 200G-PAM4 list, https://docs.nvidia.com/networking/display/800g200gpam4list
+    800G 200G-PAM4 list, https://docs.nvidia.com/networking/display/800g200gpam4list. A link's two parts meet on one
+    medium, lane rate and wavelength plan, lane groups matching after breakout (`checks.link_interfaces`).
 
     Fix: pick link parts whose rate is the fabric speed or a multiple (twin-port) and whose lanes match the ports,
     and LACC or single-mode at XDR.
@@ -116,11 +126,12 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
             found.append((f"{end.id} is {end.media} on {lane_g(fastest)} lanes; at 200G-PAM4 only LACC and "
                           "single-mode are offered (NVIDIA LinkX 200G-PAM4 list: no DAC, multimode or AOC)",
                           fastest, NO_DAC_MMF_FROM))
-        if tag == "b" and opt.a.id != opt.b.id:
-            a_lane = (opt.a.rate / opt.a.lanes).to("Gbit/s")
-            if abs(float((a_lane - lane).m_as("Gbit/s"))) > 1e-6:
-                found.append((f"{opt.a.id} ({lane_g(a_lane)} lanes) and {opt.b.id} ({lane_g(lane)} lanes) cannot "
-                              "be the two ends of one link: expected the same lane rate", a_lane, lane))
+        if tag == "b":
+            found.extend(ends_unmet(opt.a, opt.b))
+            if (why := ends_unjudged(opt.a, opt.b)) and (fa.fabric.path, path, why, key) not in seen:
+                seen.add((fa.fabric.path, path, why, key))
+                yield Violation(fa.fabric.path, c.cluster.spec.id, path, f"{key}: {why}", severity="info",
+                                public=f"{said(key)}: {why}")
         for message, value, limit in found:
             if (fa.fabric.path, path, message, key) not in seen:
                 seen.add((fa.fabric.path, path, message, key))
@@ -132,6 +143,8 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
 @check("CAB005", "cabling.media_cage")
 def media_cage(ctx: Context) -> Iterator[Violation]:
     """Each link option's modules fit the cages of the ports at both ends; a scale-up link those of its switch.
+
+    A module fits in width too: no more lanes than its cage wires (`checks.media_ends.too_wide`).
 
     A module lists the cages it plugs into (`cages`); a port group or NIC its `cage`. OSFP and QSFP never mix; an
     OSFP module with a finned integrated heat sink (IHS) does not go into a riding-heat-sink (RHS) cage, nor a
@@ -151,8 +164,12 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
         if not end.cages:
             continue
         for port in ports:
-            if port.cage in CAGES and not any(cage_fits(m, port.cage) for m in end.cages) and \
-                    (fa.fabric.path, path, port.what) not in seen:
+            fits = port.cage not in CAGES or any(cage_fits(m, port.cage) for m in end.cages)
+            if fits and (wide := too_wide(end, port)) and (fa.fabric.path, path, wide) not in seen:
+                seen.add((fa.fabric.path, path, wide))   # a module that fits no cage there is said so below
+                yield Violation(fa.fabric.path, c.cluster.spec.id, path, f"{key}: {wide}", count(end.lanes),
+                                count(port.wired or 0), public=f"{said(key)}: {wide}")
+            if not fits and (fa.fabric.path, path, port.what) not in seen:
                 seen.add((fa.fabric.path, path, port.what))
                 head = (f"{end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the {port.what}: "
                         f"expected a module for {port.cage}")

@@ -28,17 +28,23 @@ LANE_RULE = ("a port cannot run lanes faster than its SerDes, and XDR 200G-PAM4 
 
 @dataclass(frozen=True)
 class Port:
-    """One end's port as far as media go: what it is, its cage and its lane rate (None: not declared)."""
+    """One end's port as far as media go: what it is, its cage, its lane rate and the lanes its cage wires.
+
+    `wired`: the port's `lanes` times the logical ports its cage holds (`per_cage`): 4 at a ConnectX-7's one 400G
+    port, 8 at a QM9700's twin-port cage. None where the port declares no lanes.
+    """
 
     what: str
     cage: str
     lane: Q | None
+    wired: int | None = None
 
 
 def _group_port(switch: Switch | None, group: Ports | None) -> list[Port]:
     if switch is None or group is None:
         return []
-    return [Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate())]
+    return [Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate(),
+                 group.lanes * group.per_cage if group.lanes else None)]
 
 
 def _nic_ports(ctx: Context, c, fa) -> list[Port]:
@@ -51,7 +57,9 @@ def _nic_ports(ctx: Context, c, fa) -> list[Port]:
             nic = ctx.design.specs.get(slot.part)
             if slot.role == role and isinstance(nic, NIC) and (nic.id, slot.cage) not in seen:
                 seen.add((nic.id, slot.cage))
-                out.append(Port(f"{nt.part.id} NIC {nic.id}", slot.cage or nic.ports.cage, nic.ports.lane_rate()))
+                per = slot.per_cage or nic.ports.per_cage
+                out.append(Port(f"{nt.part.id} NIC {nic.id}", slot.cage or nic.ports.cage, nic.ports.lane_rate(),
+                                nic.ports.lanes * per if nic.ports.lanes else None))
     return out
 
 
@@ -151,3 +159,19 @@ def cage_remedy(ctx: Context, c, fa, key: str, end: Link, tag: str, port: Port) 
     return (f"{there}: state the two ends apart, {{{pair}}} ({names})",
             f"{there}: the two ends take different parts, {end.id} at one end and an {port.cage} end at this one "
             f"({names})")
+
+
+def too_wide(end: Link, port: Port) -> str:
+    """Why a module or cable end is wider than the lanes its cage wires (CAB005); empty where it fits.
+
+    An OSFP cage always has the MSA's 8 electrical lanes, but a host wires only its ports' lanes: a ConnectX-7's
+    single 400G port drives 4 x 100G-PAM4, so an 8-lane 800G module (`lpo-800g-dr8`, `aec-800g-osfp`, whose `cages`
+    say plain OSFP) would have half its lanes undriven. No source read states that these modules run at half width
+    in a 4-lane port (NVIDIA's LinkX 100G-PAM4 guide gives ConnectX-7 OSFP cards single-port flat-top 400G modules),
+    so it is refused, not assumed. Where the port declares no `lanes`, nothing is judged.
+    """
+    if port.wired is None or end.lanes <= port.wired:
+        return ""
+    return (f"{end.id} has {end.lanes} lanes, the {port.cage} cage of the {port.what} wires {port.wired}: expected "
+            f"a module of at most {port.wired} lanes (a cage drives only its ports' lanes; no source read states "
+            f"that {end.id} runs at half width)")

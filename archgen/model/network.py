@@ -319,6 +319,10 @@ class Link(Part):
         "reaching one far end: such a module serves at most this many links, however often the line rate divides "
         "its rate (a twin-port 2 x FR4, two duplex LC: 2, so no 4 x 200G breakout; NVIDIA: no splitters with "
         "CWDM4). Empty: parallel fibre (DR, SR) whose lanes split, rate / line rate links."))
+    wavelengths: Literal["", "850 nm", "1310 nm", "CWDM4"] = Field("", description=(
+        "Wavelength plan of an optical module: '850 nm' (SR, VR), '1310 nm' (DR: parallel single-mode) or 'CWDM4' "
+        "(FR4, LR4: four wavelengths on one fibre pair). Two ends of one link must share it (CAB002, "
+        "`checks.link_interfaces`). Empty: not stated, and a pair of two modules is not judged (an info finding)."))
 
     @property
     def longest(self) -> Q:
@@ -344,8 +348,8 @@ class Link(Part):
     @model_validator(mode="after")
     def _grades_in_order(self) -> Self:
         """Fibre grades shortest reach first (the first that covers a cable is taken), on fibre media only."""
-        if (self.fibre or self.fibres) and self.media in COPPER_MEDIA:
-            field = "fibre" if self.fibre else "fibres"
+        if (self.fibre or self.fibres or self.wavelengths) and self.media in COPPER_MEDIA:
+            field = "fibre" if self.fibre else "fibres" if self.fibres else "wavelengths"
             raise FieldError((field,), f"a {self.media} part has no fibre; expected fibre grades and counts on "
                                        "multimode or singlemode parts only")
         for i in range(1, len(self.fibre)):
