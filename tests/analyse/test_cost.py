@@ -253,6 +253,16 @@ def test_prices_in_two_currencies_withhold_the_capex_with_the_reason(tmp_path):
         "does not convert them: give every price in one currency (COST001)"]
 
 
+def test_a_tco_withheld_for_two_currencies_gives_the_reason_once(tmp_path):
+    """newuser90: the TCO is a facility figure that rests on the capex, and both lists withheld it for the one
+    reason, so a requirement on it read "...give every price in one currency (COST001); prices in several ..."."""
+    overlay = _overlay().replace("capex: 60000 USD", "capex: 55000 EUR", 1)
+    r = run([_design(tmp_path / "a", {"prices.yaml": overlay, "req.yaml": TCO_REQUIREMENT})])
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        "REQ-TCO-001: cluster/mi355x-th5's tco_per_accelerator_hour is not provided: prices in several currencies "
+        "(EUR, USD); archgen does not convert them: give every price in one currency (COST001)"]
+
+
 def test_open_items_say_capex_and_power_leave_out_the_checkpoint_storage(shipped):
     """A PoC planner's `archgen diff` of the GB200 SU with its assumed checkpoint storage at 400 instead of 100 GB/s
     write: goodput 0.796 → 0.804 and cost per token 1.087 → 1.076 µUSD (−0.95 %), the faster storage for free, as
