@@ -136,16 +136,16 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
     price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
-    rack's (enclosure and busbar; its liquid fittings are parts of their own); where a list prices a rack and none of the parts placed in it, which keep
-    their own prices, a warning says that a quote for the populated rack would count them twice, unless the price
-    states `rack: empty` (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:`
-    on a part's price. A price list may price parts and library racks this design does not use. A list never prices
-    the clusters of another proposal; where it lists parts on one's bill of materials, information says so. A line the
-    bill of materials counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre
-    cord: the ids the BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced
-    by its `storage.id`, which must name no catalog part or rack (the price would price both); one built from
-    `storage.appliance` parts is priced by those parts' prices, and a warning says a price of its `id` is not
-    counted.
+    rack's (enclosure and busbar; its liquid fittings are parts of their own); where a list prices a rack and none
+    of the parts placed in it, which keep their own prices, a warning says that a quote for the populated rack would
+    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states `rack:
+    populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks this
+    design does not use. A list never prices the clusters of another proposal; where it lists parts on one's bill of
+    materials, information says so. A line the bill of materials counts by rule with no catalog part (`rail-kit`,
+    `blanking-panel-1u`, a power cord, a fibre cord: the ids the BOM and the port map give them) is priced by that
+    id. A cluster's checkpoint storage is priced by its `storage.id`, which must name no catalog part or rack (the
+    price would price both); one built from `storage.appliance` parts is priced by those parts' prices, and a
+    warning says a price of its `id` is not counted.
 
     Fix: correct the id (a catalog part's, a rack's, a BOM line's or a checkpoint storage's `storage.id`), or keep
     one price per part (remove it from one list, or make the two entries agree); price a fitted part into its

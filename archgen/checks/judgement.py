@@ -17,10 +17,10 @@ from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
 from archgen.model.rack import Rack
-from archgen.money import currency
 from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded
 from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.model.workload import Workload, job_kind
+from archgen.money import currency
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
