@@ -9,10 +9,11 @@ from archgen.analyse.cost import CapexLine, Cost
 from archgen.analyse.fittings import FIELD_PATH, NOT_PROVIDED
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.price_scope import one_proposal, prices_cluster
+from archgen.analyse.price_scope import one_proposal
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks.cost_dates import dates_note, old_prices
+from archgen.checks.price_lines import other_proposals, priced_nothing
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -140,12 +141,13 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     of the parts placed in it, which keep their own prices, a warning says that a quote for the populated rack would
     count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states `rack:
     populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks this
-    design does not use. A list never prices the clusters of another proposal; where it lists parts on one's bill of
-    materials, information says so. A line the bill of materials counts by rule with no catalog part (`rail-kit`,
-    `blanking-panel-1u`, a power cord, a fibre cord: the ids the BOM and the port map give them) is priced by that
-    id. A cluster's checkpoint storage is priced by its `storage.id`, which must name no catalog part or rack (the
-    price would price both); one built from `storage.appliance` parts is priced by those parts' prices, and a
-    warning says a price of its `id` is not counted.
+    design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
+    proposal; where it lists parts on one's bill of materials, information says so. A line the bill of materials
+    counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre cord: the ids the
+    BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced by its
+    `storage.id`, which must name no catalog part or rack (the price would price both); one built from
+    `storage.appliance` parts is priced by those parts' prices, and a warning says a price of its `id` is not
+    counted.
 
     Fix: correct the id (a catalog part's, a rack's, a BOM line's or a checkpoint storage's `storage.id`), or keep
     one price per part (remove it from one list, or make the two entries agree); price a fitted part into its
@@ -204,23 +206,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
                                         f"Prices '{other[0]}', which is used")
             first.setdefault(part, []).append((doc.id, price))
-        yield from _other_proposals(ctx, doc)
-
-
-def _other_proposals(ctx: Context, doc: Prices) -> Iterator[Violation]:
-    """COST004 information: parts a list prices on the bill of materials of another proposal's cluster.
-
-    The list does not price them there (`analyse.price_scope`): the cluster keeps its own proposal's prices.
-    """
-    specs = ctx.design.specs
-    for _, spec, cost in _costs(ctx):
-        parts = sorted({line.part for line in cost.lines} & set(doc.prices))
-        if parts and not prices_cluster(specs, doc.id, spec.id):
-            named = ", ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
-            yield Violation(f"prices/{doc.id}", doc.id, ("prices",),
-                            f"prices {named}, on the bill of materials of cluster '{spec.id}', which it does not "
-                            "price: that cluster is loaded from another folder named on the command line (another "
-                            "proposal), whose own lists and the parts' own prices price it", severity="info")
+        yield from other_proposals(ctx, doc)
+        yield from priced_nothing(ctx, doc, billed | counted | stores | set(fitted))
 
 
 @check("COST005", "cost.free_part", severity="warning")
