@@ -317,7 +317,14 @@ def _withhold_power(ops: Operations, a: ClusterAnalysis, why: str) -> None:
 
 
 def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:
-    """Record why `metrics` of `path` are not provided; a metric withheld for two reasons gives both."""
+    """Record why `metrics` of `path` are not provided; a metric withheld for two reasons gives both, for one once.
+
+    A metric in two of the lists withheld for one reason (the TCO is a facility figure and rests on the capex: prices
+    in several currencies withhold both) gave the reason twice (newuser90).
+    """
     reasons = ops.withheld.setdefault(path, {})
     for name in metrics:
-        reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
+        if name not in reasons:
+            reasons[name] = why
+        elif f"; {why}; " not in f"; {reasons[name]}; ":
+            reasons[name] = f"{reasons[name]}; {why}"

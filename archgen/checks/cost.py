@@ -6,12 +6,14 @@ from collections import Counter
 from collections.abc import Iterator
 
 from archgen.analyse.cost import CapexLine, Cost
+from archgen.analyse.fittings import FIELD_PATH, NOT_PROVIDED
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.price_scope import one_proposal, prices_cluster
+from archgen.analyse.price_scope import one_proposal
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks.cost_dates import dates_note, old_prices
+from archgen.checks.price_lines import other_proposals, priced_nothing
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -19,6 +21,9 @@ from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.money import currency
 from archgen.units import Q
+
+#: The id of each "not provided" fitting line (`liquid-manifold`, ...) and the rack field that would state it.
+UNSTATED = {pid: field for field, (pid, _) in NOT_PROVIDED.items()}
 
 #: COST004's fix where a rack's price may be the populated rack's: the team's, left out of the customer's words.
 EMPTY_FIX = " (state `rack: empty` on a price of the empty rack)"
@@ -62,8 +67,8 @@ def _rack_contents_priced_besides(ctx: Context) -> dict[tuple[str, str], str]:
             if own:
                 total = sum((price * n for _, n, price in own[1:]), own[0][2] * own[0][1])
                 out[(line.listed, line.part)] = (
-                    f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure, busbar, "
-                    "manifolds), and the parts placed in it are priced besides it at their own price: "
+                    f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure and busbar), "
+                    "and the parts placed in it are priced besides it at their own price: "
                     + ", ".join(f"{p} x{n} at {_money(price)}" for p, n, price in own)
                     + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice")
                 # the team's fix, which the customer's words (this text) leave out
@@ -132,14 +137,15 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
     price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
-    rack's (enclosure, busbar, manifolds); where a list prices a rack and none of the parts placed in it, which keep
-    their own prices, a warning says that a quote for the populated rack would count them twice, unless the price
-    states `rack: empty` (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:`
-    on a part's price. A price list may price parts and library racks this design does not use. A list never prices
-    the clusters of another proposal; where it lists parts on one's bill of materials, information says so. A line the
-    bill of materials counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre
-    cord: the ids the BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced
-    by its `storage.id`, which must name no catalog part or rack (the price would price both); one built from
+    rack's (enclosure and busbar; its liquid fittings are parts of their own); where a list prices a rack and none
+    of the parts placed in it, which keep their own prices, a warning says that a quote for the populated rack would
+    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states `rack:
+    populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks this
+    design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
+    proposal; where it lists parts on one's bill of materials, information says so. A line the bill of materials
+    counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre cord: the ids the
+    BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced by its
+    `storage.id`, which must name no catalog part or rack (the price would price both); one built from
     `storage.appliance` parts is priced by those parts' prices, and a warning says a price of its `id` is not
     counted.
 
@@ -169,6 +175,13 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             elif part in stores and catalog:
                 yield Violation(*where, f"{part} names a catalog part or rack and a cluster's checkpoint storage "
                                         "(`storage.id`): this price would price both")
+            elif not catalog and (field := UNSTATED.get(part)):   # newuser90: an id a lower bound's note names
+                yield Violation(*where, f"{part} is the line of a rack that does not state its `{FIELD_PATH[field]}`: "
+                                        "no count, so no price costs it; name the part (a catalog Accessory) and its "
+                                        "count there, and price that part", public=f"{part} stands for the "
+                                        f"{NOT_PROVIDED[field][1].lower()} of a rack that does not state them: no "
+                                        "count, so no price costs them")
+                continue
             elif not catalog and part not in stores:
                 known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)] + sorted(stores | counted)
                 yield Violation(*where, f"{part} is no catalog part or rack, nor a line the bill of materials counts "
@@ -193,23 +206,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
                                         f"Prices '{other[0]}', which is used")
             first.setdefault(part, []).append((doc.id, price))
-        yield from _other_proposals(ctx, doc)
-
-
-def _other_proposals(ctx: Context, doc: Prices) -> Iterator[Violation]:
-    """COST004 information: parts a list prices on the bill of materials of another proposal's cluster.
-
-    The list does not price them there (`analyse.price_scope`): the cluster keeps its own proposal's prices.
-    """
-    specs = ctx.design.specs
-    for _, spec, cost in _costs(ctx):
-        parts = sorted({line.part for line in cost.lines} & set(doc.prices))
-        if parts and not prices_cluster(specs, doc.id, spec.id):
-            named = ", ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
-            yield Violation(f"prices/{doc.id}", doc.id, ("prices",),
-                            f"prices {named}, on the bill of materials of cluster '{spec.id}', which it does not "
-                            "price: that cluster is loaded from another folder named on the command line (another "
-                            "proposal), whose own lists and the parts' own prices price it", severity="info")
+        yield from other_proposals(ctx, doc)
+        yield from priced_nothing(ctx, doc, billed | counted | stores | set(fitted))
 
 
 @check("COST005", "cost.free_part", severity="warning")

@@ -20,6 +20,7 @@ from archgen.model.rack import Rack
 from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded
 from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.model.workload import Workload, job_kind
+from archgen.money import currency
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -185,6 +186,11 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
     if b.req.metric not in known:
         return "metric", absent(b.subject, b.req.metric, known)
     if not known[b.req.metric].is_compatible_with(b.req.target.limit):
+        if (ours := currency(known[b.req.metric])) and (theirs := currency(b.req.target.limit)):
+            # a EUR quote judged against a USD budget: say so, not "the dimension ([currency_eur])" (newuser90)
+            return "target", (f"target {b.req.target} is in {theirs}, and {b.subject}'s {b.req.metric} is in {ours}, "
+                              f"the currency of its prices; archgen does not convert currencies: state the target "
+                              f"in {ours}")
         return "target", (f"target {b.req.target} does not have the dimension of {b.req.metric} "
                           f"({known[b.req.metric].dimensionality})")
     note = unsettled_note(b.req, known[b.req.metric], (unsettled or {}).get(b.subject))

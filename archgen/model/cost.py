@@ -41,10 +41,10 @@ class Price(Spec):
     basis: Literal["sourced", "assumed"] = Field(description="sourced (a quote or list price) or assumed.")
     source: str = Field(min_length=3, description="Where the price comes from, or how it was assumed.")
     rack: Literal["empty", "populated"] | None = Field(None, description=(
-        "A rack's price only: what it covers. `empty`: the enclosure, busbar and manifolds, the parts placed in it "
-        "priced by their own ids; `populated`: the rack with its parts, which archgen cannot use (it prices the "
-        "parts by their own ids, so they would count twice: COST004). Unstated, a price list's rack price beside "
-        "the placed parts' own prices is a COST004 warning."))
+        "A rack's price only: what it covers. `empty`: the enclosure and busbar, the parts placed in it and its "
+        "liquid fittings priced by their own ids; `populated`: the rack with its parts, which archgen cannot use "
+        "(it prices the parts by their own ids, so they would count twice: COST004). Unstated, a price list's rack "
+        "price beside the placed parts' own prices is a COST004 warning."))
 
     @property
     def month(self) -> int:

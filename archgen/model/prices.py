@@ -18,6 +18,7 @@ class Prices(Document):
     kind: Literal["Prices"] = "Prices"
     prices: dict[Id, Price] = Field(description=(
         "Price of one unit by the id of a catalog part (system, switch, link, NIC, CDU, shelf, PDU) or a rack (the "
-        "empty rack: enclosure, busbar, manifolds; the parts placed in it are priced by their own ids), e.g. "
+        "empty rack: enclosure and busbar; the parts placed in it and its liquid fittings are priced by their own "
+        "ids), e.g. "
         "`dgx-b200: {capex: 515000 USD, date: '2025-03', basis: sourced, source: 'quote Q-123'}`."))
     source: str | list[str] = Field("", description="Where the list as a whole comes from (a quote, a price book).")

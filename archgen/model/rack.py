@@ -245,9 +245,12 @@ class Rack(Document):
         "Document control of its rendered document: customer, number, revision, authors, audience, "
         "confidentiality."))
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
-    price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")
+    price: Price | None = Field(None, description=(
+        "Price of the empty rack (enclosure and busbar), per rack; its liquid manifolds, quick disconnects and hoses "
+        "are the parts `cooling.liquid` names, priced by their own ids (not named: not provided, capex a lower "
+        "bound)."))
     embodied_carbon: EmbodiedCarbon | None = Field(None, description=(
-        "The product carbon footprint of the empty rack (enclosure, busbar, manifolds), per rack: summed into a "
+        "The product carbon footprint of the empty rack (enclosure and busbar), per rack: summed into a "
         "cluster's `embodied_carbon` with its parts'. Unstated: that total is not provided."))
 
     def assumed_figures(self) -> tuple[tuple[str, MarkedFigures, tuple[str, ...]], ...]:

@@ -173,8 +173,10 @@ def markdown(g: Gap, audience: str = "internal") -> str:
                          + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
         lines += _waiver_notes(g, labels)
-        for status, heading in (("not provided", "Not provided"), ("not applicable", "Not applicable")):
-            missing = [r for r in g.rows if r.status == status]
+        # an at-risk row's reason too: a capex met as a lower bound read "⚠️ at risk" and nothing more (newuser90)
+        for status, heading in (("not provided", "Not provided"), ("not applicable", "Not applicable"),
+                                ("at risk", "At risk")):
+            missing = [r for r in g.rows if r.status == status and (r.note or status != "at risk")]
             if missing:
                 lines += [f"**{heading}:**", ""]
                 lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")

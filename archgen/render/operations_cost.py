@@ -38,6 +38,24 @@ def residual_words(a: Any) -> str:
             "(`cost.residual_value`), worth that x (1 + r)^−n today")
 
 
+def stated_terms(a: Any) -> tuple[str, str, str]:
+    """The hall's PUE and electricity price, its rent, and its depreciation years and discount rate, in words.
+
+    Each as the cost paragraph gives it after its name (" (1.2 and 0.08 USD/kWh)", ", 5 years at 8 % a year"); ""
+    where the hall states no cost. Before (newuser90), the paragraph named them and gave none, so the capital
+    recovery factor and the TCO could not be followed from the document (only cost.csv held them).
+    """
+    facility, _ = cost_facility(a)
+    fc = facility.cost if facility is not None else None
+    if fc is None:
+        return "", "", ""
+    price = fc.energy.price
+    energy = f" ({fc.energy.pue:g} and {price.m:g} {price.units:~P})"
+    rent = f" at {fmt.q(fc.space_per_rack, digits=0)} a rack position"
+    years = f", {fc.depreciation_years:g} years at {fc.discount_rate * 100:g} % a year"
+    return energy, rent, years
+
+
 def cost_section(run: Any, a: Any) -> Section | None:
     """Capex by kind and part, opex from the average and peak load, TCO per year and per accelerator-hour."""
     cost = run.operations.cost.get(a.cluster.path)
@@ -84,6 +102,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
                                     f"{cost.no_opex}.") + (
         "" if not cost.no_power else f" IT power, energy and TCO are not provided: {cost.no_power}.")
     average, peak = (None, None) if cost.no_power else (cost.power_average, cost.power_peak)
+    energy, rent, years = stated_terms(a)
     bound = f", {words}" if average is not None and (words := upper_bound_words(a.typical_from_max)) else ""
     dates = "" if not cost.price_dates else (
         (f" The prices are dated {cost.price_dates} (oldest to newest)" if " to " in cost.price_dates
@@ -94,10 +113,11 @@ def cost_section(run: Any, a: Any) -> Section | None:
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
              f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
              f"the hours the cluster is used{idle}, times the facility's "
-             f"PUE and electricity price{bound}; capital recovered over the depreciation years at the discount rate "
-             f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates}{sunk_words(a)} Every price carries its "
-             f"basis; assumed ones are listed under Open items. {not_in_tco_text(cost)} Every input and step is in "
-             "cost.csv and the workbook's 'cost' sheet (formulas there)."),
+             f"PUE and electricity price{energy}{bound}; space{rent}; capital recovered over the depreciation years "
+             f"at the discount rate{years} (docs/reliability.md, Cost).{recovery}{network}{withheld}{dates}"
+             f"{sunk_words(a)} Every price carries its basis; assumed ones are listed under Open items. "
+             f"{not_in_tco_text(cost)} Every input and step is in cost.csv and the workbook's 'cost' sheet (formulas "
+             "there)."),
         # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
         # rates per accelerator-hour, a few units each, in cents
         Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=0, align="right")),

@@ -16,6 +16,7 @@ from archgen.analyse.cost import CAPEX_METRICS, HOURS_PER_YEAR, JOB_COST_METRICS
 from archgen.compare.gap import judge_proposal
 from archgen.model.requirements import Status
 from archgen.pipeline import run
+from archgen.units import Q_
 from tests.conftest import SPECS
 
 CLUSTER, JOB = "cluster/mi355x-th5", "workload/llama3-70b-pretrain-mi355x"
@@ -251,6 +252,30 @@ def test_prices_in_two_currencies_withhold_the_capex_with_the_reason(tmp_path):
     assert [f.message for f in r.findings if f.id == "REQ002"] == [
         "REQ-TCO-001: cluster/mi355x-th5's capex is not provided: prices in several currencies (EUR, USD); archgen "
         "does not convert them: give every price in one currency (COST001)"]
+
+
+def test_a_tco_withheld_for_two_currencies_gives_the_reason_once(tmp_path):
+    """newuser90: the TCO is a facility figure that rests on the capex, and both lists withheld it for the one
+    reason, so a requirement on it read "...give every price in one currency (COST001); prices in several ..."."""
+    overlay = _overlay().replace("capex: 60000 USD", "capex: 55000 EUR", 1)
+    r = run([_design(tmp_path / "a", {"prices.yaml": overlay, "req.yaml": TCO_REQUIREMENT})])
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        "REQ-TCO-001: cluster/mi355x-th5's tco_per_accelerator_hour is not provided: prices in several currencies "
+        "(EUR, USD); archgen does not convert them: give every price in one currency (COST001)"]
+
+
+def test_a_usd_target_on_a_eur_design_says_the_currencies(tmp_path):
+    """newuser90: a quote and a hall all in EUR judged against a budget in USD read "target <= 2.5 USD does not have
+    the dimension of tco_per_accelerator_hour ([currency_eur])"; it now names both currencies."""
+    rest = {"dac-800g-osfp": 450, "mmf-400g-sr4": 650, "mmf-800g-sr8": 900, "in-row-cdu-1.3mw": 230_000,
+            "pdu-415v-60a-3ph": 2_800}   # the parts the catalog prices in USD, quoted too
+    overlay = (_overlay() + "".join(f"  {part}: {_price(v)}\n" for part, v in rest.items())).replace(" USD,", " EUR,")
+    hall = _hall(0.85).replace("0.0895 USD/kWh", "0.08 EUR/kWh").replace("2000 USD/month", "1800 EUR/month")
+    r = run([_design(tmp_path / "a", {"prices.yaml": overlay, "hall.yaml": hall, "req.yaml": TCO_REQUIREMENT})])
+    assert r.metrics[CLUSTER]["tco_per_accelerator_hour"].units == Q_(1, "EUR").units
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        "REQ-TCO-001: target <= 2.5 USD is in USD, and cluster/mi355x-th5's tco_per_accelerator_hour is in EUR, the "
+        "currency of its prices; archgen does not convert currencies: state the target in EUR"]
 
 
 def test_open_items_say_capex_and_power_leave_out_the_checkpoint_storage(shipped):

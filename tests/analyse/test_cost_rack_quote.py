@@ -1,7 +1,7 @@
 """A quote's rack price beside its contents' own prices is flagged (COST004): a populated rack is not counted twice.
 
 A buyer puts vendor A's quote line "GB200 NVL72 rack, 72 GPUs, fully populated: $3.4M" in a `Prices` document.
-A rack's price is the empty rack's (enclosure, busbar, manifolds: `Rack.price`), so archgen adds the catalog's own
+A rack's price is the empty rack's (enclosure and busbar: `Rack.price`), so archgen adds the catalog's own
 prices of the 18 compute trays, 9 NVLink switch trays, 8 power shelves and 2 SN2201 placed in it. On the buyer's
 four-SU proposal (32 racks) that read as capex $225.9M and $3.06 per GPU-hour, with no finding, where the quote's
 $3.4M a rack against the catalog's $3.09M (its $3.04M of parts and $50K enclosure) meant about $1.85 per GPU-hour.
