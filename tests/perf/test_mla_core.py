@@ -84,3 +84,17 @@ def test_mla_activations_by_hand():
     assert fp8 == 7.0 * h + core + 3.0 * latents + ffn
     sp = layer_activation_bytes(SMALL, precision="bf16", **dict(kw, tp=2, sp=True))
     assert sp == (8.0 * h + 4.0 * latents) / 2 + core / 2
+
+
+def test_mla_fp8_casts_by_hand():
+    """Under FP8 every linear input (forward) and output gradient (backward) is cast: MLA's are its own layers'."""
+    from archgen.perf.hw import quant as Q
+
+    other, normed, grad = (Q.tensor_bytes("mxfp8", 10.0), Q.tensor_bytes("mxfp8", 10.0, norm_output=True),
+                           Q.tensor_bytes("mxfp8", 10.0))
+    h = 256
+    # forward: latents 64 + 32 from the fused latent norms; the two down-projections' h each and the projection's
+    # 4 x 32 cast as any other input; FC1 (no FFN: 0 wide, but its norm output is h) and FC2 (0)
+    assert Q.forward_bytes(SMALL, "mxfp8", 10.0, 1, h, False) == (96 + h) * normed + (2 * h + 128) * other
+    # backward: the down-projections' 64 + 32 + 16, the up-projections' 4 x 48 and 4 x (32 + 32), the projection's h
+    assert Q.backward_bytes(SMALL, "mxfp8", 10.0, 1, h, False) == (112 + 192 + 256 + h + h) * grad
