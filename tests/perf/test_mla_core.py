@@ -98,3 +98,13 @@ def test_mla_fp8_casts_by_hand():
     assert Q.forward_bytes(SMALL, "mxfp8", 10.0, 1, h, False) == (96 + h) * normed + (2 * h + 128) * other
     # backward: the down-projections' 64 + 32 + 16, the up-projections' 4 x 48 and 4 x (32 + 32), the projection's h
     assert Q.backward_bytes(SMALL, "mxfp8", 10.0, 1, h, False) == (112 + 192 + 256 + h + h) * grad
+
+
+def test_the_assumed_core_rate_is_noted_for_mla_alone():
+    from archgen.perf.workload.defaults_note import mla_core_note
+
+    (train,) = mla_core_note(SMALL, training=True)
+    assert "training step" in train and "48 values per head" in train and "value at 32" in train
+    assert "assumption" in train
+    assert "prefill" in mla_core_note(SMALL, training=False)[0]
+    assert mla_core_note(dataclasses.replace(SMALL, kv_lora_rank=0), training=True) == []
