@@ -120,6 +120,30 @@ class Arch:
                 ("attention output projection", h, self.heads * self.v_head_dim / tp)]
 
     @cached_property
+    def qk_head_dim(self) -> int:
+        """Per-head dimension of the query and key the attention core multiplies: head_dim, or MLA's.
+
+        MLA's is qk_nope_head_dim + qk_rope_head_dim (192 for DeepSeek-V3): Megatron-core's `MLASelfAttention`
+        concatenates the two into one query and one key per head (megatron/core/transformer/multi_latent_attention.py
+        at d98e8a6, `get_query_key_value_tensors`: `query = torch.cat([q_no_pe, q_pos_emb], dim=-1)`, likewise `key`).
+        """
+        return self.qk_nope_dim + self.kv_rope_dim if self.kv_lora_rank else self.head_dim
+
+    @cached_property
+    def v_dim(self) -> int:
+        """Per-head dimension of the value and of the attention core's output: head_dim, or MLA's v_head_dim."""
+        return self.v_head_dim if self.kv_lora_rank else self.head_dim
+
+    @cached_property
+    def core_head_dim(self) -> float:
+        """The attention core's FLOP per score and head over 4: the mean of `qk_head_dim` and `v_dim`.
+
+        QKᵀ takes 2·qk_head_dim FLOP per score, the weighted sum 2·v_dim (head_dim alike: 4·head_dim; DeepSeek-V3's
+        MLA: 2·192 + 2·128 = 4·160).
+        """
+        return (self.qk_head_dim + self.v_dim) / 2
+
+    @cached_property
     def dense_ffn_params(self) -> int:
         """Weights of one dense FFN."""
         return self.ffn_mats * self.hidden * self.ffn
@@ -197,7 +221,7 @@ class Arch:
             + self.moe_layers * (self.attn_params + self.active_ffn_params(True))
         if d:
             gemm += d * (self.attn_params + self.active_ffn_params(self.mtp_moe) + 2 * self.hidden * self.hidden)
-        attn = 2.0 * (self.layers + d) * seq_len * self.heads * self.head_dim  # QK^T and AV, 2 FLOP per MAC
+        attn = 2.0 * (self.layers + d) * seq_len * self.heads * self.core_head_dim  # QK^T and AV, 2 FLOP per MAC
         return 2.0 * gemm + 2.0 * attn + 2.0 * (1 + d) * self.hidden * self.vocab
 
     def causal_share(self, seq_len: float) -> float:
@@ -206,7 +230,7 @@ class Arch:
         The model FLOPs count the full s² scores, as Megatron-LM's and NeMo's formulas do (the 12·s/h term of NeMo's
         llama3, nemo/utils/flops_formulas.py); a causal flash kernel runs half of them (`kernels.attention_forward`).
         """
-        return 2.0 * (self.layers + self.mtp_layers) * seq_len * self.heads * self.head_dim \
+        return 2.0 * (self.layers + self.mtp_layers) * seq_len * self.heads * self.core_head_dim \
             / self.forward_flops_per_token(seq_len)
 
     def model_flops(self, tokens: float, seq_len: float) -> float:

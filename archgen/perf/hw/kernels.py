@@ -240,7 +240,7 @@ def vector_time(hw: Hardware, flop):
 
 
 def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
-                      causal: bool = True, dropout: bool = False):
+                      causal: bool = True, dropout: bool = False, v_dim=None):
     """Forward time of the attention core (scores, softmax, weighted sum) for `heads` heads on one device.
 
     Args:
@@ -250,32 +250,34 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         q_len: Query tokens per sequence.
         kv_len: Key/value tokens per sequence.
         heads: Query heads on this device.
-        head_dim: Dimension per head.
+        head_dim: Dimension per head of the query and key.
         kernel: 'flash' (fused, scores never written) or 'materialized' (Megatron fused softmax, scores in HBM).
         causal: Whether a causal mask lets a flash kernel skip half the tiles.
         dropout: Attention dropout (training): a materialised kernel's mask traffic (`SCORE_DROPOUT_BYTES_FWD`).
+        v_dim: Dimension per head of the value and output where it is not `head_dim` (MLA's `Arch.v_dim`).
 
     Returns:
         Seconds.
     """
     if kernel == "flash":
         frac = 0.5 if causal else 1.0
-        flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
+        d = head_dim if v_dim is None else (head_dim + v_dim) / 2  # QKᵀ 2·head_dim, AV 2·v_dim FLOP per score
+        flop = 4.0 * batch * heads * q_len * kv_len * d * frac
         rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
-    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim, dropout)[0]
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim, dropout, v_dim)[0]
 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
-                       causal: bool = True):
+                       causal: bool = True, v_dim=None):
     """Backward time of the attention core (`attention_times`)."""
     return attention_times(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
-                           kernel=kernel, causal=causal)[1]
+                           kernel=kernel, causal=causal, v_dim=v_dim)[1]
 
 
 def attention_times(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
-                    causal: bool = True, dropout: bool = False):
+                    causal: bool = True, dropout: bool = False, v_dim=None):
     """(`attention_forward`, backward) of the attention core, what the two share worked out once.
 
     The backward is 2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate;
@@ -283,19 +285,20 @@ def attention_times(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, he
     """
     if kernel == "flash":
         fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
-                                kernel=kernel, causal=causal)
+                                kernel=kernel, causal=causal, v_dim=v_dim)
         return fwd, 2.5 / FLASH_BWD_RATIO * fwd
-    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim, dropout)
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim, dropout, v_dim)
 
 
-def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim, dropout: bool = False):
+def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim, dropout: bool = False,
+                  v_dim=None):
     """A materialised attention's (forward, backward) times.
 
     Its GEMMs, QKᵀ into the s×s scores and AV (twice backward), and the score traffic of each pass (with `dropout`
     the mask's too).
     """
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
-    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
+    av = gemm_time(hw, dtype, q_len, head_dim if v_dim is None else v_dim, kv_len, batch * heads)
     gemms, scores = qk + av, batch * heads * q_len * kv_len
     fwd, bwd = (SCORE_BYTES_FWD + SCORE_DROPOUT_BYTES_FWD, SCORE_BYTES_BWD + SCORE_DROPOUT_BYTES_BWD) if dropout \
         else (SCORE_BYTES_FWD, SCORE_BYTES_BWD)

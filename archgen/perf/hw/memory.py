@@ -10,7 +10,8 @@ splits the head- and f-sized terms, SP the h-sized ones; flash attention and sel
 scores; full recomputation keeps each layer's input (2h). FP8 and FP4 recipes save the quantised copy of each
 linear layer's input for the backward GEMM (Transformer Engine keeps the low-precision input in its saved tensors),
 so the QKV, FC1 and FC2 inputs cost 1 byte per element; the projection input is the attention output, kept in
-16 bits by the attention kernel. Dropout with probability 0 (the Llama and Qwen recipes) stores no mask.
+16 bits by the attention kernel. Dropout with probability 0 (the Llama and Qwen recipes) stores no mask. MLA's
+attention block keeps its own tensors (`attention_memory`).
 
 Per pipeline rank (`pipeline_split.Split`), the micro-batches in flight follow Megatron's schedules
 (pipeline_parallel/schedules.py `get_pp_rank_microbatches`): p - r on rank r of 1F1B; 2(p - r - 1) + (v - 1)·G + 1
@@ -55,8 +56,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.attention_memory import attention_saved_bytes
 from archgen.perf.hw.kernels import DTYPE_BYTES
-from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
 from archgen.perf.hw.record import quick_init
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
@@ -190,8 +192,7 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     etp = tp if etp is None else etp
     s = seq_len / cp
     tokens = s * micro_batch
-    h, q, kv = arch.hidden, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim
-    low = precision in ("fp8", "fp4")
+    h, low = arch.hidden, precision in ("fp8", "fp4")
     lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
     hs = where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
     masks = 2.0 if dropout else 0.0
@@ -206,10 +207,9 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
         ffn = (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
     ffn_h = lin * h  # the FC1 input (an MoE layer's, before its tokens are permuted)
     h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
-    kv_rank = maximum(kv / tp, arch.head_dim)  # tp above the KV heads: one head per rank (QKV sub-sharding)
-    head_terms = (2.0 * q + 2.0 * q) / tp + 2.0 * 2 * kv_rank
+    head_terms, more_h = attention_saved_bytes(arch, tp, hs, lin, low)  # Q, K, V, O (and MLA's latents)
     scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
-    per_token = h_terms * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
+    per_token = (h_terms + more_h) * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
     return tokens * where(recompute == 2, 2.0 * h / hs, per_token)
 
 

@@ -183,13 +183,42 @@ def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, 
     g = 1.0 if etp is None else etp / tp
     norm = tensor_bytes(rec, cc, norm_output=True, rht=rht)
     other = tensor_bytes(rec, cc, rht=rht)
-    q = a.heads * a.head_dim / tp
+    q_normed, q = _attention_inputs(a, tp, h_sp)
     if moe:
         plain = a.top_k * (a.hidden * g + a.expert_ffn / tp) + (a.shared_experts * a.expert_ffn / tp)
-        normed = h_sp + (h_sp if a.shared_experts else 0.0)
+        normed = q_normed + (h_sp if a.shared_experts else 0.0)
     else:
-        plain, normed = a.ffn / tp, 2.0 * h_sp
+        plain, normed = a.ffn / tp, q_normed + h_sp
     return normed * norm + (q + plain) * other
+
+
+def _attention_inputs(a: Arch, tp, h_sp):
+    """Elements per token of the attention block's linear inputs on one rank: (a norm's output, any other input).
+
+    QKV takes the layer norm's output, the projection the attention's. Megatron-core's MLA with Transformer Engine
+    (megatron/core/models/gpt/gpt_layer_specs.py at d98e8a6, the `multi_latent_attention` spec without
+    `mla_down_proj_fusion`): a separate `input_layernorm` (it writes 16 bits), whose output the query's and the KV
+    latent's down-projections (`backend.linear()`, duplicated on every rank) each cast as any other input; the
+    up-projections are `column_parallel_layer_norm_linear` (the latent norms fused in, `qk_layernorm` true as the
+    DeepSeek recipes set it), their latents split by sequence parallelism; the projection reads heads x v_head_dim.
+    """
+    if not a.kv_lora_rank:
+        return h_sp, a.heads * a.head_dim / tp
+    latents = (a.q_lora_rank + a.kv_lora_rank) * h_sp / a.hidden
+    return latents, 2.0 * h_sp + a.heads * a.v_dim / tp  # without a query latent `linear_q_proj` is the second
+
+
+def _attention_outputs(a: Arch, tp, h_sp):
+    """Elements per token of the attention block's linear outputs on one rank but the projection's (h_sp).
+
+    QKV's, or MLA's (`_attention_inputs`): the down-projections' latents (sequence-parallel where the tokens are),
+    the query up-projection's heads x (qk_nope_head_dim + qk_rope_head_dim) and the KV up-projection's
+    heads x (qk_nope_head_dim + v_head_dim), split by tp.
+    """
+    if not a.kv_lora_rank:
+        return (a.heads + 2 * a.kv_heads) * a.head_dim / tp
+    down = (a.q_lora_rank + a.kv_lora_rank + a.kv_rope_dim) * h_sp / a.hidden
+    return down + a.heads * (a.qk_head_dim + a.qk_nope_dim + a.v_dim) / tp
 
 
 def expert_forward_bytes(a: Arch, rec: str | None, cc, tp, etp=None):
@@ -202,7 +231,7 @@ def expert_forward_bytes(a: Arch, rec: str | None, cc, tp, etp=None):
 def backward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
     """Quantisation bytes per token of one layer's backward pass on one rank: every linear output's gradient."""
     g = 1.0 if etp is None else etp / tp
-    qkv = (a.heads + 2 * a.kv_heads) * a.head_dim / tp
+    qkv = _attention_outputs(a, tp, h_sp)
     up = a.ffn_mats - 1
     if moe:
         ffn = a.top_k * (up * a.expert_ffn / tp + a.hidden * g) + (

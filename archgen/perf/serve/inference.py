@@ -318,7 +318,7 @@ def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, p
     kv_bytes, core = KV.kv_element_bytes(kv_dt), KV.kv_attention_dtype(kv_dt)
     if prefill:
         return K.attention_forward(hw, core, batch=tokens / context, q_len=context, kv_len=context,
-                                   heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
+                                   heads=heads, head_dim=a.qk_head_dim, kernel="flash", causal=True, v_dim=a.v_dim)
     if a.kv_lora_rank:  # multi-head latent attention: every local head reads the one latent cache
         return K.latent_decode_attention(hw, batch=batch, context=context, rank=a.kv_lora_rank, rope=a.kv_rope_dim,
                                          kv_bytes=kv_bytes, heads=heads, dtype=core)

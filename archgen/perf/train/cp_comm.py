@@ -115,10 +115,13 @@ def allgather_times(hw: Hardware, kv_size, cp, tp):
 
 
 def _q_kv_bytes(a: Arch, seq_len, mb, tp, cp):
-    """Q (and O) bytes, and K (and V) bytes, of a rank's sequence part on one TP rank before the all-to-all."""
+    """Q (and O) bytes, and K (and V) bytes, of a rank's sequence part on one TP rank before the all-to-all.
+
+    Each pair at the mean of its two head dimensions (MLA's 192 and 128: `Arch.core_head_dim`), so their sum holds.
+    """
     tokens = mb * seq_len / maximum(cp, 1.0)
-    return (tokens * a.heads / tp * a.head_dim * ACT_BYTES,
-            tokens * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES)
+    return (tokens * a.heads / tp * a.core_head_dim * ACT_BYTES,
+            tokens * maximum(a.kv_heads / tp, 1.0) * a.core_head_dim * ACT_BYTES)
 
 
 def exposed_times(hw: Hardware, job: Job, cp, tp, mb):
@@ -139,9 +142,10 @@ def exposed_times(hw: Hardware, job: Job, cp, tp, mb):
 def cp_kv_bytes(a: Arch, seq_len, mb, tp):
     """K and V of a micro-batch's whole sequence on one TP rank: what the CP ring passes around (`exposure.cp_exposed`).
 
-    16-bit values, at least one KV head a rank (tp above the KV heads sub-shards the QKV activations).
+    16-bit values, at least one KV head a rank (tp above the KV heads sub-shards the QKV activations); under MLA
+    K at qk_nope_head_dim + qk_rope_head_dim and V at v_head_dim per head (`Arch.core_head_dim`, their mean).
     """
-    return 2.0 * mb * seq_len * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES
+    return 2.0 * mb * seq_len * maximum(a.kv_heads / tp, 1.0) * a.core_head_dim * ACT_BYTES
 
 
 def kv_size(job: Job, mb, tp):

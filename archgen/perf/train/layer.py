@@ -42,7 +42,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
     shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
     """
-    a, dt, q = job.arch, job.precision, job.arch.heads * job.arch.head_dim
+    a, dt = job.arch, job.precision
     shapes = []  # (M, N, K) of each GEMM (a loop: cheaper than a comprehension on two, issue 25)
     for _, n, k in a.attn_gemms(tp):
         shapes.append((T, n, k))
@@ -57,14 +57,14 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
         f, b = F.gemm_kernel_times(hw, dt, m, n, k)
         t, bwd = t + f, bwd + b
         moved = moved + K.gemm_bytes(dt, m, n, k, fp4=fp4)
-    moved = moved + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
+    moved = moved + T * (a.heads + a.kv_heads) * (a.qk_head_dim + a.v_dim) * 2 / tp  # Q and O, K and V
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
         moved = moved + expert_bytes(job, T, tp, ep, etp, fp4)
     if attn is None:
         attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
-                                   heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True,
-                                   dropout=job.dropout)
+                                   heads=a.heads / tp, head_dim=a.qk_head_dim, kernel=job.attention, causal=True,
+                                   dropout=job.dropout, v_dim=a.v_dim)
     cc = hw.compute_capability
     pad = Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp) if moe else 0.0  # routed rows' padding
     quant = K.memory_time(hw, T * (Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp) + pad)) \
@@ -137,7 +137,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     moe_share = a.moe_layers / a.layers
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
     attn_f, attn_b = K.attention_times(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp,
-                                       head_dim=a.head_dim, kernel=job.attention, causal=True, dropout=job.dropout)
+                                       head_dim=a.qk_head_dim, kernel=job.attention, causal=True, dropout=job.dropout,
+                                       v_dim=a.v_dim)
     dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, False,
                                                                      attn=attn_f)
     moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, True, etp, attn_f) \

@@ -250,7 +250,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     # recomputed: the forward but the logits (the MTP layers' too), or the attention cores (the MTP blocks' too)
     rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * (1 + a.mtp_layers) * tokens * a.hidden
                                             * a.vocab) + where(rc == 1, 1.0, 0.0) * (
-        4.0 * tokens * job.seq_len * a.heads * a.head_dim * (a.layers + a.mtp_layers))
+        4.0 * tokens * job.seq_len * a.heads * a.core_head_dim * (a.layers + a.mtp_layers))
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
     tp_total, cp_total, ep_total = m * busiest * lt.tp, m * busiest * lt.cp, m * busiest * (lt.ep + edge)

@@ -27,6 +27,7 @@ from archgen.model.stack_profiles import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
 from archgen.perf.comm.rccl import uses_rccl
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.generation import (
     NVLS_FROM,
     another_vendors,
@@ -141,6 +142,23 @@ def kernel_cost_note(hw: Hardware, training: bool) -> list[str]:
             f"{KERNEL_OVERHEAD * 1e6:g} us per kernel launched (an H100 inside a CUDA graph, Hazy Research "
             f"2025-05-27){fill}; no published figure of {which[0]} on {hw.vendor}'s GPUs (a HIP graph's kernel, "
             f"their HBM) was found, so they are assumptions here ({which[1]})"]
+
+
+def mla_core_note(arch: Arch, training: bool) -> list[str]:
+    """The note of an estimate of a model with multi-head latent attention: its attention core's rate is assumed.
+
+    A training step's and a prefill's core multiplies MLA's query and key at `Arch.qk_head_dim` (192 for
+    DeepSeek-V3) and its value at `Arch.v_dim` (128), FlashAttention-3's and cuDNN's hdim 192 / hdim_v 128 kernels;
+    it is timed at the flash rate `kernels.FLASH_EFFICIENCY` states, measured at head dimension 128 for query, key
+    and value alike. No published rate at MLA's shape on Hopper or Blackwell was found (mla35), so the note says the
+    rate is the nearest head dimension's. A decode step runs the absorbed form (`kernels.latent_decode_flop_bytes`).
+    """
+    if not arch.kv_lora_rank:
+        return []
+    return [f"multi-head latent attention: the attention core of {'a training step' if training else 'a prefill'} "
+            f"multiplies query and key at {arch.qk_head_dim} values per head and the value at {arch.v_dim}, timed at "
+            "the flash-attention rate measured at head dimension 128 (FlashAttention-3 on an H100); no published "
+            "rate at this shape was found, so it is an assumption"]
 
 
 def generation_note(hw: Hardware, training: bool) -> list[str]:

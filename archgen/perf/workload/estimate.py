@@ -27,6 +27,7 @@ from archgen.perf.workload.defaults_note import (
     kernel_cost_note,
     latency_note,
     library_note,
+    mla_core_note,
     nvls_note,
 )
 from archgen.perf.workload.efficiency_range import link_note, link_span
@@ -104,7 +105,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *cuda_switches_note(hw, workload.training),
                                   *generation_note(hw, workload.training is not None), *nvls_note(hw),
                                   *kernel_cost_note(hw, workload.training is not None),
-                                  *library_note(hw, n), *mtp_note(model, workload.training)])
+                                  *library_note(hw, n), *mtp_note(model, workload.training),
+                                  *mla_core_note(arch, workload.training is not None)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 

@@ -11,7 +11,8 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
 * GEMM (m×k by k×n, `batch` of them): 2·m·n·k FLOP, (m·k + k·n + m·n)·dtype bytes, time `kernels.gemm_time`; in
   training at least the part's GEMM floor per kernel, the experts' over Transformer Engine's streams
   (`gemm_floor.gemm_kernel_time`), as `layer._layer_forward` charges them.
-* Flash attention: 4·b·heads·s_q·s_kv·d_head FLOP, halved by the causal mask; Q, K, V and O read or written once
+* Flash attention: 2·b·heads·s_q·s_kv·(d_qk + d_v) FLOP (4·…·d_head where the two are one; MLA's
+  `Arch.qk_head_dim` and `v_dim`), halved by the causal mask; Q, K, V and O read or written once
   (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
   score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score, and
   `SCORE_DROPOUT_BYTES_FWD` with dropout).
@@ -158,20 +159,20 @@ def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0, s
     return Kernel(name, phase, _f(flop), _f(nbytes), _f(time))
 
 
-def _attention(hw: Hardware, dtype: str, phase: str, *, batch, q_len, kv_len, heads, kv_heads, head_dim,
+def _attention(hw: Hardware, dtype: str, phase: str, *, batch, q_len, kv_len, heads, kv_heads, head_dim, v_dim,
                kernel: str, dropout: bool = False) -> Kernel:
-    """The attention core (prefill or training forward), flash or materialised, causal."""
+    """The attention core (prefill or training forward), flash or materialised, causal (`v_dim`: the value's)."""
     time = K.attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
-                               kernel=kernel, causal=True, dropout=dropout)
-    full = 4.0 * batch * heads * q_len * kv_len * head_dim
+                               kernel=kernel, causal=True, dropout=dropout, v_dim=v_dim)
+    full = 2.0 * batch * heads * q_len * kv_len * (head_dim + v_dim)
     eb = K.DTYPE_BYTES[dtype]
-    if kernel == "flash":
-        nbytes = (2.0 * batch * q_len * heads * head_dim + 2.0 * batch * kv_len * kv_heads * head_dim) * eb
+    if kernel == "flash":  # Q and O, K and V
+        nbytes = (batch * q_len * heads * (head_dim + v_dim) + batch * kv_len * kv_heads * (head_dim + v_dim)) * eb
         return Kernel("attention core", phase, _f(0.5 * full), _f(nbytes), _f(time))
     bh, scores = batch * heads, batch * heads * q_len * kv_len
     per_score = K.SCORE_BYTES_FWD + (K.SCORE_DROPOUT_BYTES_FWD if dropout else 0.0)
     nbytes = bh * eb * ((q_len * head_dim + head_dim * kv_len + q_len * kv_len)
-                        + (q_len * kv_len + kv_len * head_dim + q_len * head_dim)) + scores * per_score
+                        + (q_len * kv_len + kv_len * v_dim + q_len * v_dim)) + scores * per_score
     return Kernel("attention core", phase, _f(full), _f(nbytes), _f(time))
 
 
@@ -249,8 +250,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         out += _ffn(hw, a, dtype, phase, T, tp, training=True)
         f_elem = a.ffn
     out.append(_attention(hw, K.training_core_dtype(dtype), phase, batch=micro_batch, q_len=s_q, kv_len=seq_len,
-                          heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
-                          kernel=attention, dropout=dropout))
+                          heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.qk_head_dim,
+                          v_dim=a.v_dim, kernel=attention, dropout=dropout))
     h_split = tp if (sequence_parallel and tp > 1) else 1
     nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts), fp8_recipe=fp8_recipe,
                                cc=hw.compute_capability, ep=ep, dispatcher=moe_dispatcher, fused=permute_fusion,
@@ -302,7 +303,8 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
             out += _ffn(hw, a, dtype, phase, tokens, tp)
         if phase == "prefill":
             out.append(_attention(hw, KV.kv_attention_dtype(kv), phase, batch=1.0, q_len=tokens, kv_len=tokens,
-                                  heads=a.heads / tp, kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
+                                  heads=a.heads / tp, kv_heads=kv_local, head_dim=a.qk_head_dim, v_dim=a.v_dim,
+                                  kernel="flash"))
         else:
             context = decode_context(input_len, output_len, output_len_cv)
             kv_bytes, core = KV.kv_element_bytes(kv), KV.kv_attention_dtype(kv)
