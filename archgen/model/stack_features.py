@@ -29,6 +29,13 @@ CODE = ByStack(((0, 0, 0), "Megatron-LM v2.6 (2021-08-27)"),
                ((0, 16, 0), "Megatron-LM d3528a2 (2026-03-06, Primus fd1eeab's third_party pin)"))
 
 
+def release_of(stack: str) -> Release:
+    """The release key of `stack`'s code (`CODE`)."""
+    code = CODE.setting(stack)[0]
+    assert isinstance(code, tuple), "stack_features.CODE holds a release key per stack"
+    return code
+
+
 def _stated(value: object) -> bool:
     """Stated at all (a count above 0, true, or any value but None)."""
     return value is not None and value is not False and value != 0
@@ -115,18 +122,27 @@ class Missing:
         return self.feature.path
 
     @property
+    def short(self) -> str:
+        """The feature and its first release: 'multi-token prediction (core_v0.12.0)'."""
+        return f"{self.feature.words} ({self.feature.release})"
+
+    @property
     def message(self) -> str:
         """What is missing, the stack's code and the first release that has it, as an error or warning says it."""
         f = self.feature
         return self.said(f.path[-1])
 
     def said(self, name: str) -> str:
-        """`message` with the stated field named as `name` (a customer's words for it)."""
+        """`message` with the stated field named as `name`: in a customer's words, without the commit's title."""
         f = self.feature
-        has = ", ".join(s for s in STACKS if CODE.setting(s)[0] >= f.first)
         sha, when = f.commit.split(", ", 1)
-        return (f"{f.words} is not in the code of stack {self.stack}, {CODE.setting(self.stack)[1]}: it arrived in "
-                f"{f.release} with {sha} ({when}); got {name} {_written(self.value)}, expected a stack whose code has it "
+        return self._text(name, f"{sha} ({when})" if name == f.path[-1] else sha)
+
+    def _text(self, name: str, commit: str) -> str:
+        f = self.feature
+        has = ", ".join(s for s in STACKS if release_of(s) >= f.first)
+        return (f"{f.words} is not in the code of stack {self.stack}, {CODE.setting(self.stack)[1]}: it arrived "
+                f"in {f.release} with {commit}; got {name} {_written(self.value)}, expected a stack whose code has it "
                 f"({has}) or {name} left out")
 
 
@@ -141,8 +157,7 @@ def missing(stack: str, training: object, groups: int | None = None) -> list[Mis
     `parallelism`, a case's inline. An expert TP equal to the TP is the run every release makes, so `etp` counts only
     where it differs.
     """
-    code = CODE.setting(stack)[0]
-    assert isinstance(code, tuple), "stack_features.CODE holds a release key per stack"
+    code = release_of(stack)
     par = getattr(training, "parallelism", training)
     out = []
     for f in FEATURES:
