@@ -8,9 +8,10 @@ from archgen.checks.registry import Context, Violation, check
 from archgen.checks.requirements import not_met
 from archgen.load import shown
 from archgen.model.field_words import said as field_said
+from archgen.model.stack_features import missing
 from archgen.model.switch_allows import beyond_stack
 from archgen.model.switches import as_written
-from archgen.model.workload import layout_said
+from archgen.model.workload import Model, layout_said
 from archgen.perf.train.stacks import on_vendor
 
 
@@ -75,7 +76,9 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
     megatron-lm-2021).
 
     A workload that states no stack is judged against the one its estimate ran: its accelerator vendor's newest
-    profile (`stacks.on_vendor`: `primus-2025` on AMD).
+    profile (`stacks.on_vendor`: `primus-2025` on AMD). A feature whose code that house default lacks
+    (`stack_features.missing`: HybridEP's fused permute under Primus's Megatron-LM pin) is said here too; under a
+    stated stack it is an error where the spec is read.
 
     Fix: state the stack that runs the job (`training.stack`), or leave the switch out to take the stack's value (a
     placement: a pp that divides the layers, or one the stack runs).
@@ -93,6 +96,15 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
                     "estimated as stated")
             yield Violation(path, r.workload.id, where, f"{r.workload.id} states {name}{rest}",
                             public=f"{r.workload.id} states {field_said(name)}{rest}")
+        if "stack" in t.model_fields_set:   # a stated stack's are refused where the spec is read (`StackSwitches`)
+            continue
+        model = ctx.design.specs.get(r.workload.model or "")
+        groups = model.moe.router_num_groups if isinstance(model, Model) and model.moe else None
+        for m in missing(t.stack, t, groups):
+            rest = f"; the stack is not stated, so {t.stack} is a house default: estimated as stated"
+            at = ("training", *m.path) if m.path[0] != "model" else ("training",)
+            yield Violation(path, r.workload.id, at, f"{r.workload.id}: {m.message}{rest}",
+                            public=f"{r.workload.id}: {m.said(field_said(m.path[-1]))}{rest}")
 
 
 @check("PERF005", "perf.assumed_stack", severity="info")

@@ -14,6 +14,7 @@ from archgen.metric import RENAMED
 from archgen.model.field_types import PositiveFraction, Precision
 from archgen.model.inference import Inference
 from archgen.model.spec import FieldError, Spec, raise_each
+from archgen.model.stack_features import missing
 from archgen.model.switches import StackSwitches
 from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
 from archgen.model.workload import (
@@ -207,6 +208,9 @@ class Case(Spec):
                                      f"mtp_layers ({model.mtp_layers}), the multi-token prediction modules its "
                                      f"architecture has; expected at most {model.mtp_layers}, or state them on the "
                                      "model"))
+        if t is not None and model is not None and model.moe is not None and "stack" in t.model_fields_set:
+            errors += [FieldError(m.path, m.message) for m in missing(t.stack, t, model.moe.router_num_groups)
+                       if m.path[0] == "model"]   # its training's own are its validator's (`StackSwitches`)
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "model_flops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             errors.append(FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting "

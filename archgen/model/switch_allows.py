@@ -75,8 +75,8 @@ ALLOWS: dict[str, ByStack] = {
     # Listed for what a job may state (`beyond_stack`, PERF004) only: a plan search keeps the stated or profile value,
     # as it does the dropout (random router logits change what the run computes).
     "moe_force_balance": ByStack(((False,), f"{_LM21}: no MoE router"),
-                                 ((False, True), "Megatron-core transformer_config.py at 2edffad:717: "
-                                                 "moe_router_force_load_balancing"),
+                                 ((False,), "Megatron-LM core_v0.9.0 has no moe_router_force_load_balancing "
+                                            "(022bcb5, core_v0.13.0: stack_features.FEATURES)"),
                                  ((False, True), f"{_BRIDGE}: moe_router_force_load_balancing"),
                                  ((False, True), f"{_PRIMUS}: moe_router_force_load_balancing (Megatron-LM's)")),
 }

@@ -29,7 +29,8 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.spec import FieldError, Spec
+from archgen.model.spec import FieldError, Spec, raise_each
+from archgen.model.stack_features import missing
 from archgen.model.stack_profiles import DEFAULT_STACK, ByStack, Stack
 from archgen.model.switch_table import MIN_BUCKET, TrainingSwitch, rows
 from archgen.model.training_rules import shared_overlap_problem
@@ -346,6 +347,18 @@ class StackSwitches(Spec):
                 raise ValueError(f"permute_in_dispatch true with moe_dispatcher {used!r}; expected "
                                  "moe_dispatcher hybridep (only HybridEP's kernels permute the tokens themselves) "
                                  "or leave permute_in_dispatch out")
+        return self
+
+    @model_validator(mode="after")
+    def _stated_stack_has_them(self) -> Self:
+        """Each feature the job states is in the code of the stack it states (`stack_features.missing`).
+
+        A stack left out is a house default, not a run the spec describes: the same finding is PERF004's warning.
+        """
+        if "stack" in self.model_fields_set:
+            inline = not hasattr(self, "parallelism")   # a case's layout fields are its training's own
+            raise_each([FieldError(m.path[1:] if inline and m.path[0] == "parallelism" else m.path, m.message)
+                        for m in missing(self.stack, self)], type(self).__name__)
         return self
 
 

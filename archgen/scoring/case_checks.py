@@ -13,6 +13,7 @@ from dataclasses import replace
 from archgen.errors import SpecProblem
 from archgen.load import SourceDocument
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, Case, CaseTraining, Measurement
+from archgen.model.stack_features import missing
 from archgen.model.training_rules import (
     moe_tp_problem,
     mtp_overlap_problem,
@@ -54,7 +55,8 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     The layout's rules (`layout_rules.layout_problems`), an MoE model at tp > 1 without sequence parallelism
     (`training_rules.moe_tp_problem`, at the key that turned it off), and a stated overlap_tp_comm true under FP4 or
     without sequence parallelism (at tp 1 included) or the shared experts' overlap beside the EP overlap, as a
-    workload's `Training` refuses them (the same functions).
+    workload's `Training` refuses them (the same functions), and a feature the stated stack's code lacks
+    (`stack_features.missing`).
     `read_case_file` refuses a case with any, and `predict` a case built otherwise (a flipped switch). Empty for any
     other case.
     """
@@ -82,6 +84,9 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
         out.append(("moe_shared_expert_overlap", problem))
     if problem := mtp_overlap_problem(knobs.overlap_ep_comm, t.mtp_layers):
         out.append(("mtp_layers", problem))
+    if "stack" in t.model_fields_set:   # a feature its stated stack's code lacks, as reading the case refuses it
+        out += [("" if m.path[0] == "model" else m.path[-1], m.message)
+                for m in missing(t.stack, t, arch.router_groups or None)]
     return out
 
 

@@ -27,6 +27,7 @@ from archgen.errors import AnalyseError, Location, SpecProblem, UnreadableError,
 from archgen.load import SourceDocument, load_file, shared
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import SCHEMA, Case, CaseModel
+from archgen.model.stack_features import missing
 from archgen.path_links import hidden_through_link, leaving_link, tree_words
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
@@ -259,8 +260,8 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     """Each measured metric's lowest and highest prediction over the stack profiles.
 
     Only for a training case that states no stack (its stated switches kept; the profiles that refuse its layout
-    left out: `stacks.variants`, and those that cannot place its pipeline split, `refused.runs_split`); empty
-    otherwise.
+    left out: `stacks.variants`, those that cannot place its pipeline split, `refused.runs_split`, and those whose
+    code lacks a feature it states, `stack_features.missing`); empty otherwise.
     """
     t = case.training
     if t is None or "stack" in t.model_fields_set:
@@ -270,7 +271,8 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     arch = Arch.from_model(_model(case))
     preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
              for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, t.tp)
-             if runs_split(name, arch.layers, t.pp, virtual_stages(t), pipeline_options(t))]
+             if runs_split(name, arch.layers, t.pp, virtual_stages(t), pipeline_options(t))
+             and not missing(name, t, arch.router_groups or None)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

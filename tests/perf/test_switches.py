@@ -6,6 +6,9 @@ from __future__ import annotations
 import dataclasses
 import typing
 
+import pytest
+from pydantic import ValidationError
+
 from archgen.model.cases import CaseTraining
 from archgen.model.stack_profiles import STACKS, ByStack
 from archgen.model.switches import SWITCHES
@@ -242,17 +245,21 @@ def test_a_switch_stated_beyond_the_stack_is_said_and_estimated_as_stated(cli, t
     assert not any("PERF004" in n for n in other["notes"])
 
 
-def test_a_forced_router_balance_is_beyond_the_2021_stack_and_unsettled_under_primus():
-    """Megatron-LM of 2021 has no MoE router (`switch_allows.ALLOWS`): a stated moe_force_balance true is beyond it
-    (PERF004), false is not; Primus's configs split on it (switches.py: 89 of the 91 that set it true, the model
-    base false), so it is in `switch_allows.UNSETTLED` with the profile's value first."""
+def test_a_forced_router_balance_is_refused_by_the_stacks_that_predate_it_and_unsettled_under_primus():
+    """Megatron-LM has moe_router_force_load_balancing from core_v0.13.0 (022bcb5; `stack_features.FEATURES`): a
+    stated true under a stated megatron-lm-2021 (v2.6) or megatron-core-2024 (core_v0.9.0) is refused, false is not;
+    Primus's configs split on it (switches.py: 89 of the 91 that set it true, the model base false), so it is in
+    `switch_allows.UNSETTLED` with the profile's value first."""
+
     from archgen.model.switch_allows import UNSETTLED, beyond_stack
     from archgen.perf.train.stacks import resolve
 
-    t = Training(seq_len=2048, global_batch=64, stack="megatron-lm-2021", moe_force_balance=True)
-    assert [(n, v, a) for n, v, a, _ in beyond_stack(t)] == [("moe_force_balance", True, (False,))]
-    assert beyond_stack(t.model_copy(update={"moe_force_balance": False})) == []
-    assert beyond_stack(t.model_copy(update={"stack": "megatron-core-2024"})) == []
+    for stack, code in (("megatron-lm-2021", "Megatron-LM v2.6"), ("megatron-core-2024", "Megatron-LM core_v0.9.0")):
+        with pytest.raises(ValidationError, match=rf"forced load balance is not in the code of stack {stack}, {code}"
+                                                  r" .*arrived in core_v0.13.0 with 022bcb5"):
+            Training(seq_len=2048, global_batch=64, stack=stack, moe_force_balance=True)
+        assert beyond_stack(Training(seq_len=2048, global_batch=64, stack=stack, moe_force_balance=False)) == []
+    assert beyond_stack(Training(seq_len=2048, global_batch=64, stack="nemo-2025", moe_force_balance=True)) == []
     vals = UNSETTLED["primus-2025"]["moe_force_balance"][0]
     assert vals == (True, False) and vals[0] == resolve("primus-2025", {}, "bf16").moe_force_balance
 

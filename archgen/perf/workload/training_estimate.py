@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
+from archgen.model.stack_features import missing
 from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
 from archgen.model.workload import Training, Workload
@@ -224,6 +225,10 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
+    house = on_vendor(t, hw.vendor).stack   # a stated stack's gaps are refused (`StackSwitches`, `training_setup`)
+    if "stack" not in t.model_fields_set and (gaps := missing(house, t, arch.router_groups or None)):
+        notes.append(f"stated beyond the code of {house}, the house default (PERF004), estimated as stated: "
+                     + ", ".join(m.short for m in gaps))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
     notes += straddle_note(hw, job, lay, bool(arch.experts))
     exchanges = bool(arch.moe_layers and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1)
@@ -324,7 +329,10 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     # before, a searched pipeline_layout was re-timed under megatron-lm-2021 and -core-2024, which cannot run it)
     no_split = sorted(n for n, _ in run if not runs_split(n, arch.layers, int(lay.pp), int(lay.interleave),
                                                             lay.pipeline))
-    for name, knobs in (r for r in run if r[0] not in no_kv and r[0] not in no_split):
+    # a profile whose code lacks a feature the job states (`stack_features`) is not a stack it could run on
+    lacks = {n: gaps for n, _ in run if n not in no_kv and n not in no_split
+             and (gaps := missing(n, t, arch.router_groups or None))}
+    for name, knobs in (r for r in run if r[0] not in no_kv and r[0] not in no_split and r[0] not in lacks):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
                              t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
@@ -344,4 +352,6 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             + (f" ({', '.join(no_split)} left out: not runnable under them, as they cannot place the {arch.layers} "
                f"layers on pp {int(lay.pp)}{f' x interleave {int(lay.interleave)}' if lay.interleave > 1 else ''} "
                "this way, switch_allows.UNEVEN_SPLITS)" if no_split else "")
+            + "".join(f" ({n} left out: its code lacks {', '.join(m.short for m in gaps)}, stack_features)"
+                      for n, gaps in sorted(lacks.items()))
             + stack_origin(hw, t.stack))

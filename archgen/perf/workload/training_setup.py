@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.errors import WorkloadError
+from archgen.model.field_words import said
+from archgen.model.stack_features import missing
 from archgen.model.switch_allows import allowed
 from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Workload
@@ -74,6 +76,12 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
+    if "stack" in t.model_fields_set and (gaps := [m for m in missing(t.stack, t, arch.router_groups or None)
+                                                   if m.path[0] == "model"]):
+        # the model states it (its training's own are refused where it is read, `StackSwitches`): PERF003 shows it
+        # at the model's line (`WorkloadResult.error_elsewhere`)
+        raise WorkloadError(workload.id, Worded(gaps[0].message, gaps[0].said(said(gaps[0].path[-1]))),
+                            subject=(workload.model or "", gaps[0].path[1:]))
     job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
                          t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
     opts = pipeline_options(p)

@@ -1,0 +1,149 @@
+"""A feature the stated stack's code lacks is refused where the spec states it (`archgen.model.stack_features`).
+
+The releases are read in NVIDIA/Megatron-LM's history (the module's table cites each commit); megatron-core-2024 is
+core_v0.9.0 (2024-10-24), which has none of group-limited routing (core_v0.11.0), multi-token prediction
+(core_v0.12.0) or HybridEP (core_v0.16.0). A stack left out is a house default: the same finding is a PERF004 warning.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from archgen.errors import ValidateError
+from archgen.model.stack_features import CODE, FEATURES, missing, release_of
+from archgen.model.stack_profiles import STACKS
+from archgen.model.switches import SWITCHES
+from archgen.model.workload import MoE, Parallelism, Training
+from archgen.scoring.cases import read_cases
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+DATA = Path(__file__).parent / "data"
+
+
+def _example(feature) -> object:
+    """A value of the feature's field that uses it (the first such value its switch allows, or a count)."""
+    name = feature.path[-1]
+    values = SWITCHES[name].values if name in SWITCHES else (1, 2, 8)
+    return next(v for v in values if feature.uses(v))
+
+
+def test_the_table_names_real_fields_each_used_by_a_value_they_allow():
+    fields = {**Training.model_fields, **Parallelism.model_fields, **MoE.model_fields}
+    for f in FEATURES:
+        assert f.path[-1] in fields, f.path
+        assert re.fullmatch(r"[0-9a-f]{7}, 20\d\d-\d\d-\d\d, .+", f.commit), f.commit
+        if f.path[-1] in SWITCHES:   # every value it names is one the switch takes
+            named = [v for v in SWITCHES[f.path[-1]].values if f.uses(v)]
+            assert named and not f.uses(None)
+    assert [f.first for f in FEATURES] == sorted(f.first for f in FEATURES)
+    assert [release_of(s) for s in STACKS[:2]] == [(0, 0, 0), (0, 9, 0)]   # v2.6 predates every core release
+    assert all(isinstance(CODE.setting(s)[1], str) for s in STACKS)
+
+
+def test_megatron_core_2024_lacks_what_core_v0_9_0_lacked_and_nemo_2025_lacks_nothing():
+    t = Training(seq_len=4096, global_batch=64, precision="fp8", fp8_recipe="blockwise", mtp_layers=1,
+                 moe_dispatcher="hybridep", parallelism=Parallelism(tp=2, etp=1))
+    got = {m.path[-1]: m.feature.release for m in missing("megatron-core-2024", t, groups=8)}
+    assert got == {"fp8_recipe": "core_v0.13.0", "mtp_layers": "core_v0.12.0", "moe_dispatcher": "core_v0.16.0",
+                   "etp": "core_v0.10.0", "router_num_groups": "core_v0.11.0"}
+    assert missing("nemo-2025", t, groups=8) == []
+    # an expert TP equal to the TP is the run core_v0.9.0 makes; no group-limited routing, nothing to lack
+    same = t.model_copy(update={"parallelism": Parallelism(tp=2, etp=2)})
+    assert "etp" not in {m.path[-1] for m in missing("megatron-core-2024", same)}
+    # Primus's Megatron-LM pin (d3528a2) has HybridEP but not 8c5cf05's fused permute
+    assert [m.feature.commit[:7] for m in missing("primus-2025", Training(seq_len=1, global_batch=1,
+                                                                          permute_in_dispatch=True))] == ["8c5cf05"]
+
+
+def _workload(key: str, value: object) -> str:
+    precision = "fp8" if key == "fp8_recipe" else "bf16"
+    field = f"  parallelism: {{tp: 2, {key}: {value}}}\n" if key == "etp" else f"  {key}: {value}\n"
+    if key == "permute_in_dispatch":   # HybridEP's alone (`StackSwitches`): the dispatcher is stated with it
+        field = "  moe_dispatcher: hybridep\n" + field
+    return ("kind: Workload\nid: w\nmodel: m\ncluster: c\ntraining:\n  seq_len: 4096\n  global_batch: 64\n"
+            f"  precision: {precision}\n  stack: STACK\n" + field)
+
+
+def _written(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@pytest.mark.parametrize("feature", [f for f in FEATURES if f.path[0] != "model"], ids=lambda f: f.words)
+def test_each_feature_under_a_stated_stack_that_predates_it_is_an_error_at_its_line(feature, cli, tmp_path):
+    key, value = feature.path[-1], _written(_example(feature))
+    lines = _workload(key, 1 if key == "etp" else value).splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if re.search(rf"\b{key}:", text))
+    old = [s for s in STACKS if release_of(s) < feature.first]
+    assert old, feature.words
+    for stack in old:
+        (tmp_path / "w.yaml").write_text("\n".join(lines).replace("STACK", stack) + "\n", encoding="utf-8")
+        r = cli("validate", str(tmp_path / "w.yaml"))
+        assert r.code == 1 and "Traceback" not in r.err + r.out
+        said = r.err + r.out
+        assert re.search(rf"w\.yaml:{line}:\d+: error: training\.(parallelism\.)?{key}: {re.escape(feature.words)} is "
+                         rf"not in the code of stack {stack}, .*arrived in {feature.release} with "
+                         rf"{feature.commit[:7]} .*got {re.escape(key)} ", said), said
+    (tmp_path / "w.yaml").write_text("\n".join(lines).replace("STACK", "nemo-2025") + "\n", encoding="utf-8")
+    assert "not in the code of stack" not in (r := cli("validate", str(tmp_path / "w.yaml"))).err + r.out
+
+
+def test_a_case_stating_group_limited_routing_under_core_2024_is_refused_at_the_models_line(tmp_path):
+    """The held-out DeepSeek-V3 row (its stack not stated: scored under nemo-2025) with megatron-core-2024 stated."""
+    text = (DATA / "heldout-v5.yaml").read_text(encoding="utf-8")
+    head, rest = text.split("- id: ho-deepseek-v3-2048xh800", 1)
+    case = "- id: ho-deepseek-v3-2048xh800" + rest.split("\n- id:", 1)[0] + "\n"
+    case = case.replace("precision: fp8, fp8_recipe: blockwise,", "precision: bf16, stack: megatron-core-2024,")
+    case = case.replace(", mtp_layers: 1}\n  measured", "}\n  measured")
+    (tmp_path / "c.yaml").write_text(head.split("cases:")[0] + "cases:\n" + case, encoding="utf-8")
+    line = 1 + (head.split("cases:")[0] + "cases:\n" + case).splitlines().index(
+        next(x for x in case.splitlines() if "router_num_groups" in x))
+    with pytest.raises(ValidateError, match=rf"c\.yaml:{line}:\d+: error: cases\.0\.model\.moe\.router_num_groups: "
+                                            r"group-limited "
+                                        r"routing is not in the code of stack megatron-core-2024, Megatron-LM "
+                                        r"core_v0\.9\.0 .*core_v0\.11\.0 with b1022a3"):
+        read_cases(tmp_path / "c.yaml")
+
+
+def test_a_workload_on_deepseek_v3_under_core_2024_cannot_be_estimated_and_names_the_models_line(cli, tmp_path):
+    (tmp_path / "w.yaml").write_text(
+        "kind: Workload\nid: ds\nname: ds\nmodel: deepseek-v3\ncluster: dgx-b200-superpod\naccelerators: 256\n"
+        "training: {seq_len: 4096, global_batch: 1024, stack: megatron-core-2024, parallelism: {tp: 1, pp: 8, "
+        "ep: 32}}\n", encoding="utf-8")
+    r = cli("check", str(SPECS), str(tmp_path))
+    models = (SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8").splitlines()
+    line = 1 + next(i for i, x in enumerate(models) if "router_num_groups:" in x and not x.startswith("#"))
+    assert r.code == 1 and "Traceback" not in r.err
+    assert re.search(rf"w\.yaml:\d+:\d+: error: PERF003 workload/ds: ds cannot be estimated \(deepseek-v3 at "
+                     rf"\S*deepseek-v3\.yaml:{line}:\d+\): group-limited routing is not in the code of stack "
+                     r"megatron-core-2024", r.out), r.out
+
+
+def test_under_the_house_default_a_feature_its_code_lacks_is_a_warning(cli, tmp_path):
+    """No stack stated on an AMD part: Primus's profile, whose Megatron-LM pin predates HybridEP's fused permute."""
+    (tmp_path / "w.yaml").write_text(
+        "kind: Workload\nid: amdw\nname: amdw\nmodel: llama3-8b\ncluster: mi355x-th5\naccelerators: 8\n"
+        "training:\n  seq_len: 4096\n  global_batch: 64\n  permute_in_dispatch: true\n"
+        "  parallelism: {tp: 1, pp: 1, dp: 8, micro_batch: 1}\n", encoding="utf-8")
+    r = cli("check", str(SPECS), str(tmp_path))
+    assert re.search(r"w\.yaml:10:\d+: warning: PERF004 workload/amdw: amdw: HybridEP's fused permute is not in "
+                     r"the code of stack primus-2025, .*core_v0\.18\.0 with 8c5cf05 .*house default: estimated as "
+                     "stated", r.out), r.out
+    assert " error(s)" in r.out and "PERF003 workload/amdw" not in r.out
+    doc = cli("estimate", str(SPECS), str(tmp_path), "--workload", "amdw")
+    assert "stated beyond the code of primus-2025, the house default (PERF004), estimated as stated: HybridEP's " \
+           "fused permute (core_v0.18.0)" in doc.out
+
+
+def test_the_held_out_deepseek_rows_stack_range_keeps_only_the_profile_whose_code_runs_it():
+    """Stated group-limited routing, MTP and blockwise FP8: megatron-lm-2021 and -core-2024 lack all three, so the
+    range over unstated knobs is nemo-2025's own prediction (before, their readings widened it)."""
+    from archgen.scoring.cases import predict, stack_range
+    from archgen.scoring.catalog import load_accelerators
+
+    case = next(c for c in read_cases(DATA / "heldout-v5.yaml")[0] if c.id == "ho-deepseek-v3-2048xh800")
+    accs = load_accelerators()
+    lo, hi = stack_range(case, accs)["tokens_per_second"]
+    assert lo == hi == pytest.approx(predict(case, accs)["tokens_per_second"])
