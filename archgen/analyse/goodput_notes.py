@@ -28,9 +28,9 @@ FIXED_WIRING = ("a torus wired without OCSes takes no hot spare: an idle node el
                 "one's place, so every hardware failure waits for its repair (a spare would be a whole re-cabled "
                 "slice, not modelled)")
 #: Why a training job's restart time is not provided where the spare model is outside its validity (REL009).
-SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
-                  "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
-                  "(REL009)")
+SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than the {s} its hot spares stand in "
+                  "for at once: the spare model (M/M/inf) is outside its validity and its wait for a repair is no "
+                  "figure to stand behind (REL009)")
 #: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are, each
 #: named by its number (`model.unsettled.VALUE_END`: the figure's, `OTHER_END`: the other end's).
 BLOCKING_ENDS = (f"{VALUE_END} with training stopped for the whole checkpoint write, {OTHER_END} with no stop at "
@@ -85,7 +85,7 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
     spares = tuple(f"{n}{end}" for n in ("spares", "spare_power", "spare_space") for end in ("", "_low", "_high"))
     if g.spares_overrun:
         out.append((("restart_time", "restart_time_low", "restart_time_high"),
-                    SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
+                    SPARES_OVERRUN.format(m=g.in_repair, s=g.spare_slots)))
     if g.fixed_wiring:
         out.append((spares, FIXED_WIRING))
     elif g.spares_needed is None:

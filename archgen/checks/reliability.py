@@ -295,10 +295,19 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
         if g.spares_overrun:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"the job's {g.nodes} node(s) keep {g.in_repair:.3g} nodes in repair on average (M/M/∞: "
-                            f"nodes × hardware failure rate × repair time), more than its {g.spares_available} hot "
-                            "spare(s): the spare model is outside its validity, so the restart time (with its wait "
-                            f"for a repair) is not provided; goodput {decimals(g.goodput, 4)} rests on that wait",
-                            Q_(g.in_repair, ""), Q_(g.spares_available, ""))
+                            f"nodes × hardware failure rate × repair time), more than {_spares(g)}: the spare model "
+                            "is outside its validity, so the restart time (with its wait for a repair) is not "
+                            f"provided; goodput {decimals(g.goodput, 4)} rests on that wait",
+                            Q_(g.in_repair, ""), Q_(g.spare_slots, ""))
+
+
+def _spares(g: Goodput) -> str:
+    """What a job's nodes in repair are weighed against (REL009): its idle nodes, or what they stand in for."""
+    if g.spare_slots == g.spares_available:
+        return f"its {g.spares_available} hot spare(s)"
+    return (f"the {g.spare_slots} failed node(s) its {g.spares_available} idle node(s) stand in for at once (a whole "
+            "idle scale-up domain takes one failed node's domain, an idle node of the job's own domains one failure "
+            "there)")
 
 
 @check("REL010", "rel.storage_ports", severity="warning")
