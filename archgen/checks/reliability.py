@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput, no_checkpoint_target
-from archgen.analyse.goodput_notes import FIXED_WIRING
+from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
 from archgen.analyse.storage_demand import amount, capacity_needed
@@ -190,14 +190,17 @@ def _broken_base(ctx: Context, rates_id: str) -> str:
 def interval_near_optimum(ctx: Context) -> Iterator[Violation]:
     """A training job's checkpoint interval is within a factor of two of Daly's optimum.
 
+    The finding gives goodput at the interval and at the optimum; it is a warning where the interval is longer than
+    the run takes to train (`checkpoint.tokens` stated): no checkpoint is written before the run ends.
+
     Fix: leave `checkpoint.interval` out to use the optimum, or set it near the optimum shown.
     """
     for path, r, g in _jobs(ctx):
         if r.workload.checkpoint.interval is not None and g.optimum and not 0.5 <= g.interval / g.optimum <= 2:
-            yield Violation(path, r.workload.id, ("checkpoint", "interval"),
-                            f"checkpoint interval {Q_(g.interval, 's').to('min'):.3g~P}, Daly's "
-                            f"optimum {Q_(g.optimum, 's').to('min'):.3g~P}",
-                            Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"))
+            run = ctx.metrics.get(path, {}).get("time_to_train")
+            words, longer = interval_words(g, run.m_as("s") if run is not None else None)
+            yield Violation(path, r.workload.id, ("checkpoint", "interval"), words, Q_(g.interval, "s").to("min"),
+                            Q_(g.optimum, "s").to("min"), severity="warning" if longer else None)
 
 
 @check("REL006", "rel.storage", severity="warning")

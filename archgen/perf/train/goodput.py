@@ -144,6 +144,9 @@ class JobGoodput:
     #: several nodes, each whole idle domain once (a failed tray of a full domain takes a whole domain's place) and
     #: each idle tray of the job's own domains once; -1: `spares_available`.
     stands_in: int = -1
+    #: The share of wall time its planned interruptions take (`Failures.planned_per_accelerator_day`): goodput is
+    #: Daly's ETTR x (1 - planned).
+    planned: float = 0.0
 
     @property
     def spare_slots(self) -> int:
@@ -245,7 +248,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
                       _finite(optimum), restart, wait(available), reached,
                       needed * unit + inside if needed is not None else None, spare_nodes(f, gpus), target,
                       tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring, counted * unit + inside,
-                      needed if needed is not None and unit > 1 else 0, whole + inside if dn > 1 else -1)
+                      needed if needed is not None and unit > 1 else 0, whole + inside if dn > 1 else -1, planned)
 
 
 def _fewest(holds: Callable[[int], bool], lo: int, hi: int) -> int:
