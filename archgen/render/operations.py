@@ -109,6 +109,20 @@ def _own_interval(rel: Any, m: Any) -> str:
             + ".")
 
 
+def _planned(rel: Any, g: Any) -> str:
+    """A job's planned interruptions in words: how many, how long each, their share of its wall time; '' if none.
+
+    They were folded into goodput and shown nowhere (newuser92: a monthly 4 h window, 0.51 % of the job's time).
+    """
+    if not g.planned:
+        return ""
+    per_day = rel.planned_per_accelerator_day * g.nodes * max(rel.per_node, 1)   # they take whole nodes
+    return (f"; planned interruptions ('{rel.rates_id}' set's): {fmt.number(per_day, 3)} a day, each stopping it for "
+            f"its restart and restore"
+            + (f" plus {display.duration(rel.planned_duration)}" if rel.planned_duration else "") + ", "
+            f"{fmt.number(g.planned * 100, 2)} % of its wall time (taken after a checkpoint: no work lost)")
+
+
 def _job_words(rel: Any) -> str:
     """The job the cluster's figures are of: on every accelerator, or on the largest the spec lets run."""
     if not rel.largest_job:
@@ -174,7 +188,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                     f"({gp(g.goodput, 3)}) to none, a failed node replaced at once ({gp(g.swapped.goodput, 3)}): "
                     "no idle node stands in for a failed one, and no design input states the repair time"
                     if g.swapped is not None else "")
-                 + _cost_range(run, wid) + _spare_range(run, wid)
+                 + _cost_range(run, wid) + _spare_range(run, wid) + _planned(rel, g)
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
