@@ -142,7 +142,7 @@ def interval_words(g: Goodput, run: float | None) -> tuple[str, bool]:
              f"{at if isinstance(at, str) else decimals(at, 3)} at the interval, "
              f"{best if isinstance(best, str) else decimals(best, 3)} at the optimum")
     longer = run is not None and g.interval >= run
-    if longer:
+    if run is not None and longer:
         words += (f"; the interval is longer than the run ({duration(run)} to train at the estimate), so it writes no "
                   "checkpoint before it ends and any interruption restarts it from the beginning")
     return words, longer
