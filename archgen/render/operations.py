@@ -188,11 +188,12 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                     f"({gp(g.goodput, 3)}) to none, a failed node replaced at once ({gp(g.swapped.goodput, 3)}): "
                     "no idle node stands in for a failed one, and no design input states the repair time"
                     if g.swapped is not None else "")
-                 + _cost_range(run, wid) + _spare_range(run, wid) + _planned(rel, g)
+                 + _cost_range(run, wid) + _spare_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
-                    "the spare model (REL009)" if g.spares_overrun else "") for wid, g in found if g.band]
+                    "the spare model (REL009)" if g.spares_overrun else "") + _planned(rel, g)
+                 for wid, g in found if g.band]
         cols = (Column("Workload"), Column("Accelerators", digits=0, align="right"), Column("MTTI", "h", 1, "right"),
                 Column("Checkpoint", "TB", 2, "right"), Column("Write", "s", 1, "right"),
                 Column("Interval", "min", 1, "right"), Column("Restart + repair wait", "min", 1, "right"),
