@@ -365,7 +365,9 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
                              "the range is narrower than the rates are known).")
     assert texts[2] == ("Range: llama3-405b-16k: goodput 0.908 to 0.925 over the set's 95 % Poisson interval; "
                         f"spares needed 9 to 12; restart + repair wait 10.2 min to 11.1 min; {AT_STATED_BANDWIDTH}; "
-                        f"{restore('0.919', '0.914')}.")   # the spares' range: nu41cost
+                        f"{restore('0.919', '0.914')}; planned interruptions ('field-h100-2024' set's): 0.870 a day, "
+                        "each stopping it for its restart and restore, 0.61 % of its wall time (taken after a "
+                        "checkpoint: no work lost).")   # the spares' range: nu41cost; planned words: newuser92
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
     assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[2]
     assert texts[1].startswith("Spare-parts stock: not provided")   # newuser69, spares22: no turnaround stated

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED, RESTORE_SPANNED
+from archgen.display import decimals, duration, near_one
 from archgen.model.unsettled import OTHER_END, VALUE_END
 from archgen.units import Q
 
@@ -28,9 +29,9 @@ FIXED_WIRING = ("a torus wired without OCSes takes no hot spare: an idle node el
                 "one's place, so every hardware failure waits for its repair (a spare would be a whole re-cabled "
                 "slice, not modelled)")
 #: Why a training job's restart time is not provided where the spare model is outside its validity (REL009).
-SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
-                  "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
-                  "(REL009)")
+SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than the {s} its hot spares stand in "
+                  "for at once: the spare model (M/M/inf) is outside its validity and its wait for a repair is no "
+                  "figure to stand behind (REL009)")
 #: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are, each
 #: named by its number (`model.unsettled.VALUE_END`: the figure's, `OTHER_END`: the other end's).
 BLOCKING_ENDS = (f"{VALUE_END} with training stopped for the whole checkpoint write, {OTHER_END} with no stop at "
@@ -85,7 +86,7 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
     spares = tuple(f"{n}{end}" for n in ("spares", "spare_power", "spare_space") for end in ("", "_low", "_high"))
     if g.spares_overrun:
         out.append((("restart_time", "restart_time_low", "restart_time_high"),
-                    SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
+                    SPARES_OVERRUN.format(m=g.in_repair, s=g.spare_slots)))
     if g.fixed_wiring:
         out.append((spares, FIXED_WIRING))
     elif g.spares_needed is None:
@@ -127,3 +128,21 @@ def largest_job(jobs: list[tuple[int, float, str]]) -> tuple[tuple[int, float, s
                                                          for _, g, p in tied)
                                 + ": of jobs on as many, the lowest goodput is taken, then the first by id")
     return chosen, f"{chosen[2].partition('/')[2]}'s, the training job on the most accelerators ({chosen[0]:,}){ties}"
+
+
+def interval_words(g: Goodput, run: float | None) -> tuple[str, bool]:
+    """REL005's words for a job's checkpoint interval far from Daly's optimum, and whether it outlasts the run.
+
+    What the interval costs (goodput at it and at the optimum), and, where it is longer than the run takes to train
+    (`run`, s; None: no token budget), that no checkpoint is written before the run ends (newuser92: 60 days on a
+    21-day run read "checkpoint interval 8.64×10⁴ min, Daly's optimum 0.118 min", an info).
+    """
+    at, best = (near_one(x) for x in g.curve([g.interval, g.optimum]))   # 0.9996 is not 1.000
+    words = (f"checkpoint interval {duration(g.interval)}, Daly's optimum {duration(g.optimum)}: goodput "
+             f"{at if isinstance(at, str) else decimals(at, 3)} at the interval, "
+             f"{best if isinstance(best, str) else decimals(best, 3)} at the optimum")
+    longer = run is not None and g.interval >= run
+    if run is not None and longer:
+        words += (f"; the interval is longer than the run ({duration(run)} to train at the estimate), so it writes no "
+                  "checkpoint before it ends and any interruption restarts it from the beginning")
+    return words, longer

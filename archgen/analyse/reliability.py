@@ -139,7 +139,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     per_node = node.part.accelerators if node is not None else 0
     planned = next((r.planned for r in chain if r.planned is not None), None)
     rel = Reliability(a.cluster.spec.id, a.accelerators, a.node_count, per_node, out,
-                      _domains(a, out, per_node, redundant, site) if spread else (), site,
+                      _domains(a, out, per_node, redundant, events) if spread else (), site,
                       rates.id if rates else "", tuple(sorted(unrated)), dict(sorted(unrated.items())),
                       tuple(sorted(assumed)), site=events,
                       planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators if planned
@@ -191,7 +191,7 @@ def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
 
 
 def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, redundant: dict[str, bool],
-             site_per_day: float) -> tuple[Domain, ...]:
+             site: tuple[tuple[float, float], ...]) -> tuple[Domain, ...]:
     """The failure-domain table: from the real topology, accelerators removed per failure."""
     by: dict[str, ClassRate] = {}
     for c in classes:  # a class and its management share, together
@@ -254,9 +254,10 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
         out.append(Domain("CDU", "coolant distribution unit", yearly("cdu"), served, repair("cdu"),
                           "redundant: a repair, no accelerator lost" if served == 0 else
                           "the racks it cools stop (accelerators / CDUs)"))
-    if site_per_day:
-        out.append(Domain("site", "facility site events", site_per_day * 365.25, a.accelerators, Q_(0, "h"),
-                          "every job in the hall"))
+    if site_per_day := sum(n for n, _ in site):   # down for the events' mean duration (it read 0 h for a 48 h outage)
+        down = sum(n * d for n, d in site) / site_per_day
+        out.append(Domain("site", "facility site events", site_per_day * 365.25, a.accelerators,
+                          Q_(down / 3600, "h"), "every job in the hall"))
     return tuple(out)
 
 

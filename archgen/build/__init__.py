@@ -15,7 +15,8 @@ from archgen.build.clusters import MAX_RACKS, ClusterDesign, RackInstance, bind_
 from archgen.build.fabrics import BoundFabric, BoundTier, LinkOption
 from archgen.build.racks import Placed, RackDesign, bind_rack
 from archgen.build.refs import Unresolved, resolve
-from archgen.model import NIC, Accelerator, Cluster, Rack, System
+from archgen.model import NIC, Accelerator, Cluster, FailureRates, Rack, System
+from archgen.model.reliability import DEFAULT_RATES
 from archgen.model.requirements import Requirements
 from archgen.model.sweep import Sweep
 from archgen.model.workload import Model, Workload
@@ -76,7 +77,17 @@ class Design:
                 if c.path == root:
                     owners |= set(c.rack_counts)
                     owners |= {item.part.id for r in c.rack_types.values() for item in r.items}
+                    owners |= self._rate_chain(c.spec)
         return [u for u in self.unresolved if u.owner in owners or u.subject in roots]
+
+    def _rate_chain(self, cluster: Cluster) -> set[str]:
+        """The ids of the `FailureRates` sets a cluster's failures come from: its set and, through `base`, theirs."""
+        chain: set[str] = set()
+        rates = self.specs.get(cluster.failure_rates or DEFAULT_RATES)
+        while isinstance(rates, FailureRates) and rates.id not in chain:
+            chain.add(rates.id)
+            rates = self.specs.get(rates.base) if rates.base else None
+        return chain
 
     def rests_note(self, subject: str) -> str:
         """Why `subject`'s figures are not known (`resting_on`), naming each reference once; "" where none.
@@ -95,6 +106,8 @@ def build(specs: Specs) -> Design:
         resolve(specs, system.id, system.accelerator, (Accelerator,), ("accelerator",), unresolved)
         for j, nic in enumerate(system.nics):
             resolve(specs, system.id, nic.part, (NIC,), ("nics", j, "part"), unresolved)
+    for rates in specs.of(FailureRates):   # a set's missing classes come from its base (REL004 named a typo only)
+        resolve(specs, rates.id, rates.base, (FailureRates,), ("base",), unresolved)
     for w in specs.of(Workload):  # the performance stage estimates the workloads whose references resolve
         resolve(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
         resolve(specs, w.id, w.cluster, (Cluster,), ("cluster",), unresolved, f"workload/{w.id}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from archgen.build.fabrics import BoundFabric, bind_fabric
 from archgen.build.racks import RackDesign
 from archgen.build.refs import Unresolved, resolve
-from archgen.model import Cluster, Facility, Link, Rack, Switch, System
+from archgen.model import Cluster, Facility, FailureRates, Link, Rack, Switch, System
 from archgen.model.cluster import Placement
 from archgen.model.storage import FIGURES
 from archgen.open_item import Worded
@@ -131,6 +131,8 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,
                        subject)
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
+    # a misspelt set was a warning and the cluster read as never failing: its MTTI and goodput "met" (newuser92)
+    resolve(specs, cid, cluster.failure_rates, (FailureRates,), ("failure_rates",), unresolved, subject)
     # a storage built from appliance parts names one, resolved as any reference (review42); REL014 judges it
     appliance = resolve(specs, cid, cluster.storage.appliance if cluster.storage else None, (System,),
                         ("storage", "appliance"), unresolved, subject)

@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput, no_checkpoint_target
-from archgen.analyse.goodput_notes import FIXED_WIRING
+from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
 from archgen.analyse.storage_demand import amount, capacity_needed
@@ -190,14 +190,17 @@ def _broken_base(ctx: Context, rates_id: str) -> str:
 def interval_near_optimum(ctx: Context) -> Iterator[Violation]:
     """A training job's checkpoint interval is within a factor of two of Daly's optimum.
 
+    The finding gives goodput at the interval and at the optimum; it is a warning where the interval is longer than
+    the run takes to train (`checkpoint.tokens` stated): no checkpoint is written before the run ends.
+
     Fix: leave `checkpoint.interval` out to use the optimum, or set it near the optimum shown.
     """
     for path, r, g in _jobs(ctx):
         if r.workload.checkpoint.interval is not None and g.optimum and not 0.5 <= g.interval / g.optimum <= 2:
-            yield Violation(path, r.workload.id, ("checkpoint", "interval"),
-                            f"checkpoint interval {Q_(g.interval, 's').to('min'):.3g~P}, Daly's "
-                            f"optimum {Q_(g.optimum, 's').to('min'):.3g~P}",
-                            Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"))
+            run = ctx.metrics.get(path, {}).get("time_to_train")
+            words, longer = interval_words(g, run.m_as("s") if run is not None else None)
+            yield Violation(path, r.workload.id, ("checkpoint", "interval"), words, Q_(g.interval, "s").to("min"),
+                            Q_(g.optimum, "s").to("min"), severity="warning" if longer else None)
 
 
 @check("REL006", "rel.storage", severity="warning")
@@ -295,10 +298,19 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
         if g.spares_overrun:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"the job's {g.nodes} node(s) keep {g.in_repair:.3g} nodes in repair on average (M/M/∞: "
-                            f"nodes × hardware failure rate × repair time), more than its {g.spares_available} hot "
-                            "spare(s): the spare model is outside its validity, so the restart time (with its wait "
-                            f"for a repair) is not provided; goodput {decimals(g.goodput, 4)} rests on that wait",
-                            Q_(g.in_repair, ""), Q_(g.spares_available, ""))
+                            f"nodes × hardware failure rate × repair time), more than {_spares(g)}: the spare model "
+                            "is outside its validity, so the restart time (with its wait for a repair) is not "
+                            f"provided; goodput {decimals(g.goodput, 4)} rests on that wait",
+                            Q_(g.in_repair, ""), Q_(g.spare_slots, ""))
+
+
+def _spares(g: Goodput) -> str:
+    """What a job's nodes in repair are weighed against (REL009): its idle nodes, or what they stand in for."""
+    if g.spare_slots == g.spares_available:
+        return f"its {g.spares_available} hot spare(s)"
+    return (f"the {g.spare_slots} failed node(s) its {g.spares_available} idle node(s) stand in for at once (a whole "
+            "idle scale-up domain takes one failed node's domain, an idle node of the job's own domains one failure "
+            "there)")
 
 
 @check("REL010", "rel.storage_ports", severity="warning")

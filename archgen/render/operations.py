@@ -109,6 +109,20 @@ def _own_interval(rel: Any, m: Any) -> str:
             + ".")
 
 
+def _planned(rel: Any, g: Any) -> str:
+    """A job's planned interruptions in words: how many, how long each, their share of its wall time; '' if none.
+
+    They were folded into goodput and shown nowhere (newuser92: a monthly 4 h window, 0.51 % of the job's time).
+    """
+    if not g.planned:
+        return ""
+    per_day = rel.planned_per_accelerator_day * g.nodes * max(rel.per_node, 1)   # they take whole nodes
+    return (f"; planned interruptions ('{rel.rates_id}' set's): {fmt.number(per_day, 3)} a day, each stopping it for "
+            f"its restart and restore"
+            + (f" plus {display.duration(rel.planned_duration)}" if rel.planned_duration else "") + ", "
+            f"{fmt.number(g.planned * 100, 2)} % of its wall time (taken after a checkpoint: no work lost)")
+
+
 def _job_words(rel: Any) -> str:
     """The job the cluster's figures are of: on every accelerator, or on the largest the spec lets run."""
     if not rel.largest_job:
@@ -178,7 +192,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
-                    "the spare model (REL009)" if g.spares_overrun else "") for wid, g in found if g.band]
+                    "the spare model (REL009)" if g.spares_overrun else "") + _planned(rel, g)
+                 for wid, g in found if g.band]
         cols = (Column("Workload"), Column("Accelerators", digits=0, align="right"), Column("MTTI", "h", 1, "right"),
                 Column("Checkpoint", "TB", 2, "right"), Column("Write", "s", 1, "right"),
                 Column("Interval", "min", 1, "right"), Column("Restart + repair wait", "min", 1, "right"),

@@ -140,6 +140,18 @@ class JobGoodput:
     #: The whole idle scale-up domains among `spares_needed` (0 where a spare is any idle node): each brings its own
     #: scale-up switch trays, which `spare_power` and `spare_space` count beside its nodes.
     spare_domains: int = 0
+    #: How many failed nodes its idle nodes stand in for at once: each idle node, or, where a scale-up domain spans
+    #: several nodes, each whole idle domain once (a failed tray of a full domain takes a whole domain's place) and
+    #: each idle tray of the job's own domains once; -1: `spares_available`.
+    stands_in: int = -1
+    #: The share of wall time its planned interruptions take (`Failures.planned_per_accelerator_day`): goodput is
+    #: Daly's ETTR x (1 - planned).
+    planned: float = 0.0
+
+    @property
+    def spare_slots(self) -> int:
+        """The failed nodes the job's hot spares stand in for at once (`stands_in`, else one per idle node)."""
+        return self.spares_available if self.stands_in < 0 else self.stands_in
 
     @property
     def spares_overrun(self) -> bool:
@@ -147,8 +159,10 @@ class JobGoodput:
 
         With no spare the wait is the failed node's own repair and no count of nodes in repair enters; with spares,
         the M/M/inf count is a small correction only while they outnumber the nodes in repair (docs/reliability.md).
+        A whole idle scale-up domain stands in for one failed tray: 4 idle NVL72 racks (72 trays) hold 4 of the
+        job's 20 trays in repair, not 72 (newuser92: the restart was given, with no REL009).
         """
-        return self.spares_available > 0 and self.in_repair > self.spares_available
+        return self.spares_available > 0 and self.in_repair > self.spare_slots
 
 
 def _bandwidths(f: Failures, cp: Checkpointing, nodes: int) -> tuple[float, float]:
@@ -234,7 +248,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
                       _finite(optimum), restart, wait(available), reached,
                       needed * unit + inside if needed is not None else None, spare_nodes(f, gpus), target,
                       tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring, counted * unit + inside,
-                      needed if needed is not None and unit > 1 else 0)
+                      needed if needed is not None and unit > 1 else 0, whole + inside if dn > 1 else -1, planned)
 
 
 def _fewest(holds: Callable[[int], bool], lo: int, hi: int) -> int:
