@@ -1,8 +1,8 @@
 """Whether the two ends of a link option can be one link: CAB002's judgement of an `{a: ..., b: ...}` pair.
 
-Split from `checks/cabling.py`, which registers CAB002. Two different parts at the two ends of one link (a flat-top
-module at the NIC, a twin-port module at the switch; or the two ends of a splitter cable) meet only where their
-optical interfaces do, lane group by lane group after breakout:
+Split from `checks/cabling.py`; `checks/link_media.py` registers CAB002. Two different parts at the two ends of one
+link (a flat-top module at the NIC, a twin-port module at the switch; or the two ends of a splitter cable) meet only
+where their optical interfaces do, lane group by lane group after breakout:
 
 - one medium: single-mode, multimode or one copper cable's two ends;
 - one lane rate (100G-PAM4 or 200G-PAM4 per lane);

@@ -1,8 +1,8 @@
 """The ports each link option end plugs into, and their lane rates: what CAB002 and CAB005 judge link media against.
 
-Split from `checks/cabling.py`, which registers those checks, as `checks.copper_pairs` is for CAB008: per link class
-of a fabric, the switch port groups and node NIC ports at its lower (`a`) and upper (`b`) ends (`link_ends`), and
-every link option end with those ports (`option_ends`).
+Split from `checks/cabling.py` (`checks/link_media.py` registers those checks), as `checks.copper_pairs` is for
+CAB008: per link class of a fabric, the switch port groups and node NIC ports at its lower (`a`) and upper (`b`) ends
+(`link_ends`), and every link option end with those ports (`option_ends`).
 """
 
 from __future__ import annotations

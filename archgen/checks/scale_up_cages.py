@@ -32,7 +32,7 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
 
     Judged where every port group of the switch names a cage of `CAGES` (an NVLink tray's backplane cartridge names
     none): the cable must plug into one of them. A UALink switch of OSFP ports took a QSFP112-only DAC as its
-    accelerator and trunk links with no finding, as a fabric's tier would not (`checks.cabling.media_cage`, CAB005).
+    accelerator and trunk links with no finding, as a fabric's tier would not (`checks.link_media.media_cage`, CAB005).
     """
     for c in ctx.clusters.values():
         su, sw = c.cluster.spec.scale_up, c.cluster.scale_up_switch
