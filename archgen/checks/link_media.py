@@ -13,11 +13,10 @@ from collections.abc import Iterator
 
 from archgen.analyse.network import count
 from archgen.checks.line_rate import line_rates
-from archgen.checks.link_interfaces import ends_unjudged, ends_unmet
+from archgen.checks.link_interfaces import cage_remedy, ends_unjudged, ends_unmet
 from archgen.checks.media_ends import (
     LANE_RULE,
     NO_DAC_MMF_FROM,
-    cage_remedy,
     lane_g,
     lanes_mismatch,
     option_ends,
@@ -85,10 +84,11 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
     flat-top RHS module into an IHS cage (NVIDIA LinkX 200G-PAM4 list: IHS only in air-cooled Q3400/Q3200
     switches, RHS in ConnectX-8 and liquid-cooled switches; ConnectX-7 OSFP cards take RHS modules only).
 
-    Where the module fits the other end, the finding says so and names the catalog's modules (or cable ends) for the
-    cage it fails that meet it (same media, lane rate and standard per port): a single-port ConnectX-7 PCIe card
-    (HGX H100, H800) on a QM9700 leaf takes `{a: smf-400g-dr4, b: smf-800g-dr8}` or the splitter DAC
-    `{a: dac-400g, b: dac-800g-osfp}`, and no one module of the catalog serves both ends.
+    Where the module fits the other end, the finding says so and names the catalog's modules (or cable ends) that fit
+    the cage it fails, in shape and width, and link with it by CAB002's rule (`checks.link_interfaces.
+    linking_modules`): a single-port ConnectX-7 PCIe card (HGX H100, H800) on a QM9700 leaf takes `{a: smf-400g-dr4,
+    b: smf-800g-dr8}`, `{a: smf-400g-dr4, b: lpo-800g-dr8}` or the splitter DAC `{a: dac-400g, b: dac-800g-osfp}`,
+    and no one module of the catalog serves both ends.
 
     Fix: pick the module variant for each end's cage (e.g. `{a: <flat-top NIC module>, b: <finned switch module>}`),
     or correct the cage of the port group or NIC slot.
