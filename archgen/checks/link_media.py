@@ -77,7 +77,8 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
 def media_cage(ctx: Context) -> Iterator[Violation]:
     """Each link option's modules fit the cages of the ports at both ends; a scale-up link those of its switch.
 
-    A module fits in width too: no more lanes than its cage wires (`checks.media_ends.too_wide`).
+    A module fits in width too: no more lanes than its cage wires (`checks.media_ends.too_wide`), a scale-up
+    domain's cable in its switch's ports alike (`checks.scale_up_cages`).
 
     A module lists the cages it plugs into (`cages`); a port group or NIC its `cage`. OSFP and QSFP never mix; an
     OSFP module with a finned integrated heat sink (IHS) does not go into a riding-heat-sink (RHS) cage, nor a

@@ -39,11 +39,14 @@ class Port:
     wired: int | None = None
 
 
+def switch_port(switch: Switch, group: Ports) -> Port:
+    """A switch's port group as a link end plugs into it (a fabric tier's or a scale-up domain's cables)."""
+    return Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate(),
+                group.lanes * group.per_cage if group.lanes else None)
+
+
 def _group_port(switch: Switch | None, group: Ports | None) -> list[Port]:
-    if switch is None or group is None:
-        return []
-    return [Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate(),
-                 group.lanes * group.per_cage if group.lanes else None)]
+    return [] if switch is None or group is None else [switch_port(switch, group)]
 
 
 def _nic_ports(ctx: Context, c, fa) -> list[Port]:
