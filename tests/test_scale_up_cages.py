@@ -57,3 +57,18 @@ def test_a_qsfp_cable_on_osfp_scale_up_switch_ports_is_refused(tmp_path) -> None
 @pytest.mark.parametrize("cage", ["OSFP", "OSFP-RHS"])
 def test_an_osfp_cable_fits(tmp_path, cage: str) -> None:
     assert _cab005(tmp_path, cage) == []
+
+
+def test_a_cable_wider_than_the_switch_ports_is_refused(tmp_path) -> None:
+    """cabfix35: an 8-lane OSFP cable fits the OSFP cage's shape, but the switch's x4 ports wire 4 lanes of it.
+
+    The fabric tiers' width rule (`media_ends.too_wide`), applied to the domain's `link` and `trunk_link` alike.
+    """
+    parts = PARTS.split("---\nkind: Rack")[0].replace("lanes: 4\nform_factor: OSFP", "lanes: 8\nform_factor: OSFP")
+    r = run_specs(tmp_path, {"c.yaml": parts + RACK})
+    found = [f for f in r.findings if f.id == "CAB005"]
+    assert [f.message for f in found] == [
+        f"scale_up.{key}: ual-dac has 8 lanes, the OSFP cage of the ual-switch port group 'ports' wires 4: expected a "
+        "module of at most 4 lanes (a cage drives only its ports' lanes; no source read states that ual-dac runs at "
+        "half width)" for key in ("link", "trunk_link")]
+    assert [(f.value.m, f.limit.m) for f in found] == [(8, 4), (8, 4)]

@@ -1,8 +1,8 @@
 """Whether the two ends of a link option can be one link: CAB002's judgement of an `{a: ..., b: ...}` pair.
 
-Split from `checks/cabling.py`, which registers CAB002. Two different parts at the two ends of one link (a flat-top
-module at the NIC, a twin-port module at the switch; or the two ends of a splitter cable) meet only where their
-optical interfaces do, lane group by lane group after breakout:
+Split from `checks/cabling.py`; `checks/link_media.py` registers CAB002. Two different parts at the two ends of one
+link (a flat-top module at the NIC, a twin-port module at the switch; or the two ends of a splitter cable) meet only
+where their optical interfaces do, lane group by lane group after breakout:
 
 - one medium: single-mode, multimode or one copper cable's two ends;
 - one lane rate (100G-PAM4 or 200G-PAM4 per lane);
@@ -19,6 +19,9 @@ b: smf-800g-fr4}` checking clean). Reach classes of one plan (FR4 against LR4) a
 its shorter end's (CAB001). A fibre end with no transceiver (0 W, an optical circuit switch's port) carries what the
 other end sends and is judged on its medium only; two modules of which one states no plan are not judged, which an
 info finding says.
+
+CAB005's remedy reads the same rule: where a module fits one end of its link and not the other, the catalog's parts
+it names for the other end are those that fit that cage and meet the module here (`linking_modules`, `cage_remedy`).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.analyse.network import count
-from archgen.checks.media_ends import lane_g
+from archgen.checks.media_ends import Port, lane_g, link_ends, too_wide
+from archgen.checks.registry import Context
 from archgen.model import Link
+from archgen.model.network import CAGES, cage_fits
 from archgen.units import Q
 
 
@@ -112,3 +117,44 @@ def ends_unjudged(a: Link, b: Link) -> str:
     missing = [e.id for e in (a, b) if not e.wavelengths]
     return (f"{' and '.join(missing)} state{'s' if len(missing) == 1 else ''} no wavelength plan (`wavelengths`): "
             f"whether {a.id} and {b.id} meet as one link is not judged") if missing else ""
+
+
+def linking_modules(ctx: Context, end: Link, port: Port, tag: str) -> list[str]:
+    """The catalog's modules (or cable ends) for `port` at end `tag` of a link whose other end is `end`.
+
+    Each fits the port's cage in shape and width (`cage_fits`, `media_ends.too_wide`) and meets `end` by this
+    module's rule (`ends_unmet`): a QM9700's twin-port cage facing a ConnectX-7's 400G DR4 takes `smf-800g-dr8` and
+    `lpo-800g-dr8`, two DR4 ports on parallel fibre, and no FR4. A part whose meeting `end` is not judged (one of
+    the two states no wavelength plan, `ends_unjudged`) is not offered.
+    """
+    def pair(p: Link) -> tuple[Link, Link]:
+        return (p, end) if tag == "a" else (end, p)
+
+    return sorted(p.id for p in ctx.design.specs.of(Link)
+                  if any(cage_fits(m, port.cage) for m in p.cages) and not too_wide(p, port)
+                  and not ends_unmet(*pair(p)) and not ends_unjudged(*pair(p)))
+
+
+def cage_remedy(ctx: Context, c, fa, key: str, end: Link, tag: str, port: Port) -> tuple[str, str]:
+    """What CAB005 tells its reader to state where a module fits one end of its link and not the other.
+
+    Returned as (the finding's words, the customer's). One module named for both ends (`access: [smf-400g-dr4]`)
+    fits a ConnectX-7's flat-top cage and not a QM9700's finned twin-port cage, and the twin-port module does not fit
+    the NIC: every single module of the catalog fails one end (newuser89, HGX H100 on QM9700 leaves), and the
+    finding named only the cage it expected. It says that the module fits the other end and names the catalog's
+    parts for the cage it fails that link with it (`linking_modules`), to be stated as the two ends apart: two
+    modules on one fibre, or the two ends of one splitter cable (the catalog's MCP7Y00 is `{a: dac-400g, b:
+    dac-800g-osfp}`). Empty where the module fits neither end (the first sentence says it).
+    """
+    lower, upper = link_ends(ctx, c, fa).get(key, ([], []))
+    other = [p for p in (upper if tag == "a" else lower) if p.cage in CAGES]
+    if not other or not all(any(cage_fits(m, p.cage) for m in end.cages) for p in other):
+        return "", ""
+    there = f"; it fits the {other[0].what} ({other[0].cage}) at the other end, not this one"
+    found = linking_modules(ctx, end, port, tag)
+    names = (f"the catalog's {port.cage} ends that link with {end.id}: {', '.join(found)}" if found else
+             f"the catalog holds no {port.cage} end that links with {end.id}")
+    pair = f"a: {end.id}, b: <{port.cage} end>" if tag == "b" else f"a: <{port.cage} end>, b: {end.id}"
+    return (f"{there}: state the two ends apart, {{{pair}}} ({names})",
+            f"{there}: the two ends take different parts, {end.id} at one end and an {port.cage} end at this one "
+            f"({names})")

@@ -1,20 +1,19 @@
 """The ports each link option end plugs into, and their lane rates: what CAB002 and CAB005 judge link media against.
 
-Split from `checks/cabling.py`, which registers those checks, as `checks.copper_pairs` is for CAB008: per link class
-of a fabric, the switch port groups and node NIC ports at its lower (`a`) and upper (`b`) ends (`link_ends`), and
-every link option end with those ports (`option_ends`).
+Split from `checks/cabling.py` (`checks/link_media.py` registers those checks), as `checks.copper_pairs` is for
+CAB008: per link class of a fabric, the switch port groups and node NIC ports at its lower (`a`) and upper (`b`) ends
+(`link_ends`), and every link option end with those ports (`option_ends`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from archgen.analyse.ports import role_groups
 from archgen.checks.registry import Context
 from archgen.model import NIC, Link, Switch
 from archgen.model.fabrics import LINK_TIERS
-from archgen.model.network import CAGES, Ports, cage_fits
+from archgen.model.network import Ports
 from archgen.units import Q_, Q
 
 #: Lane rate from which passive copper (DAC) and multimode fibre are not offered: NVIDIA LinkX 800G 200G-PAM4
@@ -40,11 +39,14 @@ class Port:
     wired: int | None = None
 
 
+def switch_port(switch: Switch, group: Ports) -> Port:
+    """A switch's port group as a link end plugs into it (a fabric tier's or a scale-up domain's cables)."""
+    return Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate(),
+                group.lanes * group.per_cage if group.lanes else None)
+
+
 def _group_port(switch: Switch | None, group: Ports | None) -> list[Port]:
-    if switch is None or group is None:
-        return []
-    return [Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate(),
-                 group.lanes * group.per_cage if group.lanes else None)]
+    return [] if switch is None or group is None else [switch_port(switch, group)]
 
 
 def _nic_ports(ctx: Context, c, fa) -> list[Port]:
@@ -116,49 +118,6 @@ def lanes_mismatch(module: Q, port: Q) -> bool:
     """
     m, p = float(module.m_as("Gbit/s")), float(port.m_as("Gbit/s"))
     return m > p + 1e-6 or (m < p - 1e-6 and port >= NO_DAC_MMF_FROM)
-
-
-def _core(standard: str) -> str:
-    """A module's standard per port: '2 x 400GBASE-DR4 (500 m)' and '400GBASE-DR4' are both '400GBASE-DR4'."""
-    return re.sub(r"^\d+\s*x\s*|\s*\(.*\)$", "", standard.strip())
-
-
-def fitting_modules(ctx: Context, end: Link, cage: str) -> list[str]:
-    """The catalog's modules (or cable ends) that plug into `cage` and meet `end` across a link.
-
-    They share its media, its lane rate and, where both state one, its standard per port (a 2 x 400GBASE-DR4
-    twin-port meets a 400GBASE-DR4, not an FR4).
-    """
-    lane = (end.rate / end.lanes).to("Gbit/s")
-    return sorted(p.id for p in ctx.design.specs.of(Link)
-                  if p.id != end.id and p.media == end.media and any(cage_fits(m, cage) for m in p.cages)
-                  and abs(float(((p.rate / p.lanes) - lane).m_as("Gbit/s"))) < 1e-6
-                  and (not p.standard or not end.standard or _core(p.standard) == _core(end.standard)))
-
-
-def cage_remedy(ctx: Context, c, fa, key: str, end: Link, tag: str, port: Port) -> tuple[str, str]:
-    """What CAB005 tells its reader to state where a module fits one end of its link and not the other.
-
-    Returned as (the finding's words, the customer's). One module named for both ends (`access: [smf-400g-dr4]`)
-    fits a ConnectX-7's flat-top cage and not a QM9700's finned twin-port cage, and the twin-port module does not fit
-    the NIC: every single module of the catalog fails one end (newuser89, HGX H100 on QM9700 leaves), and the
-    finding named only the cage it expected. It now says that the module fits the other end and names the catalog's
-    parts for the cage it fails, to be stated as the two ends apart: two modules on one fibre, or the two ends of
-    one splitter cable (the catalog's MCP7Y00 is `{a: dac-400g, b: dac-800g-osfp}`). Empty where the module fits
-    neither end (the first sentence says it).
-    """
-    lower, upper = link_ends(ctx, c, fa).get(key, ([], []))
-    other = [p for p in (upper if tag == "a" else lower) if p.cage in CAGES]
-    if not other or not all(any(cage_fits(m, p.cage) for m in end.cages) for p in other):
-        return "", ""
-    there = f"; it fits the {other[0].what} ({other[0].cage}) at the other end, not this one"
-    found = fitting_modules(ctx, end, port.cage)
-    names = (f"the catalog's {port.cage} ends of its media, lane rate and standard: {', '.join(found)}" if found else
-             f"the catalog holds no {port.cage} end of its media, lane rate and standard")
-    pair = f"a: {end.id}, b: <{port.cage} end>" if tag == "b" else f"a: <{port.cage} end>, b: {end.id}"
-    return (f"{there}: state the two ends apart, {{{pair}}} ({names})",
-            f"{there}: the two ends take different parts, {end.id} at one end and an {port.cage} end at this one "
-            f"({names})")
 
 
 def too_wide(end: Link, port: Port) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from archgen.analyse.network import count
 from archgen.analyse.nodes import compute_accelerator
 from archgen.analyse.scale_up_pod import is_pod
-from archgen.checks.media_ends import LANE_RULE, lane_g, lanes_mismatch
+from archgen.checks.media_ends import LANE_RULE, lane_g, lanes_mismatch, switch_port, too_wide
 from archgen.checks.registry import Context, Violation
 from archgen.model.network import CAGES, COPPER_MEDIA, cage_fits
 from archgen.model.technology import other_link
@@ -32,7 +32,11 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
 
     Judged where every port group of the switch names a cage of `CAGES` (an NVLink tray's backplane cartridge names
     none): the cable must plug into one of them. A UALink switch of OSFP ports took a QSFP112-only DAC as its
-    accelerator and trunk links with no finding, as a fabric's tier would not (`checks.cabling.media_cage`, CAB005).
+    accelerator and trunk links with no finding, as a fabric's tier would not (`checks.link_media.media_cage`, CAB005).
+    It must fit in width too, by the fabric tiers' rule (`media_ends.too_wide`): the accelerators' `link` in the
+    switch's main `ports`, a `trunk_link` in at least one group whose cage it fits (cabfix35: an 8-lane cable passed
+    in 4-lane ports). A domain names one part per link, the same at both ends, so the rule of two parts meeting
+    (`checks.link_interfaces`, CAB002) holds by itself: the accelerator's end states no cage or plan to judge.
     """
     for c in ctx.clusters.values():
         su, sw = c.cluster.spec.scale_up, c.cluster.scale_up_switch
@@ -40,10 +44,21 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
             continue
         cages = sorted({g.cage for g in sw.groups})
         for key, link in (("link", c.cluster.scale_up_link), ("trunk_link", c.cluster.scale_up_trunk)):
-            if link is not None and link.cages and not any(cage_fits(m, g) for m in link.cages for g in cages):
+            if link is None or not link.cages:
+                continue
+            if not any(cage_fits(m, g) for m in link.cages for g in cages):
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
                                 f"scale_up.{key}: {link.id} ({', '.join(link.cages)}) fits no port of {sw.id} "
                                 f"({', '.join(cages)}): expected a cable or module for {' or '.join(cages)}")
+                continue
+            ports = [switch_port(sw, g) for g in ((sw.ports,) if key == "link" else sw.groups)
+                     if any(cage_fits(m, g.cage) for m in link.cages)]
+            wide = [(why, p) for p in ports if (why := too_wide(link, p))]
+            if ports and len(wide) == len(ports):   # a trunk may use any group it fits (`analyse.scale_up_racks`)
+                why, port = wide[0]
+                yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key), f"scale_up.{key}: {why}",
+                                count(link.lanes), count(port.wired or 0),
+                                public=f"the scale-up {'trunk ' if key == 'trunk_link' else ''}cables: {why}")
 
 
 def scale_up_lanes(ctx: Context) -> Iterator[Violation]:

@@ -8,7 +8,11 @@ reached the line rate through `link_speed`'s assert, catching AssertionError whe
 
 from __future__ import annotations
 
+import pytest
+
 from archgen.pipeline import run
+from tests.checks.test_cases import CASES, _dump, _load
+from tests.conftest import run_specs
 from tests.data.clusters.small import files
 
 UPPER = "    spine_core: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]"
@@ -42,3 +46,16 @@ def test_a_torus_says_its_ends_are_not_judged(shipped) -> None:
 def test_fat_trees_get_no_such_note(shipped) -> None:
     assert not [f for f in shipped.findings if f.id == "CAB012" and f.severity == "info"
                 and "fabric 'ici'" not in f.message]
+
+
+@pytest.mark.parametrize("case", _load(CASES / "CAB012.yml")["cases"], ids=lambda case: case["name"])
+def test_the_cases_designs_break_no_other_rule(tmp_path, case: dict) -> None:
+    """Each CAB012 case's design is refused by CAB012 alone (cabfix35): its links are ones CAB002 and CAB005 pass.
+
+    A case had a single-mode DR4 module at one end of a link and a copper DAC at the other, which CAB002 refuses
+    (one medium at both ends), and another a flat-top module in the Q3400's finned-top cage, which CAB005 refuses:
+    they passed only because a case checks its own rule.
+    """
+    r = run_specs(tmp_path, {path: _dump(text) for path, text in case["files"].items()})
+    assert {f.id for f in r.findings if f.severity == "error"} == (set() if case["name"].startswith("pass") else
+                                                                  {"CAB012"})

@@ -9,12 +9,15 @@ with one field changed, to reach the lane-group rules no catalog part breaks.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from archgen.checks.link_interfaces import PLANS, ends_unjudged, ends_unmet, port_lanes
+from archgen.checks.link_interfaces import PLANS, ends_unjudged, ends_unmet, linking_modules, port_lanes
+from archgen.checks.media_ends import Port
 from archgen.load import load_paths
 from archgen.model import Link
+from archgen.units import Q_
 
 LINKS = {d.id: Link.model_validate(d.data)
          for d in load_paths([Path(__file__).resolve().parents[2] / "specs" / "catalog" / "links"])}
@@ -74,3 +77,25 @@ def test_every_catalog_optic_with_a_standard_states_its_plan_on_its_medium() -> 
     optics = [p for p in LINKS.values() if p.media in ("singlemode", "multimode") and p.standard]
     assert len(optics) == 12
     assert {p.id: PLANS[p.wavelengths].media for p in optics} == {p.id: p.media for p in optics}
+
+
+#: A design whose catalog is the shipped links, for CAB005's remedy; a QM9700's twin-port cage and a ConnectX-7's.
+CATALOG = SimpleNamespace(design=SimpleNamespace(specs=SimpleNamespace(of=lambda kind: list(LINKS.values()))))
+QM9700 = Port("qm9700 port group 'ports'", "OSFP-IHS", Q_(100, "Gbit/s"), 8)
+CX7 = Port("hgx-h800-8gpu NIC connectx-7", "OSFP-RHS", Q_(100, "Gbit/s"), 4)
+
+
+def test_the_remedy_names_the_parts_that_link_by_the_rule_not_by_standard_text() -> None:
+    """A QM9700 cage facing a ConnectX-7's DR4 takes the 2 x DR4 modules and the LPO DR8 (a DR8 broken out to two
+    DR4), the LPO named although its standard differs in text; the 2 x FR4 fits the cage but meets no DR4."""
+    found = linking_modules(CATALOG, LINKS["smf-400g-dr4"], QM9700, "b")
+    assert found == ["lpo-800g-dr8", "smf-800g-dr8", "smf-800g-dr8-500m"]
+    assert "OSFP-IHS" in LINKS["smf-800g-fr4"].cages and "smf-800g-fr4" not in found
+
+
+def test_the_remedy_leaves_out_modules_too_wide_for_the_cage() -> None:
+    """Facing a twin-port DR4 at the switch, a ConnectX-7's 4-lane cage takes the single-port DR4 only: the LPO DR8
+    fits its shape (plain OSFP) and links, but has 8 lanes; and nothing of the catalog meets a 2 x FR4 there."""
+    assert "OSFP" in LINKS["lpo-800g-dr8"].cages and not ends_unmet(LINKS["lpo-800g-dr8"], LINKS["smf-800g-dr8"])
+    assert linking_modules(CATALOG, LINKS["smf-800g-dr8"], CX7, "a") == ["smf-400g-dr4"]
+    assert linking_modules(CATALOG, LINKS["smf-800g-fr4"], CX7, "a") == []
