@@ -9,23 +9,25 @@ leaves, without a graph, with a spine or a core lost too. Derivation (one plane;
 s; each leaf of pod p meets each of its S spines with links of capacity ν_p; spine j of every pod meets core group
 j, whose cores each meet every pod's spine j; 2 tiers are one pod whose spines have no core links):
 
-1. For fixed sides of the leaves, the cut is linear in each switch's side, so a least cut has alike switches on
-   one side: a group's cores all on one side, and a pod's spines of alike groups together. The groups are alike but
-   for the lost switch's (a spine lost: its group has no spine in the first pod; a core lost: its group's spines
-   have one core's links less), so the alike groups' cores sit on one side (B: the swap of sides is t ↔ N − t) and
-   the lost switch's group's on B or A, both tried. A pod's spines of one kind (ν, k: each leaf's links to them,
-   their core links) whose cores sit on B cost min(w·ν, (W − w)·ν + k), on A min(w·ν + k, (W − w)·ν), w of its W
-   leaves on A; an endpoint apart from its leaf costs s. So the cut is Σ_p C_p(w_p) + s·|t − E|, E the endpoints of
-   the leaves on A, and C_p, a sum of minima of linear functions, is concave in w_p: a pod's spare leaves (no
-   endpoints) sit all on one side.
-2. Among m alike pods, for a given count of their leaves on A, a least cut has every pod's leaves all on A or all
-   on B but one pod's (two pods with leaves on both sides: moving a leaf from one to the other, one way or the
-   other, costs nothing more, as C is concave). So m alike pods of L leaves of e endpoints put Q = τ·L + r leaves
-   on A for τ·C(L) + (m − 1 − τ)·C(0) + C(r): m·L + 1 choices, not (L + 1)^m; a pod alone tries every count of its
-   leaves of each size on A.
-3. The least cut is the least over t = ⌊N/2⌋, ⌈N/2⌉ and over E of Σ (the pods' least cost for E endpoints on A's
+1. For fixed sides of the leaves, the cut is linear in each switch's side, so every switch takes its cheaper side
+   and alike switches can take the same: a group's cores sit together, and the groups alike face the same choice.
+   They are alike but for the lost switch's (a spine lost: its group has no spine in the first pod; a core lost:
+   its group's spines have one core's links less), so the alike groups' cores sit on one side (B: the swap of sides
+   is t ↔ N − t) and the lost switch's group's on B or on A, both tried; each pod's spine of that group takes its
+   own side. A pod's spines of one kind (ν, k: each leaf's links to them, their core links) whose cores sit on B
+   cost min(w·ν, (W − w)·ν + k), on A min(w·ν + k, (W − w)·ν), w of the pod's W leaves on A; an endpoint apart
+   from its leaf costs s. So the cut is Σ_p C_p(w_p) + s·|t − E|, E the endpoints of the leaves on A, and C_p, a
+   sum of minima of linear functions, is concave in w_p: a pod's spare leaves (no endpoints) sit all on one side.
+2. Among m alike pods with leaves of one size e, for a given count of their leaves on A (so a given E), a least cut
+   has every pod's leaves all on A or all on B but one pod's: of two pods with leaves on both sides, moving a leaf
+   from one to the other, one way or the other, costs nothing more, as C is concave. So the m pods of L leaves put
+   Q = τ·L + r leaves on A for τ·C(L) + (m − 1 − τ)·C(0) + C(r): m·L + 1 choices, not (L + 1)^m. A pod with leaves
+   of two sizes (the one where a rail-optimized fabric's even share changes, `leaf_fill`) tries every count of
+   each on A.
+3. The least cut is the least over t = ⌊N/2⌋, ⌈N/2⌉ and over E of (the pods' least cost for E endpoints on A's
    leaves) + s·|t − E|: a min-plus convolution over the classes of alike pods (full pods, the pod part full, spare
-   pods, the pod of the lost spine), the largest class last, as a distance transform: O(N) in numpy.
+   pods, the pod of the lost spine), m alike pods as L + 1 and then m shifted copies of an array over E, so
+   O((L + m)·N) in numpy.
 
 Where pods and leaves are equal this is the old rule, min(N·s, Σλ, ΣK)/2. Leaves fill in order
 (`FabricAnalysis.leaf_endpoints`), so a plane has leaves of d endpoints, at most one leaf in part and spares with
@@ -144,7 +146,7 @@ def _with(cut: np.ndarray, pod: Pod, m: int, odd_on_a: bool) -> np.ndarray:
     order = np.lexsort((costs, ends))
     ends, costs = ends[order], costs[order]
     first = np.r_[True, ends[1:] != ends[:-1]]   # the least cost of each count
-    for _ in range(m):   # pods with leaves of two sizes (`leaf_fill` makes one at most) one by one
+    for _ in range(m):   # one by one (alike pods with leaves of two sizes: `leaf_fill` makes one such pod at most)
         cut = _convolve(cut, ends[first], costs[first])
     return cut
 
