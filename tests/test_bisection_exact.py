@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from archgen import topology
-from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
+from archgen.analyse.bisection import fat_tree_pods, leaf_fill, least_balanced_cut
 from tests.clos_cuts import least_bisection
 
 SPEED = 400.0
@@ -51,19 +51,19 @@ def _planes(seed: int, n: int, spines_per_pod: int = 2, pair_links: int = 1
 
 
 def _pods(shape: topology.ClosShape, eps: list[int], up: int, lost: str = "") -> list:
-    """The plane's pods, one per pod so any endpoints per leaf can be stated (`fat_tree_pods` fills in order)."""
+    """The plane's pods from any endpoints per leaf (`fat_tree_pods` fills in order), alike pods counted once."""
     pod = shape.pod_leaves if shape.tiers == 3 else shape.leaves
     core = shape.spines_per_pod * shape.spine_up * SPEED if shape.tiers == 3 else 0.0
     link, k = up // shape.spines_per_pod * SPEED, shape.spine_up * SPEED if shape.tiers == 3 else 0.0
-    out = []
+    out: Counter = Counter()
     for first in range(0, shape.leaves, pod):
         spines: tuple = ((up * SPEED, core, False),)
         if lost:   # the lost switch's group apart: no spine in the first pod, or its spines a core's links short
             odd = () if lost == "spine" and first == 0 else (
                 (link, k - shape.core_pair_links * SPEED * (lost == "core"), True),)
             spines = ((up * SPEED - link, core - k, False), *odd)
-        out.append(((spines, tuple(sorted(Counter(eps[first:first + pod]).items()))), 1))
-    return out
+        out[(spines, tuple(sorted(Counter(eps[first:first + pod]).items())))] += 1
+    return sorted(out.items())
 
 
 @pytest.mark.parametrize(("shape", "eps", "up", "core_up"), _planes(34, 40))
@@ -82,6 +82,36 @@ def test_a_lost_spine_or_core_equals_the_brute_force(shape, eps, up, core_up, lo
     of them the earlier closed form, every group alike, read above the least cut)."""
     assert least_balanced_cut(_pods(shape, eps, up, lost), SPEED) == pytest.approx(
         least_bisection(shape, eps, SPEED, lost=((lost, 0),)))
+
+
+def _filled(seed: int, n: int) -> list[tuple[topology.ClosShape, int, int, int]]:
+    """`n` small 3-tier planes of two pods or more: (shape, ports, leaf down ports, leaves the ports spread over, 0:
+    in order), so `fat_tree_pods` counts alike pods as one class."""
+    rng, out = random.Random(seed), []
+    while len(out) < n:
+        spines, per, pod, core_up, pl = (rng.randint(1, 3), rng.randint(1, 2), rng.randint(1, 3), rng.randint(1, 2),
+                                         rng.randint(1, 2))
+        leaves, down = rng.randint(3, 9), rng.randint(1, 6)
+        pods = -(-leaves // pod)
+        shape = topology.ClosShape(3, leaves, pods * spines, spines * core_up, spines * per, spines, pod * per,
+                                   core_up * pl, pl)
+        if pods > 1 and shape.leaves + shape.spines + shape.cores <= 19:
+            out.append((shape, rng.randint(2, leaves * down), down, rng.choice((0, 0, rng.randint(1, leaves)))))
+    return out
+
+
+@pytest.mark.parametrize(("shape", "ports", "down", "spread"), _filled(35, 30))
+@pytest.mark.parametrize("lost", ["", "spine", "core"])
+def test_classes_of_alike_pods_equal_the_brute_force(shape, ports, down, spread, lost) -> None:
+    """`fat_tree_pods` as `analyse.fabric` calls it, alike pods one class of m (all on one side but one pod), a
+    spine of the first pod or a core of the first group lost or not: the brute force's least cut."""
+    s = shape.spines_per_pod
+    pods = fat_tree_pods(ports, shape.leaves, down, shape.leaf_up * SPEED, shape.pod_leaves,
+                         s * shape.spine_up * SPEED, lost, (shape.leaf_up // s * SPEED, shape.spine_up * SPEED),
+                         shape.core_pair_links * SPEED, spread)
+    eps = [e for e, n in leaf_fill(ports, shape.leaves, down, spread) for _ in range(n)]
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(
+        least_bisection(shape, eps, SPEED, lost=((lost, 0),) if lost else ()))
 
 
 def test_two_tiers_with_a_leaf_part_full() -> None:
