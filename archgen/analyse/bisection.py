@@ -1,46 +1,55 @@
-"""One fat-tree plane's bisection: the least cut over every balanced split of its endpoints, in closed form.
+"""One fat-tree plane's bisection: the least cut over every balanced split of its endpoints, found exactly.
 
 The bisection (one direction) is the least, over the splits of the N endpoints into halves (⌊N/2⌋ and ⌈N/2⌉), of
 the min cut between the halves (Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985). Half the links of
 the narrowest tier is that least cut only where every pod and leaf holds equal endpoints; with a last pod or leaf
 filled in part it may be below (pods of 36 and 28 endpoints: 1,600 Gb/s against 3,200) or above (leaves of 48, 48
 and 2 on 16 uplinks each: 24 links against 17). This module finds the least cut itself, from the plane's pods and
-leaves, without a graph. Derivation (one plane; a leaf i holds e_i endpoints of speed s and uplinks of capacity
-λ_i, spread evenly over its pod's S spines; spine j of every pod meets core group j; K_p is pod p's core capacity,
-its spines' core links; 2 tiers are one pod with K = 0):
+leaves, without a graph, with a spine or a core lost too. Derivation (one plane; leaves of e_i endpoints of speed
+s; each leaf of pod p meets each of its S spines with links of capacity ν_p; spine j of every pod meets core group
+j, whose cores each meet every pod's spine j; 2 tiers are one pod whose spines have no core links):
 
-1. The cores of a group are alike, so for fixed leaf sides each group's cores and spines choose sides the same way:
-   in a least cut all cores sit on one side (call it B), and a pod's S spines sit together, since the cut is
-   linear in the number of a pod's spines on each side for fixed leaves, so its least is at all or none.
-2. A pod whose spines sit on B costs Σ_i min(a_i·s, b_i·s + λ_i) (a_i, b_i: leaf i's endpoints on A and B); a pod
-   whose spines sit on A ("leans A", the set T) costs K_p + Σ_i min(b_i·s, a_i·s + λ_i). A leaf placed wholly
-   against its pod's side ("flipped") costs φ_i = min(e_i·s, λ_i); a leaf flipped in part by a endpoints costs
-   min(a·s, (e_i − a)·s + λ_i), concave in a, so a least cut flips at most one leaf in part.
-3. The least cut is the least over T and over t = ⌊N/2⌋, ⌈N/2⌉ of Σ_{p∈T} K_p + F(|t − Σ_{p∈T} n_p|): F flips that
-   many endpoints, from pods outside T when T holds too few endpoints, from pods in T when it holds too many, as
-   whole leaves (a knapsack over leaf sizes) and at most one leaf in part.
+1. For fixed sides of the leaves, the cut is linear in each switch's side, so every switch takes its cheaper side
+   and alike switches can take the same: a group's cores sit together, and the groups alike face the same choice.
+   They are alike but for the lost switch's (a spine lost: its group has no spine in the first pod; a core lost:
+   its group's spines have one core's links less), so the alike groups' cores sit on one side (B: the swap of sides
+   is t ↔ N − t) and the lost switch's group's on B or on A, both tried; each pod's spine of that group takes its
+   own side. A pod's spines of one kind (ν, k: each leaf's links to them, their core links) whose cores sit on B
+   cost min(w·ν, (W − w)·ν + k), on A min(w·ν + k, (W − w)·ν), w of the pod's W leaves on A; an endpoint apart
+   from its leaf costs s. So the cut is Σ_p C_p(w_p) + s·|t − E|, E the endpoints of the leaves on A, and C_p, a
+   sum of minima of linear functions, is concave in w_p: a pod's spare leaves (no endpoints) sit all on one side.
+2. Among m alike pods with leaves of one size e, for a given count of their leaves on A (so a given E), a least cut
+   has every pod's leaves all on A or all on B but one pod's: of two pods with leaves on both sides, moving a leaf
+   from one to the other, one way or the other, costs nothing more, as C is concave. So the m pods of L leaves put
+   Q = τ·L + r leaves on A for τ·C(L) + (m − 1 − τ)·C(0) + C(r): m·L + 1 choices, not (L + 1)^m. A pod with leaves
+   of two sizes (the one where a rail-optimized fabric's even share changes, `leaf_fill`) tries every count of
+   each on A.
+3. The least cut is the least over t = ⌊N/2⌋, ⌈N/2⌉ and over E of (the pods' least cost for E endpoints on A's
+   leaves) + s·|t − E|: a min-plus convolution over the classes of alike pods (full pods, the pod part full, spare
+   pods, the pod of the lost spine), m alike pods as L + 1 and then m shifted copies of an array over E, so
+   O((L + m)·N) in numpy.
 
 Where pods and leaves are equal this is the old rule, min(N·s, Σλ, ΣK)/2. Leaves fill in order
 (`FabricAnalysis.leaf_endpoints`), so a plane has leaves of d endpoints, at most one leaf in part and spares with
-none; pods, full pods, at most one pod in part and pods of spares: the search runs over a few classes of alike pods
-and leaves, not over switches. Checked against a brute force over every side of every switch on small planes
-(tests/test_bisection_exact.py). Step 1 needs the groups alike: with 3 tiers and a spine or core lost
-(`first_pod_lost`, `core_lost`) the lost switch's group may sit apart from the others, and the cut found can be
-above the least one (review52: 800 Gb/s where this finds 1,200; `UNLIKE_GROUPS` there).
+none; pods, full pods, at most one pod in part and pods of spares: a few classes of alike pods. Checked against a
+brute force over every side of every switch on small planes, intact and with a spine or a core lost
+(tests/test_bisection_exact.py: review52's planes, where an earlier closed form kept every group alike and read
+1,200 Gb/s for a least cut of 800, among them).
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-#: One kind of leaf: its endpoints and its uplinks' capacity.
-Leaf = tuple[int, float]
-#: One pod: its spines' core capacity and its kinds of leaf, each with how many the pod holds.
-Pod = tuple[float, tuple[tuple[Leaf, int], ...]]
+import numpy as np
+
+#: Spines of one kind in a pod: each leaf's links to them, their core links, and whether they are of the lost
+#: switch's group (whose cores may sit apart from the others').
+Spines = tuple[float, float, bool]
+#: One pod: its kinds of spine, and its leaves as (endpoints, how many leaves hold that many).
+Pod = tuple[tuple[Spines, ...], tuple[tuple[int, int], ...]]
 
 
 def leaf_fill(ports: int, leaves: int, down: int, spread: int = 0) -> list[tuple[int, int]]:
@@ -62,21 +71,25 @@ def leaf_fill(ports: int, leaves: int, down: int, spread: int = 0) -> list[tuple
 
 
 def fat_tree_pods(ports: int, leaves: int, down: int, uplink: float, pod_leaves: int, core: float,
-                  first_pod_lost: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0,
+                  lost: str = "", share: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0,
                   spread: int = 0) -> list[tuple[Pod, int]]:
     """One plane's pods, alike pods counted once, its leaves holding `ports` as `leaf_fill` shares them.
 
-    Pods of `pod_leaves` leaves, each pod's spines with `core` capacity to the cores (2 tiers: one pod, `core` 0).
-    `first_pod_lost`: the uplink capacity each leaf of the first pod, and the core capacity that pod, lost with a
-    spine; `core_lost`: the core capacity each pod lost with a core.
+    Pods of `pod_leaves` leaves, each leaf with `uplink` capacity to its pod's spines and the pod's spines with
+    `core` capacity to the cores (2 tiers: one pod, `core` 0). `lost`: 'spine' takes one spine of the first pod
+    out, 'core' one core, whose `core_lost` capacity from each pod's spine of its group goes with it; `share` is
+    one spine's part of a pod (each leaf's links to it, its core links): the lost switch's group's spine.
     """
     per_leaf = [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
     out: Counter[Pod] = Counter()
     step = max(pod_leaves, 1)
+    link, k = share
     for first in range(0, leaves, step):
-        lost_leaf, lost_core = first_pod_lost if first == 0 else (0.0, 0.0)
-        kinds = Counter((e, uplink - lost_leaf) for e in per_leaf[first:first + step])
-        out[(core - lost_core - core_lost, tuple(sorted(kinds.items())))] += 1
+        spines: tuple[Spines, ...] = ((uplink, core, False),)
+        if lost:
+            odd = () if lost == "spine" and first == 0 else ((link, k - core_lost * (lost == "core"), True),)
+            spines = ((uplink - link, core - k, False), *odd)
+        out[(spines, tuple(sorted(Counter(per_leaf[first:first + step]).items())))] += 1
     return sorted(out.items())
 
 
@@ -87,76 +100,74 @@ def least_balanced_cut(pods: Sequence[tuple[Pod, int]], speed: float) -> float:
 
 @lru_cache(maxsize=256)
 def _least(classes: tuple[tuple[Pod, int], ...], speed: float) -> float:
-    sizes = [sum(e * c for (e, _), c in leaves) for (_, leaves), _ in classes]
-    n = sum(size * m for size, (_, m) in zip(sizes, classes, strict=True))
+    n = sum(_endpoints(pod) * m for pod, m in classes)
     if n < 2:
         return 0.0
-    best = math.inf
-    # no endpoint moves for less than the cheapest leaf's share of its flip: a bound that skips most choices of T
-    cheapest = min((min(speed, lam / e) for (_, leaves), _ in classes for (e, lam), _ in leaves if e), default=speed)
-    for t in sorted({n // 2, n - n // 2}):
-        for taus in itertools.product(*(range(m + 1) for _, m in classes)):
-            core = sum(tau * k for tau, ((k, _), _) in zip(taus, classes, strict=True))
-            short = t - sum(tau * size for tau, size in zip(taus, sizes, strict=True))
-            if core + abs(short) * cheapest >= best:
-                continue
-            pool: Counter[Leaf] = Counter()
-            for tau, ((_, leaves), m) in zip(taus, classes, strict=True):
-                for leaf, c in leaves:   # flip from the pods outside T when T is short of t, else from those in T
-                    pool[leaf] += c * ((m - tau) if short > 0 else tau)
-            best = min(best, core + _flips(abs(short), pool, speed))
-    return best
+    apart = any(odd and k for (spines, _), _ in classes for _, k, odd in spines)   # its cores' side matters
+    best = np.inf
+    for odd_on_a in (False, True)[:1 + apart]:
+        cut = np.zeros(1)   # the least cost of each count of endpoints on A's leaves, the pods so far
+        for pod, m in sorted(classes, key=lambda c: _endpoints(c[0]) * c[1]):
+            cut = _with(cut, pod, m, odd_on_a)
+        on_a = np.arange(cut.size)
+        best = min(best, *(float((cut + speed * np.abs(t - on_a)).min()) for t in (n // 2, n - n // 2)))
+    return float(best)
 
 
-def _flips(need: int, pool: Counter[Leaf], speed: float) -> float:
-    """The least cost of moving `need` endpoints across: whole leaves of `pool` and at most one leaf in part."""
-    if need == 0:
-        return 0.0
-    leaves = {leaf: c for leaf, c in pool.items() if leaf[0] and c}
-    if need > sum(e * c for (e, _), c in leaves.items()):
-        return math.inf
-    best = need * speed   # every endpoint's own link
-    for part in (None, *leaves):
-        rest = Counter(leaves)
-        if part is not None:
-            rest[part] -= 1
-        by_size: dict[int, list[tuple[float, int]]] = {}
-        for (e, lam), c in rest.items():
-            if c:   # whole flips of a size, cheapest first
-                by_size.setdefault(e, []).append((min(e * speed, lam), c))
-        steps = {e: sorted(v) for e, v in by_size.items()}
-        free = max(steps, key=lambda e: sum(c for _, c in steps[e]), default=0)
-        others = [e for e in steps if e != free]
-        for counts in itertools.product(*(range(sum(c for _, c in steps[e]) + 1) for e in others)):
-            moved = sum(k * e for k, e in zip(counts, others, strict=True))
-            cost = sum(_cheapest(steps[e], k) for k, e in zip(counts, others, strict=True))
-            best = min(best, cost + _fill(need - moved, part, free, steps.get(free, []), speed))
-    return best
+def _endpoints(pod: Pod) -> int:
+    return sum(e * c for e, c in pod[1])
 
 
-def _cheapest(steps: list[tuple[float, int]], k: int) -> float:
-    """The cost of the `k` cheapest whole flips of one size (`steps`: cost and how many, cheapest first)."""
-    total = 0.0
-    for cost, c in steps:
-        take = min(k, c)
-        total, k = total + take * cost, k - take
-    return total if k == 0 else math.inf
+def _with(cut: np.ndarray, pod: Pod, m: int, odd_on_a: bool) -> np.ndarray:
+    """`cut` with `m` alike pods added: the least cost of each count of endpoints on A (derivation, step 2)."""
+    spines, leaves = pod
+    sizes = [(e, c) for e, c in leaves if e]
+    spare = sum(c for e, c in leaves if not e)
+    total = spare + sum(c for _, c in sizes)
+
+    def cost(w: np.ndarray) -> np.ndarray:   # w leaves holding endpoints on A, the spares on whichever side is cheaper
+        return np.minimum(_pod_cut(spines, total, w, odd_on_a), _pod_cut(spines, total, w + spare, odd_on_a))
+
+    if not sizes:
+        return cut + m * float(cost(np.zeros(1))[0])
+    if len(sizes) == 1 and m > 1:   # every pod's leaves on A or on B but one pod's
+        (e, size), = sizes
+        per = cost(np.arange(size + 1))
+        part = _convolve(cut, e * np.arange(size + 1), per + (m - 1) * per[0])
+        out = np.full(part.size + (m - 1) * e * size, np.inf)
+        for tau in range(m):   # τ pods with every leaf on A
+            seg = out[tau * e * size:tau * e * size + part.size]
+            np.minimum(seg, part + tau * (per[size] - per[0]), out=seg)
+        return out
+    ends, on_a = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    for e, c in sizes:   # one pod: every count of its leaves of each size on A
+        ends, on_a = np.add.outer(ends, e * np.arange(c + 1)).ravel(), np.add.outer(on_a, np.arange(c + 1)).ravel()
+    costs = cost(on_a)
+    order = np.lexsort((costs, ends))
+    ends, costs = ends[order], costs[order]
+    first = np.r_[True, ends[1:] != ends[:-1]]   # the least cost of each count
+    for _ in range(m):   # one by one (alike pods with leaves of two sizes: `leaf_fill` makes one such pod at most)
+        cut = _convolve(cut, ends[first], costs[first])
+    return cut
 
 
-def _fill(left: int, part: Leaf | None, size: int, steps: list[tuple[float, int]], speed: float) -> float:
-    """The cost of `left` endpoints from whole leaves of `size` (`steps`) and the leaf `part` flipped in part."""
-    if left < 0:
-        return math.inf
-    have = sum(c for _, c in steps)
-    if part is None:   # whole leaves only
-        k, r = divmod(left, size) if size else (0, left)
-        return _cheapest(steps, k) if not r and k <= have else math.inf
-    e, lam = part
-    best = math.inf
-    lo = max(0, -(-(left - e + 1) // size)) if size else 0
-    hi = min(have, (left - 1) // size) if size else 0
-    for k in range(lo, hi + 1):
-        a = left - k * size
-        if 0 < a < e:
-            best = min(best, _cheapest(steps, k) + min(a * speed, (e - a) * speed + lam))
-    return best
+def _pod_cut(spines: tuple[Spines, ...], total: int, w: np.ndarray, odd_on_a: bool) -> np.ndarray:
+    """One pod's spine links cut with `w` of its `total` leaves on A: each kind of spine on its cheaper side."""
+    out = np.zeros(w.shape)
+    for link, k, odd in spines:
+        on_a = k if odd and odd_on_a else 0.0   # the core links cut with the spines on B
+        out += np.minimum(w * link + on_a, (total - w) * link + k - on_a)
+    return out
+
+
+def _convolve(cut: np.ndarray, ends: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """out[x] = min over j of cut[x − ends_j] + costs_j (`ends` distinct and sorted), the shorter loop outside."""
+    out = np.full(cut.size + int(ends[-1]), np.inf)
+    held = np.flatnonzero(np.isfinite(cut))
+    if held.size < ends.size:
+        for i in held.tolist():
+            out[i + ends] = np.minimum(out[i + ends], cut[i] + costs)
+    else:
+        for e, c in zip(ends.tolist(), costs.tolist(), strict=True):
+            np.minimum(out[e:e + cut.size], cut + c, out=out[e:e + cut.size])
+    return out

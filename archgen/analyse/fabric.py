@@ -300,15 +300,16 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     leaf, spine, gbps = tiers[0], tiers[1], "Gbit/s"
     up, s_up = leaf.up_speed.m_as(gbps), spine.up_speed.m_as(gbps)
     if tiers_used == 2:
-        per_pod, core = leaf.switches, 0.0
-        lost = ((leaf.up / spine.switches if lost_spine and spine.switches else 0.0) * up, 0.0)
+        per_pod, core, share = leaf.switches, 0.0, ((leaf.up / spine.switches if spine.switches else 0.0) * up, 0.0)
+        lost = "spine" if lost_spine and spine.switches else ""
     else:
         per_pod, core = pod_leaves(spine.down, leaf.up, spines_per_pod), spines_per_pod * spine.up * s_up
-        lost = ((max(leaf.up // spines_per_pod, 1) * up, spine.up * s_up) if lost_spine and spines_per_pod
-                else (0.0, 0.0))
+        share = (max(leaf.up // max(spines_per_pod, 1), 1) * up, spine.up * s_up)
+        lost = "spine" if lost_spine and spines_per_pod else "core" if lost_core and tiers[2].switches else ""
     core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
-        if lost_core and tiers_used == 3 and tiers[2].switches else 0.0
-    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, per_pod, core, lost, core_lost, spread)
+        if lost == "core" else 0.0
+    pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, per_pod, core, lost, share, core_lost,
+                         spread)
     return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
@@ -320,8 +321,8 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     leaves' links to it) and its core links; a lost core, its links from every pod; a plane, its whole share. The
     other planes keep theirs. The least cut over balanced splits is found again without the switch
     (`_plane_cut`): one spine of 144 under 1:1 leaves loses 1/144 of that plane's bisection, a spine of a tapered
-    fabric whose narrowest cut is elsewhere may lose none. With 3 tiers the figure can be above the least cut
-    (`analyse.bisection`: the lost switch's group is no longer like the others).
+    fabric whose narrowest cut is elsewhere may lose none. With 3 tiers the lost switch's group (spine j of every
+    pod, core group j) is no longer like the others and may sit apart from them (`analyse.bisection`, step 1).
     """
     whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread)
     if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose
