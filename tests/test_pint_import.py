@@ -35,14 +35,19 @@ def test_a_distribution_not_installed_is_importlib_metadatas_error():
 
 def test_folders_on_the_path_as_importlib_metadata_finds_them(tmp_path, monkeypatch):
     """A `.dist-info` is read (the headers only); an `.egg-info`, or two folders of one name, are its own answer."""
-    (tmp_path / "Fake.Dist-1.2.dist-info").mkdir()
-    (tmp_path / "Fake.Dist-1.2.dist-info" / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: Fake.Dist\nVersion: 1.2\n\nVersion: 9 (the description, not a header)\n")
-    (tmp_path / "eggy-3.0.egg-info").mkdir()
-    (tmp_path / "eggy-3.0.egg-info" / "PKG-INFO").write_text("Metadata-Version: 1.0\nName: eggy\nVersion: 3.0\n")
+    def folder(name: str, file: str, version: str, after: str = "") -> None:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / file).write_text(f"Metadata-Version: 2.1\nName: x\nVersion: {version}\n\n{after}",
+                                            encoding="utf-8")
+
+    folder("Fake.Dist-1.2.dist-info", "METADATA", "1.2", "Version: 9 (the description, not a header)\n")
+    folder("eggy-3.0.egg-info", "PKG-INFO", "3.0")
+    folder("twice-1.0.dist-info", "METADATA", "1.0")
+    folder("twice-2.0.dist-info", "METADATA", "2.0")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert installed_version("fake-dist") == importlib.metadata.version("fake-dist") == "1.2"
     assert installed_version("eggy") == importlib.metadata.version("eggy") == "3.0"
+    assert installed_version("twice") == importlib.metadata.version("twice")
 
 
 def test_pint_imports_without_importlib_metadata():
