@@ -8,7 +8,7 @@ as without Dask. `enable_dask` gives pint its Dask support back, as pint would h
 that uses Dask (`archgen sweep --scheduler`), before any Quantity reaches Dask.
 
 pint, flexcache and flexparser each take their `__version__` from `importlib.metadata.version` at import, and that
-module imports `email` (and with it `socket`, `calendar`, ...), `csv` and `zipfile`: 2.5 % of the instructions of
+module imports `email` (and with it `socket`, `calendar`, ...), `csv` and `zipfile`: 2.1 % of the instructions of
 `archgen estimate --workload llama3-70b-pretrain-b200`, the only use of the module in that command (issue 25,
 defer35). While pint imports, `importlib.metadata` is a stand-in whose `version` reads the Version header of the
 distribution's `METADATA` in its `.dist-info` folder, found on `sys.path` the way `importlib.metadata` finds it
