@@ -164,7 +164,7 @@ class Cluster(Document):
     scale_up: ScaleUp | None = Field(None, description="The scale-up (NVLink) domain.")
     fabrics: list[Fabric] = Field(default_factory=list, description="Scale-out, storage, in-band and OOB fabrics.")
     expect: Expect = Field(default_factory=Expect, description="Totals the author expects (checked).")
-    document: DocumentInfo = Field(DocumentInfo.model_validate({}), description=(  # frozen: one default serves all
+    document: DocumentInfo = Field(DocumentInfo.model_construct(), description=(  # frozen: one default serves all
         "Document control of its rendered document: customer, number, revision, authors, audience, "
         "confidentiality."))
     requirements: ClusterRequirements = Field(default_factory=list, description="Requirements on cluster metrics.")

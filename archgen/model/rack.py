@@ -241,7 +241,7 @@ class Rack(Document):
     power: PowerChain = Field(description="Power feeds and conversion.")
     cooling: CoolingPaths = Field(description="Air and liquid paths.")
     facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
-    document: DocumentInfo = Field(DocumentInfo.model_validate({}), description=(  # frozen: one default serves all
+    document: DocumentInfo = Field(DocumentInfo.model_construct(), description=(  # frozen: one default serves all
         "Document control of its rendered document: customer, number, revision, authors, audience, "
         "confidentiality."))
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
