@@ -180,7 +180,7 @@ def _unread_ratio(fabric: BoundFabric, tier: str, plan: TierPorts, speed: Q, up_
     if over is None or not up or up_ports(capacity, over) == up:
         return []
     fixed = "`up` ports" if getattr(fabric.spec, tier).up is not None else "`uplinks`"
-    built = f"{down} down x {speed.m_as('Gbit/s'):g}G : {up} up x {up_speed.m_as('Gbit/s'):g}G"
+    built = f"{down} down x {speed.m_as('Gbit/s'):g}G over {up} up x {up_speed.m_as('Gbit/s'):g}G"
     want = up_ports(capacity, over)
     return [Problem("NET019", fabric.owner_path + (tier, "oversubscription"),
                     f"{tier}.oversubscription {over:g}:1 is not what its {fixed} give: {built} is "
