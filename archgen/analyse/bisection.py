@@ -61,14 +61,15 @@ def leaf_fill(ports: int, leaves: int, down: int, spread: int = 0) -> list[tuple
 
 def fat_tree_pods(ports: int, leaves: int, down: int, uplink: float, pod_leaves: int, core: float,
                   first_pod_lost: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0,
-                  spread: int = 0) -> list[tuple[Pod, int]]:
+                  spread: int = 0, loads: Sequence[int] = ()) -> list[tuple[Pod, int]]:
     """One plane's pods, alike pods counted once, its leaves holding `ports` as `leaf_fill` shares them.
 
     Pods of `pod_leaves` leaves, each pod's spines with `core` capacity to the cores (2 tiers: one pod, `core` 0).
     `first_pod_lost`: the uplink capacity each leaf of the first pod, and the core capacity that pod, lost with a
-    spine; `core_lost`: the core capacity each pod lost with a core.
+    spine; `core_lost`: the core capacity each pod lost with a core. `loads`: each leaf's endpoints as the cabling
+    wires them (`analyse.leaf_loads`), in place of `leaf_fill`'s.
     """
-    per_leaf = [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
+    per_leaf = list(loads) or [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
     out: Counter[Pod] = Counter()
     step = max(pod_leaves, 1)
     for first in range(0, leaves, step):
