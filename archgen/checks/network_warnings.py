@@ -145,7 +145,7 @@ def stated_oversubscription(ctx: Context) -> Iterator[Violation]:
     cannot give exactly is built more oversubscribed, u = ⌊d·s / (o·s_up)⌋ (info, with the ratio as built;
     `checks.stated_ratios`).
 
-    Fix: write the ratio down:up ('3:1' for three down to one up); where the ports do not divide, give `down` and
-    `up` ports for the split wanted, or waive the finding.
+    Fix: write the ratio down:up ('3:1' for three down to one up); for spare uplinks on purpose, and where the ports
+    do not divide, give `down` and `up` ports for the split wanted; or waive the finding with the reason.
     """
     yield from ratios.stated_ratios(ctx)

@@ -6,7 +6,9 @@ aggregation layer "an oversubscription ratio of 1:7" for seven down to one up (a
 a network architect copying that habit writes "1:3" for a 3:1 taper and archgen builds the opposite, three times
 the up ports of the down ports (newuser91: 16,384 GPUs on Tomahawk 5 rail leaves stated "1:3" took 512 leaves and
 49,152 leaf-spine links where 256 and 8,192 carry 1:1, and nothing but the switch count said so). A ratio under 1:1
-is a warning at the key that states it: no fat-tree reference design read here provisions more up than down.
+is a warning at the key that states it. Uplinks beyond the down bandwidth on purpose (spares, so that a spine's loss
+leaves a leaf at 1:1) are written as `up` ports, which fix the split and are not judged here, or the finding is waived
+with that reason.
 
 A ratio the ports cannot give exactly is built more oversubscribed than stated: the up ports are the whole ports
 below it, u = ⌊d·s / (o·s_up)⌋ (`analyse.tiers.split`), so a spine of 47 down ports at "3:1" takes 15 up, 3.13:1,
@@ -59,7 +61,8 @@ def _fabric(fa: FabricAnalysis, owner: str) -> Iterator[Violation]:
             yield Violation(fa.fabric.path, owner, here + key,
                             f"{name} oversubscription {down}:{up} is down:up, so each {name} switch gets more up "
                             f"than down bandwidth ({ports}, {built:.3g}:1); for {up} down to {down} up (a taper, as "
-                            f"Meta's Llama 3 paper writes 7 down to 1 up as '1:7'), write '{up}:{down}'",
+                            f"Meta's Llama 3 paper writes 7 down to 1 up as '1:7'), write '{up}:{down}'; for spare "
+                            "uplinks on purpose, give `up` ports",
                             count(built), count(1),
                             public=f"the {name} switches are built with more uplink than downlink bandwidth "
                             f"({ports}, {built:.3g}:1), which a stated ratio of {down}:{up} asks for")
