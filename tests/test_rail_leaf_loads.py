@@ -80,3 +80,19 @@ def test_th5_16k_with_a_half_su_by_hand() -> None:
     assert (fa.pods, fa.tier_at("spine").switches, fa.tier_at("core").switches) == (6, 192, 64)
     assert fa.bisection.m_as("Tbit/s") == pytest.approx(2 * 409.6 + 30 * 25.6) == pytest.approx(1587.2)
     assert fa.metrics["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(1587.2e3 / 16128)
+
+
+def test_a_rack_in_no_unit_before_the_units_does_not_shift_the_rail_groups(spec_tree) -> None:
+    """newuser91: a compute rack placed before the SUs took group ordinal 0 in the cabling, so SU g's rails went to
+    leaves (g + 1)·L + r: two SUs of 8 DGX on 2 leaves each and 4 loose DGX left leaves 0-1 empty, put 64 ports on leaf
+    4 and cabled 32 to a leaf 5 the plane does not have. The groups take leaves 0-3, the loose rack leaf 4, as the
+    leaves are placed (`placement._group_keys`) and counted."""
+    tree = files(sus=2, racks=2, switch="qm9700", tiers=2, rail=True, over="1:1")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("layout:\n", "layout:\n- {rack: c4, count: 1}\n")
+    result = run([spec_tree(tree)])
+    c = result.clusters["cluster/c"]
+    fa = c.fabrics[0]
+    assert (fa.tier_at("leaf").switches, fa.leaves_per_group, fa.groups) == (5, 2, 2)
+    assert _wired(c, fa) == fa.leaf_endpoints() == [32] * 5
+    _, _, _, leaf = access_ports(c.cluster, fa)
+    assert leaf.max() == 4
