@@ -96,3 +96,19 @@ def test_a_rack_in_no_unit_before_the_units_does_not_shift_the_rail_groups(spec_
     assert _wired(c, fa) == fa.leaf_endpoints() == [32] * 5
     _, _, _, leaf = access_ports(c.cluster, fa)
     assert leaf.max() == 4
+
+
+def test_units_of_many_sizes_keep_the_even_share(spec_tree) -> None:
+    """Seven short units of 1-7 racks beside a full SU give leaves of 8 sizes; the least-cut search over them (a
+    knapsack over the sizes, 9^7 choices) would not finish, so the plane keeps the even share (SEARCH_LIMIT)."""
+    tree = files(sus=1, racks=8, switch="qm9700", tiers=2, rail=True, over="3:1")
+    units = "".join(f"- id: u{k}\n  racks: [{{rack: c4, count: {k}}}, {{rack: net, count: 1}}]\n" for k in range(1, 8))
+    layout = "".join(f"- {{unit: u{k}, count: 1}}\n" for k in range(1, 8))
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("layout:\n", units + "layout:\n").replace(
+        "- {unit: su, count: 1}\n", "- {unit: su, count: 1}\n" + layout).replace(
+        "  rail_optimized: true\n", "  rail_optimized: true\n  group: su\n")
+    c = run([spec_tree(tree)]).clusters["cluster/c"]
+    fa = c.fabrics[0]
+    leaf = fa.tier_at("leaf")
+    assert len(set(_wired(c, fa))) == 8
+    assert fa.leaf_endpoints() == list(filled(fa.links["access"], leaf.switches, leaf.down, leaf.used_switches))

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
-from archgen.analyse.leaf_loads import filled, rail_leaf_loads
+from archgen.analyse.leaf_loads import filled, leaf_loads
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem
 from archgen.analyse.rack_ports import (
@@ -194,9 +194,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
-    loads = (rail_leaf_loads(cluster, ports_per_node, n_rails, planes, group_domains, per_group, leaf.down,
-                             leaf.switches, access) if per_group and spec.rail_optimized else ()) \
-        or filled(access, leaf.switches, leaf.down, leaf.used_switches if per_group else 0)   # else in order
+    loads = leaf_loads(cluster, ports_per_node, (n_rails, planes, group_domains, per_group if spec.rail_optimized
+                                                 else 0), counts, access, upper.spines_per_pod)
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
                                                demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod,
                                                loads)

@@ -14,17 +14,52 @@ eight-GPU nodes and one of 32 (16,128 GPUs, rail leaves of 64 x 400G down, 32 x 
 Here the same rule is counted per group, for plane 0 (the planes are alike), from the nodes of each unit instance in
 floor order; alike groups are counted once. Node ports in no unit fill the leaves after the groups' in order, and
 the ports at no node (reserved, switch and power management, `extra`) the free ports left, leaf by leaf, as
-`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) gets (), and the
-bisection keeps the even share.
+`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) keeps the even
+share, and so does a plane whose wired leaves would make the least-cut search (`analyse.bisection`: a knapsack over
+leaf sizes, a choice over pod kinds) larger than the even share's and than `SEARCH_LIMIT` steps: units of many sizes
+give leaves of many sizes, and the search, exact but exponential in them, would not finish.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
 from archgen.analyse.bisection import leaf_fill
+from archgen.analyse.tiers import TierCount
 from archgen.build import ClusterDesign
 from archgen.model import System
+from archgen.topology import pod_leaves
+
+#: Search steps (pod kinds' choices x leaf sizes' counts) up to which the wired leaves are cut exactly.
+SEARCH_LIMIT = 10**5
+
+
+def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tuple[int, int, int, int],
+               tiers: tuple[TierCount, ...], access: int, spines_per_pod: int) -> tuple[int, ...]:
+    """Access ports per leaf of one plane for the bisection: as wired where the plane is rail-optimized, else in order.
+
+    `rails`: rails per plane, planes, a full group's domains and leaves per group (0: not rail-optimized). The even
+    share stands where the wired leaves cannot be counted or searched (module docstring).
+    """
+    leaf = tiers[0]
+    even = filled(access, leaf.switches, leaf.down, leaf.used_switches if rails[3] else 0)
+    if not rails[3]:
+        return even
+    wired = rail_leaf_loads(cluster, ports_per_node, *rails, leaf.down, leaf.switches, access)
+    pod = pod_leaves(tiers[1].down, leaf.up, spines_per_pod) if len(tiers) == 3 and spines_per_pod else leaf.switches
+    steps = _steps(wired, pod)
+    return wired if wired and steps <= max(SEARCH_LIMIT, _steps(even, pod)) else even
+
+
+def _steps(loads: Sequence[int], pod: int) -> int:
+    """The least-cut search's size: the pods chosen of each kind x the whole flips of each leaf size but the most."""
+    pod = max(pod, 1)
+    sizes = sorted(Counter(e for e in loads if e).values())
+    kinds = Counter(tuple(sorted(Counter(loads[i:i + pod]).items())) for i in range(0, len(loads), pod))
+    return math.prod(c + 1 for c in sizes[:-1]) * math.prod(m + 1 for m in kinds.values())
 
 
 def filled(access: int, leaves: int, down: int, spread: int = 0) -> tuple[int, ...]:
