@@ -66,7 +66,7 @@ def _balanced_least(shape: topology.ClosShape, eps: list[int]) -> float:
     dict(sus=1, racks=2, over="3:1"),          # pods of 36 and 28
     dict(sus=2, racks=2, over="3:1"),          # pods of 36, 36, 36, 20
     dict(sus=3, racks=1, over="3:1"),          # pods of 36, 36, 24
-    dict(sus=1, racks=2, over="3:1", rail=True),   # rail groups: 64 ports spread over 16 leaves, pods of 24, 24, 16
+    dict(sus=1, racks=2, over="3:1", rail=True),   # rail groups: 64 ports on 16 leaves as wired, 6 and 2 a rail
 ], ids=["equal", "36-28", "36-36-36-20", "36-36-24", "rail-24-24-16"])
 def test_bisection_is_the_least_balanced_split(spec_tree, kw) -> None:
     """Equal pods or not, the bisection is the least over the balanced splits tried, and over every split where small."""

@@ -72,15 +72,16 @@ def leaf_fill(ports: int, leaves: int, down: int, spread: int = 0) -> list[tuple
 
 def fat_tree_pods(ports: int, leaves: int, down: int, uplink: float, pod_leaves: int, core: float,
                   lost: str = "", share: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0,
-                  spread: int = 0) -> list[tuple[Pod, int]]:
+                  spread: int = 0, loads: Sequence[int] = ()) -> list[tuple[Pod, int]]:
     """One plane's pods, alike pods counted once, its leaves holding `ports` as `leaf_fill` shares them.
 
     Pods of `pod_leaves` leaves, each leaf with `uplink` capacity to its pod's spines and the pod's spines with
     `core` capacity to the cores (2 tiers: one pod, `core` 0). `lost`: 'spine' takes one spine of the first pod
     out, 'core' one core, whose `core_lost` capacity from each pod's spine of its group goes with it; `share` is
     one spine's part of a pod (each leaf's links to it, its core links): the lost switch's group's spine.
+    `loads`: each leaf's endpoints as the cabling wires them (`analyse.leaf_loads`), in place of `leaf_fill`'s.
     """
-    per_leaf = [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
+    per_leaf = list(loads) or [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
     out: Counter[Pod] = Counter()
     step = max(pod_leaves, 1)
     link, k = share

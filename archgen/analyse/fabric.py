@@ -35,8 +35,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from archgen.analyse.bisection import fat_tree_pods, leaf_fill, least_balanced_cut
+from archgen.analyse.bisection import fat_tree_pods, least_balanced_cut
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
+from archgen.analyse.leaf_loads import filled, leaf_loads
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem
 from archgen.analyse.rack_ports import (
@@ -105,6 +106,8 @@ class FabricAnalysis:
     cdu_mgmt_unstated: int = 0
     #: Access links over all planes, where ports at no node (reserved, extra) do not split evenly; else None.
     access_total: int | None = None
+    #: Access ports on each leaf of one plane (`leaf_endpoints`): a rail plane's as wired (`analyse.leaf_loads`).
+    leaf_loads: tuple[int, ...] = ()
 
     def level_links(self, name: str) -> int:
         """Links at level `name` over all planes: each plane's, but the stated access ports once (3 over 2 planes)."""
@@ -149,11 +152,10 @@ class FabricAnalysis:
                          spine.up if spine else 0, self.core_links_per_spine_pair)
 
     def leaf_endpoints(self) -> list[int]:
-        """Access ports per leaf of one plane, as the bisection takes them (`analyse.bisection.leaf_fill`)."""
-        leaf = self.tier_at("leaf")   # rail groups share their ports over the used leaves evenly
-        spread = leaf.used_switches if self.leaves_per_group else 0
-        runs = leaf_fill(self.links["access"], leaf.switches, leaf.down, spread)
-        return [e for e, n in runs for _ in range(n)]
+        """Access ports per leaf of one plane, as the bisection takes them (`leaf_loads`)."""
+        leaf = self.tier_at("leaf")
+        return list(self.leaf_loads or filled(self.links["access"], leaf.switches, leaf.down,
+                                              leaf.used_switches if self.leaves_per_group else 0))
 
 
 def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
@@ -192,17 +194,18 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
-    spread = leaf.used_switches if per_group else 0   # rail groups share their ports over their leaves evenly
+    loads = leaf_loads(cluster, ports_per_node, (n_rails, planes, group_domains, per_group if spec.rail_optimized
+                                                 else 0), counts, access, upper.spines_per_pod)
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
                                                demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod,
-                                               spread)
+                                               loads)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
     failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
                        ppn, accelerators, compute.part.accelerators if compute else 0)
     failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, access, upper.spines_per_pod, accelerators,
-                                 spread)
+                                 loads)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -214,7 +217,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           cdu_mgmt_ports=cdu_ports(cluster, spec.endpoints),
                           cdu_mgmt_unstated=sum(sum(by.values())
                                                 for by in unstated_cdus(cluster, spec.endpoints).values()),
-                          access_total=min(endpoint_ports + reserved, leaf.down_used * planes))
+                          access_total=min(endpoint_ports + reserved, leaf.down_used * planes), leaf_loads=loads)
 
 
 def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:
@@ -237,7 +240,8 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int, busiest: int, spines_per_pod: int = 0, spread: int = 0) -> tuple[Q, Q, dict[str, float]]:
+               access: int, busiest: int, spines_per_pod: int = 0,
+               loads: tuple[int, ...] = ()) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
     Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaf's,
@@ -252,7 +256,7 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     """
     speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
-    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread) * spec.planes
+    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads) * spec.planes
                  ).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
@@ -276,11 +280,12 @@ def _fullest_pod(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> tupl
 
 
 def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
-               spines_per_pod: int, spread: int = 0, lost_spine: bool = False, lost_core: bool = False) -> Q:
+               spines_per_pod: int, loads: tuple[int, ...] = (), lost_spine: bool = False,
+               lost_core: bool = False) -> Q:
     """One plane's bisection, one direction: the least cut over the balanced splits of its endpoints.
 
     `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they hold its `access` ports (in
-    order, or `spread` evenly over a rail-optimized fabric's used leaves: `analyse.bisection.leaf_fill`),
+    order where `loads` does not give them: a rail-optimized fabric's as its cabling wires them, `analyse.leaf_loads`),
     capped at half its node ports. The cut's endpoints are every access port, the ports at no node too (storage
     appliances, UFM, management), but the figure is the nodes' traffic: a half of the nodes injects at most half the
     node ports, so full bisection is half the injection, as the documents and NET006 print it, and a fabric of
@@ -309,12 +314,12 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
         if lost == "core" else 0.0
     pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, per_pod, core, lost, share, core_lost,
-                         spread)
+                         loads=loads)
     return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
 def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
-                      spines_per_pod: int, accelerators: int, spread: int = 0) -> dict[str, Q]:
+                      spines_per_pod: int, accelerators: int, loads: tuple[int, ...] = ()) -> dict[str, Q]:
     """Bisection per accelerator with one spine, one core or one plane lost, by the bisection's own rule.
 
     A lost spine takes its leaf links (2 tiers: each leaf's links to it; 3 tiers: a full pod's spine, its pod's
@@ -324,7 +329,7 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     fabric whose narrowest cut is elsewhere may lose none. With 3 tiers the lost switch's group (spine j of every
     pod, core group j) is no longer like the others and may sit apart from them (`analyse.bisection`, step 1).
     """
-    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread)
+    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads)
     if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose
         return {}
     rest = whole * (spec.planes - 1)
@@ -335,10 +340,10 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     out = {"failure.plane.bisection_per_accelerator": per_accelerator(whole * 0)}
     if tiers_used >= 2 and tiers[1].switches:
         out["failure.spine.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread, lost_spine=True))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, lost_spine=True))
     if tiers_used == 3 and tiers[2].switches:
         out["failure.core.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, spread, lost_core=True))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, lost_core=True))
     return out
 
 
@@ -391,7 +396,3 @@ def _group(cluster: ClusterDesign, spec, compute: NodeType | None, nodes_per_dom
     if not name or name not in cluster.unit_counts:
         return name or "", 0, 0
     return name, domains(name), sum(cluster.unit_counts[u] for u in holding)
-
-
-
-

@@ -286,14 +286,19 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
         items = [(item.u, fa.ports_per_node.get(item.part.id, 0)) for item in rack.items
                  if isinstance(item.part, System) and fa.ports_per_node.get(item.part.id, 0)]
         kinds[rid] = (np.array([u for u, _ in items], dtype=np.int64), np.array([n for _, n in items], dtype=np.int64))
+    # unit instances number the rail groups 0, 1, ...; racks in no unit take keys of their own below 0, so a rack
+    # placed before the units does not shift every group's leaves by one group (newuser91: its ports and the last
+    # group's shared a leaf, and a leaf index past the plane's was cabled)
     ordinal: dict[tuple[str, int], int] = {}
+    loose: dict[tuple[str, int], int] = {}
     inst_rack, inst_key, inst_grouped, counts = [], [], [], []
     for ri, inst in enumerate(cluster.instances):
         n = len(kinds[inst.rack.spec.id][0])
         if not n:
             continue
         inst_rack.append(ri)
-        inst_key.append(ordinal.setdefault((inst.unit, inst.unit_index), len(ordinal)))
+        key = (inst.unit, inst.unit_index)
+        inst_key.append(ordinal.setdefault(key, len(ordinal)) if inst.unit else -1 - loose.setdefault(key, len(loose)))
         inst_grouped.append(bool(inst.unit))
         counts.append(n)
     if not counts:

@@ -141,6 +141,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
         return TierSplit(plan, plan.down if plan.down is not None else plan.radix, 0, up_speed, tuple(problems))
     if plan.up is not None:
         assert plan.down is not None, "a fixed split fixes both sides (ports.tier_ports)"
+        problems += _unread_ratio(fabric, tier, plan, speed, up_speed)
         return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems), plan.up_breakout)
     over = spec.oversubscription or fab.oversubscription
     group, switch = plan.group, fabric.tiers[tier].switch
@@ -165,6 +166,29 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
     rest = max(left - math.ceil(up / per_port), 0) * max(plan.breakout, 1)   # beside the down and up ports
     return TierSplit(replace(plan, unassigned=rest + plan.idle), plan.down, up, up_speed, tuple(problems), per_port)
+
+
+def _unread_ratio(fabric: BoundFabric, tier: str, plan: TierPorts, speed: Q, up_speed: Q) -> list[Problem]:
+    """NET019 where a tier states `oversubscription` beside `up` ports or `uplinks` that give another split.
+
+    The ports fix the split, so the ratio would be read by nothing: a spine of 48 down and 16 up ports at 800G
+    stated "6:1" was built 3:1 without a word (newuser91). A ratio that the ports agree with (it would give the same
+    up ports, u = ⌊d·s / (o·s_up)⌋) is only said twice, and passes.
+    """
+    over, down, up = getattr(fabric.spec, tier).oversubscription, plan.down or 0, plan.up or 0
+    capacity = down * speed.m_as("Gbit/s") / up_speed.m_as("Gbit/s")
+    if over is None or not up or up_ports(capacity, over) == up:
+        return []
+    fixed = "`up` ports" if getattr(fabric.spec, tier).up is not None else "`uplinks`"
+    built = f"{down} down x {speed.m_as('Gbit/s'):g}G over {up} up x {up_speed.m_as('Gbit/s'):g}G"
+    want = up_ports(capacity, over)
+    return [Problem("NET019", fabric.owner_path + (tier, "oversubscription"),
+                    f"{tier}.oversubscription {over:g}:1 is not what its {fixed} give: {built} is "
+                    f"{capacity / up:.3g}:1, and the {fixed} fix the split, so the ratio would be read by nothing: "
+                    f"leave out {tier}.oversubscription, or give {want} up ports for {over:g}:1",
+                    count(capacity / up), count(over),
+                    public=f"the {tier} switches' stated oversubscription {over:g}:1 is not what their ports give "
+                    f"({built}, {capacity / up:.3g}:1)")]
 
 
 def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float, problems: list) -> TierSplit:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import ClusterAnalysis, count
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, count
 from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks import link_media  # noqa: F401 (registers CAB002 and CAB005: link media against ports)
@@ -106,6 +106,19 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
                                     "optics are not checked")
 
 
+def _counted_keys(fa: FabricAnalysis) -> tuple[tuple, str]:
+    """The keys that state a fabric's ports as bare counts, the first's path and all named (CAB004).
+
+    `endpoints.extra` and `reserved` both land on free leaf ports with no rack at their far end; the finding named
+    `endpoints.extra` alone, at a key the fabric did not have, where the ports were a front end's `reserved` border
+    uplinks to the site core (newuser91).
+    """
+    spec = fa.fabric.spec
+    keys: list[tuple[tuple, str]] = [(("endpoints", "extra"), "endpoints.extra")] if spec.endpoints.extra else []
+    keys += [(("reserved", i), f"reserved '{r.name}'") for i, r in enumerate(spec.reserved)]
+    return (keys[0][0] if keys else ("endpoints", "extra")), ", ".join(k for _, k in keys) or "endpoints.extra"
+
+
 @check("CAB004", "cabling.unplaced_length", severity="warning")
 def unplaced_length(ctx: Context) -> Iterator[Violation]:
     """Runs to switches placed in no rack get an assumed length: the longest run the floor holds.
@@ -136,8 +149,9 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 rest = (f"have no rack; their length is bounded by {bound:.1f} m, the longest run the floor holds, "
                         f"past the {opt.reach:~P} reach of {opt.label}: reach not checked for them")
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("endpoints", "extra"),
-                                f"{t.tier}: {n} link(s) from ports given as a count (endpoints.extra) {rest}",
+                key, keys = _counted_keys(fa)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + key,
+                                f"{t.tier}: {n} link(s) from ports given as a count ({keys}) {rest}",
                                 count(n), public=f"{said(t.tier)}: {n} link(s) from ports given as a count {rest}")
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)

@@ -1,11 +1,11 @@
-"""NET's warnings on a fabric that builds (NET021, NET023, NET024, NET026, NET028 to NET032).
+"""NET's warnings on a fabric that builds (NET021, NET023, NET024, NET026, NET028 to NET033).
 
 Split from `archgen.checks.network` for its size (as it holds them: each check's `@check` and docstring, its findings
 the named helpers'): a cluster whose network draws out of proportion to its IT power, leaves a NIC role or a
 management or front-end network unwired, a management fabric not knowing its power parts' ports, NIC ports above the
 fabric's rate, a rack short of its per-rack leaves, nodes of two accelerators, a second compute fabric no estimate
-reads, or a last pod with spines and core links it does not use. `checks.network` imports it, so NET's checks
-register together.
+reads, a last pod with spines and core links it does not use, or an oversubscription stated the wrong way round or
+built above the stated ratio. `checks.network` imports it, so NET's checks register together.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from archgen.checks import management_ports as management
 from archgen.checks import network_roles as roles
 from archgen.checks import pods
+from archgen.checks import stated_ratios as ratios
 from archgen.checks.proportion import violations
 from archgen.checks.registry import Context, Violation, check
 
@@ -133,3 +134,18 @@ def partial_pod(ctx: Context) -> Iterator[Violation]:
     fixed where the wiring allows them; where the last pod is cabled for growth, waive the finding saying so.
     """
     yield from pods.partial_pods(ctx)
+
+
+@check("NET033", "network.stated_oversubscription", severity="warning")
+def stated_oversubscription(ctx: Context) -> Iterator[Violation]:
+    """A fat tree's stated oversubscription is down:up at or above 1:1, and its tiers are built at it.
+
+    A ratio under 1:1 gives a tier more up than down bandwidth: "1:3" written for a 3:1 taper, as Meta's Llama 3
+    paper writes 7 down to 1 up "1:7", builds three times the uplinks (a warning at the key). A ratio the ports
+    cannot give exactly is built more oversubscribed, u = ⌊d·s / (o·s_up)⌋ (info, with the ratio as built;
+    `checks.stated_ratios`).
+
+    Fix: write the ratio down:up ('3:1' for three down to one up); for spare uplinks on purpose, and where the ports
+    do not divide, give `down` and `up` ports for the split wanted; or waive the finding with the reason.
+    """
+    yield from ratios.stated_ratios(ctx)

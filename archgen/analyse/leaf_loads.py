@@ -1,0 +1,141 @@
+"""Access ports on each leaf of one rail-optimized plane, as the cabling wires them, for the bisection's least cut.
+
+The bisection (`analyse.bisection`) needs the endpoints each leaf holds. A rail-optimized fabric gives every unit
+instance holding nodes a full group's leaves (`analyse.tiers.PlaneDemand.leaves`), and the cabling puts port q of a
+scale-up domain on rail r = q mod R and rail r on leaf r mod L of its group's L leaves, or, where a group's domains
+outnumber a leaf's down ports, on leaf r·⌈G/d⌉ + ⌊domain / d⌋ (`analyse.placement.access_ports`). A short last
+group's leaves therefore hold fewer ports than the full groups' leaves; sharing all the ports evenly over the used
+leaves, as the bisection did, moved endpoints from full leaves onto them: newuser91's 31 Tomahawk 5 SUs of 64
+eight-GPU nodes and one of 32 (16,128 GPUs, rail leaves of 64 x 400G down, 32 x 800G up, spines at 3:1) are wired
+248 leaves of 64 and 8 of 32, and were cut as 256 leaves of 63: 1,625.6 Tb/s, where the wiring's least cut is
+1,587.2 (two full pods of 3,072 apart from the cores, 819.2 Tb/s, and 1,920 endpoints moved over 30 leaves of 64,
+768 Tb/s).
+
+Here the same rule is counted per group, for plane 0 (the planes are alike), from the nodes of each unit instance in
+floor order; alike groups are counted once. Node ports in no unit fill the leaves after the groups' in order, and
+the ports at no node (reserved, switch and power management, `extra`) the free ports left, leaf by leaf, as
+`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) keeps the even
+share, and so does a plane whose wired leaves would make the least-cut search (`analyse.bisection`: a knapsack over
+leaf sizes, a choice over pod kinds) larger than the even share's and than `SEARCH_LIMIT` steps: units of many sizes
+give leaves of many sizes, and the search, exact but exponential in them, would not finish.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+from archgen.analyse.bisection import leaf_fill
+from archgen.analyse.tiers import TierCount
+from archgen.build import ClusterDesign
+from archgen.model import System
+from archgen.topology import pod_leaves
+
+#: Search steps (pod kinds' choices x leaf sizes' counts) up to which the wired leaves are cut exactly.
+SEARCH_LIMIT = 10**5
+
+
+def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tuple[int, int, int, int],
+               tiers: tuple[TierCount, ...], access: int, spines_per_pod: int) -> tuple[int, ...]:
+    """Access ports per leaf of one plane for the bisection: as wired where the plane is rail-optimized, else in order.
+
+    `rails`: rails per plane, planes, a full group's domains and leaves per group (0: not rail-optimized). The even
+    share stands where the wired leaves cannot be counted or searched (module docstring).
+    """
+    leaf = tiers[0]
+    even = filled(access, leaf.switches, leaf.down, leaf.used_switches if rails[3] else 0)
+    if not rails[3]:
+        return even
+    wired = rail_leaf_loads(cluster, ports_per_node, *rails, leaf.down, leaf.switches, access)
+    pod = pod_leaves(tiers[1].down, leaf.up, spines_per_pod) if len(tiers) == 3 and spines_per_pod else leaf.switches
+    steps = _steps(wired, pod)
+    return wired if wired and steps <= max(SEARCH_LIMIT, _steps(even, pod)) else even
+
+
+def _steps(loads: Sequence[int], pod: int) -> int:
+    """The least-cut search's size: the pods chosen of each kind x the whole flips of each leaf size but the most."""
+    pod = max(pod, 1)
+    sizes = sorted(Counter(e for e in loads if e).values())
+    kinds = Counter(tuple(sorted(Counter(loads[i:i + pod]).items())) for i in range(0, len(loads), pod))
+    return math.prod(c + 1 for c in sizes[:-1]) * math.prod(m + 1 for m in kinds.values())
+
+
+def filled(access: int, leaves: int, down: int, spread: int = 0) -> tuple[int, ...]:
+    """Access ports per leaf filling `leaves` of `down` in order, or shared evenly over `spread` used leaves.
+
+    The even share is a rail fabric's where its leaves cannot be counted as wired (`analyse.bisection.leaf_fill`).
+    """
+    return tuple(e for e, n in leaf_fill(access, leaves, down, spread) for _ in range(n))
+
+
+def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: int, planes: int,
+                    group_domains: int, per_group: int, down: int, leaves: int, access: int) -> tuple[int, ...]:
+    """Access ports on each of one plane's `leaves` (in leaf order), or () where they cannot be counted here.
+
+    Args:
+        cluster: The cluster, expanded rack by rack (its `instances` in floor order).
+        ports_per_node: The fabric's ports per system part (`FabricAnalysis.ports_per_node`).
+        rails: Rails per plane.
+        planes: The fabric's planes.
+        group_domains: Scale-up domains of a full group.
+        per_group: Leaves per group instance (L).
+        down: Down ports of a leaf.
+        leaves: Leaves of the plane.
+        access: Its access ports (endpoints and reserved).
+    """
+    if not (cluster.instances and per_group and down and rails):
+        return ()
+    per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
+    groups: dict[tuple[str, int], list[int]] = {}
+    loose = 0
+    for inst in cluster.instances:
+        ppns = [ports_per_node.get(item.part.id, 0) for item in inst.rack.items if isinstance(item.part, System)]
+        ppns = [n for n in ppns if n]
+        if inst.unit:
+            groups.setdefault((inst.unit, inst.unit_index), []).extend(ppns)
+        else:
+            loose += sum(_plane_zero(n, rails, planes) for n in ppns)
+    loads = [n for ppns in groups.values() if ppns
+             for n in _group_loads(tuple(ppns), rails, planes, per_domain_rack, group_domains, per_group, down)]
+    if len(loads) > leaves:
+        return ()
+    loads += [0] * (leaves - len(loads))
+    for i in range(len(groups) * per_group, leaves):   # node ports in no unit: the leaves after the groups, in order
+        take = min(loose, down - loads[i])
+        loads[i], loose = loads[i] + take, loose - take
+    rest = access - sum(loads)
+    for i in range(leaves):                            # ports at no node: the free ports left, leaf by leaf
+        take = max(min(rest, down - loads[i]), 0)
+        loads[i], rest = loads[i] + take, rest - take
+    return tuple(loads)
+
+
+def _plane_zero(ppn: int, rails: int, planes: int) -> int:
+    """Of a node's `ppn` ports, those on plane 0 (port q on plane min(⌊q / R⌋, planes − 1))."""
+    return sum(1 for q in range(ppn) if min(q // rails, planes - 1) == 0)
+
+
+@lru_cache(maxsize=64)
+def _group_loads(ppns: tuple[int, ...], rails: int, planes: int, per_domain_rack: bool, group_domains: int,
+                 per_group: int, down: int) -> tuple[int, ...]:
+    """Ports of plane 0 on each of a group's `per_group` leaves: node i of the group (floor order) with ppns[i] ports.
+
+    A node's port p is port q = (i mod nodes per domain)·ppn + p of its domain (one node per domain, or a rack's
+    nodes where the domain is the rack), on rail q mod R of plane ⌊q / R⌋; the rail's leaf as the module docstring.
+    """
+    loads = [0] * per_group
+    spans = -(-group_domains // down)
+    for i, ppn in enumerate(ppns):
+        per_domain = max(1, rails * planes // ppn) if per_domain_rack else 1
+        domain, within = divmod(i, per_domain)
+        for p in range(ppn):
+            q = within * ppn + p
+            if min(q // rails, planes - 1):
+                continue
+            rail = q % rails
+            leaf = rail % per_group if group_domains <= down else rail * spans + domain // down
+            if leaf < per_group:
+                loads[leaf] += 1
+    return tuple(loads)
