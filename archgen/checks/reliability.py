@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput
-from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words
+from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words, no_spares, spare_interval
 from archgen.analyse.rate_sets import scope_chain
 from archgen.checks import reliability_storage  # noqa: F401 (registers REL001, REL006, REL010 to REL014: storage)
 from archgen.checks.registry import Context, Severity, Violation, check
@@ -50,6 +50,10 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
     mean nodes in repair m, e^-m (the share of time none is in repair) and its goodput with a failed node replaced at
     once, the other end of its range, since no design input states the repair time (docs/reliability.md, Hot spares).
 
+    The spares are sized at the interval the job checkpoints at: its stated `checkpoint.interval`, else Daly's
+    optimum, and the finding says which. Where no number of them holds the target at a stated interval, the finding
+    (a warning, at the interval) gives the spares that would at Daly's optimum, or says none would there either.
+
     Severity: a warning where the job states its own `checkpoint.goodput_target` and its goodput misses it, or where
     no number of hot spares holds the target (a stated target missed is not information: newuser41's goodput 0.184
     against a stated 0.9 read info); info where the default target (0.9, not stated) is missed for want of idle nodes.
@@ -68,13 +72,16 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, r.workload.id, ("cluster",), f"{misses}{whose}, and {FIXED_WIRING}",
                                 Q_(g.goodput, ""), Q_(g.target, ""), severity=severity,
                                 public=f"{misses}{said}, and {FIXED_WIRING}")
+        elif g.spares_needed is None and g.interval_stated:
+            yield Violation(path, r.workload.id, ("checkpoint", "interval"), no_spares(g) + _repair_wait(g),
+                            Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"), severity="warning")
         elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"no number of hot spares holds goodput {g.target:g}; the failure "
                             f"rate and checkpoint cost alone leave it below" + _repair_wait(g), severity="warning")
         elif g.spares_needed > g.spares_available:
-            takes = (f" takes {g.spares_needed} hot spare node(s); its cluster leaves {g.spares_available} idle, so "
-                     f"goodput is {decimals(g.goodput, 3)}")
+            takes = (f" {spare_interval(g)} takes {g.spares_needed} hot spare node(s); its cluster leaves "
+                     f"{g.spares_available} idle, so goodput is {decimals(g.goodput, 3)}")
             packed = ("; its ranks fill whole scale-up domains in order, so those in its last domain stand in for "
                       "that domain's trays alone") if g.packed else ""
             yield Violation(path, r.workload.id, ("accelerators",) if r.workload.accelerators else ("cluster",),
