@@ -73,7 +73,8 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
                                 Q_(g.goodput, ""), Q_(g.target, ""), severity=severity,
                                 public=f"{misses}{said}, and {FIXED_WIRING}")
         elif g.spares_needed is None and g.interval_stated:
-            yield Violation(path, r.workload.id, ("checkpoint", "interval"), no_spares(g) + _repair_wait(g),
+            yield Violation(path, r.workload.id, ("checkpoint", "interval"),
+                            no_spares(g).removesuffix(" (REL003)") + _repair_wait(g),
                             Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"), severity="warning")
         elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
