@@ -151,8 +151,8 @@ REGISTRY: tuple[Metric, ...] = (
                                                                   "restart time"), strict=True)
                                                if subject == "workload" else ()))),
     *JOB_BY_CLASS["workload"],   # by part class, and the MTTI's confidence interval (archgen/metrics_operations.py)
-    Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _GP,
-           _T, sweep=False),
+    Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target at the "
+           "job's checkpoint interval: its stated one, else Daly's optimum.", _GP, _T, sweep=False),
     Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum, with the "
            "scale-up switch trays of each whole idle domain among them.", _GP, _T, sweep=False),
     Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take, with the "

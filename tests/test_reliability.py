@@ -364,7 +364,8 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
                              "interval; the uncertainty of switch is not provided (their rates state no `events`), so "
                              "the range is narrower than the rates are known).")
     assert texts[2] == ("Range: llama3-405b-16k: goodput 0.908 to 0.925 over the set's 95 % Poisson interval; "
-                        f"spares needed 9 to 12; restart + repair wait 10.2 min to 11.1 min; {AT_STATED_BANDWIDTH}; "
+                        "spares needed 9 to 12; spares sized at Daly's optimum interval (4.15 min); restart + repair "
+                        f"wait 10.2 min to 11.1 min; {AT_STATED_BANDWIDTH}; "
                         f"{restore('0.919', '0.914')}; planned interruptions ('field-h100-2024' set's): 0.870 a day, "
                         "each stopping it for its restart and restore, 0.61 % of its wall time (taken after a "
                         "checkpoint: no work lost).")   # the spares' range: nu41cost; planned words: newuser92

@@ -80,8 +80,9 @@ def test_405b_on_512_of_576_gpus_charges_its_64_spare_gpus_at_the_high_end(tmp_p
     section = reliability_section(r, r.clusters["cluster/gb200-nvl72-su"])
     [note] = [b.text for b in section.blocks if b.kind == "para" and b.text.startswith("Range")]
     assert (f"cost per token 0.853 µUSD (its own accelerators, at goodput_high) to {high * 1e6:.3f} µUSD (with the "
-            "hot spares its goodput counts on, at goodput_low); restart + repair wait 10.5 min to 70.8 min; checkpoint "
-            "write and restore times use the stated storage bandwidth") in note   # restart range: 70.6 min with the 132 SR8 modules newuser80's 3 m LACC replaced (fewer parts to fail); 70.7 min before switches took HPN's rate (rel22: a shorter checkpoint interval); 70.9 min before the 132 SR8 modules (more parts to fail, a shorter checkpoint interval); nu41cost (70.1 min with the assumed network rates before netrates); no measured storage efficiency (tests/analyse/test_storage_efficiency)
+            "hot spares its goodput counts on, at goodput_low); spares sized at Daly's optimum interval (105 min); "
+            "restart + repair wait 10.5 min to 70.8 min; checkpoint write and restore times use the stated storage "
+            "bandwidth") in note   # restart range: 70.6 min with the 132 SR8 modules newuser80's 3 m LACC replaced (fewer parts to fail); 70.7 min before switches took HPN's rate (rel22: a shorter checkpoint interval); 70.9 min before the 132 SR8 modules (more parts to fail, a shorter checkpoint interval); nu41cost (70.1 min with the assumed network rates before netrates); no measured storage efficiency (tests/analyse/test_storage_efficiency)
     # all 576: no idle node, no spare: its cost per hour has no range, its cost per token goodput's alone
     raw576 = m576["tokens_per_second"].m_as("1/s")
     assert m576["cost_per_token"].m_as("USD") == pytest.approx(1.061e-6, abs=5e-10)  # 1.064 with the SR8 above; 1.076 with fp32 gradients, 1.077 before nu38model

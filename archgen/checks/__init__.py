@@ -19,7 +19,8 @@
 
 A prefix's module may import more of its rules from modules split from it for their size (`MODULE_PARTS`):
 PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/network_warnings.py`, CAB002 and CAB005
-(link media against their ports) from `checks/link_media.py`.
+(link media against their ports) from `checks/link_media.py`, REL's checks of checkpoint storage (REL001, REL006,
+REL010 to REL014) from `checks/reliability_storage.py`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL
 #: Modules holding more of a prefix's rules, each with its `@check` and docstring, split from its module for its size
 #: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
 #: docstring.
-MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",)}
+MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",),
+                "REL": ("reliability_storage",)}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:

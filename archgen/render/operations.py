@@ -15,6 +15,7 @@ from matplotlib.figure import Figure as Chart
 from archgen import display
 from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.goodput import PACKED_SPARES
+from archgen.analyse.goodput_notes import spare_interval
 from archgen.analyse.goodput_range import uncounted_words
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.render import alt_text, fmt
@@ -188,7 +189,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                     f"({gp(g.goodput, 3)}) to none, a failed node replaced at once ({gp(g.swapped.goodput, 3)}): "
                     "no idle node stands in for a failed one, and no design input states the repair time"
                     if g.swapped is not None else "")
-                 + _cost_range(run, wid) + _spare_range(run, wid)
+                 + _cost_range(run, wid)
+                 + _spare_range(run, wid, spare_interval(g) if g.spares_needed is not None and g.interval else "")
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
@@ -226,11 +228,12 @@ def _cost_range(run: Any, wid: str) -> str:
             "counts on, at goodput_low)")
 
 
-def _spare_range(run: Any, wid: str) -> str:
+def _spare_range(run: Any, wid: str, sized: str = "") -> str:
     """A training job's spares needed and restart + repair wait over the same ends as its goodput, or "" without.
 
     An infinite end reads `metric.unbounded`'s reason (no count of spares holds the target there; more nodes in
     repair than spares), never a number; ends that read the same are left out (the table's value is the figure).
+    `sized`: the interval its spares are sized at (`goodput_notes.spare_interval`), said after their range.
     """
     r = run.workloads.get(f"workload/{wid}")
     m = r.estimate.metrics if r is not None and r.estimate is not None else {}
@@ -242,6 +245,8 @@ def _spare_range(run: Any, wid: str) -> str:
                     fmt.number(m[f"{name}{e}"].m_as(unit), digits) + (f" {unit}" if unit else "")
                     for e in ("_low", "_high")]
             out += f"; {what} {ends[0]} to {ends[1]}" if ends[0] != ends[1] else ""   # no spread: said by the table
+        if name == "spares" and sized:
+            out += f"; spares sized {sized}"
     return out
 
 

@@ -127,7 +127,7 @@ class JobGoodput:
     restart: float               # per interruption, before any wait for a repair
     wait: float                  # mean wait for a repair per interruption with the spares available
     goodput: float
-    spares_needed: int | None    # to hold the target; None where no number of spares does
+    spares_needed: int | None    # to hold the target at `interval`; None where no number of spares does
     spares_available: int
     target: float
     notes: tuple[str, ...] = ()
@@ -147,6 +147,11 @@ class JobGoodput:
     #: The share of wall time its planned interruptions take (`Failures.planned_per_accelerator_day`): goodput is
     #: Daly's ETTR x (1 - planned).
     planned: float = 0.0
+    #: `spares_needed` is sized at the job's stated `checkpoint.interval` (else at Daly's optimum, the interval used).
+    interval_stated: bool = False
+    #: Where no number of spares holds the target at the stated interval: the spares that would at Daly's optimum
+    #: (None where none would there either, or where the interval is Daly's).
+    spares_at_optimum: int | None = None
 
     @property
     def spare_slots(self) -> int:
@@ -234,21 +239,27 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
         g = ettr(tau, blocking, restart + wait(spares), mtti) if tau != math.inf else 1.0
         return max(0.0, g * (1 - planned))
 
+    def fewest(tau: float) -> int | None:
+        """The fewest spares (whole idle domains where a domain spans several nodes) that hold the target at `tau`."""
+        if f.fixed_wiring or value(tau, 1 << 62) < target:
+            return None
+        lo, hi = -1, 1
+        while value(tau, hi) < target:  # value grows with spares: double, then bisect
+            lo, hi = hi, hi * 2
+        return _fewest(lambda k: value(tau, k) >= target, lo, hi)
+
     available = whole
     unit = dn  # a spare is a node, or inside scale-up domains of several nodes a whole idle domain
-    needed: int | None = None
-    if not f.fixed_wiring and value(optimum, 1 << 62) >= target:
-        lo, hi = -1, 1
-        while value(optimum, hi) < target:  # value grows with spares: double, then bisect
-            lo, hi = hi, hi * 2
-        needed = _fewest(lambda k: value(optimum, k) >= target, lo, hi)
+    needed = fewest(interval)   # at the interval the job runs at: its stated one, else Daly's (spares35)
+    at_daly = fewest(optimum) if needed is None and cp.interval is not None else None
     reached = value(interval, available)
     counted = _fewest(lambda k: value(interval, k) >= reached - SPARE_ROUNDING, -1, available)
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), reached,
                       needed * unit + inside if needed is not None else None, spare_nodes(f, gpus), target,
                       tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring, counted * unit + inside,
-                      needed if needed is not None and unit > 1 else 0, whole + inside if dn > 1 else -1, planned)
+                      needed if needed is not None and unit > 1 else 0, whole + inside if dn > 1 else -1, planned,
+                      cp.interval is not None, at_daly * unit + inside if at_daly is not None else None)
 
 
 def _fewest(holds: Callable[[int], bool], lo: int, hi: int) -> int:
