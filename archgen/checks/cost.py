@@ -139,9 +139,9 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
     rack's (enclosure and busbar; its liquid fittings are parts of their own); where a list prices a rack and none
     of the parts placed in it, which keep their own prices, a warning says that a quote for the populated rack would
-    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states `rack:
-    populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks this
-    design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
+    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states
+    `rack: populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks
+    this design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
     proposal; where it lists parts on one's bill of materials, information says so. A line the bill of materials
     counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre cord: the ids the
     BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced by its
