@@ -96,7 +96,7 @@ def _type_name(tp: object) -> str:
         dim = next((m for m in meta if hasattr(m, "label")), None)
         if dim is not None:
             return f"quantity ({dim.label}, e.g. `{dim.example}`)"
-        if any(getattr(m, "func", None) is as_fraction for m in meta):
+        if any(inspect.unwrap(getattr(m, "func", len)) is as_fraction for m in meta):   # a bounded share too
             return "fraction (`0.85` or `85 %`)"
         return _type_name(typing.get_args(tp)[0])
     origin = typing.get_origin(tp)

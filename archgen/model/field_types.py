@@ -7,8 +7,10 @@ its model, in its own words). `RackHeight` and `ZeroURackHeight` are `units.Rack
 whole rack units.
 """
 
+import functools
 import math
 import re
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field
@@ -45,6 +47,26 @@ def as_fraction(value: object) -> object:
     return float(q.m_as(""))
 
 
+def _bounded(above_zero: bool) -> Callable[[object], object]:
+    """`as_fraction` with the share's bounds checked in the unit it is written in: '0 %' is "above 0 %", not 0.0.
+
+    A number is left to the field's bounds (pydantic's "at most 1.0"); a percentage such as '120 %' is refused with
+    the bounds in its own unit, "a share above 0 % and at most 100 %" (newuser90: utilisation '0 %' read "greater
+    than 0.0", '120 %' "at most 1.0").
+    """
+    @functools.wraps(as_fraction)   # `as_fraction` still, as `inspect.unwrap` finds (the test of every share)
+    def read(value: object) -> object:
+        share = as_fraction(value)
+        if not isinstance(value, str) or not isinstance(share, float) or (0 < share <= 1 if above_zero
+                                                                          else 0 <= share <= 1):
+            return share
+        unit = parse_quantity(value).units
+        low, high = (format_quantity(ureg.Quantity(n, "").to(unit)) for n in (0, 1))
+        raise PydanticCustomError("expected", f"a share above {low} and at most {high}" if above_zero
+                                  else f"a share from {low} to {high}")
+    return read
+
+
 def _number_or_string(schema: dict) -> None:
     """A fraction's JSON Schema: the number with its bounds, or a string such as '85 %' (for an editor's checks)."""
     number = {k: schema.pop(k) for k in list(schema) if k in _NUMBER_KEYS}
@@ -56,16 +78,17 @@ _NUMBER_KEYS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaxi
 # The bounds come first, so that pydantic checks them on the number `as_fraction` gives and writes them in the JSON
 # Schema as minimum and maximum (a bound given after the validator, as a field's own, is neither).
 #: A share from 0 to 1: '85 %' or 0.85 (a liquid fraction, a discount rate).
-Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(as_fraction),
+Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(_bounded(above_zero=False)),
                      Field(json_schema_extra=_number_or_string)]
 #: A share above 0, at most 1: an efficiency, a derating (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
-PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(as_fraction),
+PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(_bounded(above_zero=True)),
                              Field(json_schema_extra=_number_or_string)]
 #: A power usage effectiveness: facility energy over IT energy (The Green Grid White Paper #49), at least 1 by
 #: definition; at most 5, beyond any hall's (a typo guard).
 Pue = Annotated[float, Field(ge=1, le=5)]
 #: A share whose model states its bounds in its own words (an AFR above 100 % is written with `fit`).
 Share = Annotated[float, BeforeValidator(as_fraction), Field(json_schema_extra=_number_or_string)]
+
 
 
 def _whole_units(q: pint.Quantity) -> pint.Quantity:
