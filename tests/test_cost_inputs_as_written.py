@@ -28,3 +28,20 @@ def test_a_utilisation_out_of_range_is_refused_in_percent(written, message):
         _hall(f"depreciation_years: 5\n  utilisation: {written}")
     assert str(err.value).splitlines()[0] == message
 
+
+@pytest.mark.parametrize(("written", "years"), [("5", 5.0), ("5 years", 5.0), ("60 months", 5.0), ("4.5 yr", 4.5)])
+def test_depreciation_years_take_a_number_of_years_or_a_time(written, years):
+    assert _hall(f"depreciation_years: {written}").get("our-hall").cost.depreciation_years == years
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("5 kg", "a number of years such as 5, or a time such as '5 years' or '60 months', got '5 kg'"),
+    ("five", "a number of years such as 5, or a time such as '5 years' or '60 months', got 'five'"),
+    ("40 years", "a time above 0 and at most 30 years, got '40 years'"),
+    ("0 years", "a time above 0 and at most 30 years, got '0 years'"),
+    ("0", "a number greater than 0.0, got 0"),
+])
+def test_depreciation_years_out_of_range_or_of_a_dimension_are_refused(written, expected):
+    with pytest.raises(ValidateError) as err:
+        _hall(f"depreciation_years: {written}")
+    assert str(err.value).splitlines()[0] == f"h.yaml:9:23: error: cost.depreciation_years: expected {expected}"

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field
 
-from archgen.model.field_types import Fraction, PositiveFraction, Pue
+from archgen.model.field_types import Fraction, PositiveFraction, Pue, Years
 from archgen.model.spec import Spec
 from archgen.money import EnergyPrice, Money, MoneyRate
 
@@ -99,7 +99,8 @@ class FacilityCost(Spec):
     energy: Energy = Field(description="Electricity price and PUE.")
     space_per_rack: MoneyRate = Field(description="Space, power and cooling capacity rented per rack position and "
                                                   "month, e.g. '1500 USD/month'.")
-    depreciation_years: float = Field(gt=0, le=30, description="Years over which capital is recovered, e.g. 5.")
+    depreciation_years: Years = Field(description="Years over which capital is recovered, e.g. 5 or '5 years' (a "
+                                                  "time: '60 months' is 5).")
     discount_rate: Fraction = Field(0.0, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation. Unstated: 0, the lowest capital "
                                                               "cost, named as an assumed input (COST003, REQ005).")
