@@ -44,7 +44,8 @@ MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL
 #: Modules holding more of a prefix's rules, each with its `@check` and docstring, split from its module for its size
 #: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
 #: docstring.
-MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",)}
+MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",),
+                "REL": ("rate_repairs",)}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:

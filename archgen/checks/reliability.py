@@ -10,6 +10,7 @@ from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
 from archgen.analyse.storage_demand import amount, capacity_needed
+from archgen.checks import rate_repairs  # noqa: F401 (registers REL015: a repair of 0 h)
 from archgen.checks import storage_paths as paths
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import decimals
