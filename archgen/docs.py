@@ -18,7 +18,7 @@ from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.metric import Metric
 from archgen.model import KINDS
 from archgen.model.core_schemas import nested_models
-from archgen.model.field_types import as_fraction
+from archgen.model.field_types import as_fraction, as_years
 from archgen.model.renamed import RENAMED
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS
 from archgen.model.switches import SWITCHES, as_written
@@ -96,8 +96,10 @@ def _type_name(tp: object) -> str:
         dim = next((m for m in meta if hasattr(m, "label")), None)
         if dim is not None:
             return f"quantity ({dim.label}, e.g. `{dim.example}`)"
-        if any(getattr(m, "func", None) is as_fraction for m in meta):
+        if any(inspect.unwrap(getattr(m, "func", len)) is as_fraction for m in meta):   # a bounded share too
             return "fraction (`0.85` or `85 %`)"
+        if as_years in [getattr(m, "func", None) for m in meta]:
+            return "years (`5` or a time, `5 years`)"
         return _type_name(typing.get_args(tp)[0])
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)

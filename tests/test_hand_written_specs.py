@@ -100,13 +100,14 @@ def _models():
 
 def _fields():
     """Every (model, field) of the spec kinds whose annotation holds `Fraction`, at any depth."""
+    import inspect
     import typing
 
     from archgen.model.field_types import as_fraction
 
     def holds(tp) -> bool:
         meta = getattr(tp, "__metadata__", ())
-        return any(getattr(m, "func", None) is as_fraction for m in meta) or any(holds(a) for a in typing.get_args(tp))
+        return any(inspect.unwrap(getattr(m, "func", len)) is as_fraction for m in meta) or any(holds(a) for a in typing.get_args(tp))
 
     return sorted((cls.__name__, name) for cls in _models() for name, f in cls.model_fields.items()
                   if holds(typing.Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation))
@@ -141,8 +142,10 @@ def test_a_fraction_takes_a_number_or_a_percentage(written, read):
 @pytest.mark.parametrize(("written", "message"), [
     ("85 kW", "expected a fraction such as 0.85 or a percentage such as '85 %', got '85 kW'"),
     ("lots", "expected a fraction such as 0.85 or a percentage such as '85 %', got 'lots'"),
-    ("150 %", "expected a number of at most 1.0, got '150 %'"),
-    ("-5 %", "expected a number of at least 0.0, got '-5 %'"),
+    ("150 %", "expected a share from 0 % to 100 %, got '150 %'"),   # in the unit written (inputs35), not 1.0
+    ("-5 %", "expected a share from 0 % to 100 %, got '-5 %'"),
+    ("1500 permille", "expected a share from 0 ‰ to 1000 ‰, got '1500 permille'"),
+    ("1.5", "expected a number of at most 1.0, got 1.5"),
 ])
 def test_a_fraction_out_of_range_or_of_a_dimension_is_refused_as_written(written, message):
     from archgen.validate import ValidateError, validate

@@ -20,7 +20,7 @@
 A prefix's module may import more of its rules from modules split from it for their size (`MODULE_PARTS`):
 PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/network_warnings.py`, CAB002 and CAB005
 (link media against their ports) from `checks/link_media.py`, REL's checks of checkpoint storage (REL001, REL006,
-REL010 to REL014) from `checks/reliability_storage.py`.
+REL010 to REL014) from `checks/reliability_storage.py` and REL015 (a repair of 0 h) from `checks/rate_repairs.py`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL
 #: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
 #: docstring.
 MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",),
-                "REL": ("reliability_storage",)}
+                "REL": ("reliability_storage", "rate_repairs")}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:

@@ -12,7 +12,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
-from archgen.checks.cost_dates import dates_note, old_prices
+from archgen.checks.cost_dates import dates_note, later_prices, old_prices
 from archgen.checks.price_lines import other_proposals, priced_nothing
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
@@ -139,9 +139,9 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
     rack's (enclosure and busbar; its liquid fittings are parts of their own); where a list prices a rack and none
     of the parts placed in it, which keep their own prices, a warning says that a quote for the populated rack would
-    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states `rack:
-    populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks this
-    design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
+    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states
+    `rack: populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks
+    this design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
     proposal; where it lists parts on one's bill of materials, information says so. A line the bill of materials
     counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre cord: the ids the
     BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced by its
@@ -256,9 +256,11 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     than the newest is a warning that names it.
 
     Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
-    it is a warning too, by the same rule: it is at an older price level than the one the cost is for. That date is
-    the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only compared
-    with each other (a quote whose every line is five years old is then one base year, stated as information).
+    it is a warning too, by the same rule: it is at an older price level than the one the cost is for. A price (or
+    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date. That
+    date is the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only
+    compared with each other (a quote whose every line is five years old is then one base year, stated as
+    information, and one dated in 2031 is only the newest price).
 
     The facility's electricity price is a price of the TCO too: where it states its `date` (`cost.energy.date`), a
     tariff more than 12 months older than the newest part price, part prices more than 12 months older than the
@@ -276,7 +278,7 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
         if not cost.dated:
             continue
         facility = cost_facility(ctx.clusters[path])[0]   # on a site of halls, theirs (hall30)
-        old = list(old_prices(path, spec, cost, facility))
+        old = [*old_prices(path, spec, cost, facility), *later_prices(path, spec, cost, facility)]
         yield from old or [Violation(path, spec.id, (), dates_note(cost, facility), severity="info")]
 
 

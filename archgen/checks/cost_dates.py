@@ -50,6 +50,28 @@ def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) 
     yield from _old(path, spec, [(name, month) for month, name in tariff_ref], [newest_ref, *as_of_ref], TARIFF_TAIL)
 
 
+def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
+    """COST006: the warning of prices dated after the facility's cost date (`cost.as_of`), naming each.
+
+    A quote dated after the date the cost is for is at a later price level than the cost claims, or its date is
+    mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned). The cost date is
+    the spec's, never the clock's (deterministic output); unstated, a price is only compared with the others.
+    """
+    fc = facility.cost if facility is not None else None
+    if facility is None or fc is None or fc.as_of is None:
+        return
+    prices: list[tuple[str, int]] = [(price_name(line), line.month) for line in one_per_price(cost.dated)
+                                     if line.month is not None]
+    prices += [(tariff_name(facility), month_of(fc.energy.date))] if fc.energy.date is not None else []
+    later = [name for name, month in prices if month > month_of(fc.as_of)]
+    if later:
+        text = "{} " + f"{'is' if len(later) == 1 else 'are'} dated after " + "{}" + \
+            "; a price of a later price level than the one the cost is for, or a date written wrongly"
+        when = Worded(f"{facility.id}'s cost date, {fc.as_of} (`cost.as_of`)", f"{facility.id}'s cost date, {fc.as_of}")
+        yield Violation(path, spec.id, (), text.format(", ".join(later), when),
+                        public=text.format(", ".join(map(customer_text, later)), customer_text(when)))
+
+
 def _old(path: str, spec: Cluster, prices: list[tuple[str, int | None]], refs: list[tuple[int, str]],
          tail: tuple[str, str]) -> Iterator[Violation]:
     """The warnings of `prices` (name, month) older than some of `refs` by more than the span, naming those dates.

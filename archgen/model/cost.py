@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field
 
-from archgen.model.field_types import Fraction, PositiveFraction, Pue
+from archgen.model.field_types import Fraction, PositiveFraction, Pue, Years
 from archgen.model.spec import Spec
 from archgen.money import EnergyPrice, Money, MoneyRate
 
@@ -99,7 +99,8 @@ class FacilityCost(Spec):
     energy: Energy = Field(description="Electricity price and PUE.")
     space_per_rack: MoneyRate = Field(description="Space, power and cooling capacity rented per rack position and "
                                                   "month, e.g. '1500 USD/month'.")
-    depreciation_years: float = Field(gt=0, le=30, description="Years over which capital is recovered, e.g. 5.")
+    depreciation_years: Years = Field(description="Years over which capital is recovered, e.g. 5 or '5 years' (a "
+                                                  "time: '60 months' is 5).")
     discount_rate: Fraction = Field(0.0, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation. Unstated: 0, the lowest capital "
                                                               "cost, named as an assumed input (COST003, REQ005).")
@@ -124,8 +125,8 @@ class FacilityCost(Spec):
     as_of: OptionalMonth = Field(None, description=(
         "The date the cost is for, e.g. '2026-12' (the buyer's decision or the quote's due date): a price on the "
         "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "
-        "level, which archgen adjusts to no date). Unstated: prices are only compared with each other, never with "
-        "today's date, so a run's output stays the same."))
+        "level, which archgen adjusts to no date), and so is one dated after it. Unstated: prices are only "
+        "compared with each other, never with today's date, so a run's output stays the same."))
 
 
 class ClusterCost(Spec):

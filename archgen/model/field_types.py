@@ -7,8 +7,10 @@ its model, in its own words). `RackHeight` and `ZeroURackHeight` are `units.Rack
 whole rack units.
 """
 
+import functools
 import math
 import re
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field
@@ -45,10 +47,35 @@ def as_fraction(value: object) -> object:
     return float(q.m_as(""))
 
 
-def _number_or_string(schema: dict) -> None:
-    """A fraction's JSON Schema: the number with its bounds, or a string such as '85 %' (for an editor's checks)."""
-    number = {k: schema.pop(k) for k in list(schema) if k in _NUMBER_KEYS}
-    schema["anyOf"] = [number, {"type": "string", "examples": ["85 %"]}]
+def _bounded(above_zero: bool) -> Callable[[object], object]:
+    """`as_fraction` with the share's bounds checked in the unit it is written in: '0 %' is "above 0 %", not 0.0.
+
+    A number is left to the field's bounds (pydantic's "at most 1.0"); a percentage such as '120 %' is refused with
+    the bounds in its own unit, "a share above 0 % and at most 100 %" (newuser90: utilisation '0 %' read "greater
+    than 0.0", '120 %' "at most 1.0").
+    """
+    @functools.wraps(as_fraction)   # `as_fraction` still, as `inspect.unwrap` finds (the test of every share)
+    def read(value: object) -> object:
+        share = as_fraction(value)
+        if not isinstance(value, str) or not isinstance(share, float) or (0 < share <= 1 if above_zero
+                                                                          else 0 <= share <= 1):
+            return share
+        unit = parse_quantity(value).units
+        low, high = (format_quantity(ureg.Quantity(n, "").to(unit)) for n in (0, 1))
+        raise PydanticCustomError("expected", f"a share above {low} and at most {high}" if above_zero
+                                  else f"a share from {low} to {high}")
+    return read
+
+
+def _number_or(example: str) -> Callable[[dict], None]:
+    """A JSON Schema of a number with its bounds or a string such as `example` ('85 %'), for an editor's checks."""
+    def schema_of(schema: dict) -> None:
+        number = {k: schema.pop(k) for k in list(schema) if k in _NUMBER_KEYS}
+        schema["anyOf"] = [number, {"type": "string", "examples": [example]}]
+    return schema_of
+
+
+_number_or_string = _number_or("85 %")
 
 
 _NUMBER_KEYS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
@@ -56,16 +83,50 @@ _NUMBER_KEYS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaxi
 # The bounds come first, so that pydantic checks them on the number `as_fraction` gives and writes them in the JSON
 # Schema as minimum and maximum (a bound given after the validator, as a field's own, is neither).
 #: A share from 0 to 1: '85 %' or 0.85 (a liquid fraction, a discount rate).
-Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(as_fraction),
+Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(_bounded(above_zero=False)),
                      Field(json_schema_extra=_number_or_string)]
 #: A share above 0, at most 1: an efficiency, a derating (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
-PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(as_fraction),
+PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(_bounded(above_zero=True)),
                              Field(json_schema_extra=_number_or_string)]
 #: A power usage effectiveness: facility energy over IT energy (The Green Grid White Paper #49), at least 1 by
 #: definition; at most 5, beyond any hall's (a typo guard).
 Pue = Annotated[float, Field(ge=1, le=5)]
 #: A share whose model states its bounds in its own words (an AFR above 100 % is written with `fit`).
 Share = Annotated[float, BeforeValidator(as_fraction), Field(json_schema_extra=_number_or_string)]
+
+
+#: The longest a field of years takes: a hardware life (a typo guard).
+MAX_YEARS = 30
+#: What a field of years expects, as its error message says it.
+YEARS_EXPECTED = "a number of years such as 5, or a time such as '5 years' or '60 months'"
+
+
+def as_years(value: object) -> object:
+    """A number of years written as a number (``5``) or as a time of the one registry (``'5 years'``, ``'60 months'``).
+
+    Every other duration of the schema is a time with its unit ('72 h'), so a field counted in years takes one too
+    (newuser90: `depreciation_years: 5 years` was refused as "expected a number"); a number, or a string of one, is
+    left to the float type and the field's bounds. A year is pint's, 365.25 days (a month a twelfth of it).
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        q = parse_quantity(value)
+    except PydanticCustomError as exc:
+        if exc.type == "quantity_missing_unit":   # '5' as a string: pydantic's float reads it
+            return value
+        raise PydanticCustomError("expected", YEARS_EXPECTED) from None
+    if not q.check("[time]") or not math.isfinite(float(q.m_as("year"))):
+        raise PydanticCustomError("expected", YEARS_EXPECTED)
+    years = float(q.m_as("year"))
+    if not 0 < years <= MAX_YEARS:   # the bounds as a time: '40 years' is no "number of at most 30.0"
+        raise PydanticCustomError("expected", f"a time above 0 and at most {MAX_YEARS} years")
+    return years
+
+
+#: A number of years above 0, at most 30 (a hardware life; `as_years`): 5 or '5 years'.
+Years = Annotated[float, Field(gt=0, le=MAX_YEARS), BeforeValidator(as_years),
+                  Field(json_schema_extra=_number_or("5 years"))]
 
 
 def _whole_units(q: pint.Quantity) -> pint.Quantity:
