@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from archgen.analyse.goodput import Goodput
 from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words, no_spares, spare_interval
 from archgen.analyse.rate_sets import scope_chain
-from archgen.checks import reliability_storage  # noqa: F401 (registers REL001, REL006, REL010 to REL014: storage)
-from archgen.checks import rate_repairs  # noqa: F401 (registers REL015: a repair of 0 h)
+from archgen.checks import (
+    rate_repairs,  # noqa: F401 (registers REL015: a repair of 0 h)
+    reliability_storage,  # noqa: F401 (registers REL001, REL006, REL010 to REL014: storage)
+)
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.checks.reliability_storage import jobs as _jobs
 from archgen.display import decimals
