@@ -9,8 +9,11 @@ from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, 
 
 
 def _code_or_recipe(name: str, *recipes: Setting | None) -> ByStack:
-    """An `ALLOWS` row: under a stack given None, the values of switch `name` its code has (`stack_features.code_has`,
-    where its first release is declared); under the others, what the stack's recipe runs and where that is read."""
+    """An `ALLOWS` row: under a stack given None, the values of switch `name` its code has; the others, its recipe's.
+
+    The code's are `stack_features.code_has` (where each feature's first release is declared); a recipe's are what the
+    stack's recipe runs and where that is read.
+    """
     return ByStack(*(code_has(stack, name, SWITCHES[name].values) if recipe is None else recipe
                      for stack, recipe in zip(STACKS, recipes, strict=True)))
 
