@@ -183,7 +183,7 @@ class StackSwitches(Spec):
         None, description="Overlap the MoE all-to-all with another micro-batch's compute.")
     moe_shared_expert_overlap: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
-        (False, "Megatron-core transformer_config.py at d98e8a6:717: moe_shared_expert_overlap = False"),
+        (False, without("megatron-core-2024", "moe_shared_expert_overlap")),
         (False, f"{_BRIDGE} 26.04-alpha.rc2 training/flex_dispatcher_backend.py:72: the profile's flex dispatcher "
                 "sets it False (over the DeepSeek, GLM and Kimi providers' True)"),
         (False, f"{_PMODEL}/language_model.yaml:108: false; 47 of the 168 set it false, none true"))] = Field(
@@ -206,7 +206,7 @@ class StackSwitches(Spec):
         None, description="Dropout on (its masks are stored with the activations).")
     fp8_recipe: Annotated[Fp8Recipe | None, ByStack(
         ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
-        ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
+        ("delayed", without("megatron-core-2024", "fp8_recipe")),
         ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"),
         ("delayed", f"{_PMODULE}/trainer_base.yaml:54: fp8_recipe: delayed; 163 of the 168 example configs "
                     "leave it (3 tensorwise, 1 mxfp8)"))] = Field(
@@ -218,7 +218,7 @@ class StackSwitches(Spec):
                           "FP8 tensors, and FP4 training follows NVFP4.")
     permute_in_dispatch: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
-        (False, "Megatron-core alltoall dispatcher: no HybridEP"),
+        (False, without("megatron-core-2024", "permute_in_dispatch")),
         (False, "Megatron-core transformer_config.py at 3097d81 (the Megatron-LM commit Megatron-Bridge "
                 "26.04-alpha.rc2 pins): moe_permute_fusion_into_hybridep = False; the 26.04 performance configs "
                 "(scripts/performance/configs/qwen) do not set it"),

@@ -170,13 +170,19 @@ def test_what_a_stacks_code_lacks_is_declared_once_and_every_other_table_reads_i
             assert lacks(stack, name, switch.default(stack)) is None, (name, stack)
 
 
-def test_core_2024s_forced_balance_cites_the_code_it_runs_not_a_later_commit():
+def test_core_2024s_values_its_code_sets_cite_that_code_not_a_later_commit():
     """Its value false was cited to transformer_config.py at 2edffad (2026-05-16), code core_v0.9.0 is not: the field
     arrived in core_v0.13.0 with 022bcb5 (NVIDIA/Megatron-LM; `git grep` finds it in no core_v0.12.0 file)."""
+    from archgen.model.stack_features import without
     source = SWITCHES["moe_force_balance"].source("megatron-core-2024")
     assert "2edffad" not in source
     assert source == ("Megatron-LM core_v0.9.0 (2024-10-24) lacks the router's forced load balance "
                       "(core_v0.13.0, 022bcb5)")
+    # alike: the shared-expert overlap was cited to d98e8a6 (2026-08-22), the FP8 recipe to a --fp8-recipe flag that
+    # came with 3db7411 (core_v0.12.0); core_v0.9.0 has neither field (`git grep`), nor HybridEP's permute
+    for name in ("overlap_ep_comm", "moe_shared_expert_overlap", "fp8_recipe", "permute_in_dispatch"):
+        assert SWITCHES[name].source("megatron-core-2024") == without("megatron-core-2024", name), name
+    assert "blockwise FP8 scaling (core_v0.13.0, be8715d)" in SWITCHES["fp8_recipe"].source("megatron-core-2024")
 
 
 def test_a_value_the_stacks_code_lacks_is_said_by_missing_not_again_by_beyond_stack():
