@@ -7,8 +7,9 @@ value, everything else as the case states it. The move is the change of the case
 in percentage points, the largest over the metrics the case measured. A value that is already the case's own
 (stated, or its stack's profile) moves nothing and is not tried; an FP8 recipe is tried on FP8 cases only (a 16-bit
 job has none); `ep_dedup` and `moe_dispatcher` must agree, so flipping one leaves the other to follow it. A flip the
-model refuses (a layout that no longer fits its rules, or a pair of switches a workload may not state together:
-`refusals`, what the flip adds to what the case states) is counted as refused, not as a move.
+model refuses (a layout that no longer fits its rules, a pair of switches a workload may not state together, or a
+value the code of the case's stated stack lacks, `stack_features.missing`: `refusals`, what the flip adds to what the
+case states) is counted as refused, not as a move.
 
 `--check` writes nothing and exits 1 when docs/switches.md is stale. The covering tests and their sources are listed
 by hand in `COVERAGE`; tests/perf/test_switch_coverage.py holds each switch that moves a case by more than
@@ -309,7 +310,9 @@ def page(all_moves: list[Move]) -> str:
              "of `tests/perf/data`), everything else as the case states it. *Moved* counts the cases whose error",
              f"moves by more than {THRESHOLD:g} percentage points (the largest move over the metrics a case",
              "measured); *max* is the largest move and its case; *refused* counts flips the model refuses (the",
-             "layout breaks one of its rules). A value that is already a case's own is not tried.", ""]
+             "layout breaks one of its rules, or the code of the stack the case states lacks the value: the one",
+             "table of each feature's first Megatron-LM release, `archgen/model/stack_features.py`). A value that",
+             "is already a case's own is not tried.", ""]
     lines += ["| switch | value | cases tried | moved > 5 pt | max move (pt) | case | refused |",
               "|---|---|---:|---:|---:|---|---:|"]
     keys: list[tuple[str, object]] = []

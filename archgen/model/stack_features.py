@@ -7,13 +7,17 @@ spec states it (`missing`), not estimated with the feature silently on. Each fea
 NVIDIA/Megatron-LM's history (`git log -S` on the config field, then the first release tag whose tree has it).
 
 Where the stack is not stated (the vendor's newest profile, a house default) the same finding is a PERF004 warning:
-the profile stands in for a run the spec does not describe (`switch_allows.beyond_stack`).
+the profile stands in for a run the spec does not describe (`checks.perf.within_stack`).
+
+This is the one declaration of what a stack's code has. What its recipe runs among those values is
+`switch_allows.ALLOWS`, whose row for a stack whose code lacks a value is derived from here (`code_has`), as is a
+profile's value where the code has no other (`without`): neither restates a release.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from archgen.model.stack_profiles import STACKS, ByStack
+from archgen.model.stack_profiles import STACKS, ByStack, Setting
 
 #: A Megatron-LM release as a comparable key: core_v0.11.0 is (0, 11, 0); Megatron-LM v2.6 predates them all.
 Release = tuple[int, int, int]
@@ -106,6 +110,29 @@ FEATURES = (
     Feature("HybridEP's fused permute", ("permute_in_dispatch",), _is(True), (0, 18, 0),
             "8c5cf05, 2026-04-28, #4089 'add permute fusion into hybrid ep', moe_permute_fusion_into_hybridep"),
 )
+
+
+def lacks(stack: str, name: str, value: object) -> Feature | None:
+    """The feature training switch `name` at `value` uses that `stack`'s code lacks (`FEATURES`); None: it has it."""
+    code = release_of(stack)
+    return next((f for f in FEATURES if f.path == (name,) and code < f.first and f.uses(value)), None)
+
+
+def without(stack: str, name: str) -> str:
+    """Switch `name`'s features that `stack`'s code lacks, in words, as a `ByStack` source cites them.
+
+    'Megatron-LM core_v0.9.0 (2024-10-24) lacks the EP communication overlap (core_v0.14.0, ae1c882)'.
+    """
+    code = release_of(stack)
+    gaps = [f for f in FEATURES if f.path == (name,) and code < f.first]
+    assert gaps, f"stack_features.without: the code of {stack} has every feature of {name}"
+    return (f"{CODE.setting(stack)[1]} lacks " + ", ".join(f"{f.words} ({f.release}, {f.commit.split(', ')[0]})"
+                                                          for f in gaps))
+
+
+def code_has(stack: str, name: str, values: tuple) -> Setting:
+    """(the `values` of switch `name` that `stack`'s code has, `without`'s words): a `ByStack` row the code sets."""
+    return tuple(v for v in values if lacks(stack, name, v) is None), without(stack, name)
 
 
 @dataclass(frozen=True)

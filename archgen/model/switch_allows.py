@@ -3,14 +3,29 @@
 Split from `archgen.model.switches` (the table of switches and their profile values), whose `ByStack` rows these are.
 """
 
-from archgen.model.stack_profiles import DEFAULT_STACK, ByStack
-from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, StackSwitches
+from archgen.model.stack_features import code_has, lacks
+from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, ByStack, Setting
+from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, SWITCHES, StackSwitches
+
+
+def _code_or_recipe(name: str, *recipes: Setting | None) -> ByStack:
+    """An `ALLOWS` row: under a stack given None, the values of switch `name` its code has; the others, its recipe's.
+
+    The code's are `stack_features.code_has` (where each feature's first release is declared); a recipe's are what the
+    stack's recipe runs and where that is read.
+    """
+    return ByStack(*(code_has(stack, name, SWITCHES[name].values) if recipe is None else recipe
+                     for stack, recipe in zip(STACKS, recipes, strict=True)))
+
 
 #: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
 #: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
 #: for cp, where it cuts the sequence into 2·cp equal chunks, `refused.cp_split_problem`; of the experts for ep).
 #: Switches not listed keep the stack's value: the dtypes, dropout and the FP8 recipe change the numerics, and
-#: ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's choice.
+#: ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's choice. A value a stack's code lacks
+#: is declared once, in `stack_features.FEATURES` (its first release and commit): a row here that it limits is derived
+#: from that table (`_code_or_recipe`), and a recipe row never names a value its stack's code lacks (a test holds it).
+#: A switch whose every stack's recipe runs all its code has (moe_force_balance: core_v0.13.0, 022bcb5) has no row.
 ALLOWS: dict[str, ByStack] = {
     "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
                                  ((False, True), f"{_CORE}: --sequence-parallel"),
@@ -42,11 +57,10 @@ ALLOWS: dict[str, ByStack] = {
                                     ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather"),
                                     ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:172: "
                                                     "overlap_param_gather")),
-    "overlap_ep_comm": ByStack(((False,), f"{_LM21}: no MoE token dispatcher"),
-                               ((False,), "Megatron-core alltoall dispatcher: no overlap"),
-                               ((False, True), f"{_BRIDGE}: overlap_moe_expert_parallel_comm"),
-                               ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:235: "
-                                               "overlap_moe_expert_parallel_comm")),
+    "overlap_ep_comm": _code_or_recipe("overlap_ep_comm", None, None,
+                                       ((False, True), f"{_BRIDGE}: overlap_moe_expert_parallel_comm"),
+                                       ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:235: "
+                                                       "overlap_moe_expert_parallel_comm")),
     "zero": ByStack(((0,), f"{_LM21}: no distributed optimizer (2022)"),
                     ((0, 1), f"{_CORE}: --use-distributed-optimizer (optimizer state sharded, ZeRO-1)"),
                     ((0, 1, 2, 3), "Megatron-core Megatron-FSDP: --data-parallel-sharding-strategy no_shard, optim, "
@@ -72,13 +86,6 @@ ALLOWS: dict[str, ByStack] = {
                         "which Primus's Kimi K3 attention checks (backends/megatron/core/transformer/kimi_k3/"
                         "kimi_k3_mla_attention.py:451-457), and its zero-bubble schedule offloads activations "
                         "(modules/megatron/zero_bubble.yaml:47 cpu_offload)")),
-    # Listed for what a job may state (`beyond_stack`, PERF004) only: a plan search keeps the stated or profile value,
-    # as it does the dropout (random router logits change what the run computes).
-    "moe_force_balance": ByStack(((False,), f"{_LM21}: no MoE router"),
-                                 ((False,), "Megatron-LM core_v0.9.0 has no moe_router_force_load_balancing "
-                                            "(022bcb5, core_v0.13.0: stack_features.FEATURES)"),
-                                 ((False, True), f"{_BRIDGE}: moe_router_force_load_balancing"),
-                                 ((False, True), f"{_PRIMUS}: moe_router_force_load_balancing (Megatron-LM's)")),
 }
 
 
@@ -130,7 +137,9 @@ def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]
     Each as (name, stated value, the values the stack allows, where that is read). `training` is a Workload's
     `training` (its layout fields under `parallelism`) or a case's. A stated value always wins over the profile (a
     case may model a stack with a later feature added, as Korthikanti's rows run sequence parallelism on the
-    Megatron-LM of 2021); this names where such a statement leaves the stack that `ALLOWS` describes.
+    Megatron-LM of 2021); this names where such a statement leaves the stack that `ALLOWS` describes. A value the
+    stack's code lacks (`stack_features.lacks`) is not named here: it is `stack_features.missing`'s, refused where a
+    stated stack is read and PERF004 under a house default, said once.
     """
     stack = training.stack
     par = getattr(training, "parallelism", training)
@@ -140,7 +149,7 @@ def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]
         if value is None:
             continue
         values = allowed(stack, name)
-        if values != ("divisors",) and value not in values:
+        if values != ("divisors",) and value not in values and lacks(stack, name, value) is None:
             out.append((name, value, values, by.setting(stack)[1]))
     return out + placements_beyond(stack, par)
 

@@ -30,7 +30,7 @@ from typing import Annotated, Literal, Self
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.spec import FieldError, Spec, raise_each
-from archgen.model.stack_features import missing
+from archgen.model.stack_features import missing, without
 from archgen.model.stack_profiles import DEFAULT_STACK, ByStack, Stack
 from archgen.model.switch_table import MIN_BUCKET, TrainingSwitch, rows
 from archgen.model.training_rules import shared_overlap_problem
@@ -176,14 +176,14 @@ class StackSwitches(Spec):
                           "dispatcher is alltoall: deepep, Megatron-core's default flex backend).")
     overlap_ep_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
-        (False, "Megatron-core alltoall dispatcher: no overlap"),
+        (False, without("megatron-core-2024", "overlap_ep_comm")),
         (False, f"{_BRIDGE}: overlap_moe_expert_parallel_comm stays off unless asked"),
         (False, f"{_PMODULE}/trainer_base.yaml:235: overlap_moe_expert_parallel_comm: false; "
                 "primus_megatron_module.yaml:86: patch_moe_overlap: false"))] = Field(
         None, description="Overlap the MoE all-to-all with another micro-batch's compute.")
     moe_shared_expert_overlap: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
-        (False, "Megatron-core transformer_config.py at d98e8a6:717: moe_shared_expert_overlap = False"),
+        (False, without("megatron-core-2024", "moe_shared_expert_overlap")),
         (False, f"{_BRIDGE} 26.04-alpha.rc2 training/flex_dispatcher_backend.py:72: the profile's flex dispatcher "
                 "sets it False (over the DeepSeek, GLM and Kimi providers' True)"),
         (False, f"{_PMODEL}/language_model.yaml:108: false; 47 of the 168 set it false, none true"))] = Field(
@@ -191,7 +191,7 @@ class StackSwitches(Spec):
                           "moe_shared_expert_overlap), not before the router (docs/perf-model.md, Training: "
                           "shared-expert overlap). An error with overlap_ep_comm true (exclusive in Megatron-core).")
     moe_force_balance: Annotated[bool | None, ByStack(
-        (False, f"{_LM21}: no MoE router"), (False, "Megatron-core transformer_config.py at 2edffad:717: False"),
+        (False, f"{_LM21}: no MoE router"), (False, without("megatron-core-2024", "moe_force_balance")),
         (True, f"{_BRIDGE} v0.4.2 scripts/performance/configs/qwen/qwen3_llm_pretrain.py:44 (deepseek, gpt_oss, kimi, "
                "nemotron_3 alike): moe_router_force_load_balancing = True, 'required for token dropless'"),
         (True, f"{_PEX}: 89 of the 91 setting it set true (primus_megatron_model.yaml:3 false)"))] = Field(
@@ -206,7 +206,7 @@ class StackSwitches(Spec):
         None, description="Dropout on (its masks are stored with the activations).")
     fp8_recipe: Annotated[Fp8Recipe | None, ByStack(
         ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
-        ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
+        ("delayed", without("megatron-core-2024", "fp8_recipe")),
         ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"),
         ("delayed", f"{_PMODULE}/trainer_base.yaml:54: fp8_recipe: delayed; 163 of the 168 example configs "
                     "leave it (3 tensorwise, 1 mxfp8)"))] = Field(
@@ -218,7 +218,7 @@ class StackSwitches(Spec):
                           "FP8 tensors, and FP4 training follows NVFP4.")
     permute_in_dispatch: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
-        (False, "Megatron-core alltoall dispatcher: no HybridEP"),
+        (False, without("megatron-core-2024", "permute_in_dispatch")),
         (False, "Megatron-core transformer_config.py at 3097d81 (the Megatron-LM commit Megatron-Bridge "
                 "26.04-alpha.rc2 pins): moe_permute_fusion_into_hybridep = False; the 26.04 performance configs "
                 "(scripts/performance/configs/qwen) do not set it"),

@@ -48,7 +48,7 @@ def _job(arch, shared):
 def test_every_profile_leaves_it_off_with_its_source():
     row = SWITCHES["moe_shared_expert_overlap"]
     assert [row.default(s) for s in STACKS] == [False] * 4
-    assert "d98e8a6:717" in row.source("megatron-core-2024")
+    assert "lacks the shared-expert overlap (core_v0.10.0, 1fa9464)" in row.source("megatron-core-2024")  # not in its code
     assert "flex_dispatcher_backend.py:72" in row.source("nemo-2025")  # Bridge's flex dispatcher turns it off
     assert "language_model.yaml:108" in row.source("primus-2025")
 

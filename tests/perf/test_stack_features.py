@@ -147,3 +147,51 @@ def test_the_held_out_deepseek_rows_stack_range_keeps_only_the_profile_whose_cod
     accs = load_accelerators()
     lo, hi = stack_range(case, accs)["tokens_per_second"]
     assert lo == hi == pytest.approx(predict(case, accs)["tokens_per_second"])
+
+
+def test_what_a_stacks_code_lacks_is_declared_once_and_every_other_table_reads_it():
+    """stacktable35: `FEATURES` is the one declaration of a value a stack's code lacks. An `ALLOWS` row under such a
+    stack is derived from it (`code_has`, with the release and commit), a recipe row never allows a value its stack's
+    code lacks, and no profile takes one as its value."""
+    from archgen.model.stack_features import code_has, lacks
+    from archgen.model.switch_allows import ALLOWS, allowed
+    gapped = 0
+    for name, by in ALLOWS.items():
+        for stack in STACKS:
+            assert not [v for v in allowed(stack, name) if lacks(stack, name, v)], (name, stack)
+            if name in SWITCHES and any(lacks(stack, name, v) for v in SWITCHES[name].values):
+                assert by.setting(stack) == code_has(stack, name, SWITCHES[name].values), (name, stack)
+                gapped += 1
+    assert gapped == 2   # overlap_ep_comm under megatron-lm-2021 and megatron-core-2024 (core_v0.14.0)
+    assert allowed("megatron-core-2024", "overlap_ep_comm") == (False,)
+    assert "core_v0.14.0, ae1c882" in ALLOWS["overlap_ep_comm"].megatron_core_2024[1]
+    for name, switch in SWITCHES.items():
+        for stack in STACKS:
+            assert lacks(stack, name, switch.default(stack)) is None, (name, stack)
+
+
+def test_core_2024s_values_its_code_sets_cite_that_code_not_a_later_commit():
+    """Its value false was cited to transformer_config.py at 2edffad (2026-05-16), code core_v0.9.0 is not: the field
+    arrived in core_v0.13.0 with 022bcb5 (NVIDIA/Megatron-LM; `git grep` finds it in no core_v0.12.0 file)."""
+    from archgen.model.stack_features import without
+    source = SWITCHES["moe_force_balance"].source("megatron-core-2024")
+    assert "2edffad" not in source
+    assert source == ("Megatron-LM core_v0.9.0 (2024-10-24) lacks the router's forced load balance "
+                      "(core_v0.13.0, 022bcb5)")
+    # alike: the shared-expert overlap was cited to d98e8a6 (2026-08-22), the FP8 recipe to a --fp8-recipe flag that
+    # came with 3db7411 (core_v0.12.0); core_v0.9.0 has neither field (`git grep`), nor HybridEP's permute
+    for name in ("overlap_ep_comm", "moe_shared_expert_overlap", "fp8_recipe", "permute_in_dispatch"):
+        assert SWITCHES[name].source("megatron-core-2024") == without("megatron-core-2024", name), name
+    assert "blockwise FP8 scaling (core_v0.13.0, be8715d)" in SWITCHES["fp8_recipe"].source("megatron-core-2024")
+
+
+def test_a_value_the_stacks_code_lacks_is_said_by_missing_not_again_by_beyond_stack():
+    """A job past its stack's code is `missing`'s (an error under a stated stack, PERF004 under a house default);
+    `beyond_stack` names what the recipe does not run among the values the code has, so one finding, not two."""
+    from archgen.model.switch_allows import beyond_stack
+    t = Training.model_construct(seq_len=2048, global_batch=64, stack="megatron-core-2024", overlap_ep_comm=True,
+                                 moe_force_balance=True, parallelism=Parallelism(sequence_parallel=True))
+    assert [m.path for m in missing("megatron-core-2024", t)] == [("moe_force_balance",), ("overlap_ep_comm",)]
+    assert beyond_stack(t) == []
+    old = t.model_copy(update={"stack": "megatron-lm-2021"})
+    assert [(n, v) for n, v, _, _ in beyond_stack(old)] == [("sequence_parallel", True)]   # a recipe's limit
