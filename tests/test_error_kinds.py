@@ -142,7 +142,8 @@ def test_every_raise_in_the_package_is_of_a_stage_kind():
             or cls is InternalError                                        # a bug: a traceback and a bug report
             or (issubclass(cls, PYDANTIC_PROTOCOL) and rel.startswith(SCHEMA_MODULES))
             or (cls in (typer.Exit, SystemExit) and rel in CLI)             # the CLI's exit, with its code
-            or (cls is AttributeError and _in_def(rel, line, "__getattr__"))   # a module's lazy attributes
+            or (cls is AttributeError and (_in_def(rel, line, "__getattr__")  # a module's lazy attributes
+                                           or _in_def(rel, line, "__getattr__", method=True)))  # a ModuleType's
             or (cls is KeyError and _in_def(rel, line, "__missing__", method=True))  # a dict's protocol: KeyError
             or caught)                                                     # raised to its own `except`
         if not ok:

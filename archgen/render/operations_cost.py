@@ -41,17 +41,19 @@ def residual_words(a: Any) -> str:
 def stated_terms(a: Any) -> tuple[str, str, str]:
     """The hall's PUE and electricity price, its rent, and its depreciation years and discount rate, in words.
 
-    Each as the cost paragraph gives it after its name (" (1.2 and 0.08 USD/kWh)", ", 5 years at 8 % a year"); ""
-    where the hall states no cost. Before (newuser90), the paragraph named them and gave none, so the capital
-    recovery factor and the TCO could not be followed from the document (only cost.csv held them).
+    Each as the cost paragraph gives it after its name (" (1.2 and 0.08 USD per kWh)", ", 5 years at 8 % a year");
+    "" where the hall states no cost. A unit's slash is said "per" in this prose: Typst broke "USD/" over "kWh" at a
+    line's end in the customer PDF (tests/render/test_layout.py). Before (newuser90), the paragraph named them and
+    gave none, so the capital recovery factor and the TCO could not be followed from the document (only cost.csv
+    held them).
     """
     facility, _ = cost_facility(a)
     fc = facility.cost if facility is not None else None
     if fc is None:
         return "", "", ""
     price = fc.energy.price
-    energy = f" ({fc.energy.pue:g} and {price.m:g} {price.units:~P})"
-    rent = f" at {fmt.q(fc.space_per_rack, digits=0)} a rack position"
+    energy = f" ({fc.energy.pue:g} and {price.m:g} {f'{price.units:~P}'.replace('/', ' per ')})"
+    rent = f" at {fmt.q(fc.space_per_rack, digits=0).replace('/', ' per ')} for a rack position"
     years = f", {fc.depreciation_years:g} years at {fc.discount_rate * 100:g} % a year"
     return energy, rent, years
 

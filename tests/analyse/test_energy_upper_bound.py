@@ -122,7 +122,8 @@ def test_the_document_shows_the_bound_where_it_shows_the_figure(shipped):
     (energy,) = [t for t in _texts(datacentre.datacentre(scope, a)) if t.startswith("Facility energy per year")]
     assert "an upper bound" in energy and named in energy and MEASURED in energy
     cost = operations.cost_section(shipped, a)
-    assert any("electricity price, an upper bound: " + named in t for t in _texts(cost))
+    # the price's terms stand between the name and the bound since newuser90 ("electricity price (1.2 and ...)")
+    assert any("electricity price (" in t and "), an upper bound: " + named in t for t in _texts(cost))
     perf = performance.section(performance.workloads_for(shipped, "gb200-nvl72-su"),
                                shipped.operations.unsettled)
     texts = _texts(perf)

@@ -141,7 +141,7 @@ def test_the_missing_time_on_b200_grows_with_the_sequences_a_rank_holds(accelera
         per_token[n // c.inference.tp] = (n / measured * 1e3, n / predict(c, accelerators)["tokens_per_second"] * 1e3)
     (m384, p384), (m896, p896) = per_token[384], per_token[896]
     assert (m384, m896) == pytest.approx((84.43, 166.13), abs=0.01)
-    assert (p384, p896) == pytest.approx((52.97, 84.29), abs=0.01)
+    assert (p384, p896) == pytest.approx((53.05, 84.39), abs=0.01)  # 52.97, 84.29 before mla35's MLA prefill core
     assert (m896 - m384) / 512 == pytest.approx(0.160, abs=0.001)
     assert (p896 - p384) / 512 == pytest.approx(0.061, abs=0.001)
 

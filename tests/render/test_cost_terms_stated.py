@@ -15,8 +15,8 @@ from archgen.render.operations_cost import cost_section
 def test_the_cost_paragraph_states_the_halls_terms(shipped):
     a = shipped.clusters["cluster/gb200-nvl72-su"]
     text = cost_section(shipped, a).blocks[0].text
-    assert "PUE and electricity price (1.2 and 0.0895 USD/kWh)" in text
-    assert "space at 2,000 USD/month a rack position" in text
+    assert "PUE and electricity price (1.2 and 0.0895 USD per kWh)" in text
+    assert "space at 2,000 USD per month for a rack position" in text
     assert "at the discount rate, 5 years at 8 % a year (docs/reliability.md, Cost)" in text
     crf = shipped.operations.cost["cluster/gb200-nvl72-su"].recovery_factor
     assert crf == capital_recovery(0.08, 5) and f"The capital recovery factor is {crf:.4f} per year" in text
