@@ -113,6 +113,7 @@ class Reliability:
     site: tuple[tuple[float, float], ...] = ()  # (events per day, s the hall is down) of each site event
     planned_per_accelerator_day: float = 0.0
     planned_duration: float = 0.0               # s
+    planned_per_day: float = 0.0                # cluster-wide windows a day (`scope: cluster`): each stops every job
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
     borrowed_input: tuple[str, ...] = ()        # the point's sets, borrowed, in a few words each (`analyse.assumed`)
     unstated: str = ""                          # the sets whose source leaves the accelerator model unstated

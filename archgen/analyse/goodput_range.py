@@ -31,7 +31,8 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
                     rel.node_repair_hours() * 3600, min(write, cap), min(read, cap), node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node,
-                    fixed_wiring=(torus := compute_torus(a)) is not None and torus.ocs is None)
+                    fixed_wiring=(torus := compute_torus(a)) is not None and torus.ocs is None,
+                    planned_per_day=rel.planned_per_day)
 
 
 def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Failures, ...]:

@@ -142,8 +142,10 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       _domains(a, out, per_node, redundant, events) if spread else (), site,
                       rates.id if rates else "", tuple(sorted(unrated)), dict(sorted(unrated.items())),
                       tuple(sorted(assumed)), site=events,
-                      planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators if planned
-                      else 0.0, planned_duration=planned.duration.m_as("s") if planned else 0.0,
+                      planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators
+                      if planned and planned.scope == "node" else 0.0,
+                      planned_duration=planned.duration.m_as("s") if planned else 0.0,
+                      planned_per_day=planned.per_year / 365.25 if planned and planned.scope == "cluster" else 0.0,
                       chain=tuple(r.id for r in chain), no_stockout=rates.no_stockout if rates else 0.95)
     if not spread:                                 # an entry of another's spread: the figures its range reads
         return rel

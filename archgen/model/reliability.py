@@ -120,13 +120,29 @@ class FailureRate(Spec):
 class Planned(Spec):
     """Planned interruptions (maintenance, upgrades): taken after a checkpoint, so they lose no work."""
 
-    per_year: float = Field(ge=0, le=10_000, description="Planned interruptions per unit-year of `per_accelerators`.")
-    per_accelerators: int = Field(8, gt=0, le=1024, description="Accelerators the rate is counted per (default 8).")
+    per_year: float = Field(ge=0, le=10_000, description=(
+        "Planned interruptions per unit-year of `per_accelerators`; with `scope: cluster`, windows a year of the "
+        "whole cluster (12 for a monthly window)."))
+    per_accelerators: int = Field(8, gt=0, le=1024, description=(
+        "Accelerators the rate is counted per (default 8); not with `scope: cluster`."))
+    scope: Literal["node", "cluster"] = Field("node", description=(
+        "What one planned interruption stops: `node` (default), the nodes it falls on, so a job pays it per node "
+        "it occupies; `cluster`, a window that stops every job at once, so a job of any size pays each window "
+        "once (its share of wall time and one restart)."))
     duration: DurationOrZero = Field(default_factory=lambda: Q_(0, "min"), description=(
         "How long the job stands still per planned interruption beyond its restart, e.g. '30 min'."))
     events: int | None = Field(None, ge=0, le=10**9, description="Planned interruptions the rate was counted from.")
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from.")
+
+    @model_validator(mode="after")
+    def _one_scope(self) -> Self:
+        if self.scope == "cluster" and "per_accelerators" in self.model_fields_set:
+            raise FieldError(("per_accelerators",), (
+                f"a cluster-wide window (scope: cluster) is counted per cluster, not per {self.per_accelerators} "
+                "accelerators: give `per_year` as the windows a year of the whole cluster and leave "
+                "`per_accelerators` out, or drop `scope: cluster` for a rate per node"))
+        return self
 
 
 class FailureRates(Document):

@@ -117,8 +117,9 @@ def _planned(rel: Any, g: Any) -> str:
     """
     if not g.planned:
         return ""
-    per_day = rel.planned_per_accelerator_day * g.nodes * max(rel.per_node, 1)   # they take whole nodes
-    return (f"; planned interruptions ('{rel.rates_id}' set's): {fmt.number(per_day, 3)} a day, each stopping it for "
+    per_day = rel.planned_per_accelerator_day * g.nodes * max(rel.per_node, 1) + rel.planned_per_day  # whole nodes
+    kind = "cluster-wide planned windows" if rel.planned_per_day else "planned interruptions"
+    return (f"; {kind} ('{rel.rates_id}' set's): {fmt.number(per_day, 3)} a day, each stopping it for "
             f"its restart and restore"
             + (f" plus {display.duration(rel.planned_duration)}" if rel.planned_duration else "") + ", "
             f"{fmt.number(g.planned * 100, 2)} % of its wall time (taken after a checkpoint: no work lost)")

@@ -108,6 +108,7 @@ class Failures:
     #: trays. Read through `comm.placement.job_domain`, as the performance model's `Hardware.job_domain` is.
     per_domain: int = 0
     fixed_wiring: bool = False  # a torus without OCSes: no idle node can take a failed one's place (no spares)
+    planned_per_day: float = 0.0  # cluster-wide planned windows a day: each stops every job once, whatever its size
 
 
 @dataclass(frozen=True)
@@ -144,8 +145,8 @@ class JobGoodput:
     #: several nodes, each whole idle domain once (a failed tray of a full domain takes a whole domain's place) and
     #: each idle tray of the job's own domains once; -1: `spares_available`.
     stands_in: int = -1
-    #: The share of wall time its planned interruptions take (`Failures.planned_per_accelerator_day`): goodput is
-    #: Daly's ETTR x (1 - planned).
+    #: The share of wall time its planned interruptions take (`Failures.planned_per_accelerator_day` per node it
+    #: occupies, `Failures.planned_per_day` once whatever its size): goodput is Daly's ETTR x (1 - planned).
     planned: float = 0.0
     #: `spares_needed` is sized at the job's stated `checkpoint.interval` (else at Daly's optimum, the interval used).
     interval_stated: bool = False
@@ -232,8 +233,9 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
         per = inside // domains   # spare trays a domain keeps; failing that, a whole idle domain
         return whole_gone * exhausted(min(dn, nodes) * lam_mu, per) / (per + spares + 1)
 
-    occupied = nodes * per_node  # planned maintenance takes whole nodes, as their failures do
-    planned = f.planned_per_accelerator_day * occupied * (cp.restart.m_as("s") + restore + f.planned_duration) / 86400
+    occupied = nodes * per_node  # planned maintenance takes whole nodes, as their failures do; a window, all of them
+    stops = f.planned_per_accelerator_day * occupied + f.planned_per_day
+    planned = stops * (cp.restart.m_as("s") + restore + f.planned_duration) / 86400
 
     def value(tau: float, spares: int) -> float:
         g = ettr(tau, blocking, restart + wait(spares), mtti) if tau != math.inf else 1.0
