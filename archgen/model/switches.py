@@ -160,8 +160,10 @@ class StackSwitches(Spec):
                           "follows a stated moe_dispatcher (true for deepep and hybridep).")
     moe_dispatcher: Annotated[MoeDispatcher | None, ByStack(
         ("alltoall", f"{_LM21}: no MoE token dispatcher (the plain all-to-all stands in; no MoE case uses it)"),
-        ("alltoall", "Megatron-core MoE README (megatron/core/transformer/moe/README.md): --moe-token-dispatcher-type "
-                     "alltoall for EP > 1"),
+        ("alltoall", "NeMo v2.0.0 (NeMo 24.09, on Megatron-core core_r0.9.0: Dockerfile.ci:55) nemo/collections/llm/"
+                     "gpt/model/mixtral.py:63: moe_token_dispatcher_type 'alltoall' (its one MoE model family), as "
+                     "the Megatron-core MoE README advises for EP > 1; core_v0.9.0's own default is 'allgather' "
+                     "(transformer_config.py:270, arguments.py:1884), which archgen does not model"),
         ("hybridep", f"{_BRIDGE} 26.04-alpha.rc2 scripts/performance/configs: moe_flex_dispatcher_backend='hybridep' "
                      "in the Qwen3 (H100 EP16 included), Kimi, GPT-OSS and DeepSeek-V3 base configs (DeepEP only "
                      "in DeepSeek-V3 B200 FP8-MX/NVFP4); v0.2.2's Qwen3 base configs already set hybridep"),

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from archgen.errors import SpecError
+from archgen.model.switches import SWITCHES
 from archgen.perf.comm import dispatcher as D
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch
@@ -123,10 +124,12 @@ def test_hybridep_adds_its_calls_to_one_moe_layer_by_hand(h100, passes, monkeypa
 
 
 def test_the_profiles_and_the_coupling_with_ep_dedup():
-    """Megatron-core's README dispatcher is alltoall, Megatron-Bridge 26.04's performance configs run HybridEP; a
+    """NeMo 24.09's dispatcher (on core_v0.9.0) is alltoall, Megatron-Bridge 26.04's performance configs run HybridEP; a
     stated dispatcher sets ep_dedup, a stated ep_dedup false reads as alltoall and true (under alltoall) as DeepEP,
     Megatron-core's default flex backend."""
     assert resolve("megatron-core-2024", {}, "bf16").moe_dispatcher == "alltoall"
+    # what NeMo 24.09 set over core_v0.9.0's own default (allgather), cited as such
+    assert all(w in SWITCHES["moe_dispatcher"].source("megatron-core-2024") for w in ("mixtral.py:63", "'allgather'"))
     assert resolve("nemo-2025", {}, "bf16").moe_dispatcher == "hybridep"
     assert resolve("nemo-2025", {"ep_dedup": False}, "bf16").moe_dispatcher == "alltoall"
     assert resolve("megatron-core-2024", {"ep_dedup": True}, "bf16").moe_dispatcher == "deepep"

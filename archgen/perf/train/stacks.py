@@ -15,7 +15,8 @@ is fitted to a measurement. A stated knob always wins over the profile.
   with fused/flash attention). bf16 training accumulates and reduces gradients in fp32 (megatron/training/
   arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32"); the interleaved
   schedule overlaps its p2p (`--no-overlap-p2p-communication` turns it off); TP overlap is opt-in
-  (`--tp-comm-overlap`); the MoE all-to-all dispatcher sends every routed copy in BF16 and does not overlap.
+  (`--tp-comm-overlap`); the MoE all-to-all dispatcher (NeMo 24.09's Mixtral config; core_v0.9.0's own default,
+  allgather, is not modelled) sends every routed copy in BF16 and does not overlap.
 * `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
   recipes/) and NeMo's performance configurations (scripts/performance/): gradients reduce in BF16, as every LLM
   performance config and NeMo's MLPerf Training runs set it (`grad_reduce_in_fp32 = False`; the library's
