@@ -17,14 +17,16 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from archgen.load import load_file, load_text
 from archgen.model.cases import Case
-from archgen.model.workload import Training
+from archgen.model.workload import Model, Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import expert_split
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import layer_times, mtp_time
 from archgen.perf.train.layout_rules import layout_problems, mtp_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
+from archgen.perf.train.point_goodput import checkpoint_bytes
 from archgen.perf.train.training import estimate_training
 from archgen.scoring.case_checks import training_problems
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
@@ -161,6 +163,17 @@ def test_the_catalog_model_has_its_module_and_the_run_chooses_to_train_it(cli, t
     assert trained["metrics"]["step_time"]["value"] > left_out["metrics"]["step_time"]["value"]
     refused = _estimate(cli, tmp_path, "mtp_layers: 2\n  ")
     assert refused.code != 0 and "exceeds model 'deepseek-v3''s mtp_layers (1)" in refused.out + refused.err
+
+
+def test_a_checkpoint_saves_the_mtp_layers_the_job_trains():
+    """The checkpoint is the job's parameters (`Arch.of_workload`, as its memory counts them) x 14 B: with the MTP
+    module trained, DeepSeek-V3's 671.0 B main model and its 11.61 B module (+1.7 %); left out, the main model only."""
+    model = Model.model_validate(load_file(SPECS / "catalog" / "models" / "deepseek-v3.yaml")[0].data)
+    trained, left_out = (Workload.model_validate(load_text(JOB.format(mtp=mtp), "job.yaml")[0].data)
+                         for mtp in ("mtp_layers: 1\n  ", ""))
+    assert checkpoint_bytes(model, left_out) == DSV3.params() * 14
+    assert checkpoint_bytes(model, trained) == replace(DSV3, mtp_layers=1).params() * 14
+    assert checkpoint_bytes(model, trained) / checkpoint_bytes(model, left_out) == pytest.approx(1.0173, abs=1e-4)
 
 
 def test_the_held_out_deepseek_v3_row_trains_its_mtp_module():
