@@ -28,6 +28,7 @@ from archgen.perf.train.layout_rules import layout_problems, mtp_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
 from archgen.perf.train.point_goodput import checkpoint_bytes
 from archgen.perf.train.training import estimate_training
+from archgen.perf.workload.mtp_note import mtp_note
 from archgen.scoring.case_checks import training_problems
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 from archgen.scoring.catalog import load_accelerators
@@ -163,6 +164,15 @@ def test_the_catalog_model_has_its_module_and_the_run_chooses_to_train_it(cli, t
     assert trained["metrics"]["step_time"]["value"] > left_out["metrics"]["step_time"]["value"]
     refused = _estimate(cli, tmp_path, "mtp_layers: 2\n  ")
     assert refused.code != 0 and "exceeds model 'deepseek-v3''s mtp_layers (1)" in refused.out + refused.err
+
+
+def test_the_note_names_the_last_stage_only_where_there_are_stages():
+    """At pp 1 every layer and the loss share the one rank: the note says "beside the loss", no "last stage"."""
+    model = Model.model_validate(load_file(SPECS / "catalog" / "models" / "deepseek-v3.yaml")[0].data)
+    t = Training(seq_len=4096, global_batch=8, precision="bf16", mtp_layers=1)
+    (one,), (nine,) = mtp_note(model, t, 1), mtp_note(model, t, 9)
+    assert one.startswith("multi-token prediction: 1 MTP layer trained beside the loss, as") and "stage" not in one
+    assert nine.startswith("multi-token prediction: 1 MTP layer trained on the last pipeline stage beside the loss")
 
 
 def test_a_checkpoint_saves_the_mtp_layers_the_job_trains():

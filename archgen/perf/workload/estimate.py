@@ -105,7 +105,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *cuda_switches_note(hw, workload.training),
                                   *generation_note(hw, workload.training is not None), *nvls_note(hw),
                                   *kernel_cost_note(hw, workload.training is not None),
-                                  *library_note(hw, n), *mtp_note(model, workload.training),
+                                  *library_note(hw, n), *mtp_note(model, workload.training, est.layout.get("pp")),
                                   *mla_core_note(arch, workload.training is not None)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
