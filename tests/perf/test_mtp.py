@@ -11,6 +11,7 @@ without a layout string (`get_mtp_num_layers_to_build`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from archgen.perf.train.layer import layer_times, mtp_time
 from archgen.perf.train.layout_rules import layout_problems, mtp_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
 from archgen.perf.train.point_goodput import checkpoint_bytes
+from archgen.perf.train.refused import bare_split_problem
 from archgen.perf.train.training import estimate_training
 from archgen.perf.workload.mtp_note import mtp_note
 from archgen.scoring.case_checks import training_problems
@@ -122,6 +124,19 @@ def test_a_layout_string_places_the_mtp_layers_before_the_loss():
     assert placed is not None and placed.endswith("t*3mL") and mtp_problems(placed, 1) == []
     assert split(61, 16, 1, PipelineOptions(layout=placed)).loss.tolist() == split(
         61, 16, 1, PipelineOptions(layout=placed.replace("m", ""))).loss.tolist()
+
+
+def test_a_stack_s_uneven_split_refusal_hints_a_string_with_the_mtp_layers():
+    """megatron-core-2024 places no string: the refusal names the one a newer stack runs, `m` before the `L` as the
+    job trains them, so copying it does not meet Megatron-core's count assert (`mtp_problems`)."""
+    dsv3 = replace(DSV3, mtp_layers=1)
+    job = replace(Job(dsv3, 4096, 15360, "fp8"), split_stack="megatron-core-2024")
+    (problem,) = layout_problems(dsv3, job, 2048, tp=1, pp=16, dp=128, ep=64)
+    assert problem.field == "pp"
+    hinted = re.search(r"with pipeline_layout '([^']+)'", problem)
+    assert hinted is not None and hinted[1].endswith("t*3mL") and mtp_problems(hinted[1], 1) == []
+    bare = bare_split_problem("megatron-core-2024", 61, 16, 1)  # no MTP layers: none in the string
+    assert bare is not None and "t*3L'" in bare
 
 
 def test_a_case_trains_no_more_mtp_layers_than_its_model_has():
