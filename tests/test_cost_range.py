@@ -59,7 +59,7 @@ def test_the_shipped_70b_job_is_charged_the_spares_its_goodput_counts_on_not_eve
     # the rule, by brute force on the cluster's size: 63 idle nodes, or the job's 64 and only k more
     a, rel = shipped.clusters[cluster], shipped.operations.reliability[cluster]
     w = shipped.workloads[path].workload
-    size = checkpoint_bytes(shipped.specs.get(w.model), w.checkpoint.bytes_per_parameter)
+    size = checkpoint_bytes(shipped.specs.get(w.model), w)
     ends = (failures_of(rel, shipped.specs, a), *failure_ends(rel, shipped.specs, a))
 
     def within(k: int) -> bool:

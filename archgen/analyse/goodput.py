@@ -124,8 +124,8 @@ def restore_reads(model: Model, workload: Workload, layout: dict[str, int | str]
     an unknown blocking time or repair wait. Without a layout, or in memory: once.
     """
     cp = workload.checkpoint
-    size = checkpoint_bytes(model, cp.bytes_per_parameter)
-    read = restore_read(model, cp.bytes_per_parameter, layout) if layout is not None and not cp.in_memory else size
+    size = checkpoint_bytes(model, workload)
+    read = restore_read(model, workload, layout) if layout is not None and not cp.in_memory else size
     once, _ = loads_once(workload)
     if read <= size * (1 + 1e-9) or once is True:
         return size, None
@@ -172,7 +172,7 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     cp = workload.checkpoint
     if no_checkpoint_target(specs, a, workload):   # REL006: no storage, or none the nodes reach
         return None
-    size = checkpoint_bytes(model, cp.bytes_per_parameter)
+    size = checkpoint_bytes(model, workload)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
     central = for_job(failures_of(rel, specs, a), workload)   # its placement: the one the model times
     restore, other = restore_reads(model, workload, layout)

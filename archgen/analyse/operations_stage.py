@@ -148,7 +148,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.accelerators)
                 # what the storage must hold, and the time to train, need none
-                extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
+                extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w), "B").to("TB")
                 if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
                     extra["time_to_train"] = time_to_train(w.checkpoint.tokens, tps)
                 tps = None

@@ -45,7 +45,7 @@ def sample_readers(layout: Mapping[str, object]) -> int:
 WEIGHT_BYTES = 2.0
 
 
-def restore_read(model: Model, bytes_per_parameter: float, layout: dict[str, int | str]) -> float:
+def restore_read(model: Model, workload: Workload, layout: dict[str, int | str]) -> float:
     """Bytes a restore reads from the storage (B) under Megatron-core's default load, at the job's `layout`.
 
     Megatron-LM at d98e8a64 (2026-08-22): `--ckpt-fully-parallel-load` is off by default
@@ -64,7 +64,8 @@ def restore_read(model: Model, bytes_per_parameter: float, layout: dict[str, int
     are spread over expert-parallel ranks); the storage serves each replica's read from its drives (no server cache
     dedups the copies).
     """
-    size = checkpoint_bytes(model, bytes_per_parameter)
+    size = checkpoint_bytes(model, workload)
+    bytes_per_parameter = workload.checkpoint.bytes_per_parameter
     zero = int(layout.get("zero", 0))
     replicas = int(layout.get("dp", 1)) * int(layout.get("cp", 1))
     if zero >= 3 or replicas <= 1:
@@ -111,13 +112,13 @@ def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None
     out: dict[str, Q] = {}
     why: dict[str, str] = {}
     if layout is not None and not workload.checkpoint.in_memory:
-        read = restore_read(model, workload.checkpoint.bytes_per_parameter, layout)
+        read = restore_read(model, workload, layout)
         out["checkpoint_restore_read"] = Q_(read, "B").to("TB")
     keep = workload.checkpoint.keep
     if keep is None:
         why["checkpoint_storage_needed"] = NO_KEEP
     else:
-        size = checkpoint_bytes(model, workload.checkpoint.bytes_per_parameter)
+        size = checkpoint_bytes(model, workload)
         out["checkpoint_storage_needed"] = Q_(keep * size, "B").to("TB")
     data = workload.dataset
     if data is None:

@@ -10,7 +10,7 @@ from archgen.model.cases import Case
 from archgen.model.switches import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
-from archgen.output.heldout import heldout_section
+from archgen.output.heldout import FITS_SHOWN, heldout_section
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_BINS, single_keys
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
@@ -110,8 +110,7 @@ def _table(results: list[CaseResult], fits: dict, ranges: dict, status: bool) ->
     head = "| case | metric | measured | predicted | error | fits | over unstated knobs |" + (
         " status |" if status else "")
     rule = "|---|---|---:|---:|---:|---|---|" + ("---|" if status else "")
-    show = {True: "yes", False: "**no**", None: "—"}
-    rows = [f"| {r.id} | {r.metric} | {_cells(r)} | {show[fits.get(r.id)]} | {_range_cell(r, ranges)} |"
+    rows = [f"| {r.id} | {r.metric} | {_cells(r)} | {FITS_SHOWN[fits.get(r.id)]} | {_range_cell(r, ranges)} |"
             + (f" {r.status} |" if status else "") for r in results]
     return [head, rule, *rows, ""]
 

@@ -13,6 +13,8 @@ ids or more, megatron/core/datasets/indexed_dataset.py `DType.optimal_dtype`; Ll
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from archgen.analyse.goodput_notes import REPAIR_ENDS, RESTORE_ENDS, beyond_rates
@@ -144,12 +146,16 @@ def test_a_restore_at_zero_3_reads_one_checkpoint(shipped):
 
 def test_restore_read_at_each_zero_stage(monkeypatch):
     from archgen.analyse import storage_demand
-    monkeypatch.setattr(storage_demand, "checkpoint_bytes", lambda model, b: 1e9 * b)   # 10^9 parameters
-    read = storage_demand.restore_read
-    assert read(None, 14, {"dp": 8, "zero": 3}) == pytest.approx(14e9)      # sharded weights: read once
-    assert read(None, 14, {"dp": 8, "zero": 0}) == pytest.approx(8 * 14e9)  # everything replicated
-    assert read(None, 14, {"dp": 8, "cp": 2, "zero": 1}) == pytest.approx(1e9 * (2 * 16 + 12))
-    assert read(None, 2, {"dp": 8, "zero": 1}) == pytest.approx(8 * 2e9)    # a weights-only checkpoint
+    monkeypatch.setattr(storage_demand, "checkpoint_bytes",   # 10^9 parameters
+                        lambda model, w: 1e9 * w.checkpoint.bytes_per_parameter)
+
+    def read(b: float, layout: dict[str, int | str]) -> float:
+        return storage_demand.restore_read(None, SimpleNamespace(checkpoint=SimpleNamespace(bytes_per_parameter=b)),
+                                           layout)
+    assert read(14, {"dp": 8, "zero": 3}) == pytest.approx(14e9)      # sharded weights: read once
+    assert read(14, {"dp": 8, "zero": 0}) == pytest.approx(8 * 14e9)  # everything replicated
+    assert read(14, {"dp": 8, "cp": 2, "zero": 1}) == pytest.approx(1e9 * (2 * 16 + 12))
+    assert read(2, {"dp": 8, "zero": 1}) == pytest.approx(8 * 2e9)    # a weights-only checkpoint
 
 
 def test_an_unsettled_load_ranges_goodput_over_both_reads(replicated):

@@ -110,3 +110,21 @@ def test_band_table_states_each_bands_expected_coverage():
     for key, (n, _lo, _hi, med) in TABLE["serving-under-load"].items():
         row = next(ln for ln in lines if ln.startswith(f"| serving under load | {key} | {n} |"))
         assert f"| {med:.1%} | {(n - 1) / (n + 1):.0%} |" in row
+
+
+def test_a_stated_layout_that_does_not_fit_is_marked_and_explained(rows):
+    """mtpfix35: DeepSeek-V3's stated layout is above the H800's HBM by the model's memory count, where the run fit.
+    Its throughput is still judged as stated (as a scored file's rows are), the row says it does not fit and the
+    section gives the model's reason (`unfit_reason`) and the case's notes (what the case format cannot state)."""
+    row = rows[("ho-deepseek-v3-2048xh800", "tokens_per_second")]
+    assert row.fits is False and row.banded and "section 3.2.3" in row.notes
+    needs = float(row.unfit.split("needs ")[1].split(" GB")[0])
+    assert row.unfit.startswith("the stated layout needs") and needs > 85.5   # the H800's 80 GB as the model counts it
+    unfit = {c.result.id for c in rows.values() if c.fits is False}
+    assert unfit == {"ho-deepseek-v3-2048xh800", "ho-mlperf51-llama2-70b-offline-8xb200-lenovo"}
+    lines = heldout_section(HELD, "heldout-v5.yaml")
+    (shown,) = [line for line in lines if line.startswith("| ho-deepseek-v3-2048xh800 |")]
+    assert shown.endswith("| **no** | **no** |")   # outside its band, and does not fit
+    listed = [line for line in lines if line.startswith("- `")]
+    assert [line.split("`")[1] for line in listed] == sorted(unfit) and row.notes in listed[0]
+    assert all(c.fits for c in rows.values() if c.result.id not in unfit)

@@ -11,21 +11,26 @@ without a layout string (`get_mtp_num_layers_to_build`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from archgen.load import load_file, load_text
 from archgen.model.cases import Case
-from archgen.model.workload import Training
+from archgen.model.workload import Model, Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import expert_split
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import layer_times, mtp_time
 from archgen.perf.train.layout_rules import layout_problems, mtp_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, split, uniform_layout
+from archgen.perf.train.point_goodput import checkpoint_bytes
+from archgen.perf.train.refused import bare_split_problem
 from archgen.perf.train.training import estimate_training
+from archgen.perf.workload.mtp_note import mtp_note
 from archgen.scoring.case_checks import training_problems
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 from archgen.scoring.catalog import load_accelerators
@@ -121,6 +126,19 @@ def test_a_layout_string_places_the_mtp_layers_before_the_loss():
         61, 16, 1, PipelineOptions(layout=placed.replace("m", ""))).loss.tolist()
 
 
+def test_a_stack_s_uneven_split_refusal_hints_a_string_with_the_mtp_layers():
+    """megatron-core-2024 places no string: the refusal names the one a newer stack runs, `m` before the `L` as the
+    job trains them, so copying it does not meet Megatron-core's count assert (`mtp_problems`)."""
+    dsv3 = replace(DSV3, mtp_layers=1)
+    job = replace(Job(dsv3, 4096, 15360, "fp8"), split_stack="megatron-core-2024")
+    (problem,) = layout_problems(dsv3, job, 2048, tp=1, pp=16, dp=128, ep=64)
+    assert problem.field == "pp"
+    hinted = re.search(r"with pipeline_layout '([^']+)'", problem)
+    assert hinted is not None and hinted[1].endswith("t*3mL") and mtp_problems(hinted[1], 1) == []
+    bare = bare_split_problem("megatron-core-2024", 61, 16, 1)  # no MTP layers: none in the string
+    assert bare is not None and "t*3L'" in bare
+
+
 def test_a_case_trains_no_more_mtp_layers_than_its_model_has():
     case = {"id": "c", "source": "s", "status": "secondary",
             "system": {"accelerator": "h100-sxm5-80gb", "count": 8, "scale_up": {"domain": 8, "bandwidth": "450 GB/s"}},
@@ -161,6 +179,26 @@ def test_the_catalog_model_has_its_module_and_the_run_chooses_to_train_it(cli, t
     assert trained["metrics"]["step_time"]["value"] > left_out["metrics"]["step_time"]["value"]
     refused = _estimate(cli, tmp_path, "mtp_layers: 2\n  ")
     assert refused.code != 0 and "exceeds model 'deepseek-v3''s mtp_layers (1)" in refused.out + refused.err
+
+
+def test_the_note_names_the_last_stage_only_where_there_are_stages():
+    """At pp 1 every layer and the loss share the one rank: the note says "beside the loss", no "last stage"."""
+    model = Model.model_validate(load_file(SPECS / "catalog" / "models" / "deepseek-v3.yaml")[0].data)
+    t = Training(seq_len=4096, global_batch=8, precision="bf16", mtp_layers=1)
+    (one,), (nine,) = mtp_note(model, t, 1), mtp_note(model, t, 9)
+    assert one.startswith("multi-token prediction: 1 MTP layer trained beside the loss, as") and "stage" not in one
+    assert nine.startswith("multi-token prediction: 1 MTP layer trained on the last pipeline stage beside the loss")
+
+
+def test_a_checkpoint_saves_the_mtp_layers_the_job_trains():
+    """The checkpoint is the job's parameters (`Arch.of_workload`, as its memory counts them) x 14 B: with the MTP
+    module trained, DeepSeek-V3's 671.0 B main model and its 11.61 B module (+1.7 %); left out, the main model only."""
+    model = Model.model_validate(load_file(SPECS / "catalog" / "models" / "deepseek-v3.yaml")[0].data)
+    trained, left_out = (Workload.model_validate(load_text(JOB.format(mtp=mtp), "job.yaml")[0].data)
+                         for mtp in ("mtp_layers: 1\n  ", ""))
+    assert checkpoint_bytes(model, left_out) == DSV3.params() * 14
+    assert checkpoint_bytes(model, trained) == replace(DSV3, mtp_layers=1).params() * 14
+    assert checkpoint_bytes(model, trained) / checkpoint_bytes(model, left_out) == pytest.approx(1.0173, abs=1e-4)
 
 
 def test_the_held_out_deepseek_v3_row_trains_its_mtp_module():

@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from archgen.errors import InternalError
-from archgen.model.workload import Model
+from archgen.model.workload import Model, Workload
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
     from archgen.model.cases import CaseModel
@@ -75,6 +75,15 @@ class Arch:
                    q_lora_rank=(m.mla.q_lora_rank or 0) if m.mla else 0,
                    qk_nope_dim=m.mla.qk_nope_head_dim if m.mla else 0,
                    v_head_dim=m.mla.v_head_dim if m.mla else 0, mtp_layers=mtp_layers)
+
+    @classmethod
+    def of_workload(cls, m: Model, workload: Workload) -> Arch:
+        """The shape `workload` runs: `from_model` with the MTP layers its training trains (none when serving).
+
+        The one home of a job's parameter count (`params`): its memory and time (`perf.workload.estimate`) and its
+        checkpoint size (`perf.train.point_goodput.checkpoint_bytes`) read it.
+        """
+        return cls.from_model(m, workload.training.mtp_layers if workload.training is not None else 0)
 
     @cached_property
     def ffn_mats(self) -> int:

@@ -120,7 +120,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         if not split and pipeline.layout is not None:  # its m, as many as the job's MTP layers, before the loss
             out += [LayoutProblem("pp", m) for m in mtp_problems(pipeline.layout, arch.mtp_layers)]
         ranks = gpus // (tp * cp) if gpus % (tp * cp) == 0 else None
-        if not split and (bare := bare_split_problem(job.split_stack, arch.layers, pp, interleave, pipeline, ranks)):
+        if not split and (bare := bare_split_problem(job.split_stack, arch.layers, pp, interleave, pipeline, ranks,
+                                                     arch.mtp_layers)):
             out.append(LayoutProblem("pp", bare))  # a split the job's stack places no way (`UNEVEN_SPLITS`)
     if job.global_batch % (dp * micro_batch):
         out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "

@@ -43,13 +43,20 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
     """
     cp = workload.checkpoint
     return _goodputs(for_job(f, workload), tuple(for_job(e, workload) for e in ends), cp,
-                     checkpoint_bytes(model, cp.bytes_per_parameter), gpus,
+                     checkpoint_bytes(model, workload), gpus,
                      cp.goodput_target or DEFAULT_GOODPUT_TARGET)
 
 
-def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
-    """Checkpoint size: the model's parameters x bytes per parameter (`check`'s, `analyse.goodput`, and a sweep's)."""
-    return Arch.from_model(model).params() * bytes_per_parameter
+def checkpoint_bytes(model: Model, workload: Workload) -> float:
+    """Checkpoint size: the job's parameters x `checkpoint.bytes_per_parameter` (`check`, `analyse.goodput`, a sweep).
+
+    The job's parameters (`Arch.of_workload`, as its memory counts them) include the multi-token prediction layers its
+    training trains: Megatron-core builds them inside the `GPTModel` (`self.mtp`, megatron/core/models/gpt/
+    gpt_model.py), so its checkpoint saves them with their optimizer state; DeepSeek-V3's released weights hold its
+    module (deepseek-ai/DeepSeek-V3 README.md: "685B, which includes 671B of the Main Model weights and 14B of the
+    Multi-Token Prediction (MTP) Module weights").
+    """
+    return Arch.of_workload(model, workload).params() * workload.checkpoint.bytes_per_parameter
 
 
 def for_job(f: Failures, workload: Workload) -> Failures:
@@ -65,7 +72,7 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
     point's goodput and not at this one, or the reverse, is not judged (`upper_bounds.unsettled_at`).
     """
     cp = workload.checkpoint
-    return _unblocked(for_job(f, workload), cp, checkpoint_bytes(model, cp.bytes_per_parameter), gpus,
+    return _unblocked(for_job(f, workload), cp, checkpoint_bytes(model, workload), gpus,
                       cp.goodput_target or DEFAULT_GOODPUT_TARGET)
 
 

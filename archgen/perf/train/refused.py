@@ -151,14 +151,15 @@ def runs_split(stack: str | None, layers: int, pp: int, v: int, opts: PipelineOp
 
 
 def bare_split_problem(stack: str | None, layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT,
-                       ranks: int | None = None) -> str | None:
+                       ranks: int | None = None, mtp: int = 0) -> str | None:
     """Why `stack` cannot run a split that states no placement, with what it runs instead; else None.
 
     Where pp x v divides the layers only with the embedding and loss slots, or (not interleaved) not at all, the
     stack needs a placement it may lack (`UNEVEN_SPLITS`): Megatron-LM v2.6 asserts an even split, core_v0.9.0 (the
     2024 recipe) builds l // pp layers a rank. Names the nearest pp that divide the layers (and `ranks`, the
     accelerators per tp x cp group, where given), the first/last-stage counts where the stack runs them, and the
-    stacks that place the split. A stated placement is estimated as stated.
+    stacks that place the split, with the layout string they run it as (`uniform_layout`, with the job's `mtp` MTP
+    layers' `m`s, which such a string must hold). A stated placement is estimated as stated.
     """
     if opts.stated or runs_split(stack, layers, pp, v, opts):
         return None
@@ -171,7 +172,7 @@ def bare_split_problem(stack: str | None, layers: int, pp: int, v: int, opts: Pi
     pair = stage_counts(layers, pp, v) if ("counts" if v == 1 else "interleaved_counts") in has else None
     counts = f", or first_stage_layers {pair[0]} and last_stage_layers {pair[1]}" if pair else ""
     placing = [s for s in STACKS if need in uneven_splits(s)]
-    string = uniform_layout(layers, pp, v, opts) if need == "layout" else None
+    string = uniform_layout(layers, pp, v, opts, mtp) if need == "layout" else None
     how = (f" with pipeline_layout '{string}'" if string else
            " with embedding_slot and loss_slot true" if need == "slots" else "")
     why = ("divide only with the embedding and loss as layer slots" if need == "slots" else

@@ -93,7 +93,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
         raise AnalyseError(f"workload '{workload.id}' runs model '{workload.model}', not "
                            f"'{model.id if model else None}'", subject=(workload.id, ("model",)))
     within_context(workload, model)
-    arch = Arch.from_model(model, workload.training.mtp_layers if workload.training is not None else 0)
+    arch = Arch.of_workload(model, workload)
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     inf = workload.inference
@@ -105,7 +105,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *cuda_switches_note(hw, workload.training),
                                   *generation_note(hw, workload.training is not None), *nvls_note(hw),
                                   *kernel_cost_note(hw, workload.training is not None),
-                                  *library_note(hw, n), *mtp_note(model, workload.training),
+                                  *library_note(hw, n), *mtp_note(model, workload.training, est.layout.get("pp")),
                                   *mla_core_note(arch, workload.training is not None)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
