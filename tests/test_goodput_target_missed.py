@@ -31,8 +31,9 @@ def test_a_stated_goodput_target_missed_is_a_warning(tmp_path):
     r = run_specs(tmp_path, _files(STATED))
     [f] = [f for f in r.findings if f.id == "REL003"]
     assert f.severity == "warning"   # before: info
-    assert f.message.startswith("holding goodput 0.999 (the job's stated checkpoint.goodput_target) takes 1 hot "
-                                "spare node(s); its cluster leaves 0 idle, so goodput is 0.977")
+    assert f.message.startswith("holding goodput 0.999 (the job's stated checkpoint.goodput_target) at Daly's "
+                                "optimum interval (18.5 min) takes 1 hot spare node(s); its cluster leaves 0 idle, "
+                                "so goodput is 0.977")  # the interval named since spares35
 
 
 def test_a_stated_target_the_job_holds_draws_nothing(tmp_path):
