@@ -56,9 +56,11 @@ def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tu
 
 
 def _steps(loads: Sequence[int], pod: int) -> int:
-    """The least-cut search's size in array steps (`analyse.bisection`, step 3): the endpoints N times, for each kind
-    of pod, the endpoint counts one pod can put on A (E_p + 1), once per pod where its leaves are of several sizes
-    (those pods are added one by one), else once and a shifted copy per pod."""
+    """The least-cut search's size in array steps (`analyse.bisection`, step 3).
+
+    The endpoints N times, for each kind of pod, the endpoint counts one pod can put on A (E_p + 1): once per pod
+    where its leaves are of several sizes (those pods are added one by one), else once and a shifted copy per pod.
+    """
     kinds = Counter(tuple(sorted(Counter(e for e in loads[i:i + max(pod, 1)] if e).items()))
                     for i in range(0, len(loads), max(pod, 1)))
     ends = {kind: sum(e * c for e, c in kind) + 1 for kind in kinds}
