@@ -177,3 +177,40 @@ def test_a_lost_switch_whose_group_is_unlike_equals_the_brute_force(shape, eps, 
     """The least cut on review52's planes, where the lost switch's group sits apart: the brute force's, pinned."""
     assert least_bisection(shape, eps, SPEED, lost=((lost, 0),)) == pytest.approx(least)
     assert least_balanced_cut(_pods(shape, eps, shape.leaf_up, lost), SPEED) == pytest.approx(least)
+
+
+def _rail_planes(seed: int, n: int) -> list[tuple[topology.ClosShape, list[int]]]:
+    """`n` small 3-tier planes whose pods repeat one pattern of leaves of several sizes, the first or the last pod
+    short, as a rail-optimized plane's wired leaves (`analyse.leaf_loads`) give them: alike pods of several sizes."""
+    rng, out = random.Random(seed), []
+    while len(out) < n:
+        spines, per, pod, core_up, pl = (rng.randint(1, 3), rng.randint(1, 2), rng.randint(2, 3), rng.randint(1, 2),
+                                         rng.randint(1, 2))
+        down, pods = rng.randint(2, 7), rng.randint(2, 4)
+        shape = topology.ClosShape(3, pods * pod, pods * spines, spines * core_up, spines * per, spines, pod * per,
+                                   core_up * pl, pl)
+        pattern = [rng.randint(1, down) for _ in range(pod)]
+        if len(set(pattern)) < 2 or shape.leaves + shape.spines + shape.cores > 20:
+            continue
+        short = [rng.randint(0, e) for e in pattern]
+        out.append((shape, pattern * (pods - 1) + short if rng.random() < 0.5 else short + pattern * (pods - 1)))
+    return out
+
+
+@pytest.mark.parametrize(("shape", "eps"), _rail_planes(53, 24))
+@pytest.mark.parametrize("lost", ["", "spine", "core"])
+def test_alike_pods_of_several_leaf_sizes_equal_the_brute_force(shape, eps, lost) -> None:
+    """review53: wired rail leaves (newuser91) give alike pods of several leaf sizes, which bisect35's step 2 leaves
+    to an exact search over each pod's leaves: the brute force's least cut, intact and with a spine or core lost."""
+    assert least_balanced_cut(_pods(shape, eps, shape.leaf_up, lost), SPEED) == pytest.approx(
+        least_bisection(shape, eps, SPEED, lost=((lost, 0),) if lost else ()))
+
+
+def test_a_pod_of_eight_leaf_sizes_by_hand() -> None:
+    """review53: one 2-tier pod, 64 leaves of 16 x 400G uplinks, 8 each holding 32, 4, 8, ..., 28 (newuser91's seven
+    short units of 1-7 racks beside a full SU): 1,152 endpoints, 576 a side from 20 whole leaves (8 of 32, 8 of 28, 4
+    of 24), 20 x 16 x 400 = 128,000 Gb/s. The search tried every count of each size on A, 9^8 = 43M choices (47 CPU-s);
+    counted by (endpoints, leaves) on A it takes under a second."""
+    sizes = (32, 4, 8, 12, 16, 20, 24, 28)
+    pods = [((((16 * SPEED, 0.0, False),), tuple(sorted((e, 8) for e in sizes))), 1)]
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(20 * 16 * SPEED)

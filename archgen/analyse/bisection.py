@@ -22,8 +22,10 @@ j, whose cores each meet every pod's spine j; 2 tiers are one pod whose spines h
    has every pod's leaves all on A or all on B but one pod's: of two pods with leaves on both sides, moving a leaf
    from one to the other, one way or the other, costs nothing more, as C is concave. So the m pods of L leaves put
    Q = τ·L + r leaves on A for τ·C(L) + (m − 1 − τ)·C(0) + C(r): m·L + 1 choices, not (L + 1)^m. A pod with leaves
-   of two sizes (the one where a rail-optimized fabric's even share changes, `leaf_fill`) tries every count of
-   each on A.
+   of several sizes (where a rail-optimized fabric's even share changes, `leaf_fill`, or a short unit's wired
+   leaves sit, `analyse.leaf_loads`) tries every count of each size on A, the choices alike in (endpoints, leaves)
+   on A kept once: at most (E_p + 1)·(W + 1) of them, not Π(c + 1) (eight sizes of 8 leaves: 9^8); its m alike
+   pods are added one by one.
 3. The least cut is the least over t = ⌊N/2⌋, ⌈N/2⌉ and over E of (the pods' least cost for E endpoints on A's
    leaves) + s·|t − E|: a min-plus convolution over the classes of alike pods (full pods, the pod part full, spare
    pods, the pod of the lost spine), m alike pods as L + 1 and then m shifted copies of an array over E, so
@@ -140,15 +142,17 @@ def _with(cut: np.ndarray, pod: Pod, m: int, odd_on_a: bool) -> np.ndarray:
             seg = out[tau * e * size:tau * e * size + part.size]
             np.minimum(seg, part + tau * (per[size] - per[0]), out=seg)
         return out
-    ends, on_a = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    for e, c in sizes:   # one pod: every count of its leaves of each size on A
-        ends, on_a = np.add.outer(ends, e * np.arange(c + 1)).ravel(), np.add.outer(on_a, np.arange(c + 1)).ravel()
-    costs = cost(on_a)
-    order = np.lexsort((costs, ends))
-    ends, costs = ends[order], costs[order]
-    first = np.r_[True, ends[1:] != ends[:-1]]   # the least cost of each count
-    for _ in range(m):   # one by one (alike pods with leaves of two sizes: `leaf_fill` makes one such pod at most)
-        cut = _convolve(cut, ends[first], costs[first])
+    held = np.zeros((1, 1), dtype=bool)
+    held[0, 0] = True   # held[x, w]: some choice of the pod's leaves puts x endpoints on A on w leaves
+    for e, c in sizes:   # every count of its leaves of each size on A, alike (x, w) kept once: polynomial
+        grown = np.zeros((held.shape[0] + e * c, held.shape[1] + c), dtype=bool)
+        for j in range(c + 1):
+            grown[j * e:j * e + held.shape[0], j:j + held.shape[1]] |= held
+        held = grown
+    least = np.where(held, cost(np.arange(held.shape[1]))[None, :], np.inf).min(axis=1)   # the least cost of each x
+    ends = np.flatnonzero(np.isfinite(least))
+    for _ in range(m):   # one by one (alike pods with leaves of several sizes, rare: a short rail group's pods)
+        cut = _convolve(cut, ends, least[ends])
     return cut
 
 

@@ -143,6 +143,17 @@ def test_a_unit_in_a_table_never_breaks_at_its_slash(pdfs):
     assert broken == set()
 
 
+def test_a_short_word_with_a_slash_never_breaks_at_it_in_prose(pdfs):
+    """review53: prose had no rule against a break at a slash, so "USD/kWh" broke in the cost paragraph (the lead said
+    "USD per kWh" there) and "cross_entropy te/" ended a line over "unfused" in the MI355X design's bullet. A word of
+    at most 24 characters with a slash is one box in prose as in a table (templates/document.typ); a longer one (a
+    URL, a docs path) may still break at its slashes. Every PDF, internal and customer editions."""
+    broken = [(pdf.name, w, after) for pdf in pdfs for page in pages(pdf)
+              for w, after in zip([w[4] for w in page], [w[4] for w in page[1:]], strict=False)
+              if w.endswith("/") and w != "/" and "\u200b" not in w and len(w + after) <= 24]
+    assert broken == []
+
+
 def test_a_table_that_fits_a_page_does_not_start_at_a_page_foot(pdfs):
     """newuser31 (open item 6): Table 14, the failure cases of fabric compute (section 8.3 of the GB200 SU), began with
     its caption, header and one row at the foot of page 10, its header repeated over the rest on page 11. A table
