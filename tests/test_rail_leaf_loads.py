@@ -140,9 +140,14 @@ def test_the_even_share_past_the_limit_says_so(spec_tree, monkeypatch) -> None:
     tree = _with_half_su(1, 2, "sw8", "3:1")
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(
         "  group: su\n", "  group: su\n  min_bisection_per_accelerator: 50 Gbit/s\n")
+    tree["requirements/bisection.yaml"] = (
+        "kind: Requirements\nid: bisection\nname: Bisection\nrequirements:\n"
+        "  - {id: REQ-BIS-1, statement: Bisection, subject: 'cluster/*/fabric/*', metric: bisection_per_accelerator,"
+        " target: '>= 20 Gb/s'}\n")
     wired = run([spec_tree(tree)])
     assert wired.clusters["cluster/c"].fabrics[0].even_share == ""
-    assert not [f for f in wired.findings if f.id == "NET034"]
+    assert not [f for f in wired.findings if f.id in ("NET034", "REQ004")]
+    assert [f.id for f in wired.findings if f.requirement == "REQ-BIS-1"] in ([], ["REQ001"])
     monkeypatch.setattr("archgen.analyse.leaf_loads.SEARCH_LIMIT", 0)
     result = run([spec_tree(tree)])
     fa = result.clusters["cluster/c"].fabrics[0]
@@ -152,6 +157,8 @@ def test_the_even_share_past_the_limit_says_so(spec_tree, monkeypatch) -> None:
     assert "past its limit" in finding.message and "6.4 Tb/s" in finding.message
     assert "min_bisection_per_accelerator 50 Gb/s, met at 66.67 Gb/s per accelerator, is not proven" in finding.message
     assert not [f for f in result.findings if f.id == "NET006"]
+    [risk] = [f for f in result.findings if f.requirement == "REQ-BIS-1"]   # met at 66.67, but at risk
+    assert risk.id == "REQ004" and "shared evenly" in risk.message and "past its limit" in risk.message
 
 
 def test_counts_only_says_so(spec_tree, monkeypatch) -> None:
