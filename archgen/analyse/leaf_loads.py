@@ -19,6 +19,8 @@ share, and so does a plane whose wired leaves would make the least-cut search (`
 than the even share's and than `SEARCH_LIMIT` array steps: hundreds of alike pods each holding leaves of several
 sizes (units of two sizes alternating within pods), which the search adds one by one, over seconds. Units of many
 sizes in few pods are cut as wired: seven short units of 1-7 racks beside a full SU in 0.6 CPU-s (review53).
+Where the even share stands for leaves wired otherwise, `leaf_loads` says why: NET034 reports it, and a
+requirement the bisection meets is at risk (`checks.judgement.even_share_risks`).
 """
 
 from __future__ import annotations

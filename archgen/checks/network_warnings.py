@@ -162,8 +162,10 @@ def even_share_bisection(ctx: Context) -> Iterator[Violation]:
     which moves endpoints onto the short leaves and can overstate the least cut: by 60 % on a plane of seven short
     units beside a full one (review53: 204.8 Tb/s shared evenly, 128 Tb/s as wired). The finding names the fabric,
     why, and a `min_bisection_per_accelerator` that this figure meets but does not prove; the N-1 figures likewise.
+    A requirement on them that they meet is at risk (REQ004), not met (`checks.judgement.even_share_risks`).
 
-    Fix: expand the racks (a cluster under the instance limit is cut as wired), or group the short units into fewer
-    pods; where the figure is known to hold (a measured or hand-cut bisection), waive the finding saying so.
+    Fix: nothing in the spec is wrong: where the figure decides something, take the least cut of the leaves as wired
+    from a smaller model of the plane (fewer alike pods) or by hand; where it is known to hold, waive the finding
+    saying so.
     """
     yield from even_share_bisections(ctx)
