@@ -62,8 +62,10 @@ def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tu
 
 
 def searched(wired: tuple[int, ...], even: tuple[int, ...], pod: int) -> tuple[tuple[int, ...], str]:
-    """The wired leaves where the least-cut search over them stays under `SEARCH_LIMIT` (or the even share's), else
-    the even share and why, '' where the wiring is the even share (`leaf_loads`); pods of `pod` leaves."""
+    """The wired leaves where their least-cut search is within `SEARCH_LIMIT` or the even share's, else the even one.
+
+    With why, for `leaf_loads`: '' where the wired leaves are taken or are the even share; pods of `pod` leaves.
+    """
     steps = _steps(wired, pod)
     if steps <= max(SEARCH_LIMIT, _steps(even, pod)):
         return wired, ""

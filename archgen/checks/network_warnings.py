@@ -4,8 +4,9 @@ Split from `archgen.checks.network` for its size (as it holds them: each check's
 the named helpers'): a cluster whose network draws out of proportion to its IT power, leaves a NIC role or a
 management or front-end network unwired, a management fabric not knowing its power parts' ports, NIC ports above the
 fabric's rate, a rack short of its per-rack leaves, nodes of two accelerators, a second compute fabric no estimate
-reads, a last pod with spines and core links it does not use, or an oversubscription stated the wrong way round or
-built above the stated ratio, or a bisection that may lie above the least cut. `checks.network` imports it, so NET's checks register together.
+reads, a last pod with spines and core links it does not use, an oversubscription stated the wrong way round or
+built above the stated ratio, or a bisection that may lie above the least cut. `checks.network` imports it, so NET's
+checks register together.
 """
 
 from __future__ import annotations
