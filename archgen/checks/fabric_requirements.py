@@ -78,5 +78,5 @@ def even_share_bisections(ctx: Context) -> Iterator[Violation]:
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("rail_optimized",),
                             said + (f"; min_bisection_per_accelerator {need:~P}, met at {have:.4g~P} per "
                                     f"accelerator, is not proven" if met else ""), fa.bisection,
-                            public=said + (f"; the stated minimum bisection of {need:~P} per accelerator, met at "
-                                           f"{have:.4g~P}, is not proven" if met else ""))
+                            public=f"{said}; the stated minimum bisection of {need:~P} per accelerator, met at "
+                                   f"{have:.4g~P}, is not proven" if met else "")
