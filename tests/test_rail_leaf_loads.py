@@ -161,6 +161,18 @@ def test_the_even_share_past_the_limit_says_so(spec_tree, monkeypatch) -> None:
     assert risk.id == "REQ004" and "shared evenly" in risk.message and "past its limit" in risk.message
 
 
+def test_gap_reads_the_even_share_at_risk(spec_tree, monkeypatch, tmp_path) -> None:
+    """`archgen gap` judges a bisection requirement as `check` does: met on the even share, at risk (REQ004)."""
+    from archgen.commands.gap import gap
+    monkeypatch.setattr("archgen.analyse.leaf_loads.SEARCH_LIMIT", 0)
+    (tmp_path / "req").mkdir()
+    (tmp_path / "req" / "buyer.yaml").write_text(
+        "kind: Requirements\nid: buyer\nrequirements:\n  - {id: REQ-BIS-1, statement: Bisection, subject: "
+        "'cluster/*/fabric/*', metric: bisection_per_accelerator, target: '>= 20 Gb/s'}\n", encoding="utf-8")
+    row, = gap([spec_tree(_with_half_su(1, 2, "sw8", "3:1"))], [tmp_path / "req"]).rows
+    assert row.status == "at risk" and "shared evenly" in row.note
+
+
 def test_counts_only_says_so(spec_tree, monkeypatch) -> None:
     """A cluster analysed from counts only (NET015) keeps the even share: NET034 says why."""
     monkeypatch.setattr("archgen.build.clusters.MAX_RACKS", 1)
