@@ -351,7 +351,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen.analyse.rack import weight_bounds
     from archgen.analyse.rack_power_inputs import add_job_power_inputs, add_power_inputs
     from archgen.as_of import judging
-    from archgen.checks.judgement import judge_all
+    from archgen.checks.judgement import even_share_risks, judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
@@ -374,7 +374,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     for path, totals in hall_totals(clusters).items():   # a hall's `deployed` clusters: its IT and facility power
         metrics[path] = {**metrics[path], **{k: v for k, v in totals.items() if v is not None}}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
-                             operations.unsettled, operations.assumed)
+                             operations.unsettled, operations.assumed, even_share_risks(clusters))
     on = judging(specs.items.values(), as_of)      # read only where a waiver states `expires`
     context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements, on)
     findings = checks.run_checks(context, select, ignore)

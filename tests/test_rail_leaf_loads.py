@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.analyse.leaf_loads import SEARCH_LIMIT, _steps, filled
+from archgen.analyse.leaf_loads import SEARCH_LIMIT, _steps, filled, searched
 from archgen.analyse.placement import access_ports
 from archgen.pipeline import run
 from tests.data.clusters.small import files
@@ -125,3 +125,57 @@ def test_many_alike_pods_of_several_sizes_keep_the_even_share() -> None:
     full, mixed = [64] * 48, [64] * 32 + [32] * 16
     assert _steps(full * 40 + mixed * 300, 48) > SEARCH_LIMIT > _steps(full * 40 + mixed * 8, 48)
     assert _steps(full * 40, 48) < SEARCH_LIMIT
+    wired = tuple(full * 40 + mixed * 300)
+    even = filled(sum(wired), len(wired), 64, len(wired))
+    loads, why = searched(wired, even, 48)
+    assert loads == even != wired and "past its limit" in why     # the even share, saying why (NET034)
+    assert searched(wired[:48 * 48], even[:48 * 48], 48) == (wired[:48 * 48], "")
+    assert searched(even, even, 48) == (even, "")
+
+
+def test_the_even_share_past_the_limit_says_so(spec_tree, monkeypatch) -> None:
+    """The half-SU plane cut over the even share (as past `SEARCH_LIMIT`): 6,400 Gb/s, twice the wired least cut, so
+    NET034 names the fabric and why, and a minimum of 50 Gb/s per accelerator met at 66.67 (3,200 Gb/s as wired
+    is 33.33 over its 96 GPUs) is not proven; as wired, no NET034."""
+    tree = _with_half_su(1, 2, "sw8", "3:1")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(
+        "  group: su\n", "  group: su\n  min_bisection_per_accelerator: 50 Gbit/s\n")
+    tree["requirements/bisection.yaml"] = (
+        "kind: Requirements\nid: bisection\nname: Bisection\nrequirements:\n"
+        "  - {id: REQ-BIS-1, statement: Bisection, subject: 'cluster/*/fabric/*', metric: bisection_per_accelerator,"
+        " target: '>= 20 Gb/s'}\n")
+    wired = run([spec_tree(tree)])
+    assert wired.clusters["cluster/c"].fabrics[0].even_share == ""
+    assert not [f for f in wired.findings if f.id in ("NET034", "REQ004")]
+    assert [f.id for f in wired.findings if f.requirement == "REQ-BIS-1"] in ([], ["REQ001"])
+    monkeypatch.setattr("archgen.analyse.leaf_loads.SEARCH_LIMIT", 0)
+    result = run([spec_tree(tree)])
+    fa = result.clusters["cluster/c"].fabrics[0]
+    assert fa.bisection.m_as("Gbit/s") == pytest.approx(6400)
+    [finding] = [f for f in result.findings if f.id == "NET034"]
+    assert finding.severity == "info" and finding.object == fa.fabric.path
+    assert "past its limit" in finding.message and "6.4 Tb/s" in finding.message
+    assert "min_bisection_per_accelerator 50 Gb/s, met at 66.67 Gb/s per accelerator, is not proven" in finding.message
+    assert not [f for f in result.findings if f.id == "NET006"]
+    [risk] = [f for f in result.findings if f.requirement == "REQ-BIS-1"]   # met at 66.67, but at risk
+    assert risk.id == "REQ004" and "shared evenly" in risk.message and "past its limit" in risk.message
+
+
+def test_gap_reads_the_even_share_at_risk(spec_tree, monkeypatch, tmp_path) -> None:
+    """`archgen gap` judges a bisection requirement as `check` does: met on the even share, at risk (REQ004)."""
+    from archgen.commands.gap import gap
+    monkeypatch.setattr("archgen.analyse.leaf_loads.SEARCH_LIMIT", 0)
+    (tmp_path / "req").mkdir()
+    (tmp_path / "req" / "buyer.yaml").write_text(
+        "kind: Requirements\nid: buyer\nrequirements:\n  - {id: REQ-BIS-1, statement: Bisection, subject: "
+        "'cluster/*/fabric/*', metric: bisection_per_accelerator, target: '>= 20 Gb/s'}\n", encoding="utf-8")
+    row, = gap([spec_tree(_with_half_su(1, 2, "sw8", "3:1"))], [tmp_path / "req"]).rows
+    assert row.status == "at risk" and "shared evenly" in row.note
+
+
+def test_counts_only_says_so(spec_tree, monkeypatch) -> None:
+    """A cluster analysed from counts only (NET015) keeps the even share: NET034 says why."""
+    monkeypatch.setattr("archgen.build.clusters.MAX_RACKS", 1)
+    result = run([spec_tree(_with_half_su(1, 2, "sw8", "3:1"))])
+    [finding] = [f for f in result.findings if f.id == "NET034"]
+    assert "counts only (NET015)" in finding.message and "not proven" not in finding.message

@@ -108,6 +108,8 @@ class FabricAnalysis:
     access_total: int | None = None
     #: Access ports on each leaf of one plane (`leaf_endpoints`): a rail plane's as wired (`analyse.leaf_loads`).
     leaf_loads: tuple[int, ...] = ()
+    #: Why a rail plane's bisection is the even share's over leaves wired otherwise (NET034), or '' where it is not.
+    even_share: str = ""
 
     def level_links(self, name: str) -> int:
         """Links at level `name` over all planes: each plane's, but the stated access ports once (3 over 2 planes)."""
@@ -194,8 +196,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
-    loads = leaf_loads(cluster, ports_per_node, (n_rails, planes, group_domains, per_group if spec.rail_optimized
-                                                 else 0), counts, access, upper.spines_per_pod)
+    loads, even_share = leaf_loads(cluster, ports_per_node, (n_rails, planes, group_domains, per_group
+                                   if spec.rail_optimized else 0), counts, access, upper.spines_per_pod)
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
                                                demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod,
                                                loads)
@@ -210,7 +212,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
                           bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
-                          failure, problems, node_mgmt_ports=node_mgmt,
+                          failure, problems, node_mgmt_ports=node_mgmt, even_share=even_share,
                           power_mgmt_ports=device_ports(cluster, spec.endpoints, power_only=True),
                           power_mgmt_unstated=sum(sum(by.values())
                                                   for by in unstated_power_parts(cluster, spec.endpoints).values()),

@@ -19,6 +19,8 @@ share, and so does a plane whose wired leaves would make the least-cut search (`
 than the even share's and than `SEARCH_LIMIT` array steps: hundreds of alike pods each holding leaves of several
 sizes (units of two sizes alternating within pods), which the search adds one by one, over seconds. Units of many
 sizes in few pods are cut as wired: seven short units of 1-7 racks beside a full SU in 0.6 CPU-s (review53).
+Where the even share stands for leaves wired otherwise, `leaf_loads` says why: NET034 reports it, and a
+requirement the bisection meets is at risk (`checks.judgement.even_share_risks`).
 """
 
 from __future__ import annotations
@@ -39,20 +41,36 @@ SEARCH_LIMIT = 2 * 10**10
 
 
 def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tuple[int, int, int, int],
-               tiers: tuple[TierCount, ...], access: int, spines_per_pod: int) -> tuple[int, ...]:
+               tiers: tuple[TierCount, ...], access: int, spines_per_pod: int) -> tuple[tuple[int, ...], str]:
     """Access ports per leaf of one plane for the bisection: as wired where the plane is rail-optimized, else in order.
 
     `rails`: rails per plane, planes, a full group's domains and leaves per group (0: not rail-optimized). The even
-    share stands where the wired leaves cannot be counted or searched (module docstring).
+    share stands where the wired leaves cannot be counted or searched (module docstring); the second item then says
+    why, in words for people, where the wiring is not known to be the even share (the least cut may lie below the
+    even share's, NET034), else it is ''.
     """
     leaf = tiers[0]
     even = filled(access, leaf.switches, leaf.down, leaf.used_switches if rails[3] else 0)
     if not rails[3]:
-        return even
+        return even, ""
     wired = rail_leaf_loads(cluster, ports_per_node, *rails, leaf.down, leaf.switches, access)
+    if not wired:
+        return even, ("the cluster is analysed from counts only (NET015), so its wired leaves are not counted"
+                      if not cluster.instances else "its wired leaves could not be counted")
     pod = pod_leaves(tiers[1].down, leaf.up, spines_per_pod) if len(tiers) == 3 and spines_per_pod else leaf.switches
+    return searched(wired, even, pod)
+
+
+def searched(wired: tuple[int, ...], even: tuple[int, ...], pod: int) -> tuple[tuple[int, ...], str]:
+    """The wired leaves where their least-cut search is within `SEARCH_LIMIT` or the even share's, else the even one.
+
+    With why, for `leaf_loads`: '' where the wired leaves are taken or are the even share; pods of `pod` leaves.
+    """
     steps = _steps(wired, pod)
-    return wired if wired and steps <= max(SEARCH_LIMIT, _steps(even, pod)) else even
+    if steps <= max(SEARCH_LIMIT, _steps(even, pod)):
+        return wired, ""
+    return even, "" if wired == even else (f"its wired leaves would take the least-cut search past its limit "
+                                           f"({steps:.2g} array steps, over {SEARCH_LIMIT:.2g})")
 
 
 def _steps(loads: Sequence[int], pod: int) -> int:

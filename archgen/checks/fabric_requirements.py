@@ -1,9 +1,10 @@
-"""A fabric's stated requirements against what it derives: the helpers of NET006 and NET007.
+"""A fabric's stated requirements against what it derives: the helpers of NET006, NET007 and NET034.
 
 Not a check module (NET006 is `checks.network.oversubscription_bisection`, NET007
-`checks.network.nic_bandwidth_per_accelerator`): each tier's oversubscription and the bisection per accelerator
-against `max_oversubscription` and `min_bisection_per_accelerator`, and the NIC bandwidth per accelerator against
-`min_bandwidth_per_accelerator`.
+`checks.network.nic_bandwidth_per_accelerator`, NET034 `checks.network_warnings.even_share_bisection`): each tier's
+oversubscription and the bisection per accelerator against `max_oversubscription` and
+`min_bisection_per_accelerator`, the NIC bandwidth per accelerator against `min_bandwidth_per_accelerator`, and a
+bisection that is the even share's, not the wired leaves' least cut, and so does not prove the minimum it meets.
 """
 
 from __future__ import annotations
@@ -60,3 +61,22 @@ def bandwidth_shortfalls(ctx: Context) -> Iterator[Violation]:
                                     ("min_bandwidth_per_accelerator",),
                                     f"{nt.part.id}: {ports} x {line:~P}{cap} for {nt.part.accelerators} "
                                     f"accelerators = {per_acc:.4g~P} each, below {need:~P}", per_acc, need)
+
+
+def even_share_bisections(ctx: Context) -> Iterator[Violation]:
+    """NET034: a rail plane's bisection cut over the even share of its ports where its leaves are wired unevenly."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            if not fa.even_share:
+                continue
+            need = fa.fabric.spec.min_bisection_per_accelerator
+            have = (fa.bisection / fa.served).to(need.units) if need is not None and fa.served else None
+            met = have is not None and need is not None and have >= need
+            said = (f"bisection {fa.bisection.to('Tbit/s'):.4g~P} is cut over the access ports shared evenly over "
+                    f"the used leaves, not over the leaves as wired: {fa.even_share}. The least cut of the wired "
+                    f"leaves can be lower, so this figure and its one-switch-lost figures are possibly above it")
+            yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("rail_optimized",),
+                            said + (f"; min_bisection_per_accelerator {need:~P}, met at {have:.4g~P} per "
+                                    f"accelerator, is not proven" if met else ""), fa.bisection,
+                            public=f"{said}; the stated minimum bisection of {need:~P} per accelerator, met at "
+                                   f"{have:.4g~P}, is not proven" if met else "")

@@ -30,6 +30,9 @@ Withheld = Mapping[str, Mapping[str, str]]
 Unsettled = Mapping[str, Mapping[str, tuple[Q | None, str]]]
 #: The assumed inputs each figure rests on, by object path and metric (`Operations.assumed`).
 Assumed = Mapping[str, Mapping[str, tuple[str, ...]]]
+#: A rail fabric's bisection metrics cut over the even share (NET034): why a requirement they meet is at risk.
+EVEN_SHARE_METRICS = ("bisection_bandwidth", "bisection_per_accelerator", "failure.spine.bisection_per_accelerator",
+                      "failure.core.bisection_per_accelerator", "failure.plane.bisection_per_accelerator")
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class Judgement:
 
 def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
               workloads: Mapping[str, Any], unsettled: Unsettled | None = None,
-              assumed: Assumed | None = None) -> tuple[Judgement, ...]:
+              assumed: Assumed | None = None, risks: Withheld | None = None) -> tuple[Judgement, ...]:
     """Every requirement of the design judged once: the bound ones (`outcome`), then each estimated workload's own.
 
     A workload's own are its estimate's outcomes (`perf.workload.results.judge_workloads`); those of a workload that
@@ -70,7 +73,7 @@ def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: 
     that does not resolve, is not estimated by `check` (`archgen estimate` judges it; REF001 reports the other).
     """
     bands = workload_bands(workloads)
-    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled, assumed))
+    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled, assumed, risks))
            for b in design.requirements]
     for b in design.workload_requirements:
         r = workloads.get(b.subject)
@@ -84,7 +87,8 @@ def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: 
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
             withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None,
-            unsettled: Unsettled | None = None, assumed: Assumed | None = None) -> Outcome:
+            unsettled: Unsettled | None = None, assumed: Assumed | None = None,
+            risks: Withheld | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
 
     `withheld` gives, by object path and metric, why a metric is not provided
@@ -93,6 +97,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
     rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
+    `risks` gives, the same way, why a figure may lie above what it stands for (`even_share_risks`): a requirement it
+    meets is at risk (REQ004), with that reason.
     A glob that matched a workload whose job cannot have the metric is not applicable there (`not_applicable`).
     """
     inapplicable = not_applicable(b, design)
@@ -110,6 +116,7 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
         o = unbanded(o, band.describe()) if not band.measured else thin(o, band.coverage_note())
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
+    o = thin(o, (risks or {}).get(b.subject, {}).get(b.req.metric, ""))   # a bisection cut over the even share
     return on_assumed(o, (assumed or {}).get(b.subject))
 
 
@@ -195,3 +202,14 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
                           f"({known[b.req.metric].dimensionality})")
     note = unsettled_note(b.req, known[b.req.metric], (unsettled or {}).get(b.subject))
     return ("metric", f"{b.subject}'s {b.req.metric} is not provided: {note}") if note else None
+
+
+def even_share_risks(clusters: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Why each rail fabric's bisection figures cut over the even share may lie above the least cut (NET034).
+
+    By fabric path and metric (`EVEN_SHARE_METRICS`), for `judge_all`'s `risks`; `clusters` are the analysed ones.
+    """
+    return {fa.fabric.path: dict.fromkeys(EVEN_SHARE_METRICS, f"the bisection is cut over the access ports shared "
+                                          f"evenly over the used leaves, not over the leaves as wired ("
+                                          f"{fa.even_share}), and may lie above their least cut (NET034)")
+            for c in clusters.values() for fa in c.fabrics if fa.even_share}

@@ -1,11 +1,12 @@
-"""NET's warnings on a fabric that builds (NET021, NET023, NET024, NET026, NET028 to NET033).
+"""NET's warnings on a fabric that builds (NET021, NET023, NET024, NET026, NET028 to NET034).
 
 Split from `archgen.checks.network` for its size (as it holds them: each check's `@check` and docstring, its findings
 the named helpers'): a cluster whose network draws out of proportion to its IT power, leaves a NIC role or a
 management or front-end network unwired, a management fabric not knowing its power parts' ports, NIC ports above the
 fabric's rate, a rack short of its per-rack leaves, nodes of two accelerators, a second compute fabric no estimate
-reads, a last pod with spines and core links it does not use, or an oversubscription stated the wrong way round or
-built above the stated ratio. `checks.network` imports it, so NET's checks register together.
+reads, a last pod with spines and core links it does not use, an oversubscription stated the wrong way round or
+built above the stated ratio, or a bisection that may lie above the least cut. `checks.network` imports it, so NET's
+checks register together.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from archgen.checks import management_ports as management
 from archgen.checks import network_roles as roles
 from archgen.checks import pods
 from archgen.checks import stated_ratios as ratios
+from archgen.checks.fabric_requirements import even_share_bisections
 from archgen.checks.proportion import violations
 from archgen.checks.registry import Context, Violation, check
 
@@ -149,3 +151,22 @@ def stated_oversubscription(ctx: Context) -> Iterator[Violation]:
     do not divide, give `down` and `up` ports for the split wanted; or waive the finding with the reason.
     """
     yield from ratios.stated_ratios(ctx)
+
+
+@check("NET034", "network.even_share_bisection", severity="info")
+def even_share_bisection(ctx: Context) -> Iterator[Violation]:
+    """A rail-optimized plane's bisection is the least cut of its leaves as wired, or says that it may lie above it.
+
+    The bisection cuts a rail plane's leaves as the cabling wires them (`analyse.leaf_loads`): a short group's leaves
+    hold fewer ports than a full group's. Where it cannot (a cluster analysed from counts only, NET015; wired leaves
+    that would take the least-cut search past `SEARCH_LIMIT`), it cuts the ports shared evenly over the used leaves,
+    which moves endpoints onto the short leaves and can overstate the least cut: by 60 % on a plane of seven short
+    units beside a full one (review53: 204.8 Tb/s shared evenly, 128 Tb/s as wired). The finding names the fabric,
+    why, and a `min_bisection_per_accelerator` that this figure meets but does not prove; the N-1 figures likewise.
+    A requirement on them that they meet is at risk (REQ004), not met (`checks.judgement.even_share_risks`).
+
+    Fix: nothing in the spec is wrong: where the figure decides something, take the least cut of the leaves as wired
+    from a smaller model of the plane (fewer alike pods) or by hand; where it is known to hold, waive the finding
+    saying so.
+    """
+    yield from even_share_bisections(ctx)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from archgen.checks import REGISTRY, Finding
-from archgen.checks.judgement import outcome, workload_bands
+from archgen.checks.judgement import even_share_risks, outcome, workload_bands
 from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.compare.answers import Answer, answers, merged
 from archgen.errors import Location
@@ -196,12 +196,12 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     specs = result.specs
     rows: list[GapRow] = []
     unbound: dict[tuple[str, int], tuple[str, str, str, list[str]]] = {}
-    bands = workload_bands(result.workloads)
+    bands, risks = workload_bands(result.workloads), even_share_risks(result.clusters)
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
         o = outcome(b, result.metrics, result.design, result.operations.withheld, bands,
-                    result.operations.unsettled, result.operations.assumed)
+                    result.operations.unsettled, result.operations.assumed, risks)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
         doc, subject = specs.get(b.owner), b.subject or b.pattern or b.owner
         found = waiver(doc, (check.id, *check.aliases), subject, b.req.id, result.as_of)

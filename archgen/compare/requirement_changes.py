@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from archgen.checks.judgement import outcome, workload_bands
+from archgen.checks.judgement import even_share_risks, outcome, workload_bands
 from archgen.display import target_text
 from archgen.metrics import lookup
 from archgen.model import tolerance
@@ -125,11 +125,11 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     """Every requirement of a run by (object, id), judged as `archgen check` judges it (REQ001, PERF001)."""
     failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
     states: dict[tuple[str, str], RequirementState] = {}
-    bands = workload_bands(run.workloads)
+    bands, risks = workload_bands(run.workloads), even_share_risks(run.clusters)
     for b in run.design.requirements:
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
         judged = outcome(b, run.metrics, run.design, run.operations.withheld, bands, run.operations.unsettled,
-                         run.operations.assumed)
+                         run.operations.assumed, risks)
         states[(obj, b.req.id)] = _state(obj, judged, failed)
     for path, w in sorted(run.workloads.items()):
         for o in (w.estimate.requirements or ()) if w.estimate else ():

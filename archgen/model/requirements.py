@@ -309,6 +309,7 @@ def thin(o: Outcome, why: str) -> Outcome:
 
     `why` is the band's `coverage_note` (`perf.workload.bands.Band.coverage_note`): empty where its expected coverage,
     (n - 1) / (n + 1), is at least `bands.LIKELY`, and `o` is then left as it is, as one not met or not provided is.
+    Any other reason the figure may not hold does as well (a bisection cut over the even share, NET034).
     """
     if o.status is not Status.MET or not why:
         return o
