@@ -26,22 +26,34 @@ Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 FRACTION_EXPECTED = "a fraction such as 0.85 or a percentage such as '85 %'"
 
 
+def _quantity_or_number(value: object, expected: str, ranges: bool = False) -> pint.Quantity | None:
+    """`value` as a quantity of the one registry, or None where the field's float type is left to read it.
+
+    None for a number or a string of a bare number ('0.85', '5'); any other string that is no quantity is refused
+    with what the field `expected`; with `ranges`, a range ('0.96-0.98') keeps its own message, which names the
+    field's range form (`spec_paths.quantity_hint`).
+    """
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_quantity(value)
+    except PydanticCustomError as exc:
+        if exc.type == "quantity_missing_unit":
+            return None
+        if ranges and exc.type == "quantity_range":
+            raise
+        raise PydanticCustomError("expected", expected) from None
+
+
 def as_fraction(value: object) -> object:
     """A fraction written as a dimensionless quantity (``'85 %'``, ``'85 percent'``, ``'850 permille'``) as a number.
 
     A number, or a string of one, is left to the float type (and the field's bounds) as it was; any other string is
     refused with what a fraction field takes.
     """
-    if not isinstance(value, str):
+    q = _quantity_or_number(value, FRACTION_EXPECTED, ranges=True)
+    if q is None:
         return value
-    try:
-        q = parse_quantity(value)
-    except PydanticCustomError as exc:
-        if exc.type == "quantity_missing_unit":   # '0.85' as a string: pydantic's float reads it
-            return value
-        if exc.type == "quantity_range":   # '0.96-0.98': the field's range form is named (`spec_paths.quantity_hint`)
-            raise
-        raise PydanticCustomError("expected", FRACTION_EXPECTED) from None
     if not q.dimensionless or counted(q) or not math.isfinite(float(q.m_as(""))):   # '0.5 tokens' is no share
         raise PydanticCustomError("expected", FRACTION_EXPECTED)
     return float(q.m_as(""))
@@ -108,14 +120,9 @@ def as_years(value: object) -> object:
     (newuser90: `depreciation_years: 5 years` was refused as "expected a number"); a number, or a string of one, is
     left to the float type and the field's bounds. A year is pint's, 365.25 days (a month a twelfth of it).
     """
-    if not isinstance(value, str):
+    q = _quantity_or_number(value, YEARS_EXPECTED)
+    if q is None:
         return value
-    try:
-        q = parse_quantity(value)
-    except PydanticCustomError as exc:
-        if exc.type == "quantity_missing_unit":   # '5' as a string: pydantic's float reads it
-            return value
-        raise PydanticCustomError("expected", YEARS_EXPECTED) from None
     if not q.check("[time]") or not math.isfinite(float(q.m_as("year"))):
         raise PydanticCustomError("expected", YEARS_EXPECTED)
     years = float(q.m_as("year"))
