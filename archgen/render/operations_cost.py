@@ -42,8 +42,9 @@ def stated_terms(a: Any) -> tuple[str, str, str]:
     """The hall's PUE and electricity price, its rent, and its depreciation years and discount rate, in words.
 
     Each as the cost paragraph gives it after its name (" (1.2 and 0.08 USD per kWh)", ", 5 years at 8 % a year");
-    "" where the hall states no cost. A unit's slash is said "per" in this prose: Typst broke "USD/" over "kWh" at a
-    line's end in the customer PDF (tests/render/test_layout.py). Before (newuser90), the paragraph named them and
+    "" where the hall states no cost. A unit's slash is said "per" in this prose (Typst broke "USD/" over "kWh" at a
+    line's end in the customer PDF; templates/document.typ now keeps any short slash word whole, review53, so the
+    words are a choice of wording, no longer the fix). Before (newuser90), the paragraph named them and
     gave none, so the capital recovery factor and the TCO could not be followed from the document (only cost.csv
     held them).
     """
