@@ -137,7 +137,7 @@ class Reliability:
         return self.largest_job or self.accelerators
 
     def _counted(self) -> tuple[float, float, float | None]:
-        """(all interrupting classes' failures a day, the counted classes' share of them, their effective count).
+        """(interrupting classes' failures a day, those of the classes that state a count, their effective count).
 
         The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
         Classes whose rate is one count the source shares between them (`pooled`: Llama 3's switches and cables)

@@ -77,8 +77,8 @@ def sets_words(rel: Reliability) -> str:
     say so, so that a figure inside the range only through such a set is not read as inside a fleet's rate.
     """
     names = ", ".join(r.rates_id + few_words(r) for r in rel.spread)
-    few = (f" (few events: counted from fewer than {FEW_EVENTS} failures, so the width of that set's interval more "
-           "than its rate places its ends)") if any(r.few_events for r in rel.spread) else ""
+    few = (f" (few events: counted from fewer than {FEW_EVENTS} failures, so that set's ends come more from its "
+           "interval's width than from its rate)") if any(r.few_events for r in rel.spread) else ""
     return f"the published rate sets {names} and their 95 % Poisson intervals{few}"
 
 

@@ -24,8 +24,8 @@ from tests.conftest import REPO
 
 DATA = REPO / "tests" / "data" / "reliability"
 MARK = "mpt7b-a100-2023 (few events: 4)"
-WHY = ("(few events: counted from fewer than 10 failures, so the width of that set's interval more than its rate "
-       "places its ends)")
+WHY = ("(few events: counted from fewer than 10 failures, so that set's ends come more from its interval's width "
+       "than from its rate)")
 
 
 def _tree(tmp_path, rates: str = ""):
