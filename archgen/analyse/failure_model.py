@@ -14,6 +14,13 @@ from archgen.model.reliability import FailureRate
 from archgen.perf.train.poisson import poisson_interval
 from archgen.units import Q
 
+#: A rate set counted from fewer failures than this is marked "few events" wherever a range spans it (issue 22, the
+#: lead's decision). Below 10, Garwood's 95 % interval spans more than a factor of 4 (9 events: 0.46x to 1.90x the
+#: counted rate; MPT-7B's 4: 0.27x to 2.56x; 10: 0.48x to 1.84x) and the relative standard error 1 / sqrt(n) is a
+#: third or more, so the interval's width more than the fleet's rate places the set's ends. A convention, not a limit
+#: derived from data (docs/reliability.md, "Few events").
+FEW_EVENTS = 10
+
 #: Classes whose failure takes out one node (the job restarts without it, or on a spare).
 NODE_CLASSES = ("accelerator", "host", "nic", "software")
 #: Classes whose failure needs a hardware repair of a node (what hot spares stand in for).
@@ -129,8 +136,8 @@ class Reliability:
         """Accelerators of the cluster's own figures (interruptions, MTTI): its largest job, else all of them."""
         return self.largest_job or self.accelerators
 
-    def interval(self) -> tuple[float, float]:
-        """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
+    def _counted(self) -> tuple[float, float, float | None]:
+        """(interrupting classes' failures a day, those of the classes that state a count, their effective count).
 
         The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
         Classes whose rate is one count the source shares between them (`pooled`: Llama 3's switches and cables)
@@ -144,11 +151,30 @@ class Reliability:
                 key = ("pool", c.rate.pooled, n, c.rate.per_year) if c.rate.pooled else ("class", c.name, n, 0.0)
                 pools[key] = (pools.get(key, (0.0, 0))[0] + c.per_day, n)
         counted = list(pools.values())
-        total, known = sum(c.per_day for c in hit), sum(r for r, _ in counted)
-        if not counted:
+        known = sum(r for r, _ in counted)
+        return (sum(c.per_day for c in hit), known,
+                known ** 2 / sum(r ** 2 / n for r, n in counted) if counted else None)
+
+    def interval(self) -> tuple[float, float]:
+        """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
+
+        Garwood's on their effective count (`events`); classes whose rate states no count are at their point rate.
+        """
+        total, known, n = self._counted()
+        if n is None:
             return 1.0, 1.0
-        lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
+        lo, hi = poisson_interval(n)
         return (total - known + known * lo) / total, (total - known + known * hi) / total
+
+    def events(self) -> float | None:
+        """The failures the set's interval rests on: its counted classes' effective count; None if none is counted."""
+        return self._counted()[2]
+
+    @property
+    def few_events(self) -> bool:
+        """Whether the interval rests on fewer than `FEW_EVENTS` failures (marked "few events" beside the range)."""
+        n = self.events()
+        return n is not None and n < FEW_EVENTS
 
     def sharing(self, c: ClassRate) -> tuple[str, ...]:
         """The classes whose rate is the same pooled count as `c`'s (`pooled`), `c` among them; () if not pooled."""
@@ -168,14 +194,16 @@ class Reliability:
         return tuple(sorted({c.name for c in self.classes if c.interrupts and c.per_day and c.rate is not None
                              and not c.rate.events}))
 
-    def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
+    def band(self, accelerators: int, without: str = "", few: bool = True) -> tuple[float, float]:
         """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
 
         `without` leaves one set out of the spread, and the sets that take classes from it through `base` (a
-        figure judged against the sets not built from it).
+        figure judged against the sets not built from it); `few=False` leaves out the sets counted from fewer than
+        `FEW_EVENTS` failures (`few_events`: the held-out comparison without them, docs/reliability.md).
         """
         ends = []
-        for r in [r for r in self.spread if without not in (r.chain or (r.rates_id,))] or [self]:
+        for r in [r for r in self.spread if without not in (r.chain or (r.rates_id,)) and (few or not r.few_events)] \
+                or [self]:
             lo, hi = r.interval()
             parts = r.interrupts_per_day(accelerators) - r.site_per_day
             ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_cap
-from archgen.analyse.failure_model import Reliability
+from archgen.analyse.failure_model import FEW_EVENTS, Reliability
 from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
 from archgen.open_item import Worded
 from archgen.perf.train.goodput import Failures
@@ -65,11 +65,27 @@ REPAIR_SPANNED = Worded(*(f"the wait for a repair, from the rate sets' repair ti
                           "measures" for end in ("goodput_high's end", "the range's high end")))
 
 
+def few_words(r: Reliability) -> str:
+    """' (few events: n)' where set `r`'s interval rests on fewer than `FEW_EVENTS` failures (issue 22), else ''."""
+    return f" (few events: {r.events() or 0:.2g})" if r.few_events else ""
+
+
+def sets_words(rel: Reliability) -> str:
+    """The published rate sets a range spans, each counted from few failures marked, in words (`FEW_EVENTS`).
+
+    Where a set rests on fewer than 10 failures, its interval's width more than its rate places its ends: the words
+    say so, so that a figure inside the range only through such a set is not read as inside a fleet's rate.
+    """
+    names = ", ".join(r.rates_id + few_words(r) for r in rel.spread)
+    few = (f" (few events: counted from fewer than {FEW_EVENTS} failures, so that set's ends come more from its "
+           "interval's width than from its rate)") if any(r.few_events for r in rel.spread) else ""
+    return f"the published rate sets {names} and their 95 % Poisson intervals{few}"
+
+
 def spanned(rel: Reliability) -> str:
     """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
-    return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval (the design states "
-            f"its set){uncounted_words(rel)}")
+    return (sets_words(rel) if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval"
+            f"{few_words(rel)} (the design states its set){uncounted_words(rel)}")
 
 
 def uncounted_words(rel: Reliability) -> str:
@@ -96,6 +112,6 @@ RESTORE_SPANNED = Worded(*(f"what a restore reads, from the checkpoint once (a f
 
 def rate_sets(rel: Reliability) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
-    over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else f"that set's 95 % Poisson interval (the design states its set){uncounted_words(rel)}")
+    over = (sets_words(rel) if rel.spread
+            else f"that set's 95 % Poisson interval{few_words(rel)} (the design states its set){uncounted_words(rel)}")
     return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"

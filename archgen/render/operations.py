@@ -16,7 +16,7 @@ from archgen import display
 from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_notes import spare_interval
-from archgen.analyse.goodput_range import uncounted_words
+from archgen.analyse.goodput_range import few_words, sets_words, uncounted_words
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -140,8 +140,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
         return None
     m = a.metrics
     # the range is over every catalog set, or, where the cluster names one, over that set's own interval
-    over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else f"the set's 95 % Poisson interval{uncounted_words(rel)}")
+    over = sets_words(rel) if rel.spread else f"the set's 95 % Poisson interval{few_words(rel)}{uncounted_words(rel)}"
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
         f"failures (docs/reliability.md). {_job_words(rel)} sees "
