@@ -160,8 +160,9 @@ class StackSwitches(Spec):
     overlap_p2p_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: blocking pipeline sends (--overlap-p2p-communication was opt-in)"),
         (True, f"{_NEMO24} nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py:136: overlap_p2p_comm with "
-               "virtual pipelining; MLPerf Training v4.0/v4.1 NeMo GPT-3 conf/custom.yaml: OVERLAP_P2P_COMM "
-               "default True"),
+               "virtual pipelining in the performance recipes (the callback gpt3_175b.py:228 adds), as MLPerf "
+               "Training v4.0/v4.1 NeMo GPT-3 conf/custom.yaml (OVERLAP_P2P_COMM default True); the plain recipes "
+               "keep core_v0.9.0's False (model_parallel_config.py:228): state it for such a run"),
         (True, f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm with virtual pipelining"),
         (True, f"{_PMODULE}/trainer_base.yaml:161: overlap_p2p_comm: true"))] = Field(
         None, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
