@@ -78,8 +78,11 @@ def restore_read(model: Model, workload: Workload, layout: dict[str, int | str])
 #: None where no one source settles it: goodput's range then spans both reads (docs/reliability.md).
 STACK_LOADS: dict[str, tuple[bool | None, str]] = {
     "megatron-lm-2021": (None, "Megatron-LM of 2021 predates its distributed checkpoint; its load is not read here"),
-    "megatron-core-2024": (False, "Megatron-LM's `--ckpt-fully-parallel-load` is off unless given (megatron/"
-                                  "training/arguments.py, `action='store_true'`; training_config.py:541 at d98e8a64)"),
+    "megatron-core-2024": (True, "NeMo 24.x loads in parallel: NeMo v2.0.0's `MegatronStrategy` turns "
+                                 "`ckpt_parallel_load` on (nemo/lightning/pytorch/strategies/megatron_strategy.py:191) "
+                                 "and every LLM recipe states it (e.g. nemo/collections/llm/recipes/gpt3_175b.py:112); "
+                                 "MLPerf Training v4.1 NeMo GPT-3 conf/custom.yaml: dist_ckpt_parallel_load True "
+                                 "(plain Megatron-LM's `--ckpt-fully-parallel-load` is off unless given)"),
     "nemo-2025": (None, "NeMo 2's `MegatronStrategy` turns `ckpt_parallel_load` on (NVIDIA/NeMo "
                         "nemo/lightning/pytorch/strategies/megatron_strategy.py:275 at 8cfedd72), Megatron-Bridge's "
                         "`CheckpointConfig` keeps Megatron's off (`fully_parallel_load`, at 067f987d)"),

@@ -144,7 +144,7 @@ def unstated_stack(ctx: Context) -> Iterator[Violation]:
     twice in 0.1.0 (`megatron-core-2024` until ad7ab32d, 2026-12-02, then `nemo-2025`; an AMD job's `primus-2025`
     since 4aaec912, 2026-12-05), each time moving the figures of an unchanged spec with no word from `check`
     (`llama3-70b-pretrain-b200` of `specs/`, measured at b9c76103: MFU 55.09 % with megatron-core-2024 stated,
-    61.81 % under nemo-2025).
+    61.81 % under nemo-2025; 55.39 % stated once stack36 made that profile NeMo 24.x's).
     `archgen estimate` names the profile and the step time over every profile; this says it where CI reads.
     Information: it changes no exit code. On a part whose vendor has no profile (PERF005: Trainium, Gaudi, TPU) the
     newest profile is another vendor's stand-in, and the message says that stating it pins the stand-in's figures,

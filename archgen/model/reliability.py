@@ -298,8 +298,8 @@ class Checkpointing(Spec):
     parallel_load: bool | None = Field(None, description=(
         "Whether a restore reads each byte once (Megatron's `--ckpt-fully-parallel-load`, NeMo 2's "
         "`ckpt_parallel_load`): true, the checkpoint once; false, each data-parallel replica its weights "
-        "(`checkpoint_restore_read`), and goodput counts that. Left out: the stack's where known (megatron-core-2024: "
-        "off), else goodput's range spans both (docs/reliability.md, \"What a restore reads\")."))
+        "(`checkpoint_restore_read`), and goodput counts that. Left out: the stack's where known (megatron-core-2024, "
+        "NeMo 24.x: on), else goodput's range spans both (docs/reliability.md, \"What a restore reads\")."))
 
     @model_validator(mode="after")
     def _target(self) -> Self:

@@ -1,10 +1,11 @@
 """What each training stack's code has: the first Megatron-LM release of every feature a job may state.
 
-A stack profile (`archgen.model.switches`) names a code base as well as its defaults: `megatron-core-2024` is
-Megatron-LM core_v0.9.0, which has no group-limited routing, no multi-token prediction and no DeepEP. A switch value
-or model field that needs code the stated stack lacks is not a run that stack can make, so it is refused where the
-spec states it (`missing`), not estimated with the feature silently on. Each feature's first release was read in
-NVIDIA/Megatron-LM's history (`git log -S` on the config field, then the first release tag whose tree has it).
+A stack profile (`archgen.model.switches`) names a code base as well as its defaults: `megatron-core-2024` (NeMo
+24.x) runs Megatron-LM core_v0.9.0 (NeMo v2.0.0's Dockerfile.ci:55, core_r0.9.0), which has no group-limited
+routing, no multi-token prediction and no DeepEP. A switch value or model field that needs code the stated stack
+lacks is not a run that stack can make, so it is refused where the spec states it (`missing`), not estimated with
+the feature silently on. Each feature's first release was read in NVIDIA/Megatron-LM's history (`git log -S` on the
+config field, then the first release tag whose tree has it).
 
 Where the stack is not stated (the vendor's newest profile, a house default) the same finding is a PERF004 warning:
 the profile stands in for a run the spec does not describe (`checks.perf.within_stack`).

@@ -5,7 +5,10 @@ Split from `archgen.model.switches` (the table of switches and their profile val
 
 from archgen.model.stack_features import code_has, lacks
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, ByStack, Setting
-from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, SWITCHES, StackSwitches
+from archgen.model.switches import _ARGS, _BRIDGE, _LM21, _PEX, _PRIMUS, SWITCHES, StackSwitches
+
+#: What the code NeMo 24.x ran (Megatron-core core_r0.9.0, `megatron-core-2024`) can run, by Megatron-LM's flags.
+_CORE = "Megatron-LM README"
 
 
 def _code_or_recipe(name: str, *recipes: Setting | None) -> ByStack:

@@ -11,8 +11,11 @@ and a stated switch always wins over the profile.
 The profiles (read from each framework's own code and recipes; nothing in them is fitted to a measurement):
 
 * `megatron-lm-2021`: Megatron-LM as the SC21 paper and the 2021-22 runs used it (NVIDIA/Megatron-LM v2.x).
-* `megatron-core-2024`: Megatron-LM / Megatron-core as its README recommends (`--use-distributed-optimizer
-  --overlap-grad-reduce --overlap-param-gather --sequence-parallel --transformer-impl transformer_engine`).
+* `megatron-core-2024`: NeMo 24.x, the stack the scored MLPerf Training v4.1 runs used: NeMo v2.0.0 (24.09), on
+  Megatron-core core_r0.9.0, its model configs, recipes (nemo/collections/llm/) and precision plugins, each value
+  cited to its file and line at that tag; where NeMo leaves a switch to Megatron-core, core_v0.9.0's default. Plain
+  Megatron-LM runs differ in three switches (dropout, cross_entropy, param_gather_dtype under FP8): a case that
+  ran it states them (docs/perf-model.md, Stack profiles).
 * `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
   recipes/) and NeMo's published performance configurations (scripts/performance/).
 * `primus-2025`: AMD's Primus (AMD-AGI/Primus at fd1eeab, Megatron-LM on ROCm): its module defaults
@@ -57,8 +60,11 @@ BucketDefault = Literal["default"]
 
 #: The sources the settings below cite, shortened.
 _LM21 = "Megatron-LM v2.x (SC21)"
-_CORE = "Megatron-LM README"
 _ARGS = "Megatron-LM megatron/training/arguments.py"
+_NEMO24 = "NeMo v2.0.0 (24.09, on Megatron-core core_r0.9.0: Dockerfile.ci:55)"
+_NEMO24_GPT = f"{_NEMO24} nemo/collections/llm/gpt/model/base.py"
+_NEMO24_175B = f"{_NEMO24} nemo/collections/llm/recipes/gpt3_175b.py"
+_NEMO24_PRECISION = f"{_NEMO24} nemo/collections/llm/recipes/precision/mixed_precision.py"
 _BRIDGE = "Megatron-Bridge"
 _PRIMUS = "Primus fd1eeab"
 _PMODULE = "Primus fd1eeab primus/configs/modules/megatron"
@@ -71,7 +77,8 @@ class SequenceParallel(Spec):
 
     sequence_parallel: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: sequence parallelism arrived in 2022 (Korthikanti et al., arXiv 2205.05198)"),
-        (True, f"{_CORE}: --sequence-parallel"),
+        (True, f"{_NEMO24_175B}:65: sequence_parallelism True (Mixtral 8x7B's recipe turns it off, "
+               "mixtral_8x7b.py:65)"),
         (True, f"{_BRIDGE} recipes: sequence_parallel with TP > 1"),
         (True, f"{_PMODEL}/language_model.yaml:166: sequence_parallel: true"))] = Field(
         None, description="Megatron sequence parallelism with TP; the stack's default when left out.")
@@ -86,14 +93,16 @@ class StackSwitches(Spec):
                                                     "profiles).")
     attention: Annotated[AttentionKernel | None, ByStack(
         ("materialized", f"{_LM21}: Megatron's fused softmax (FlashAttention postdates the runs)"),
-        ("flash", f"{_CORE}: --transformer-impl transformer_engine (fused/flash attention)"),
+        ("flash", f"{_NEMO24_GPT}:138-143: default_layer_spec is Transformer Engine's wherever it imports (fused/flash "
+                 "attention)"),
         ("flash", f"{_BRIDGE} recipes: Transformer Engine fused attention"),
         ("flash", f"{_PMODULE}/pre_trainer.yaml:30: use_flash_attn: true; {_PMODEL}/language_model.yaml:48: "
                   "transformer_impl: transformer_engine (ROCm TE fused attention)"))] = Field(
         None, description="Attention kernel: flash or materialized scores.")
     distributed_optimizer: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: --DDP-impl local; --use-distributed-optimizer arrived in 2022"),
-        (True, f"{_CORE}: --use-distributed-optimizer"),
+        (True, f"{_NEMO24} nemo/collections/llm/recipes/optim/adam.py:45: use_distributed_optimizer=True (the "
+               "recipes' distributed_fused_adam_with_cosine_annealing, e.g. gpt3_175b.py:191)"),
         (True, f"{_BRIDGE} recipes: use_distributed_optimizer=True"),
         (True, f"{_PMODULE}/pre_trainer.yaml:32: use_distributed_optimizer: true (the dense MI355X "
                "configs run torch FSDP2 instead: use_torch_fsdp2: true)"))] = Field(
@@ -102,7 +111,8 @@ class StackSwitches(Spec):
                           "fastest of them, so state `zero: 1` for ZeRO-1 alone; false holds it to 0.")
     grad_reduce_dtype: Annotated[GradDtype | None, ByStack(
         ("fp32", f"{_LM21}: the local DDP all-reduces fp32 main gradients"),
-        ("fp32", f"{_ARGS}: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'"),
+        ("fp32", f"{_NEMO24_PRECISION}:30: bf16_mixed grad_reduce_in_fp32=True (gpt3_175b.py:116 alike), as "
+                 "Megatron-LM: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'"),
         ("bf16", f"{_BRIDGE} scripts/performance, the configs its published tables and NeMo's MLPerf runs ran: every "
                  "LLM pre-training config sets mixed_precision and ddp grad_reduce_in_fp32 = False (v0.2.0 to "
                  "v0.5.1 configs/*/*_llm_pretrain.py, e.g. v0.4.2 qwen/qwen3_llm_pretrain.py:41-42, "
@@ -115,27 +125,30 @@ class StackSwitches(Spec):
         None, description="Gradient buffer and DP reduction dtype.")
     param_gather_dtype: Annotated[GatherDtype | None, ByStack(
         ("bf16", f"{_LM21}: no distributed optimizer, no FP8 parameters"),
-        ("bf16", f"{_ARGS}: --fp8-param-gather is off by default"),
+        ("fp8", f"{_NEMO24_PRECISION}:53: bf16_with_fp8_mixed sets fp8_params=True, which turns fp8_param_gather on "
+                "(nemo/lightning/pytorch/plugins/mixed_precision.py:104-106); MLPerf Training v4.1 NeMo GPT-3: "
+                "FP8_PARAMS=True (Megatron-LM's --fp8-param-gather is off by default)"),
         ("fp8", f"{_BRIDGE} training/mixed_precision.py: the FP8 recipes set fp8_param_gather=True"),
         ("bf16", f"{_PMODULE}/trainer_base.yaml:59: fp8_param_gather: false"))] = Field(
         None, description="Distributed optimizer's weight all-gather dtype (fp8: fp8_param_gather, FP8 runs).")
     overlap_grad_reduce: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: the local DDP all-reduces after the backward pass"),
-        (True, f"{_CORE}: --overlap-grad-reduce"),
+        (True, f"{_NEMO24_175B}:117: overlap_grad_reduce=True"),
         (True, f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce with dp > 1"),
         (True, f"{_PEX}: overlap_grad_reduce: true in 154 of the 168 (trainer_base.yaml:171 "
                "false)"))] = Field(
         None, description="Overlap the DP gradient reduction with backward.")
     overlap_param_gather: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no distributed optimizer, so no parameter gather"),
-        (True, f"{_CORE}: --overlap-param-gather"),
+        (True, f"{_NEMO24_175B}:118: overlap_param_gather=True"),
         (True, f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather with dp > 1"),
         (True, f"{_PEX}: overlap_param_gather: true in 126 of the 168, false with torch FSDP2 "
                "(trainer_base.yaml:172 false)"))] = Field(
         None, description="Overlap the DP weight all-gather with forward.")
     overlap_tp_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no TP communication overlap"),
-        (False, f"{_ARGS}: opt-in (--tp-comm-overlap)"),
+        (False, f"{_NEMO24} nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py:116: off unless asked "
+                "(gpt3_175b.py:228 asks in its performance recipe only)"),
         (True, f"{_BRIDGE} scripts/performance/utils/overrides.py, recipes/llama/h100/llama3.py: on with TP > 1 "
                "and SP"),
         (False, f"{_PMODEL}/language_model.yaml:180: tp_comm_overlap: false; none of the 168 sets "
@@ -146,7 +159,10 @@ class StackSwitches(Spec):
                           "userbuffers take no NVFP4 tensor), and stated true there an error.")
     overlap_p2p_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: blocking pipeline sends (--overlap-p2p-communication was opt-in)"),
-        (True, f"{_ARGS}: the interleaved schedule overlaps its p2p (--no-overlap-p2p-communication turns it off)"),
+        (True, f"{_NEMO24} nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py:136: overlap_p2p_comm with "
+               "virtual pipelining in the performance recipes (the callback gpt3_175b.py:228 adds), as MLPerf "
+               "Training v4.0/v4.1 NeMo GPT-3 conf/custom.yaml (OVERLAP_P2P_COMM default True); the plain recipes "
+               "keep core_v0.9.0's False (model_parallel_config.py:228): state it for such a run"),
         (True, f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm with virtual pipelining"),
         (True, f"{_PMODULE}/trainer_base.yaml:161: overlap_p2p_comm: true"))] = Field(
         None, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
@@ -160,7 +176,7 @@ class StackSwitches(Spec):
                           "follows a stated moe_dispatcher (true for deepep and hybridep).")
     moe_dispatcher: Annotated[MoeDispatcher | None, ByStack(
         ("alltoall", f"{_LM21}: no MoE token dispatcher (the plain all-to-all stands in; no MoE case uses it)"),
-        ("alltoall", "NeMo v2.0.0 (NeMo 24.09, on Megatron-core core_r0.9.0: Dockerfile.ci:55) nemo/collections/llm/"
+        ("alltoall", f"{_NEMO24} nemo/collections/llm/"
                      "gpt/model/mixtral.py:63: moe_token_dispatcher_type 'alltoall' (its one MoE model family), as "
                      "the Megatron-core MoE README advises for EP > 1; core_v0.9.0's own default is 'allgather' "
                      "(transformer_config.py:270, arguments.py:1884), which archgen does not model"),
@@ -201,7 +217,10 @@ class StackSwitches(Spec):
                           "balancing, benchmarks): 2 kernels more a MoE layer (docs/perf-model.md, Host time).")
     dropout: Annotated[bool | None, ByStack(
         (True, "Megatron-LM: hidden and attention dropout 0.1"),
-        (True, "Megatron-core transformer_config.py: hidden_dropout 0.1"),
+        (False, f"{_NEMO24} nemo/collections/llm/gpt/model: hidden and attention dropout 0.0 in GPTConfig175B "
+                "(base.py:318-319), LlamaConfig (llama.py:48-49), MixtralConfig (mixtral.py:54-55) and every other "
+                "model family but Starcoder's (0.2) and the small GPTConfig sizes (Megatron-core's 0.1); MLPerf "
+                "Training v4.0/v4.1 NeMo GPT-3 conf/custom.yaml: hidden_dropout 0.0"),
         (False, f"{_BRIDGE} Llama and Qwen model bridges: hidden_dropout=0.0"),
         (False, f"{_PMODEL}/llama_base.yaml:12-13: hidden and attention dropout 0.0, which the Llama, Qwen, "
                 "Mixtral and DeepSeek bases extend (language_model.yaml:30 keeps 0.1)"))] = Field(
@@ -232,7 +251,8 @@ class StackSwitches(Spec):
     grad_accum_fusion: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no such flag in v2.0, v2.5 or v2.6 (Aug 2021); --no-gradient-accumulation-fusion (on by "
                 "default) arrived in Megatron-LM 83b1e42 (Feb 2022, megatron/arguments.py)"),
-        (True, "Megatron-LM core_v0.9.0 megatron/training/arguments.py:1245: --no-gradient-accumulation-fusion "
+        (True, f"{_NEMO24_GPT}:172: gradient_accumulation_fusion wherever its fused kernel imports; Megatron-LM "
+               "core_v0.9.0 megatron/training/arguments.py:1245: --no-gradient-accumulation-fusion "
                "(store_false: on by default); TE Linear, LayerNormLinear and GroupedLinear take "
                "fuse_wgrad_accumulation from it (megatron/core/extensions/transformer_engine.py:180,302,659)"),
         (True, f"{_BRIDGE} 26.04-alpha.rc2 src/megatron/bridge/models/gpt_provider.py:200: default "
@@ -262,8 +282,10 @@ class StackSwitches(Spec):
                           "of its operations (docs/perf-model.md, Training: Host time).")
     ddp_bucket_size: Annotated[int | BucketDefault | None, ByStack(
         ("default", f"{_LM21}: the local DDP all-reduces after the backward pass (no overlap: one collective)"),
-        ("default", "Megatron-core distributed_data_parallel.py at core_v0.14.0, lines 62-65: bucket_size None is "
-                    "max(40M, 1M x the DP size without CP) parameters"),
+        ("default", f"{_NEMO24_175B}:114-119: the DDP config sets no bucket_size (nor does MLPerf v4.1's "
+                    "custom.yaml, read by megatron_gpt_model.py:559), so Megatron-core's: distributed_data_parallel.py "
+                    "at core_v0.14.0, lines 62-65, max(40M, 1M x the DP size without CP) parameters; the performance "
+                    "recipes' MegatronCommOverlapCallback sets 128 Mi with dp > 1 (megatron_comm_overlap.py:166)"),
         (134217728, f"{_BRIDGE} src/megatron/bridge/training/comm_overlap.py at aae8200, `_get_optimizer_overlap_"
                     "cfgs`: bucket_size 128 * 1024 * 1024 with dp > 1, applied by `setup` with the distributed "
                     "optimizer only (lines 634-642; without it Megatron-core's default); NeMo 2's "
@@ -291,9 +313,9 @@ class StackSwitches(Spec):
     cross_entropy: Annotated[CrossEntropy | None, ByStack(
         ("unfused", f"{_LM21}: megatron/model/gpt_model.py:56 at v2.6, vocab_parallel_cross_entropy(output.float(), "
                     "labels); no fused loss"),
-        ("unfused", "Megatron-LM core_v0.9.0 megatron/core/model_parallel_config.py:201: cross_entropy_loss_fusion "
-                    "= False (--cross-entropy-loss-fusion, arguments.py:1216, is opt-in and not in the README's "
-                    "flags)"),
+        ("native", f"{_NEMO24_GPT}:171: cross_entropy_loss_fusion = True (over Megatron-core core_v0.9.0's False, "
+                   "model_parallel_config.py:201): core_v0.9.0's fused_vocab_parallel_cross_entropy "
+                   "(language_module.py:38-39), the one fused loss it has"),
         ("te", f"{_BRIDGE} src/megatron/bridge/models/gpt_provider.py: cross_entropy_loss_fusion = True (v0.2.2:180, "
                "v0.4.0:196); scripts/performance set cross_entropy_fusion_impl = 'te' (v0.2.2 utils/helpers.py:108, "
                "v0.4.0 utils/overrides.py:66)"),

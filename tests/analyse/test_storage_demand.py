@@ -192,9 +192,9 @@ def test_goodput_counts_the_replicas_read_without_a_parallel_load(replicated, pe
 
 
 @pytest.mark.parametrize(("stack", "stated", "once"), [
-    ("megatron-core-2024", None, False),   # `--ckpt-fully-parallel-load` is off unless given
+    ("megatron-core-2024", None, True),    # NeMo 24.x: MegatronStrategy's ckpt_parallel_load, on
     ("nemo-2025", None, None),             # NeMo 2 on, Megatron-Bridge off: not settled
-    ("nemo-2025", True, True), ("megatron-core-2024", True, True), ("primus-2025", False, False)])
+    ("nemo-2025", True, True), ("megatron-core-2024", False, False), ("primus-2025", False, False)])
 def test_the_load_is_the_stated_one_else_the_stacks(stack, stated, once):
     from archgen.analyse.storage_demand import loads_once
     checkpoint = {} if stated is None else {"parallel_load": stated}

@@ -4,7 +4,7 @@
 Calculon's execution JSON and, given Calculon's CLI (e.g. `/path/to/venv/bin/calculon`, or the `CALCULON`
 environment variable) and `CALCULON_ROOT` (its checkout, for models/ and systems/), runs `calculon llm` on it and
 prints Calculon's sample rate: the figure recorded in tests/perf/data/calculon-optima.yaml. It also does so for
-stack megatron-core-2024 with `attention: materialized` stated. Calculon is not a dependency of archgen; nothing
+stack megatron-core-2024 with `CALCULON_KNOBS` stated. Calculon is not a dependency of archgen; nothing
 here imports it.
 
 The hardware mirrors Calculon's shipped systems (calculon-ai/calculon caa4b11, systems/a100_80g.json and
@@ -85,6 +85,10 @@ STACK = "nemo-2025"  # the default stack (archgen.model.stack_profiles.DEFAULT_S
 #: (`pp_comm_exposed_time` is `pp_comm_link_time`; `Llm.Execution` has no knob for it), where Megatron-core's
 #: interleaved schedule overlaps them (`overlap_p2p_comm`). nemo-2025 runs flash attention without dropout.
 LIKE_STATED: dict[str, object] = {"attention": "materialized", "dropout": True, "overlap_p2p_comm": False}
+#: What the `megatron-core-2024` record (calculon-optima.yaml, archgen_plan_calculon_knobs) states: Calculon's unfused
+#: attention and its dropout (above; the profile, NeMo 24.x, runs none), and Megatron's unfused loss, the one that
+#: record was searched with (Calculon has no output layer or loss to match: an assumption, not Calculon's).
+CALCULON_KNOBS: dict[str, object] = {"attention": "materialized", "dropout": True, "cross_entropy": "unfused"}
 #: What Calculon's `tensor_par_overlap: none` (an archgen plan without TP overlap, `execution`) means, set on archgen's
 #: job: every TP collective on the critical path (calculon/llm/layers.py lines 935-937, `TPComm.get_exposed_net_time`
 #: is its whole `compute_net_time`; llm.py lines 1485-1495 and 1528 sum them into `tp_comm_exposed_time`).
@@ -220,7 +224,7 @@ def main() -> None:
     command = shlex.split(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CALCULON", ""))
     root = Path(os.environ.get("CALCULON_ROOT", "."))
     variants = [(STACK, {}, False), (STACK, {}, True), (STACK, {"attention": "materialized"}, False),
-                ("megatron-core-2024", {"attention": "materialized"}, False)]
+                ("megatron-core-2024", CALCULON_KNOBS, False)]
     for (key, case), (stack, stated, model_only) in itertools.product(CASES.items(), variants):
         plan, cpu = search(case, stack=stack, stated=stated, model_only=model_only)
         exe = execution(plan, case)

@@ -46,9 +46,12 @@ def test_the_output_layer_charges_the_loss_the_job_states(h100, tp):
 
 
 def test_the_stack_profiles_and_a_stated_value():
-    """Megatron-LM 2021 and Megatron-core 2024 run the unfused loss, NeMo/Megatron-Bridge Transformer Engine's; a
-    stated value wins over the profile; an internal job takes the Megatron-core profile's."""
+    """Megatron-LM 2021 runs the unfused loss, NeMo 24.x (megatron-core-2024) Megatron-core's fused native one (its
+    GPTConfig's cross_entropy_loss_fusion; unfused before stack36, when the profile was plain Megatron-LM),
+    NeMo/Megatron-Bridge Transformer Engine's; a stated value wins over the profile; an internal job takes the
+    megatron-core-2024 profile's."""
     assert {s: p.cross_entropy for s, p in PROFILES.items()} == {
-        "megatron-lm-2021": "unfused", "megatron-core-2024": "unfused", "nemo-2025": "te", "primus-2025": "te"}
+        "megatron-lm-2021": "unfused", "megatron-core-2024": "native", "nemo-2025": "te", "primus-2025": "te"}
     assert resolve("nemo-2025", {"cross_entropy": "native"}, "fp8").cross_entropy == "native"
-    assert Job(LLAMA3_8B, 8192, 128, "bf16").cross_entropy == "unfused"
+    assert resolve("megatron-core-2024", {"cross_entropy": "unfused"}, "fp8").cross_entropy == "unfused"
+    assert Job(LLAMA3_8B, 8192, 128, "bf16").cross_entropy == "native"

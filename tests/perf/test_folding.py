@@ -60,8 +60,9 @@ def test_the_embedding_and_loss_stages_time_and_memory(h100):
     assert float(rk.t_max) == pytest.approx(float(np.max(rk.t_rank)))
     assert float(rk.busiest) == 8.0
     # the loss rank holds one fewer layer than a middle rank but the output layer, which takes about one layer's time
-    # here: the two within 0.1 % (the loss rank 0.02 % the slower since the TP collectives carry FP8 bytes, `tp_comm`)
-    assert float(rk.t_rank[2]) == pytest.approx(float(rk.t_rank[1]), rel=1e-3)
+    # here: 0.54 % less under the job's default fused loss (`cross_entropy` native, 32 B a logit; the two were within
+    # 0.1 % under the unfused one, 52 B, before stack36 made the defaults NeMo 24.x's)
+    assert float(rk.t_rank[2]) == pytest.approx(0.9946 * float(rk.t_rank[1]), rel=1e-3)
     assert float(rk.t_rank[0]) < float(rk.t_rank[1])
     est = estimate_training(h100, job, Layout(4, 16, 4, 1, interleave=8, sequence_parallel=True))
     m = 1536 / 4

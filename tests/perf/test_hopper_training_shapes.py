@@ -130,8 +130,9 @@ def test_no_fp8_gemm_figure_reconciles_gpt3_with_llama_405b(accelerators):
     """The shared modern file's two H100 FP8 rows that a Hopper training-shape point moves apart: MLPerf Training
     v4.1 GPT-3 175B on 256 H100 (18.37 s a step) and NeMo 26.06 Llama 3.1 405B on 1,024 (333,824 tokens/s).
     Compute is 90 % and 86 % of their modelled steps, so any one FP8 GEMM figure scales them alike: modelled over
-    measured step time, GPT-3 over Llama is 1.160 at the catalog's MAMF (0.709: GPT-3 +4.6 % slow, 405B 9.9 % fast), 1.162 at
-    the training-shape point (0.625) and 1.158 at 0.55. The 16 % between them is a difference of the two rows, not
+    measured step time, GPT-3 over Llama is 1.154 at the catalog's MAMF (0.709: GPT-3 +4.0 % slow, 405B 9.9 % fast), 1.156 at
+    the training-shape point (0.625) and 1.153 at 0.55 (1.160, 1.162 and 1.158 before stack36 made GPT-3's stack,
+    megatron-core-2024, NeMo 24.x's: no dropout, the fused loss, the FP8 parameter gather). The 16 % between them is a difference of the two rows, not
     of the GEMM figure, and no Hopper GEMM point can be right for both."""
     cases = {c.id: c for c in read_cases(MODERN)[0]}
     gpt3, llama = cases["mlperf-t41-gpt3-256xh100"], cases["nemo2606-h100-llama31-405b-fp8-1024gpu"]
@@ -143,4 +144,4 @@ def test_no_fp8_gemm_figure_reconciles_gpt3_with_llama_405b(accelerators):
         tokens = llama.training.global_batch * llama.training.seq_len / float(est.step_time)
         lm = llama.measured[0].value / tokens  # modelled over measured step time
         ratios.append(g / lm)
-    assert ratios == pytest.approx([1.160, 1.162, 1.158], abs=2e-3)
+    assert ratios == pytest.approx([1.154, 1.156, 1.153], abs=2e-3)

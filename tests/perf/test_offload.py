@@ -48,7 +48,7 @@ def test_activation_offload_keeps_two_layers_on_the_accelerator(h100_host):
     plain = estimate_training(h100_host, job, lay)
     moved = estimate_training(h100_host, job, dataclasses.replace(lay, offload=1))
     per_layer = float(layer_activation_bytes(GPT3, seq_len=2048, micro_batch=1, tp=8, cp=1, recompute=0, sp=True,
-                                             flash=True))
+                                             flash=True, dropout=job.dropout))
     logits = 2048 * 51200 / 8 * 4.0  # offloaded, the busiest rank is the last: one micro-batch's fp32 logits stay
     assert float(moved.memory.activations) == pytest.approx(OFFLOAD_WINDOW_LAYERS * per_layer + logits)
     assert float(moved.memory.host) == pytest.approx(float(plain.memory.activations) - OFFLOAD_WINDOW_LAYERS * per_layer)

@@ -171,12 +171,13 @@ def test_mlperf_gpt3_11616_h100_and_the_nccl_sms_move_it(monkeypatch, accelerato
     fixed cost per tile on Hopper (`kernels.k_loop_efficiency`); +3.9 % since each of Megatron-core's DDP buckets
     is its own collective (param_and_grad_buffer.py at core_v0.14.0, lines 214-264 and 323-437): 7.4B parameters a rank
     in buckets of max(40M, 1M x 484) = 484M pay NCCL's latency over the 484 DP ranks 16 times a step, not once;
-    +2.7 % since a bucket closes only on a whole tensor (issue 20, `buckets.mean_bucket`): fewer, larger buckets."""
+    +2.7 % since a bucket closes only on a whole tensor (issue 20, `buckets.mean_bucket`): fewer, larger buckets;
+    -3.9 % since megatron-core-2024 is NeMo 24.x's (stack36: no dropout, the fused loss, the FP8 parameter gather)."""
     import archgen.perf.train.exposure as X
     from archgen.scoring.cases import predict
     case = _modern_case("mlperf-t41-gpt3-11616xh100", "megatron-core-2024")
     err = predict(case, accelerators)["step_time"] / 0.921 - 1
-    assert err == pytest.approx(0.027, abs=0.01), err
+    assert err == pytest.approx(-0.039, abs=0.01), err
     monkeypatch.setattr(X, "NCCL_CTAS", 0.0)
     assert err - (predict(case, accelerators)["step_time"] / 0.921 - 1) > 0.05
 

@@ -238,7 +238,7 @@ def test_a_switch_stated_beyond_the_stack_is_said_and_estimated_as_stated(cli, t
     # its distributed_optimizer false, which the stated zero 1 contradicts: an error; the stage is the layout's)
     newer = BEYOND.replace("stack: megatron-lm-2021", "stack: megatron-core-2024\n  overlap_grad_reduce: false\n"
                            "  overlap_param_gather: false\n  overlap_tp_comm: false\n  overlap_p2p_comm: false\n"
-                           "  dropout: true\n  grad_accum_fusion: false")
+                           "  dropout: true\n  grad_accum_fusion: false\n  cross_entropy: unfused")
     (tmp_path / "w.yaml").write_text(newer, encoding="utf-8")
     other = json.loads(cli(*args, "--format", "json").out)
     assert other["metrics"]["step_time"] == doc["metrics"]["step_time"]

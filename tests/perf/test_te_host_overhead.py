@@ -58,7 +58,8 @@ def test_the_grace_figures_bound_an_x86_host():
 
 
 def test_even_at_the_grace_bound_the_rows_forward_stays_gpu_bound(accelerators):
-    """The row's forward issues 1.46 ms of counted host work against 2.97 ms of GPU work (1.52 ms of slack; 1.60 ms
+    """The row's forward issues 1.46 ms of counted host work against 2.97 ms of GPU work (1.51 ms of slack; 1.52 ms
+    while the job's defaults kept dropout on, before stack36; 1.60 ms
     before the router's load-balancing loss and random logits were counted, `router`; 1.32 ms
     with HybridEP's README dispatch read as bytes alone, `dispatcher.TOKEN_NODE`; 1.17 ms before HybridEP's README
     kernel rates on H100, 1.13 ms before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 1.03 ms under the one-step K ramp, before
@@ -78,7 +79,8 @@ def test_even_at_the_grace_bound_the_rows_forward_stays_gpu_bound(accelerators):
     h_f, h_b = (float(x) for x in H.host_time(job, counts, 0))
     _, ep_f = (float(x) for x in expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
     slack = float(lt.forward) + ep_f - h_f
-    assert slack == pytest.approx(1.52e-3, abs=0.01e-3)  # 1.60 ms before the router's kernels (`router`)
+    # 1.60 ms before the router's kernels (`router`); 1.52 ms while the job's defaults kept dropout on (stack36)
+    assert slack == pytest.approx(1.51e-3, abs=0.01e-3)
     mlp = TE["measurements"]["te2897_gb200_grouped_mlp"]
     per_alloc = mlp["wgrad_allocations_us"] / mlp["experts"] * 1e-6
     extra = _per_pass("allocations_per_split") * per_alloc + _per_pass("python_objects_per_split") * H.HOST_OP_TIME

@@ -214,7 +214,7 @@ def stack_origin(hw: Hardware, stack: str = "") -> str:
 
 
 #: What each NVIDIA stack profile is, in a few words (`model.switches` describes them with their sources).
-NVIDIA_STACKS = {"megatron-lm-2021": "Megatron-LM as of 2021", "megatron-core-2024": "Megatron-Core as of 2024",
+NVIDIA_STACKS = {"megatron-lm-2021": "Megatron-LM as of 2021", "megatron-core-2024": "NeMo 24.x, Megatron-Core 0.9",
                  "nemo-2025": "NeMo 2 / Megatron-Bridge as of 2025"}
 
 
