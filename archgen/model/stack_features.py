@@ -1,7 +1,8 @@
 """What each training stack's code has: the first Megatron-LM release of every feature a job may state.
 
 A stack profile (`archgen.model.switches`) names a code base as well as its defaults: `megatron-core-2024` is
-Megatron-LM core_v0.9.0, which has no group-limited routing, no multi-token prediction and no DeepEP. A switch value
+Megatron-LM core_v0.9.0, which has no multi-head latent attention, group-limited routing, multi-token prediction or
+DeepEP. A switch value
 or model field that needs code the stated stack lacks is not a run that stack can make, so it is refused where the
 spec states it (`missing`), not estimated with the feature silently on. Each feature's first release was read in
 NVIDIA/Megatron-LM's history (`git log -S` on the config field, then the first release tag whose tree has it).
@@ -54,6 +55,7 @@ class Feature:
     uses: Callable[[object], bool]   # whether a stated value uses it
     first: Release
     commit: str     # the commit that added it, its date and title, as Megatron-LM's history gives them
+    shown: str = "{name} {value}"   # the stated field and value, as a message's 'got' says them
 
     @property
     def release(self) -> str:
@@ -77,6 +79,9 @@ FEATURES = (
             _is("a2a", "allgather", "a2a+p2p"), (0, 10, 0),
             "91a8a4c, 2024-10-21, !2215 'Configure per-layer communication type for context parallelism', "
             "cp_comm_type"),
+    Feature("multi-head latent attention", ("model", "mla"), _stated, (0, 10, 0),
+            "32eac88, 2024-09-24, !1581 'Add MLA support into MCore', multi_latent_attention",
+            "{name} with a key-value latent of rank {value}"),
     Feature("MoE parallel folding", ("parallelism", "etp"), _stated, (0, 10, 0),
             "7f22e21, 2024-11-23, !1940 'MoE parallel folding', expert_tensor_parallel_size"),
     Feature("group-limited routing", ("model", "moe", "router_num_groups"), _stated, (0, 11, 0),
@@ -169,7 +174,8 @@ class Missing:
         f = self.feature
         has = ", ".join(s for s in STACKS if release_of(s) >= f.first)
         return (f"{f.words} is not in the code of stack {self.stack}, {CODE.setting(self.stack)[1]}: it arrived "
-                f"in {f.release} with {commit}; got {name} {_written(self.value)}, expected a stack whose code has it "
+                f"in {f.release} with {commit}; got {f.shown.format(name=name, value=_written(self.value))}, "
+                f"expected a stack whose code has it "
                 f"({has}) or {name} left out")
 
 
@@ -177,12 +183,12 @@ def _written(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def missing(stack: str, training: object, groups: int | None = None) -> list[Missing]:
+def missing(stack: str, training: object, groups: int | None = None, latent: int = 0) -> list[Missing]:
     """The features `training` (a Workload's `training` or a case's) and its model use that `stack`'s code lacks.
 
-    `groups` is the model's `moe.router_num_groups` (its one feature here). A Workload's layout fields are under
-    `parallelism`, a case's inline. An expert TP equal to the TP is the run every release makes, so `etp` counts only
-    where it differs.
+    The model's are `groups`, its `moe.router_num_groups`, and `latent`, its `mla.kv_lora_rank` (0: no multi-head
+    latent attention). A Workload's layout fields are under `parallelism`, a case's inline. An expert TP equal to the
+    TP is the run every release makes, so `etp` counts only where it differs.
     """
     code = release_of(stack)
     par = getattr(training, "parallelism", training)
@@ -191,7 +197,7 @@ def missing(stack: str, training: object, groups: int | None = None) -> list[Mis
         if code >= f.first:
             continue
         if f.path[0] == "model":
-            value = groups
+            value = groups if f.path[-1] == "router_num_groups" else (latent or None)
         elif f.path[0] == "parallelism":
             value = getattr(par, f.path[-1], None)
             value = None if value == getattr(par, "tp", None) else value

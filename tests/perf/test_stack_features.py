@@ -16,7 +16,7 @@ from archgen.errors import ValidateError
 from archgen.model.stack_features import CODE, FEATURES, missing, release_of
 from archgen.model.stack_profiles import STACKS
 from archgen.model.switches import SWITCHES
-from archgen.model.workload import MoE, Parallelism, Training
+from archgen.model.workload import Model, MoE, Parallelism, Training
 from archgen.scoring.cases import read_cases
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -31,7 +31,7 @@ def _example(feature) -> object:
 
 
 def test_the_table_names_real_fields_each_used_by_a_value_they_allow():
-    fields = {**Training.model_fields, **Parallelism.model_fields, **MoE.model_fields}
+    fields = {**Training.model_fields, **Parallelism.model_fields, **MoE.model_fields, **Model.model_fields}
     for f in FEATURES:
         assert f.path[-1] in fields, f.path
         assert re.fullmatch(r"[0-9a-f]{7}, 20\d\d-\d\d-\d\d, .+", f.commit), f.commit
@@ -114,10 +114,11 @@ def test_a_workload_on_deepseek_v3_under_core_2024_cannot_be_estimated_and_names
         "ep: 32}}\n", encoding="utf-8")
     r = cli("check", str(SPECS), str(tmp_path))
     models = (SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8").splitlines()
-    line = 1 + next(i for i, x in enumerate(models) if "router_num_groups:" in x and not x.startswith("#"))
+    line = 1 + next(i for i, x in enumerate(models) if x.startswith("mla:"))
     assert r.code == 1 and "Traceback" not in r.err
+    # its MLA (core_v0.10.0) is the first of its two gaps, group-limited routing (core_v0.11.0) the other
     assert re.search(rf"w\.yaml:\d+:\d+: error: PERF003 workload/ds: ds cannot be estimated \(deepseek-v3 at "
-                     rf"\S*deepseek-v3\.yaml:{line}:\d+\): group-limited routing is not in the code of stack "
+                     rf"\S*deepseek-v3\.yaml:{line}:\d+\): multi-head latent attention is not in the code of stack "
                      r"megatron-core-2024", r.out), r.out
 
 
@@ -195,3 +196,45 @@ def test_a_value_the_stacks_code_lacks_is_said_by_missing_not_again_by_beyond_st
     assert beyond_stack(t) == []
     old = t.model_copy(update={"stack": "megatron-lm-2021"})
     assert [(n, v) for n, v, _, _ in beyond_stack(old)] == [("sequence_parallel", True)]   # a recipe's limit
+
+
+def test_multi_head_latent_attention_is_not_in_core_v0_9_0s_code(cli, tmp_path):
+    """review54: MLA's code (megatron/core/transformer/multi_latent_attention.py, `multi_latent_attention`) arrived
+    with 32eac88 (2024-09-24, !1581 'Add MLA support into MCore'), after core_v0.9.0's branch: `git grep` finds no
+    `multi_latent_attention` or `kv_lora_rank` in any core_v0.9.0 file, and both in core_v0.10.0. DeepSeek-V3 without
+    its group-limited routing was estimated under megatron-core-2024 as if core_v0.9.0 ran its attention."""
+    text = (SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8")
+    grouped = ", router_num_groups: 8,\n      router_group_topk: 4}"
+    (tmp_path / "m.yaml").write_text(text.replace(grouped, "}").replace("\nid: deepseek-v3\n", "\nid: dsv3-mla\n"),
+                                     encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(
+        "kind: Workload\nid: ds\nname: ds\nmodel: dsv3-mla\ncluster: dgx-b200-superpod\naccelerators: 488\n"
+        "training: {seq_len: 4096, global_batch: 1024, stack: megatron-core-2024, parallelism: {tp: 1, pp: 61, "
+        "dp: 8, ep: 8, micro_batch: 1}}\n", encoding="utf-8")
+    r = cli("check", str(SPECS), str(tmp_path))
+    line = 1 + next(i for i, x in enumerate((tmp_path / "m.yaml").read_text().splitlines()) if x.startswith("mla:"))
+    assert r.code == 1 and "Traceback" not in r.err
+    assert re.search(rf"w\.yaml:\d+:\d+: error: PERF003 workload/ds: ds cannot be estimated \(dsv3-mla at "
+                     rf"\S*m\.yaml:{line}:\d+\): multi-head latent attention is not in the code of stack "
+                     r"megatron-core-2024, Megatron-LM core_v0\.9\.0 .*arrived in core_v0\.10\.0 with 32eac88 "
+                     r"\(2024-09-24.*got mla with a key-value latent of rank 512", r.out), r.out
+    # a stack whose code has it estimates the same model
+    ok = (tmp_path / "w.yaml").read_text().replace("megatron-core-2024", "nemo-2025")
+    (tmp_path / "w.yaml").write_text(ok, encoding="utf-8")
+    assert "PERF003 workload/ds" not in cli("check", str(SPECS), str(tmp_path)).out
+
+
+def test_a_case_stating_mla_under_core_2024_is_refused_at_the_models_mla_line(tmp_path):
+    """The held-out DeepSeek-V3 row without its group-limited routing and MTP, stated under megatron-core-2024."""
+    text = (DATA / "heldout-v5.yaml").read_text(encoding="utf-8")
+    head, rest = text.split("- id: ho-deepseek-v3-2048xh800", 1)
+    case = "- id: ho-deepseek-v3-2048xh800" + rest.split("\n- id:", 1)[0] + "\n"
+    case = case.replace("precision: fp8, fp8_recipe: blockwise,", "precision: bf16, stack: megatron-core-2024,")
+    case = case.replace(", mtp_layers: 1}\n  measured", "}\n  measured").replace(", mtp_layers: 1}", "}")
+    case = case.replace(", router_num_groups: 8, router_group_topk: 4}", "}")
+    body = head.split("cases:")[0] + "cases:\n" + case
+    (tmp_path / "c.yaml").write_text(body, encoding="utf-8")
+    line = 1 + body.splitlines().index(next(x for x in case.splitlines() if "kv_lora_rank" in x))
+    with pytest.raises(ValidateError, match=rf"c\.yaml:{line}:\d+: error: cases\.0\.model\.mla: multi-head latent "
+                                            r"attention is not in the code of stack megatron-core-2024"):
+        read_cases(tmp_path / "c.yaml")

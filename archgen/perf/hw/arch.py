@@ -85,6 +85,11 @@ class Arch:
         """
         return cls.from_model(m, workload.training.mtp_layers if workload.training is not None else 0)
 
+    @property
+    def model_features(self) -> tuple[int | None, int]:
+        """What `stack_features.missing` reads of the model: its expert groups (None: none) and its KV latent's rank."""
+        return self.router_groups or None, self.kv_lora_rank
+
     @cached_property
     def ffn_mats(self) -> int:
         """FFN weight matrices: 3 for a gated (SwiGLU) FFN, else 2."""

@@ -76,7 +76,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
-    if "stack" in t.model_fields_set and (gaps := [m for m in missing(t.stack, t, arch.router_groups or None)
+    if "stack" in t.model_fields_set and (gaps := [m for m in missing(t.stack, t, *arch.model_features)
                                                    if m.path[0] == "model"]):
         # the model states it (its training's own are refused where it is read, `StackSwitches`): PERF003 shows it
         # at the model's line (`WorkloadResult.error_elsewhere`)
