@@ -82,6 +82,8 @@ FEATURES = (
     Feature("multi-head latent attention", ("model", "mla"), _stated, (0, 10, 0),
             "32eac88, 2024-09-24, !1581 'Add MLA support into MCore', multi_latent_attention",
             "{name} with a key-value latent of rank {value}"),
+    Feature("ZeRO-3 weight sharding", ("parallelism", "zero"), _is(3), (0, 10, 0),
+            "e1993fa, 2024-11-13, !2150 'Add support for PyTorch FSDP-2', use_torch_fsdp2"),
     Feature("MoE parallel folding", ("parallelism", "etp"), _stated, (0, 10, 0),
             "7f22e21, 2024-11-23, !1940 'MoE parallel folding', expert_tensor_parallel_size"),
     Feature("group-limited routing", ("model", "moe", "router_num_groups"), _stated, (0, 11, 0),
@@ -90,6 +92,11 @@ FEATURES = (
             "0d389f5, 2025-02-25, !2737 'Integration of Deepseek DeepEP kernel', moe_enable_deepep"),
     Feature("the DeepEP dispatcher", ("moe_dispatcher",), _is("deepep"), (0, 12, 0),
             "0d389f5, 2025-02-25, !2737 'Integration of Deepseek DeepEP kernel', moe_enable_deepep"),
+    Feature("ZeRO-2 gradient sharding", ("parallelism", "zero"), _is(2),
+            (0, 12, 0), "d165a85, 2025-02-26, !2071 'MCore Customized FSDP (Distopt-based FSDP)', "
+            "data_parallel_sharding_strategy"),
+    Feature("the optimizer's CPU offload", ("parallelism", "offload"), _is("optimizer", "both"), (0, 12, 0),
+            "60007c9, 2025-02-14, !2526 'Optimizer CPU offload support', optimizer_cpu_offload"),
     Feature("Transformer Engine's fused cross entropy", ("cross_entropy",), _is("te"), (0, 12, 0),
             "0f60adb, 2025-03-08, !2707 'Added option for parallel cross entropy', cross_entropy_fusion_impl"),
     Feature("an FP8 recipe other than delayed scaling", ("fp8_recipe",), _is("tensorwise", "mxfp8"), (0, 12, 0),
@@ -118,9 +125,13 @@ FEATURES = (
 
 
 def lacks(stack: str, name: str, value: object) -> Feature | None:
-    """The feature training switch `name` at `value` uses that `stack`'s code lacks (`FEATURES`); None: it has it."""
+    """The feature training switch or layout field `name` at `value` uses that `stack`'s code lacks (`FEATURES`).
+
+    None: its code has it.
+    """
     code = release_of(stack)
-    return next((f for f in FEATURES if f.path == (name,) and code < f.first and f.uses(value)), None)
+    return next((f for f in FEATURES if f.path[0] != "model" and f.path[-1] == name and code < f.first
+                 and f.uses(value)), None)
 
 
 def without(stack: str, name: str) -> str:
@@ -129,7 +140,7 @@ def without(stack: str, name: str) -> str:
     'Megatron-LM core_v0.9.0 (2024-10-24) lacks the EP communication overlap (core_v0.14.0, ae1c882)'.
     """
     code = release_of(stack)
-    gaps = [f for f in FEATURES if f.path == (name,) and code < f.first]
+    gaps = [f for f in FEATURES if f.path[0] != "model" and f.path[-1] == name and code < f.first]
     assert gaps, f"stack_features.without: the code of {stack} has every feature of {name}"
     return (f"{CODE.setting(stack)[1]} lacks " + ", ".join(f"{f.words} ({f.release}, {f.commit.split(', ')[0]})"
                                                           for f in gaps))
@@ -200,7 +211,7 @@ def missing(stack: str, training: object, groups: int | None = None, latent: int
             value = groups if f.path[-1] == "router_num_groups" else (latent or None)
         elif f.path[0] == "parallelism":
             value = getattr(par, f.path[-1], None)
-            value = None if value == getattr(par, "tp", None) else value
+            value = None if f.path[-1] == "etp" and value == getattr(par, "tp", None) else value
         else:
             value = getattr(training, f.path[-1], None)
         if value is not None and f.uses(value):

@@ -24,9 +24,9 @@ DATA = Path(__file__).parent / "data"
 
 
 def _example(feature) -> object:
-    """A value of the feature's field that uses it (the first such value its switch allows, or a count)."""
+    """A value of the feature's field that uses it (the first such value its switch allows, or a layout value)."""
     name = feature.path[-1]
-    values = SWITCHES[name].values if name in SWITCHES else (1, 2, 8)
+    values = SWITCHES[name].values if name in SWITCHES else (1, 2, 3, 8, "optimizer", "both")
     return next(v for v in values if feature.uses(v))
 
 
@@ -60,7 +60,7 @@ def test_megatron_core_2024_lacks_what_core_v0_9_0_lacked_and_nemo_2025_lacks_no
 
 def _workload(key: str, value: object) -> str:
     precision = "fp8" if key == "fp8_recipe" else "bf16"
-    field = f"  parallelism: {{tp: 2, {key}: {value}}}\n" if key == "etp" else f"  {key}: {value}\n"
+    field = f"  parallelism: {{tp: 2, {key}: {value}}}\n" if key in Parallelism.model_fields else f"  {key}: {value}\n"
     if key == "permute_in_dispatch":   # HybridEP's alone (`StackSwitches`): the dispatcher is stated with it
         field = "  moe_dispatcher: hybridep\n" + field
     return ("kind: Workload\nid: w\nmodel: m\ncluster: c\ntraining:\n  seq_len: 4096\n  global_batch: 64\n"
@@ -238,3 +238,19 @@ def test_a_case_stating_mla_under_core_2024_is_refused_at_the_models_mla_line(tm
     with pytest.raises(ValidateError, match=rf"c\.yaml:{line}:\d+: error: cases\.0\.model\.mla: multi-head latent "
                                             r"attention is not in the code of stack megatron-core-2024"):
         read_cases(tmp_path / "c.yaml")
+
+
+def test_zero_2_3_and_the_optimizer_offload_are_not_in_core_v0_9_0s_code():
+    """review54: core_v0.9.0 shards the optimizer state only (--use-distributed-optimizer). PyTorch FSDP-2
+    (--use-torch-fsdp2, e1993fa, 2024-11-13) is first in core_v0.10.0, Megatron-FSDP's optim_grads and
+    optim_grads_params (d165a85, 2025-02-26) and --optimizer-cpu-offload (60007c9, 2025-02-14) in core_v0.12.0 (`git
+    grep` finds none of them in a core_v0.9.0 file). They were PERF004's 'does not run', estimated as stated."""
+    t = Training(seq_len=4096, global_batch=64, parallelism=Parallelism(tp=2, zero=2, offload="optimizer"))
+    got = {m.path[-1]: (m.feature.release, m.feature.commit[:7]) for m in missing("megatron-core-2024", t)}
+    assert got == {"zero": ("core_v0.12.0", "d165a85"), "offload": ("core_v0.12.0", "60007c9")}
+    three = t.model_copy(update={"parallelism": Parallelism(tp=2, zero=3)})
+    assert [(m.feature.release, m.feature.commit[:7]) for m in missing("megatron-core-2024", three)] == [
+        ("core_v0.10.0", "e1993fa")]
+    # ZeRO-1 is core_v0.9.0's distributed optimizer; a zero equal to the tp is no expert TP (etp's rule is its own)
+    assert missing("megatron-core-2024", t.model_copy(update={"parallelism": Parallelism(tp=1, zero=1)})) == []
+    assert missing("nemo-2025", t) == [] and missing("primus-2025", three) == []
