@@ -213,14 +213,15 @@ def test_multi_head_latent_attention_is_not_in_core_v0_9_0s_code(cli, tmp_path):
         "training: {seq_len: 4096, global_batch: 1024, stack: megatron-core-2024, parallelism: {tp: 1, pp: 61, "
         "dp: 8, ep: 8, micro_batch: 1}}\n", encoding="utf-8")
     r = cli("check", str(SPECS), str(tmp_path))
-    line = 1 + next(i for i, x in enumerate((tmp_path / "m.yaml").read_text().splitlines()) if x.startswith("mla:"))
+    model = (tmp_path / "m.yaml").read_text(encoding="utf-8").splitlines()
+    line = 1 + next(i for i, x in enumerate(model) if x.startswith("mla:"))
     assert r.code == 1 and "Traceback" not in r.err
     assert re.search(rf"w\.yaml:\d+:\d+: error: PERF003 workload/ds: ds cannot be estimated \(dsv3-mla at "
                      rf"\S*m\.yaml:{line}:\d+\): multi-head latent attention is not in the code of stack "
                      r"megatron-core-2024, Megatron-LM core_v0\.9\.0 .*arrived in core_v0\.10\.0 with 32eac88 "
                      r"\(2024-09-24.*got mla with a key-value latent of rank 512", r.out), r.out
     # a stack whose code has it estimates the same model
-    ok = (tmp_path / "w.yaml").read_text().replace("megatron-core-2024", "nemo-2025")
+    ok = (tmp_path / "w.yaml").read_text(encoding="utf-8").replace("megatron-core-2024", "nemo-2025")
     (tmp_path / "w.yaml").write_text(ok, encoding="utf-8")
     assert "PERF003 workload/ds" not in cli("check", str(SPECS), str(tmp_path)).out
 
