@@ -112,14 +112,12 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
         return ()
     per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
     groups: dict[tuple[str, int], list[int]] = {}
-    loose = 0
+    apart: dict[tuple[str, int], list[int]] = {}   # racks in no unit, keyed as `placement.access_ports` keys them
     for inst in cluster.instances:
         ppns = [ports_per_node.get(item.part.id, 0) for item in inst.rack.items if isinstance(item.part, System)]
         ppns = [n for n in ppns if n]
-        if inst.unit:
-            groups.setdefault((inst.unit, inst.unit_index), []).extend(ppns)
-        else:
-            loose += sum(_plane_zero(n, rails, planes) for n in ppns)
+        (groups if inst.unit else apart).setdefault((inst.unit, inst.unit_index), []).extend(ppns)
+    loose = sum(_plane_zero(tuple(ppns), rails, planes, per_domain_rack) for ppns in apart.values())
     loads = [n for ppns in groups.values() if ppns
              for n in _group_loads(tuple(ppns), rails, planes, per_domain_rack, group_domains, per_group, down)]
     if len(loads) > leaves:
@@ -135,9 +133,17 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
     return tuple(loads)
 
 
-def _plane_zero(ppn: int, rails: int, planes: int) -> int:
-    """Of a node's `ppn` ports, those on plane 0 (port q on plane min(⌊q / R⌋, planes − 1))."""
-    return sum(1 for q in range(ppn) if min(q // rails, planes - 1) == 0)
+def _plane_zero(ppns: tuple[int, ...], rails: int, planes: int, per_domain_rack: bool) -> int:
+    """Of the ports of nodes in no unit (node i with ppns[i]), those on plane 0, numbered as `_group_loads` does.
+
+    Port q = (i mod nodes per domain)·ppn + p of its domain is on plane min(⌊q / R⌋, planes − 1): in a rack domain on
+    two planes, the later trays' ports are plane B's (review54: every node's were counted as its domain's first).
+    """
+    out = 0
+    for i, ppn in enumerate(ppns):
+        within = i % max(1, rails * planes // ppn) if per_domain_rack else 0
+        out += sum(1 for p in range(ppn) if min((within * ppn + p) // rails, planes - 1) == 0)
+    return out
 
 
 @lru_cache(maxsize=64)

@@ -272,7 +272,7 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
              for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, t.tp)
              if runs_split(name, arch.layers, t.pp, virtual_stages(t), pipeline_options(t))
-             and not missing(name, t, arch.router_groups or None)]
+             and not missing(name, t, *arch.model_features)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
