@@ -14,11 +14,14 @@ eight-GPU nodes and one of 32 (16,128 GPUs, rail leaves of 64 x 400G down, 32 x 
 Here the same rule is counted per group, for plane 0 (the planes are alike), from the nodes of each unit instance in
 floor order; alike groups are counted once. Node ports in no unit fill the leaves after the groups' in order, and
 the ports at no node (reserved, switch and power management, `extra`) the free ports left, leaf by leaf, as
-`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) keeps the even
-share, and so does a plane whose wired leaves would make the least-cut search (`analyse.bisection`, step 3) larger
+`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) is counted from
+its layout, each entry's unit instances holding their unit's racks in order, as `build.clusters` would expand them
+(topo36: it kept the even share, read 6,400 Gb/s on a plane whose wired least cut is 3,200, and NET034 fired). The
+even share stands where a plane's wired leaves would make the least-cut search (`analyse.bisection`, step 3) larger
 than the even share's and than `SEARCH_LIMIT` array steps: hundreds of alike pods each holding leaves of several
-sizes (units of two sizes alternating within pods), which the search adds one by one, over seconds. Units of many
-sizes in few pods are cut as wired: seven short units of 1-7 racks beside a full SU in 0.6 CPU-s (review53).
+sizes (units of two sizes alternating within pods, or groups whose rails each take a full leaf and a part one:
+tests/checks/cases/NET034.yml), which the search adds one by one, over seconds. Units of many sizes in few pods
+are cut as wired: seven short units of 1-7 racks beside a full SU in 0.6 CPU-s (review53).
 Where the even share stands for leaves wired otherwise, `leaf_loads` says why: NET034 reports it, and a
 requirement the bisection meets is at risk (`checks.judgement.even_share_risks`).
 """
@@ -31,7 +34,7 @@ from functools import lru_cache
 
 from archgen.analyse.bisection import leaf_fill
 from archgen.analyse.tiers import TierCount
-from archgen.build import ClusterDesign
+from archgen.build import ClusterDesign, RackDesign
 from archgen.model import System
 from archgen.topology import pod_leaves
 
@@ -55,8 +58,7 @@ def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tu
         return even, ""
     wired = rail_leaf_loads(cluster, ports_per_node, *rails, leaf.down, leaf.switches, access)
     if not wired:
-        return even, ("the cluster is analysed from counts only (NET015), so its wired leaves are not counted"
-                      if not cluster.instances else "its wired leaves could not be counted")
+        return even, "its wired leaves could not be counted"
     pod = pod_leaves(tiers[1].down, leaf.up, spines_per_pod) if len(tiers) == 3 and spines_per_pod else leaf.switches
     return searched(wired, even, pod)
 
@@ -98,7 +100,7 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
     """Access ports on each of one plane's `leaves` (in leaf order), or () where they cannot be counted here.
 
     Args:
-        cluster: The cluster, expanded rack by rack (its `instances` in floor order).
+        cluster: The cluster: its `instances` in floor order, or its layout where counted only (NET015).
         ports_per_node: The fabric's ports per system part (`FabricAnalysis.ports_per_node`).
         rails: Rails per plane.
         planes: The fabric's planes.
@@ -108,20 +110,13 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
         leaves: Leaves of the plane.
         access: Its access ports (endpoints and reserved).
     """
-    if not (cluster.instances and per_group and down and rails):
+    if not (per_group and down and rails):
         return ()
     per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
-    groups: dict[tuple[str, int], list[int]] = {}
-    loose = 0
-    for inst in cluster.instances:
-        ppns = [ports_per_node.get(item.part.id, 0) for item in inst.rack.items if isinstance(item.part, System)]
-        ppns = [n for n in ppns if n]
-        if inst.unit:
-            groups.setdefault((inst.unit, inst.unit_index), []).extend(ppns)
-        else:
-            loose += sum(_plane_zero(n, rails, planes) for n in ppns)
-    loads = [n for ppns in groups.values() if ppns
-             for n in _group_loads(tuple(ppns), rails, planes, per_domain_rack, group_domains, per_group, down)]
+    groups, nodes = _floor_groups(cluster, ports_per_node)
+    loose = sum(_plane_zero(n, rails, planes) * k for n, k in nodes.items())
+    loads = [n for ppns in groups if ppns
+             for n in _group_loads(ppns, rails, planes, per_domain_rack, group_domains, per_group, down)]
     if len(loads) > leaves:
         return ()
     loads += [0] * (leaves - len(loads))
@@ -133,6 +128,36 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
         take = max(min(rest, down - loads[i]), 0)
         loads[i], rest = loads[i] + take, rest - take
     return tuple(loads)
+
+
+def _floor_groups(cluster: ClusterDesign, ports_per_node: dict[str, int]
+                  ) -> tuple[list[tuple[int, ...]], Counter[int]]:
+    """Each unit instance's nodes' fabric ports (floor order), and the nodes in no unit, counted by their ports.
+
+    From the racks as expanded, or, for a cluster analysed from counts only (NET015), from its layout: each entry's
+    unit instances in turn, each holding its unit's racks in order, as `build.clusters` expands them.
+    """
+    def ports(rack: RackDesign) -> list[int]:
+        return [n for item in rack.items
+                if isinstance(item.part, System) and (n := ports_per_node.get(item.part.id, 0))]
+
+    groups: dict[tuple[str, int], list[int]] = {}
+    loose: Counter[int] = Counter()
+    for inst in cluster.instances:
+        if inst.unit:
+            groups.setdefault((inst.unit, inst.unit_index), []).extend(ports(inst.rack))
+        else:
+            loose.update(ports(inst.rack))
+    if cluster.instances or not cluster.too_large:
+        return [tuple(p) for p in groups.values()], loose
+    out: list[tuple[int, ...]] = []
+    for place in cluster.spec.layout:
+        if place.unit in cluster.unit_racks:
+            unit = tuple(p for rid, n in cluster.unit_racks[place.unit] for p in ports(cluster.rack_types[rid]) * n)
+            out += [unit] * place.count
+        elif place.rack in cluster.rack_types:
+            loose.update({p: k * place.count for p, k in Counter(ports(cluster.rack_types[place.rack])).items()})
+    return out, loose
 
 
 def _plane_zero(ppn: int, rails: int, planes: int) -> int:
