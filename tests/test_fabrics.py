@@ -45,6 +45,32 @@ def test_opg_256_backend_as_published() -> None:
     assert m["leaf.max_ports_used_per_switch"] == m["leaf.radix"] == 96
 
 
+def test_a_th5_rail_leaf_prints_its_ports_as_cabled() -> None:
+    """topo36: the OPG-256 rail leaf, a 64-port Tomahawk 5 (Broadcom BCM78900: 64 x 800GbE, 128 x 400GbE or 256 x
+    200GbE) with ports 1-32 at 2x400G down and 33-64 at 800G up, was printed with radix 96, a count no Tomahawk 5
+    has: 96 ports at two rates (64 x 400G + 32 x 800G). The documents print its 64 ports and their breakout; the
+    ports at their rates are the ASIC's 51.2 Tb/s, as the 64 x 800GbE configuration is. The spine, every port at
+    800G down, is 64 x 800G."""
+    from archgen.render.cluster import architecture
+    from archgen.render.cluster_fabrics import fabrics
+    from archgen.render.common import Scope
+
+    result = run([DATA / "opg-256.yaml"])
+    a = result.clusters["cluster/opg-256"]
+    leaf, spine = (a.fabrics[0].tier_at(t) for t in ("leaf", "spine"))
+    assert (leaf.radix, leaf.ports, leaf.cabled) == (96, 64, "32 × 2x400G down, 32 × 800G up")
+    assert (spine.ports, spine.cabled) == (64, "64 × 800G down")
+    assert leaf.switch is not None and leaf.switch.switching_capacity is not None
+    assert 32 * 2 * 400 + 32 * 800 == pytest.approx(leaf.switch.switching_capacity.m_as("Gbit/s")) == 64 * 800
+    scaling = next(t for t in architecture(a).blocks if getattr(t, "id", "") == "scaling")
+    assert [c.title for c in scaling.columns[4:6]] == ["Radix (ports)", "As cabled"]
+    assert {r[1]: r[4:6] for r in scaling.rows}["leaf"] == (64, "32 × 2x400G down, 32 × 800G up")
+    section = fabrics(Scope(result, a.cluster.path, a.cluster.spec, []), a)
+    tiers = next(t for s in section.sections for t in s.blocks if getattr(t, "id", "") == "tiers-backend")
+    assert [c.title for c in tiers.columns[3:5]] == ["Radix (ports)", "As cabled"]
+    assert tiers.rows[0][3:5] == (64, "32 × 2x400G down, 32 × 800G up")
+
+
 def _b300(tmp_path: Path, sus: int) -> Path:
     yaml = YAML()
     docs = list(yaml.load_all((DATA / "dgx-b300-xdr-su.yaml").read_text(encoding="utf-8")))
