@@ -159,7 +159,10 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
     Spine j of every pod joins core group j (one group per spine of a pod); each core of a group takes l links from
     its spine in every pod, so a group holds s_up / l cores and a core uses pods·l ports. Derived: the largest l
     (a divisor of s_up) with pods·l ≤ k_core. A fixed count C fixes l = s_up·groups / C, so C must be a multiple of
-    the groups whose quotient divides s_up, and pods·l must fit the core's ports.
+    the groups whose quotient divides s_up, and pods·l must fit the core's ports. Every core meets every pod with l
+    links, so its links in from one pod match its links out to another; a count by ports alone can be lower (6 pods of
+    32 spines of 16 core links on 64-port cores: 64 here, 48 by ports, each then 10 or 11 links from a pod; topo36,
+    docs/clusters.md, Formulas: cores).
     """
     here, fixed, problems = fabric.owner_path + ("core", "count"), fat_tree(fabric).core.count, list[Problem]()
     pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
