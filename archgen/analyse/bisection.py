@@ -7,7 +7,9 @@ filled in part it may be below (pods of 36 and 28 endpoints: 1,600 Gb/s against 
 and 2 on 16 uplinks each: 24 links against 17). This module finds the least cut itself, from the plane's pods and
 leaves, without a graph, with a spine or a core lost too. Derivation (one plane; leaves of e_i endpoints of speed
 s; each leaf of pod p meets each of its S spines with links of capacity ν_p; spine j of every pod meets core group
-j, whose cores each meet every pod's spine j; 2 tiers are one pod whose spines have no core links):
+j, whose cores each meet every pod's spine j, or spines jG .. jG + G − 1 for core groups of G spines
+(`topology.ClosShape.core_group`, alike by the same argument, the brute force agreeing); 2 tiers are one pod whose
+spines have no core links):
 
 1. For fixed sides of the leaves, the cut is linear in each switch's side, so every switch takes its cheaper side
    and alike switches can take the same: a group's cores sit together, and the groups alike face the same choice.
