@@ -202,9 +202,9 @@ def core_groups(full: int, spines: int, s_up: int, k_core: int, last_links: int 
     share, ⌈share·l / s_up⌉, which must fit k_core. Groups of one spine where as few; two cores at least where
     groups of one spine give two (one would be a single point of failure). None where no core fits.
     """
-    fits = [(spines * s_up // (g * n), g, n) for g in range(1, spines + 1) for n in range(1, s_up + 1)
-            if spines % g == 0 == s_up % n and full * g * n + math.ceil(math.ceil(last_links * g / spines) * n / s_up)
-            <= k_core]
+    groups = [g for g in range(1, spines + 1) if spines % g == 0]
+    fits = [(spines * s_up // (g * n), g, n) for g in groups for n in range(1, s_up + 1) if s_up % n == 0
+            and full * g * n + math.ceil(math.ceil(last_links * g / spines) * n / s_up) <= k_core]
     floor = min(2, min((c for c, g, _ in fits if g == 1), default=2))
     return min(fits, key=lambda f: (f[0] < floor, f)) if fits else None
 
