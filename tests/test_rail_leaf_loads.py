@@ -173,12 +173,25 @@ def test_gap_reads_the_even_share_at_risk(spec_tree, monkeypatch, tmp_path) -> N
     assert row.status == "at risk" and "shared evenly" in row.note
 
 
-def test_counts_only_says_so(spec_tree, monkeypatch) -> None:
-    """A cluster analysed from counts only (NET015) keeps the even share: NET034 says why."""
+@pytest.mark.parametrize("loose", ["", "- {rack: c4, count: 1}\n"])
+def test_counts_only_is_cut_as_wired(spec_tree, monkeypatch, loose) -> None:
+    """A cluster analysed from counts only (NET015) is wired as its layout places its units' racks (topo36): the
+    half-SU plane's leaves as the expanded cluster's, so its least cut, 3,200 Gb/s, not the even share's 6,400 that
+    NET034 flagged; with a rack of four DGX in no unit before the units too (its 32 ports on the free ports left)."""
+    tree = _with_half_su(1, 2, "sw8", "3:1")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("layout:\n", "layout:\n" + loose)
+    expanded = run([spec_tree(tree)]).clusters["cluster/c"].fabrics[0]
     monkeypatch.setattr("archgen.build.clusters.MAX_RACKS", 1)
-    result = run([spec_tree(_with_half_su(1, 2, "sw8", "3:1"))])
-    [finding] = [f for f in result.findings if f.id == "NET034"]
-    assert "counts only (NET015)" in finding.message and "not proven" not in finding.message
+    result = run([spec_tree(tree)])
+    c = result.clusters["cluster/c"]
+    fa = c.fabrics[0]
+    assert c.cluster.too_large and not c.cluster.instances
+    assert fa.leaf_endpoints() == expanded.leaf_endpoints() and fa.even_share == ""
+    assert fa.bisection == expanded.bisection
+    assert fa.failure == expanded.failure
+    assert fa.leaf_endpoints() == ([6] * 16 if loose else [6, 2] * 8) + [4, 0] * 8   # loose: on the SU's free ports
+    assert fa.bisection.m_as("Gbit/s") == pytest.approx(3200)
+    assert not [f for f in result.findings if f.id == "NET034"]
 
 
 @pytest.mark.parametrize(("planes", "domain", "over"), [
