@@ -8,7 +8,7 @@ from archgen.model.spec import FieldError, raise_each
 
 __all__ = ["DISAGGREGATED", "DISAGGREGATION_PREFIXES", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED",
            "Engine", "VENDOR_ENGINES", "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key",
-           "engine_problem", "refuse_disaggregation", "serving_engine", "vendor_engine", "serving_problem",
+           "engine_problem", "foreign_engine_problem", "refuse_disaggregation", "serving_engine", "vendor_engine", "serving_problem",
            "spread_problem", "unhonoured"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
@@ -116,6 +116,21 @@ def engine_problem(stated: str | None, max_batch_size: int | None, vendor: str) 
             "vLLM on AMD's, Intel's, AWS's and Google's, VENDOR_ENGINES): TensorRT-LLM's max_batch_size 2,048 would "
             "be a guess on a part that may not run that CUDA engine; state `engine:` (tensorrt-llm, vllm or sglang) "
             "or `max_batch_size:` (the requests a replica runs at once)")
+
+
+def foreign_engine_problem(stated: str | None, vendor: str) -> str | None:
+    """Why a job may not state `stated` on a part of `vendor`, or None: TensorRT-LLM on a part not NVIDIA's.
+
+    TensorRT-LLM is NVIDIA's CUDA engine ("TensorRT LLM supports the full spectrum of NVIDIA GPU architectures:
+    NVIDIA Blackwell ..., Hopper ..., Ada Lovelace ..., Ampere", nvidia.github.io/TensorRT-LLM supported-hardware.html);
+    taken on an AMD part it set the batch limit to its 2,048 (newuser93). A part of no stated vendor is not known not
+    to run it (`engine_problem` asks such a job to state its engine). vLLM and SGLang are not refused here.
+    """
+    if stated != "tensorrt-llm" or not vendor.strip() or is_nvidia(vendor):
+        return None
+    return (f"engine tensorrt-llm is NVIDIA's CUDA engine, which runs on NVIDIA GPUs only (nvidia.github.io/"
+            f"TensorRT-LLM supported-hardware.html), and this part is {vendor.strip()}'s: state the engine it serves "
+            "with (vllm, sglang), or leave engine out for its vendor's (model/engine.py VENDOR_ENGINES)")
 
 
 def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vendor: str = "") -> int | None:
