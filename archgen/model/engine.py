@@ -8,8 +8,8 @@ from archgen.model.spec import FieldError, raise_each
 
 __all__ = ["DISAGGREGATED", "DISAGGREGATION_PREFIXES", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED",
            "Engine", "VENDOR_ENGINES", "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key",
-           "engine_problem", "foreign_engine_problem", "refuse_disaggregation", "serving_engine", "vendor_engine", "serving_problem",
-           "spread_problem", "unhonoured"]
+           "engine_problem", "foreign_engine_problem", "refuse_disaggregation", "serving_engine", "vendor_engine",
+           "serving_problem", "spread_problem", "unhonoured"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
