@@ -52,6 +52,10 @@ from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
 
 #: Why a TTFT target is not judged on the offline closed form (nor on `server` without an arrival rate).
+#: Why a job of one output token has no TPOT (nor 1 / TPOT): TPOT is (latency - TTFT) / (output_len - 1); vLLM's
+#: benchmark_serving.py counts a request's TPOT only `if output_len > 1` (newuser93: a run read 0 ms, judged met).
+NO_TPOT = ("each request generates one output token: no token follows the first, so there is no time per output "
+           "token (TPOT is (latency - TTFT) / (output tokens - 1)) and no decode rate to judge; state two or more")
 OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request is queued at once (trtllm-bench "
                 "throughput; MLPerf's Offline scenario sets no latency bound), so a request's first token waits for "
                 "the queue ahead of it; the figure shown is one prefill on an idle replica, while the decodes run "
@@ -193,16 +197,18 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append(text)
         routing = routed if run is None else None   # a simulated run's tokens/s is not the closed form's, the ends'
     metrics = {}
+    decodes = inf.output_len > 1   # TPOT is the time per output token after the first (`NO_TPOT`)
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
-        metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s")}
-        if float(e.tpot) > 0:   # a user's decode rate, 1 / TPOT (none where no token follows the first)
-            metrics["tokens_per_second_per_user"] = Q_(1.0 / float(e.tpot), "1/s")
+        metrics = {"ttft": Q_(float(e.ttft), "s")}
+        if decodes and float(e.tpot) > 0:   # TPOT and a user's decode rate, 1 / TPOT: none where no token follows
+            metrics |= {"tpot": Q_(float(e.tpot), "s"), "tokens_per_second_per_user": Q_(1.0 / float(e.tpot), "1/s")}
         metrics |= {"tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
                     "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
                     "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
         if run is not None:
-            metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
-                        "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
+            metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s")}
+            if decodes:
+                metrics |= {"tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
             metrics |= capacity_metrics(run, inf.arrival_rate if not closed else None)
     metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                 "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
@@ -212,7 +218,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
               "kv_cache": Q_(float(e.memory_per_gpu - e.weights_per_gpu), "B"),
               "total": Q_(float(e.memory_per_gpu), "B")}
     # replica time per request, additive: tokens/s per replica = output_len / (prefill + decode [+ idle])
-    breakdown = {} if "tpot" not in metrics else \
+    breakdown = {} if "ttft" not in metrics else \
         run_breakdown(run, inf.output_len, float(e.tokens_per_second_replica)) if run is not None else \
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
          "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
@@ -240,9 +246,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
                                (tps_metric.rate_unit() if tps_metric else None) or "1/s")
         span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
-        if ends is not None and run is None and "tpot" in metrics:   # an offline run's latencies: the closed form's
-            latency_spans = latency_span(hw, inf.precision, e, lambda h: estimate_serving(
-                h, job, tp, batch, rate, replicas=replicas, load=False)[0])
+        if ends is not None and run is None and "ttft" in metrics:   # an offline run's latencies: the closed form's
+            latency_spans = tuple(s for s in latency_span(hw, inf.precision, e, lambda h: estimate_serving(
+                h, job, tp, batch, rate, replicas=replicas, load=False)[0]) if s[0] in metrics)
     # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
     # the simulated concurrency: named so, not to read as the operating batch
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas,
@@ -305,6 +311,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
+    unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user"),
+                                                 NO_TPOT)
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, sensitivity_of="replica_capacity" if sens and keeps_up else "",
                     notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
