@@ -9,7 +9,7 @@ import math
 
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
-from archgen.model.engine import engine_problem, foreign_engine_problem
+from archgen.model.engine import balancer_problem, engine_problem, foreign_engine_problem
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
@@ -94,6 +94,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
     notes: list[str] = []
     for key, problem in (("engine", foreign_engine_problem(inf.engine, hw.vendor)),
+                         ("adp_balance", balancer_problem(inf.engine, hw.vendor, inf.adp_balance is not None)),
                          ("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
                          ("kv_precision", KV.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
