@@ -25,7 +25,7 @@ from archgen.perf.serve.colocation import (
     pool_metrics,
     pool_times,
 )
-from archgen.perf.serve.engine_defaults import batch_size_of
+from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
     MEMORY_UTILISATION,
@@ -86,9 +86,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if unstated := engine_problem(inf.engine, inf.max_batch_size, hw.vendor):
         raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
+    reserve, reserve_why = kv_reserve_of(inf, hw.vendor)   # likewise
     assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
     job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
-                   inf.kv_precision, inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
+                   inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                    batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
@@ -291,7 +292,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens) "
                            "unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
-            "kv_cache": kv_convention(inf.kv_reserve, inf.output_len_cv),
+            "kv_cache": kv_convention(reserve, inf.output_len_cv) + (f": {reserve_why}" if reserve_why else ""),
             "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
             "ffn_activation": "the FFN activation is a kernel of its own reading the up/gate GEMM's 16-bit output, as "
                               "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
