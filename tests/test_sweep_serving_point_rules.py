@@ -4,12 +4,17 @@ A point applies its job axes to the workload's job (`perf.explore.point_axes.poi
 `Inference` validator: an `arrival_rate` axis on a concurrency workload was read and ignored (every point the closed
 loop's 615.4 tokens/s per accelerator, feasible), and an `input_len` axis past `max_num_tokens` on a `prefill:
 separate` job ended `archgen sweep` in a traceback ("internal error: this is a bug in archgen"). Each such point now
-cannot run, with the reason `archgen estimate` gives the same job.
+cannot run, with the reason `archgen estimate` gives the same job, and the arrival rate is refused at its axis.
 """
 
 from __future__ import annotations
 
+import pytest
+
+from archgen.errors import AnalyseError, ValidateError
+from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import evaluate
+from archgen.units import Q_
 from tests.conftest import SPECS, sweep_problem_written
 
 JOBS = """kind: Workload
@@ -45,11 +50,19 @@ def _rows(tmp_path, workload: str, axis: str):
     return evaluate(problem, 0, problem.size)
 
 
-def test_an_arrival_rate_on_a_closed_loop_is_not_ignored(tmp_path):
-    rows = _rows(tmp_path, "conc", 'arrival_rate: ["5 1/s", "50 1/s"]')
-    assert [r.status for r in rows] == ["invalid", "invalid"], [(r.status, r.reason) for r in rows]
-    assert all("arrival_rate applies to the server scenario" in r.reason for r in rows)
-    assert not any(r.feasible for r in rows)
+def test_an_arrival_rate_on_a_closed_loop_is_refused_at_its_axis(tmp_path):
+    """Refused before any point runs (SWP001, tests/checks/cases/SWP001.yml), at the axis's line."""
+    with pytest.raises(ValidateError) as err:
+        _rows(tmp_path, "conc", 'arrival_rate: ["5 1/s", "50 1/s"]')
+    assert "sweep.yaml:5:" in str(err.value) and "workload 'conc' runs scenario 'concurrency'" in str(err.value)
+
+
+def test_a_point_that_breaks_a_rule_of_inference_cannot_run(tmp_path):
+    """The point's own guard, whatever the sweep's checks: the job an arrival rate would make is refused there too."""
+    (tmp_path / "jobs.yaml").write_text(JOBS, encoding="utf-8")
+    problem = sweep_problem_written(tmp_path, SWEEP.format(workload="conc", axis="tp: [8]"))
+    with pytest.raises(AnalyseError, match="inference.arrival_rate: arrival_rate applies to the server scenario"):
+        point_job(problem.workload, {"arrival_rate": Q_(5, "1/s")})
 
 
 def test_a_prompt_past_the_budget_of_separate_prefill_cannot_run(tmp_path):
