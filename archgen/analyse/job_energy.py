@@ -58,13 +58,17 @@ def upper_bound_words(fell_back: tuple[str, ...]) -> str:
             f"`power.typical` stated), and {MEASURED}")
 
 
-def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[str, tuple[Q | None, str]]:
+def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...],
+                 idle: tuple[str, ...] = ()) -> dict[str, tuple[Q | None, str]]:
     """The energies in `metrics` that are upper bounds, each with None as its other end (none known) and why.
 
     `job_it_energy` always (the maximum IT power); the average-load figures (`AT_AVERAGE`) where some system or
     switch of the cluster states no `power.typical` (`fell_back`, `ClusterAnalysis.typical_from_max`), whose maximum
-    stands in. The true figure lies in (0, value]: a target met at the value is met, one missed is not provided
-    (`Operations.unsettled`, judged by `model.unsettled.unsettled_note`).
+    stands in; the cluster's idle load (`power_idle`) where some part states no `power.idle` (`idle`,
+    `Cost.idle_assumed`), whose average draw stands in (rel36: `power_idle <= 500 kW` on the MI355X cluster at 50 %
+    utilisation read "not met" at 989 kW, every server's maximum). The true figure lies in (0, value]: a target
+    met at the value is met, one missed is not provided (`Operations.unsettled`, judged by
+    `model.unsettled.unsettled_note`).
     """
     named = named_parts(fell_back)
     why = {**dict.fromkeys(AT_MAXIMUM, f"it is the IT energy at the cluster's maximum draw by definition; {MEASURED}; "
@@ -73,6 +77,9 @@ def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[s
            **(dict.fromkeys(AT_AVERAGE, f"its average load takes the maximum draw of {named} (no `power.typical` "
                                         f"stated); {MEASURED}; state their `power.typical` to judge it")
               if fell_back else {})}
+    if idle:
+        why["power_idle"] = (f"it takes the average draw of {named_parts(idle)} for their idle draw (no `power.idle` "
+                             "stated), so the idle load is at most that; state their `power.idle` to judge it")
     return {k: (None, why[k]) for k, v in metrics.items() if k in why and v.m > 0}
 
 

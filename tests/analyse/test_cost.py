@@ -161,6 +161,35 @@ def test_idle_hours_cost_the_idle_draw(tmp_path):
     assert i["energy_cost_per_year"].m_as("USD") == pytest.approx(load * HOURS_PER_YEAR * 1.2 * 0.0895)
 
 
+IDLE_REQUIREMENTS = """\
+kind: Requirements
+id: idle
+requirements:
+  - {id: REQ-IDLE-LOW, statement: Idle draw, subject: "cluster/*", metric: power_idle, target: "<= 500 kW"}
+  - {id: REQ-IDLE-HIGH, statement: Idle draw, subject: "cluster/*", metric: power_idle, target: "<= 2000 kW"}
+"""
+
+
+def test_an_idle_load_no_part_states_is_an_upper_bound(tmp_path):
+    """rel36: no catalog system states `power.idle` (neither the MI355X platform nor the DGX B200: their datasheets
+    and user guides give a maximum only), so the idle hours draw each part's average draw, here its maximum. That is
+    at most the idle load, never an estimate of it: `power_idle <= 500 kW` read "not met" at 989 kW; it is now not
+    provided, naming the parts, and a target met at the bound stays met (on that assumed input)."""
+    r = run([_design(tmp_path / "half", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5),
+                                         "req.yaml": IDLE_REQUIREMENTS})])
+    m = r.metrics[CLUSTER]
+    assert m["power_idle"] == m["power_average"] and 500 < m["power_idle"].m_as("kW") < 2000
+    assert r.operations.cost[CLUSTER].idle_assumed == ("amd-mi355x-platform", "arista-7060x6-64pe")
+    status = {j.bound.req.id: j.outcome.status for j in r.requirements}
+    assert status == {"REQ-IDLE-LOW": Status.NOT_PROVIDED, "REQ-IDLE-HIGH": Status.MET}
+    (why,) = [f.message for f in r.findings if f.id == "REQ002" and f.requirement == "REQ-IDLE-LOW"]
+    assert ("it takes the average draw of amd-mi355x-platform, arista-7060x6-64pe for their idle draw (no "
+            "`power.idle` stated), so the idle load is at most that") in why
+    # every hour used: no idle hours, so nothing rests on the idle draw and no figure is bounded by it
+    full = run([_design(tmp_path / "full", {"prices.yaml": _overlay()})])
+    assert full.operations.cost[CLUSTER].idle_assumed == () and "power_idle" not in full.metrics[CLUSTER]
+
+
 def test_a_facility_without_cost_withholds_the_tco_with_the_reason(tmp_path):
     """Every part priced, the hall without `cost:`: the capex stood, the TCO was left out in silence and a requirement
     on it said "has no metric 'tco_per_accelerator_hour'"; now it is not provided because of the facility."""
