@@ -183,11 +183,39 @@ def test_an_idle_load_no_part_states_is_an_upper_bound(tmp_path):
     status = {j.bound.req.id: j.outcome.status for j in r.requirements}
     assert status == {"REQ-IDLE-LOW": Status.NOT_PROVIDED, "REQ-IDLE-HIGH": Status.MET}
     (why,) = [f.message for f in r.findings if f.id == "REQ002" and f.requirement == "REQ-IDLE-LOW"]
-    assert ("it takes the average draw of amd-mi355x-platform, arista-7060x6-64pe for their idle draw (no "
-            "`power.idle` stated), so the idle load is at most that") in why
+    assert ("its idle hours take the average draw of amd-mi355x-platform, arista-7060x6-64pe (no `power.idle` "
+            "stated), so the idle load is at most that") in why
     # every hour used: no idle hours, so nothing rests on the idle draw and no figure is bounded by it
     full = run([_design(tmp_path / "full", {"prices.yaml": _overlay()})])
     assert full.operations.cost[CLUSTER].idle_assumed == () and "power_idle" not in full.metrics[CLUSTER]
+
+
+def test_an_energy_resting_on_unstated_idle_draws_is_an_upper_bound(tmp_path):
+    """Every part states its typical draw (the platform at a test figure, 12 kW, the switch its data sheet's), none
+    its idle draw, the hall idles half the time: the idle hours take the typical draw, so the energy cost is at most
+    its value and the TCO per used hour lies between its value without energy and its value. Targets between read
+    "not met" before (no part at maximum draw, so nothing was bounded); now they are not provided, with the parts."""
+    platform = (SPECS / "catalog" / "systems" / "amd-mi355x-platform.yaml").read_text(encoding="utf-8")
+    typical = platform.replace("  max: 15.2 kW\n", "  max: 15.2 kW\n  typical: 12 kW\n")
+    base = run([_design(tmp_path / "base", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5), "p.yaml": typical})])
+    m, cost = base.metrics[CLUSTER], base.operations.cost[CLUSTER]
+    assert not base.clusters[CLUSTER].typical_from_max and cost.idle_assumed
+    energy, used = m["energy_cost_per_year"].m_as("USD"), m["tco_per_used_accelerator_hour"].m_as("USD")
+    low = used * (1 - energy / m["tco_per_year"].m_as("USD"))   # the same TCO with no energy cost
+    req = ("kind: Requirements\nid: idle\nrequirements:\n"
+           f"  - {{id: REQ-E, statement: e, subject: 'cluster/*', metric: energy_cost_per_year, "
+           f"target: '<= {energy * 0.95:.0f} USD'}}\n"
+           f"  - {{id: REQ-U, statement: u, subject: 'cluster/*', metric: tco_per_used_accelerator_hour, "
+           f"target: '<= {(low + used) / 2:.4f} USD'}}\n")
+    r = run([_design(tmp_path / "req", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5), "p.yaml": typical,
+                                        "req.yaml": req})])
+    assert {j.bound.req.id: j.outcome.status for j in r.requirements} == {"REQ-E": Status.NOT_PROVIDED,
+                                                                          "REQ-U": Status.NOT_PROVIDED}
+    why = {f.requirement: f.message for f in r.findings if f.id == "REQ002"}
+    idle = "amd-mi355x-platform, arista-7060x6-64pe (no `power.idle` stated)"
+    assert f"its idle hours take the average draw of {idle}, so it is at most that" in why["REQ-E"]
+    assert f"lies between {low:.3f} USD and {used:.3f} USD" in why["REQ-U"]
+    assert f"rests on idle hours at the average draw of {idle}" in why["REQ-U"]
 
 
 def test_a_facility_without_cost_withholds_the_tco_with_the_reason(tmp_path):
