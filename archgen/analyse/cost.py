@@ -129,6 +129,7 @@ class Cost:
     left_out: str = ""  # what the capex leaves out, a lower bound then ("" where nothing): `capex_bounds.left_out`
     opex: Opex | None = None  # support, licences and other opex the hall states, in the TCO (`analyse.opex`)
     breakeven: tuple[float, float] | None = None  # utilisation where owning costs the cloud's price; without energy
+    idle_assumed: tuple[str, ...] = ()  # parts whose idle hours draw their average (no `power.idle`), utilisation < 1
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -294,7 +295,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     average, peak = average_load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
     utilisation = fc.utilisation if fc is not None else 1.0
     idle, idle_assumed = average_load(specs, a, idle=True)
-    if utilisation < 1 and idle_assumed:
+    idle_assumed = idle_assumed if utilisation < 1 else []   # no idle hours: nothing rests on their draw
+    if idle_assumed:
         assumed.append(f"idle draw of {', '.join(idle_assumed)} (taken as their average draw)")
     priced = [line.total for line in lines if line.total is not None]
     complete = not any(line.unit_price is None and line.priceable for line in lines)
@@ -308,7 +310,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
-                    no_opex=f"{several} (COST001)", facility_energy=mwh,
+                    no_opex=f"{several} (COST001)", facility_energy=mwh, idle_assumed=tuple(idle_assumed),
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = extra = even = None
     if fc is not None:
@@ -328,7 +330,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                 no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
                 left_out=left_out(lines, a.cabling.bom if a.cabling is not None else ()) if capex is not None else "",
                 scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None,
-                opex=extra, breakeven=even)
+                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed))
     cost.metrics.update(cost_metrics(cost))
     return cost
 

@@ -136,14 +136,15 @@ class Reliability:
         """Accelerators of the cluster's own figures (interruptions, MTTI): its largest job, else all of them."""
         return self.largest_job or self.accelerators
 
-    def _counted(self) -> tuple[float, float, float | None]:
+    def _counted(self, name: str = "") -> tuple[float, float, float | None]:
         """(interrupting classes' failures a day, those of the classes that state a count, their effective count).
 
         The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
         Classes whose rate is one count the source shares between them (`pooled`: Llama 3's switches and cables)
         enter once, with their summed rate and that count: their rates are one estimate, not independent ones.
+        `name`: the parts of that class alone (`class_events`).
         """
-        hit = [c for c in self.classes if c.interrupts and c.per_day]
+        hit = [c for c in self.classes if c.interrupts and c.per_day and c.name == (name or c.name)]
         pools: dict[tuple[str, str, int, float], tuple[float, int]] = {}
         for c in hit:   # one pool: its name, count and rate (a set validates that its pooled classes agree)
             n = c.rate.events if c.rate is not None else None
@@ -169,6 +170,13 @@ class Reliability:
     def events(self) -> float | None:
         """The failures the set's interval rests on: its counted classes' effective count; None if none is counted."""
         return self._counted()[2]
+
+    def class_events(self, name: str) -> float | None:
+        """The failures part class `name`'s interval rests on (`events` of its interrupting parts); None if uncounted.
+
+        Its parts that share one rate share its count; parts with rates of their own combine as `events` does.
+        """
+        return self._counted(name)[2]
 
     @property
     def few_events(self) -> bool:

@@ -167,12 +167,36 @@ def interval_words(g: Goodput, run: float | None) -> tuple[str, bool]:
     (`run`, s; None: no token budget), that no checkpoint is written before the run ends (newuser92: 60 days on a
     21-day run read "checkpoint interval 8.64×10⁴ min, Daly's optimum 0.118 min", an info).
     """
+    cost, longer = interval_cost(g, run)
+    return f"checkpoint interval {duration(g.interval)}, Daly's optimum {duration(g.optimum)}: {cost}", longer
+
+
+def interval_cost(g: Goodput, run: float | None) -> tuple[str, bool]:
+    """What a job's checkpoint interval costs (`interval_words` without the two times), and whether it outlasts the run.
+
+    REL003 says it where it already names the stated interval and Daly's optimum (`said_by_spares`).
+    """
     at, best = (near_one(x) for x in g.curve([g.interval, g.optimum]))   # 0.9996 is not 1.000
-    words = (f"checkpoint interval {duration(g.interval)}, Daly's optimum {duration(g.optimum)}: goodput "
-             f"{at if isinstance(at, str) else decimals(at, 3)} at the interval, "
+    words = (f"goodput {at if isinstance(at, str) else decimals(at, 3)} at the interval, "
              f"{best if isinstance(best, str) else decimals(best, 3)} at the optimum")
     longer = run is not None and g.interval >= run
     if run is not None and longer:
         words += (f"; the interval is longer than the run ({duration(run)} to train at the estimate), so it writes no "
                   "checkpoint before it ends and any interruption restarts it from the beginning")
     return words, longer
+
+
+def far_from_optimum(g: Goodput) -> bool:
+    """Whether a job's checkpoint interval lies outside a factor of two of Daly's optimum (REL005)."""
+    return bool(g.optimum) and not 0.5 <= g.interval / g.optimum <= 2
+
+
+def said_by_spares(g: Goodput) -> bool:
+    """Whether REL003 compares the job's stated interval with Daly's optimum (`no_spares` at a stated interval).
+
+    Then it says what the interval costs as well (`interval_cost`), and REL005 does not say it a second time (rel36:
+    the Llama 3 fixture at a stated 30 min read "no number of hot spares holds the goodput target 0.9 at the job's
+    stated checkpoint interval (30 min); at Daly's optimum interval (4.15 min), 10 would" and, beside it, "checkpoint
+    interval 30 min, Daly's optimum 4.15 min: goodput 0.864 at the interval, 0.919 at the optimum").
+    """
+    return not g.fixed_wiring and g.spares_needed is None and g.interval_stated and far_from_optimum(g)

@@ -67,7 +67,18 @@ REPAIR_SPANNED = Worded(*(f"the wait for a repair, from the rate sets' repair ti
 
 def few_words(r: Reliability) -> str:
     """' (few events: n)' where set `r`'s interval rests on fewer than `FEW_EVENTS` failures (issue 22), else ''."""
-    return f" (few events: {r.events() or 0:.2g})" if r.few_events else ""
+    return few_count(r.events())
+
+
+def few_count(n: float | None) -> str:
+    """' (few events: n)' where an interval rests on `n` < `FEW_EVENTS` failures, else '' (a set's, a class's)."""
+    return f" (few events: {n:.2g})" if n is not None and n < FEW_EVENTS else ""
+
+
+def few_why(what: str) -> str:
+    """Why an interval marked `few_count` is read apart, for a `what` ('set', 'class'): the same words for both."""
+    return (f"counted from fewer than {FEW_EVENTS} failures, so that {what}'s ends come more from its interval's "
+            "width than from its rate")
 
 
 def sets_words(rel: Reliability) -> str:
@@ -77,8 +88,7 @@ def sets_words(rel: Reliability) -> str:
     say so, so that a figure inside the range only through such a set is not read as inside a fleet's rate.
     """
     names = ", ".join(r.rates_id + few_words(r) for r in rel.spread)
-    few = (f" (few events: counted from fewer than {FEW_EVENTS} failures, so that set's ends come more from its "
-           "interval's width than from its rate)") if any(r.few_events for r in rel.spread) else ""
+    few = f" (few events: {few_why('set')})" if any(r.few_events for r in rel.spread) else ""
     return f"the published rate sets {names} and their 95 % Poisson intervals{few}"
 
 

@@ -58,13 +58,17 @@ def upper_bound_words(fell_back: tuple[str, ...]) -> str:
             f"`power.typical` stated), and {MEASURED}")
 
 
-def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[str, tuple[Q | None, str]]:
+def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...],
+                 idle: tuple[str, ...] = ()) -> dict[str, tuple[Q | None, str]]:
     """The energies in `metrics` that are upper bounds, each with None as its other end (none known) and why.
 
     `job_it_energy` always (the maximum IT power); the average-load figures (`AT_AVERAGE`) where some system or
     switch of the cluster states no `power.typical` (`fell_back`, `ClusterAnalysis.typical_from_max`), whose maximum
-    stands in. The true figure lies in (0, value]: a target met at the value is met, one missed is not provided
-    (`Operations.unsettled`, judged by `model.unsettled.unsettled_note`).
+    stands in; the cluster's idle load (`power_idle`) where some part states no `power.idle` (`idle`,
+    `Cost.idle_assumed`), whose average draw stands in (rel36: `power_idle <= 500 kW` on the MI355X cluster at 50 %
+    utilisation read "not met" at 989 kW, every server's maximum). The true figure lies in (0, value]: a target
+    met at the value is met, one missed is not provided (`Operations.unsettled`, judged by
+    `model.unsettled.unsettled_note`).
     """
     named = named_parts(fell_back)
     why = {**dict.fromkeys(AT_MAXIMUM, f"it is the IT energy at the cluster's maximum draw by definition; {MEASURED}; "
@@ -72,8 +76,16 @@ def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[s
                                        "state one"),
            **(dict.fromkeys(AT_AVERAGE, f"its average load takes the maximum draw of {named} (no `power.typical` "
                                         f"stated); {MEASURED}; state their `power.typical` to judge it")
-              if fell_back else {})}
+              if fell_back else dict.fromkeys(AT_AVERAGE, idle_words(idle, "it")) if idle else {})}
+    if idle:
+        why["power_idle"] = idle_words(idle, "the idle load")
     return {k: (None, why[k]) for k, v in metrics.items() if k in why and v.m > 0}
+
+
+def idle_words(idle: tuple[str, ...], what: str) -> str:
+    """Why `what` is at most its value where the parts `idle` state no `power.idle` (`Cost.idle_assumed`)."""
+    return (f"its idle hours take the average draw of {named_parts(idle)} (no `power.idle` stated), so {what} is at "
+            "most that; state their `power.idle` to judge it")
 
 
 def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerators: int,
@@ -94,8 +106,8 @@ def energy_share(c: Cost | None, fell_back: tuple[str, ...]) -> float:
     """The share of the TCO that is an energy cost at maximum draw, 0 where the energy is an estimate.
 
     Energy / TCO per year where some part's maximum stands in for its typical draw (`fell_back`,
-    `ClusterAnalysis.typical_from_max`). `energy_share_bounds` and a sweep point's cost (`Machine.energy_share`) read
-    it.
+    `ClusterAnalysis.typical_from_max`), or its average for its idle draw (`Cost.idle_assumed`, passed by
+    `energy_share_bounds`). `energy_share_bounds` and a sweep point's cost (`Machine.energy_share`) read it.
     """
     if c is None or not fell_back or c.tco_per_year is None or c.energy_per_year is None or not c.tco_per_year.m > 0:
         return 0.0
@@ -113,14 +125,19 @@ def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str,
     with no known other end (`upper_bounds`); a figure made of it and the capital and space is then at most its value
     and at least its value x (1 - energy / TCO). A target met at one end only is not provided, as the energy cost's
     is (newuser64: `tco_per_accelerator_hour <= 2.2 USD` on the DGX B200 SuperPOD, 2.321 USD with 0.211 of it the
-    energy at maximum draw, read plainly "not met").
+    energy at maximum draw, read plainly "not met"). So too where every part states its typical draw but some
+    states no idle draw and the cluster idles (`Cost.idle_assumed`): its idle hours take that average (rel36).
     """
-    share = energy_share(c, fell_back)
+    idle = () if fell_back else c.idle_assumed
+    share = energy_share(c, fell_back or idle)
     if not share:
         return {}
-    why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, takes the maximum draw of {named_parts(fell_back)} (no "
-           f"`power.typical` stated), so the figure lies between the value with no energy cost and the value; "
-           f"{MEASURED}; state their `power.typical` to judge it")
+    why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, "
+           + (f"takes the maximum draw of {named_parts(fell_back)} (no `power.typical` stated), so the figure lies "
+              f"between the value with no energy cost and the value; {MEASURED}; state their `power.typical` to judge "
+              "it" if fell_back else f"rests on idle hours at the average draw of {named_parts(idle)} (no "
+              "`power.idle` stated), so the figure lies between the value with no energy cost and the value; state "
+              "their `power.idle` to judge it"))
     out = {k: (without_energy(v, share), why) for k, v in metrics.items()
            if k in TCO_SHARED and 0 < v.m < float("inf")}
     if c.breakeven is not None and "breakeven_utilisation" in metrics:   # its no-energy end, F / (p N H): opex.py

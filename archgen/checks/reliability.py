@@ -6,7 +6,15 @@ import math
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput
-from archgen.analyse.goodput_notes import FIXED_WIRING, interval_words, no_spares, spare_interval
+from archgen.analyse.goodput_notes import (
+    FIXED_WIRING,
+    far_from_optimum,
+    interval_cost,
+    interval_words,
+    no_spares,
+    said_by_spares,
+    spare_interval,
+)
 from archgen.analyse.rate_sets import scope_chain
 from archgen.checks import (
     rate_repairs,  # noqa: F401 (registers REL015: a repair of 0 h)
@@ -55,7 +63,9 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
 
     The spares are sized at the interval the job checkpoints at: its stated `checkpoint.interval`, else Daly's
     optimum, and the finding says which. Where no number of them holds the target at a stated interval, the finding
-    (a warning, at the interval) gives the spares that would at Daly's optimum, or says none would there either.
+    (a warning, at the interval) gives the spares that would at Daly's optimum, or says none would there either;
+    where that interval lies outside a factor of two of the optimum, it also gives goodput at the interval and at the
+    optimum (and whether the interval outlasts the run), REL005's figures, which REL005 then does not repeat.
 
     Severity: a warning where the job states its own `checkpoint.goodput_target` and its goodput misses it, or where
     no number of hot spares holds the target (a stated target missed is not information: newuser41's goodput 0.184
@@ -76,8 +86,9 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
                                 Q_(g.goodput, ""), Q_(g.target, ""), severity=severity,
                                 public=f"{misses}{said}, and {FIXED_WIRING}")
         elif g.spares_needed is None and g.interval_stated:
+            cost = f"; {interval_cost(g, _run_time(ctx, path))[0]}" if said_by_spares(g) else ""   # REL005's, once
             yield Violation(path, r.workload.id, ("checkpoint", "interval"),
-                            no_spares(g).removesuffix(" (REL003)") + _repair_wait(g),
+                            no_spares(g).removesuffix(" (REL003)") + cost + _repair_wait(g),
                             Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"), severity="warning")
         elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
@@ -94,6 +105,12 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
                             + _repair_wait(g), Q_(g.spares_available, ""), Q_(g.spares_needed, ""),
                             severity=severity, public=f"holding goodput {g.target:g}{said}{takes}{packed}"
                                                       + _repair_wait(g))
+
+
+def _run_time(ctx: Context, path: str) -> float | None:
+    """The job's time to train (s) where it states `checkpoint.tokens`, else None."""
+    run = ctx.metrics.get(path, {}).get("time_to_train")
+    return run.m_as("s") if run is not None else None
 
 
 def _repair_wait(g: Goodput) -> str:
@@ -145,12 +162,17 @@ def interval_near_optimum(ctx: Context) -> Iterator[Violation]:
     The finding gives goodput at the interval and at the optimum; it is a warning where the interval is longer than
     the run takes to train (`checkpoint.tokens` stated): no checkpoint is written before the run ends.
 
+    Where no number of hot spares holds the job's goodput target at the stated interval, REL003 already names the
+    interval and Daly's optimum (and the spares that would hold the target there): it gives these figures too, and
+    this finding is not repeated for the job. Where the job falls short of spares at an interval some count would
+    hold, the two are different facts (REL003: the idle nodes the interval takes; this: what the interval costs at
+    the idle nodes the job has), and both are given.
+
     Fix: leave `checkpoint.interval` out to use the optimum, or set it near the optimum shown.
     """
     for path, r, g in _jobs(ctx):
-        if r.workload.checkpoint.interval is not None and g.optimum and not 0.5 <= g.interval / g.optimum <= 2:
-            run = ctx.metrics.get(path, {}).get("time_to_train")
-            words, longer = interval_words(g, run.m_as("s") if run is not None else None)
+        if r.workload.checkpoint.interval is not None and far_from_optimum(g) and not said_by_spares(g):
+            words, longer = interval_words(g, _run_time(ctx, path))
             yield Violation(path, r.workload.id, ("checkpoint", "interval"), words, Q_(g.interval, "s").to("min"),
                             Q_(g.optimum, "s").to("min"), severity="warning" if longer else None)
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.cost import JOB_COST_METRICS
 from archgen.analyse.goodput_notes import beyond_rates
-from archgen.analyse.goodput_range import spanned
+from archgen.analyse.goodput_range import few_count, few_why, spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.checks.absent import absent
@@ -195,7 +195,8 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
         return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
     if metric.startswith("interruptions_per_day."):   # one part class: its own count's interval, not the sets
-        return f"the {CLASS_BASIS}"
+        n = rel.class_events(metric.partition(".")[2]) if rel is not None else None
+        return f"the {CLASS_BASIS}" + (f" (few events: {n:.2g}, {few_why('class')})" if few_count(n) else "")
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     why = ops.unsettled.get(subject, {}).get("goodput", (None, ""))[1] if metric == "goodput" else ""
     *first, last = [sets] + beyond_rates(why, g, metric)

@@ -16,13 +16,13 @@ from archgen import display
 from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_notes import spare_interval
-from archgen.analyse.goodput_range import few_words, sets_words, uncounted_words
+from archgen.analyse.goodput_range import few_count, few_words, sets_words, uncounted_words
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.operations_cost import capex_chart, cost_section
 from archgen.render.operations_items import open_items
-from archgen.render.spare_parts import by_class_table, stock_blocks
+from archgen.render.spare_parts import by_class_blocks, stock_blocks
 from archgen.units import Q_
 
 #: Checkpoint intervals of the goodput chart, as multiples of the job's optimum.
@@ -82,15 +82,16 @@ def _count(rel: Any, c: Any) -> str:
     A pooled count (`FailureRate.pooled`) says that every unit of the classes sharing it takes the same rate, a
     copper assembly as one optical end, since the source does not split the count (review28: the interval reads as
     the rate's whole uncertainty otherwise). Switches no longer share Llama 3's count: they take a switch rate
-    (rel22, issue 22: all 35 on its ToR switches would have been 0.231 a switch-year).
+    (rel22, issue 22: all 35 on its ToR switches would have been 0.231 a switch-year). A count below `FEW_EVENTS`
+    is marked "few events", as in the by-class table (rel36).
     """
     ends = c.per_unit_interval()
     if ends is None:
         return ""
-    shared = rel.sharing(c)
-    one = (f"one count of {c.rate.events} events for {', '.join(shared)}, the same rate for each unit (the source "
-           "does not split the count; how far a class's own rate lies from it is in no interval or range)"
-           if len(shared) > 1 else f"counted from {c.rate.events} events")
+    shared, n = rel.sharing(c), c.rate.events
+    one = (f"one count of {n} events for {', '.join(shared)}, the same rate for each unit (the source does not split "
+           "the count; how far a class's own rate lies from it is in no interval or range)"
+           if len(shared) > 1 else f"counted from {n} events" + (" (few events)" if few_count(n) else ""))
     return f"; {one}, 95 % {ends[0]:.4f} to {ends[1]:.4f}"
 
 
@@ -169,9 +170,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     section.add(Table("failure-rates", "Failure rates by part class", (
         Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
         Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))
-    for block in [by_class_table(rel), *stock_blocks(rel)]:   # issue 22: Llama 3's Table 5 by class; cold spares
-        if block is not None:
-            section.add(block)
+    for block in [*by_class_blocks(rel), *stock_blocks(rel)]:   # issue 22: Llama 3's Table 5 by class; spares
+        section.add(block)
     found = jobs(run, a.cluster.spec.id)
     if found:
         rows = tuple((wid, g.accelerators, Q_(g.mtti, "s").to("h") if g.mtti != float("inf") else None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.goodput_range import few_count, few_why
 from archgen.analyse.spare_parts import no_turnaround
 from archgen.display import near_one
 from archgen.render.blocks import Column, Para, Table
@@ -51,29 +52,47 @@ def stock_blocks(rel: Any) -> list[Any]:
                   "no stock-out", cols, rows), Para(METHOD.format(level=rel.no_stockout * 100))]
 
 
-def by_class_table(rel: Any) -> Table | None:
-    """A job on every accelerator: interruptions per day by part class, each with its count's 95 % interval."""
+def by_class_blocks(rel: Any) -> list[Any]:
+    """A job on every accelerator: interruptions per day by part class, each with its count's 95 % interval.
+
+    A class or part whose interval rests on fewer than `FEW_EVENTS` failures is marked "few events", as a rate set
+    is where a range spans it, and a paragraph after the table says why (issue 22: Llama 3's NIC class, 7 events).
+    """
     found = rel.by_class(rel.accelerators)
     if not found:
-        return None
+        return []
     total = sum(row[1] for row in found)
     lent = {c.name: c.lender for c in rel.classes if c.lender}
     parts: dict[str, list[tuple[Any, ...]]] = {}
     for name, sub, n, per_day, lo, hi in rel.by_subclass(rel.accelerators):   # spares23: inside the class's row
         events = next(c.rate.events for c in rel.classes if c.name == name and c.rate is not None and c.rate.split)
         parts.setdefault(name, []).append((f"{name}: {sub}", per_day, lo, hi, Q_(per_day / total, "") if total
-                                           else None, f"inside {name}: {n} of its {events} counted failures"))
+                                           else None, _few(n, f"inside {name}: {n} of its {events} counted failures")))
     rows: tuple[tuple[Any, ...], ...] = ()
     for name, per_day, lo, hi, counted in found:
         note = _count_note(lo, counted)
         if name in lent:
             note = f"{note + '; ' if note else ''}rate not stated: the set's {lent[name]} rate stands in"
+        note = _few(rel.class_events(name) if lo is not None else None, note)
         rows += ((name, per_day, lo, hi, Q_(per_day / total, "") if total else None, note), *parts.get(name, ()))
-    return Table("interruptions-by-class", f"Interruptions per day of a job on all {rel.accelerators:,} accelerators "
-                 "by part class, with the 95 % Poisson interval of each class's own count",
-                 (Column("Class"), Column("Per day", digits=3, align="right"),
-                  Column("95 % low", digits=3, align="right"), Column("95 % high", digits=3, align="right"),
-                  Column("Share", "percent", 1, "right"), Column("Note")), rows)
+    table = Table("interruptions-by-class", f"Interruptions per day of a job on all {rel.accelerators:,} "
+                  "accelerators by part class, with the 95 % Poisson interval of each class's own count",
+                  (Column("Class"), Column("Per day", digits=3, align="right"),
+                   Column("95 % low", digits=3, align="right"), Column("95 % high", digits=3, align="right"),
+                   Column("Share", "percent", 1, "right"), Column("Note")), rows)
+    few = [row[0] for row in rows if row[-1].startswith(FEW)]
+    return [table, *([Para(f"Few events ({', '.join(few)}): {few_why('class')}; the threshold is the rate sets' "
+                           "(docs/reliability.md, Few events).")] if few else [])]
+
+
+#: How a row whose interval rests on fewer than `FEW_EVENTS` failures is marked (`few_count`'s words).
+FEW = "few events: "
+
+
+def _few(n: float | None, note: str) -> str:
+    """`note` with the few-event mark first ('few events: 7'), where the row's count `n` is below `FEW_EVENTS`."""
+    said = few_count(n).strip(" ()")
+    return "; ".join(w for w in (said, note) if w)
 
 
 def _count_note(low: float | None, counted: float) -> str:

@@ -161,6 +161,63 @@ def test_idle_hours_cost_the_idle_draw(tmp_path):
     assert i["energy_cost_per_year"].m_as("USD") == pytest.approx(load * HOURS_PER_YEAR * 1.2 * 0.0895)
 
 
+IDLE_REQUIREMENTS = """\
+kind: Requirements
+id: idle
+requirements:
+  - {id: REQ-IDLE-LOW, statement: Idle draw, subject: "cluster/*", metric: power_idle, target: "<= 500 kW"}
+  - {id: REQ-IDLE-HIGH, statement: Idle draw, subject: "cluster/*", metric: power_idle, target: "<= 2000 kW"}
+"""
+
+
+def test_an_idle_load_no_part_states_is_an_upper_bound(tmp_path):
+    """rel36: no catalog system states `power.idle` (neither the MI355X platform nor the DGX B200: their datasheets
+    and user guides give a maximum only), so the idle hours draw each part's average draw, here its maximum. That is
+    at most the idle load, never an estimate of it: `power_idle <= 500 kW` read "not met" at 989 kW; it is now not
+    provided, naming the parts, and a target met at the bound stays met (on that assumed input)."""
+    r = run([_design(tmp_path / "half", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5),
+                                         "req.yaml": IDLE_REQUIREMENTS})])
+    m = r.metrics[CLUSTER]
+    assert m["power_idle"] == m["power_average"] and 500 < m["power_idle"].m_as("kW") < 2000
+    assert r.operations.cost[CLUSTER].idle_assumed == ("amd-mi355x-platform", "arista-7060x6-64pe")
+    status = {j.bound.req.id: j.outcome.status for j in r.requirements}
+    assert status == {"REQ-IDLE-LOW": Status.NOT_PROVIDED, "REQ-IDLE-HIGH": Status.MET}
+    (why,) = [f.message for f in r.findings if f.id == "REQ002" and f.requirement == "REQ-IDLE-LOW"]
+    assert ("its idle hours take the average draw of amd-mi355x-platform, arista-7060x6-64pe (no `power.idle` "
+            "stated), so the idle load is at most that") in why
+    # every hour used: no idle hours, so nothing rests on the idle draw and no figure is bounded by it
+    full = run([_design(tmp_path / "full", {"prices.yaml": _overlay()})])
+    assert full.operations.cost[CLUSTER].idle_assumed == () and "power_idle" not in full.metrics[CLUSTER]
+
+
+def test_an_energy_resting_on_unstated_idle_draws_is_an_upper_bound(tmp_path):
+    """Every part states its typical draw (the platform at a test figure, 12 kW, the switch its data sheet's), none
+    its idle draw, the hall idles half the time: the idle hours take the typical draw, so the energy cost is at most
+    its value and the TCO per used hour lies between its value without energy and its value. Targets between read
+    "not met" before (no part at maximum draw, so nothing was bounded); now they are not provided, with the parts."""
+    platform = (SPECS / "catalog" / "systems" / "amd-mi355x-platform.yaml").read_text(encoding="utf-8")
+    typical = platform.replace("  max: 15.2 kW\n", "  max: 15.2 kW\n  typical: 12 kW\n")
+    base = run([_design(tmp_path / "base", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5), "p.yaml": typical})])
+    m, cost = base.metrics[CLUSTER], base.operations.cost[CLUSTER]
+    assert not base.clusters[CLUSTER].typical_from_max and cost.idle_assumed
+    energy, used = m["energy_cost_per_year"].m_as("USD"), m["tco_per_used_accelerator_hour"].m_as("USD")
+    low = used * (1 - energy / m["tco_per_year"].m_as("USD"))   # the same TCO with no energy cost
+    req = ("kind: Requirements\nid: idle\nrequirements:\n"
+           f"  - {{id: REQ-E, statement: e, subject: 'cluster/*', metric: energy_cost_per_year, "
+           f"target: '<= {energy * 0.95:.0f} USD'}}\n"
+           f"  - {{id: REQ-U, statement: u, subject: 'cluster/*', metric: tco_per_used_accelerator_hour, "
+           f"target: '<= {(low + used) / 2:.4f} USD'}}\n")
+    r = run([_design(tmp_path / "req", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5), "p.yaml": typical,
+                                        "req.yaml": req})])
+    assert {j.bound.req.id: j.outcome.status for j in r.requirements} == {"REQ-E": Status.NOT_PROVIDED,
+                                                                          "REQ-U": Status.NOT_PROVIDED}
+    why = {f.requirement: f.message for f in r.findings if f.id == "REQ002"}
+    idle = "amd-mi355x-platform, arista-7060x6-64pe (no `power.idle` stated)"
+    assert f"its idle hours take the average draw of {idle}, so it is at most that" in why["REQ-E"]
+    assert f"lies between {low:.3f} USD and {used:.3f} USD" in why["REQ-U"]
+    assert f"rests on idle hours at the average draw of {idle}" in why["REQ-U"]
+
+
 def test_a_facility_without_cost_withholds_the_tco_with_the_reason(tmp_path):
     """Every part priced, the hall without `cost:`: the capex stood, the TCO was left out in silence and a requirement
     on it said "has no metric 'tco_per_accelerator_hour'"; now it is not provided because of the facility."""

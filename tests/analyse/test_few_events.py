@@ -82,3 +82,53 @@ def test_a_design_that_names_a_few_event_set_is_told_so(tmp_path):
     section = reliability_section(done, done.clusters["cluster/llama3-16k"])
     assert any("over the set's 95 % Poisson interval (few events: 4)" in b.text for b in section.blocks
                if isinstance(b, Para))
+
+
+# rel36: a part class's own interval is marked the same way, with the same threshold and words.
+CLASS_WHY = ("counted from fewer than 10 failures, so that class's ends come more from its interval's width than from "
+             "its rate")
+
+
+def test_a_class_counted_from_few_failures_is_marked_in_the_by_class_table(spread_run):
+    """Llama 3's Table 5 counts 7 NIC interruptions (Garwood: 0.40x to 2.06x), 6 SDC and 6 thermal inside the GPUs'
+    268: those rows are marked "few events"; the GPUs' 268, the host's 46 and the optics' 35 are not."""
+    from archgen.render.blocks import Table
+
+    rel = spread_run.operations.reliability["cluster/llama3-16k"]
+    assert rel.class_events("nic") == pytest.approx(7) and rel.class_events("accelerator") == pytest.approx(268)
+    assert rel.class_events("switch") is None   # Alibaba's switch rate states no count: no interval to mark
+    section = reliability_section(spread_run, spread_run.clusters["cluster/llama3-16k"])
+    (table,) = [b for b in section.blocks if isinstance(b, Table) and b.id == "interruptions-by-class"]
+    notes = {row[0]: row[5] for row in table.rows}
+    assert notes["nic"] == "few events: 7"
+    assert notes["accelerator: sdc"] == "few events: 6; inside accelerator: 6 of its 268 counted failures"
+    assert notes["accelerator: sram"] == "inside accelerator: 19 of its 268 counted failures"
+    assert not any("few events" in notes[name] for name in ("accelerator", "host", "software", "transceiver"))
+    assert notes["switch"] == "no count stated: its uncertainty is not provided"
+    texts = [b.text for b in section.blocks if isinstance(b, Para)]
+    assert (f"Few events (accelerator: sdc, accelerator: thermal, nic): {CLASS_WHY}; the threshold is the rate sets' "
+            "(docs/reliability.md, Few events).") in texts
+    (rates,) = [b for b in section.blocks if isinstance(b, Table) and b.id == "failure-rates"]
+    nic = next(row[4] for row in rates.rows if row[0] == "nic")
+    assert "counted from 7 events (few events), 95 %" in nic
+
+
+def test_a_requirement_on_a_few_event_class_says_so(tmp_path):
+    """A NIC target met at the point (0.162 a day) and missed at its interval's top (0.334) is at risk over 7 events."""
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(REPO / "specs" / "racks" / "dgx-h100-4.yaml", tree / "rack.yaml")
+    (tree / "req.yaml").write_text(
+        "kind: Requirements\nid: r\nrequirements:\n"
+        "  - {id: REQ-NIC, statement: NIC interruptions, subject: workload/llama3-405b-16k, "
+        "metric: interruptions_per_day.nic, target: '<= 0.2 interruptions/day', level: should}\n"
+        "  - {id: REQ-GPU, statement: GPU interruptions, subject: workload/llama3-405b-16k, "
+        "metric: interruptions_per_day.accelerator, target: '<= 5.2 interruptions/day', level: should}\n",
+        encoding="utf-8")
+    r = run([tree])
+    m = r.metrics["workload/llama3-405b-16k"]
+    assert m["interruptions_per_day.nic"].m < 0.2 < m["interruptions_per_day.nic_high"].m
+    found = {f.requirement: f.message for f in r.findings if f.id == "REQ004"}
+    assert "own count in the point rate set (Garwood; " in found["REQ-NIC"]
+    assert f"(few events: 7, {CLASS_WHY})" in found["REQ-NIC"]
+    assert "few events" not in found["REQ-GPU"]   # 268 GPU failures
