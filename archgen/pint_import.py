@@ -43,31 +43,48 @@ def _normal(name: str) -> str:
 
 def installed_version(name: str) -> str:
     """`importlib.metadata.version(name)`, read from the `.dist-info` folder that holds it (module doc)."""
-    wanted = _normal(name)
+    folder = _dist_info(_normal(name))
+    version = None if folder is None else _version_header(folder)
+    if version is None:
+        version = _real("version")(name)
+    return version
+
+
+def _dist_info(wanted: str) -> str | None:
+    """The `.dist-info` folder `importlib.metadata` reads distribution `wanted` from, where it is the one plain folder.
+
+    The first `sys.path` entry that holds a folder of that normalized name decides. None where the entry holds an
+    `.egg-info` or more than one folder of the name, where a file on the path (a zip: `importlib.metadata` reads
+    inside it) comes first, or where no entry holds one: `importlib.metadata`'s own answer then.
+    """
     for entry in sys.path:
         try:
             folders = os.listdir(entry or ".")
-        except OSError:  # no folder (a zip is one: `importlib.metadata` reads inside it)
+        except OSError:  # no folder (a zip on the path is a file: `importlib.metadata` reads inside it)
             if os.path.isfile(entry):
-                break
+                return None
             continue
         found = [f for f in folders if f.lower().endswith((".dist-info", ".egg-info"))
                  and _normal(f.lower().rpartition(".")[0].partition("-")[0]) == wanted]
         if found:
-            if len(found) == 1 and found[0].lower().endswith(".dist-info"):
-                try:
-                    with open(os.path.join(entry or ".", found[0], "METADATA"), encoding="utf-8") as text:
-                        for line in text:
-                            if not line.strip():
-                                break  # the end of the headers
-                            header, _, value = line.partition(":")
-                            if header.lower() == "version":
-                                return value.strip()
-                except OSError:
-                    pass
-            break
-    version: str = _real("version")(name)
-    return version
+            one = len(found) == 1 and found[0].lower().endswith(".dist-info")
+            return os.path.join(entry or ".", found[0]) if one else None
+    return None
+
+
+def _version_header(folder: str) -> str | None:
+    """The Version header of `folder`'s `METADATA` (the headers only); None without one or where it cannot be read."""
+    try:
+        with open(os.path.join(folder, "METADATA"), encoding="utf-8") as text:
+            for line in text:
+                if not line.strip():
+                    return None  # the end of the headers
+                header, _, value = line.partition(":")
+                if header.lower() == "version":
+                    return value.strip()
+    except OSError:
+        pass
+    return None
 
 
 class _StandIn(types.ModuleType):

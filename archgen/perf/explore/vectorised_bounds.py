@@ -152,7 +152,9 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
         lambda x: np.broadcast_to(x, (*points, len(tp))).reshape(lts) if np.ndim(x) else x)
     ag = prep.a_of_group[groups]
     shape = (count, len(ag))
-    per_layer, logits, embed = (np.asarray(x)[..., ag] if np.ndim(x) else x for x in (lt.total, lt.logits, lt.embed))
+    # `take` keeps the groups' axis last in memory (an index `[..., ag]` puts it first): the class times then come
+    # out point-major, and viewing them as (points, groups) copies nothing
+    per_layer, logits, embed = (np.take(x, ag, axis=-1) if np.ndim(x) else x for x in (lt.total, lt.logits, lt.embed))
     g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
     pp = _group_pp(prep)[groups]
     sl = Split(*(f[groups] for f in (prep.group_split.layers, prep.group_split.embedding, prep.group_split.loss,
