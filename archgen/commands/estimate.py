@@ -90,7 +90,14 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     from archgen.output.cases import case_bands, case_scores_json, case_scores_text  # not for a workload's estimate
     from archgen.scoring import unstated
     from archgen.scoring.case_checks import virtual_stages
-    from archgen.scoring.cases import case_hardware, case_vendor, read_case_file, serve_job, unfit_reason
+    from archgen.scoring.cases import (
+        admission_cap,
+        case_hardware,
+        case_vendor,
+        read_case_file,
+        serve_job,
+        unfit_reason,
+    )
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
@@ -107,14 +114,20 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                 for c in cf.cases if explain and c.id in scored and c.inference is not None}
     ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
     bands = case_bands(cf.cases, scores.results)
-    if fmt == "json":
-        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else
-                row | {"defaults": defaults[row["id"]]} if row["id"] in defaults and "metric" in row else row
-                for row in case_scores_json(scores, ranges, bands)]
-        return dumps(rows), 1 if scores.refused else 0
     unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
              and (why := unfit_reason(c, accs)) is not None}
-    text = (case_scores_text(scores, ranges, unfit, bands) + (case_switches_text(used) if used else "")
+    capped = {c.id: why for c in cf.cases if c.id in scored and (why := admission_cap(c, accs)) is not None}
+    if fmt == "json":
+        memory = {c.id: {"fits": c.id not in unfit} | ({"unfit": unfit[c.id]} if c.id in unfit else {})
+                  | ({"admitted": capped[c.id]} if c.id in capped else {})
+                  for c in cf.cases if c.id in scored and c.collective is None}
+        rows = [row | memory.get(row["id"], {}) if "metric" in row else row
+                for row in case_scores_json(scores, ranges, bands)]
+        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else
+                row | {"defaults": defaults[row["id"]]} if row["id"] in defaults and "metric" in row else row
+                for row in rows]
+        return dumps(rows), 1 if scores.refused else 0
+    text = (case_scores_text(scores, ranges, unfit, bands, capped) + (case_switches_text(used) if used else "")
             + case_defaults_text(defaults))
     return text, 1 if scores.refused else 0
 

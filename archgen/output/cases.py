@@ -96,18 +96,24 @@ def case_scores_json(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
 
 
 def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None,
-                     unfit: dict[str, str] | None = None, bands: CaseBands | None = None) -> str:
-    """The scored cases' table, the layouts that do not fit, the ranges, then each refused case's problems.
+                     unfit: dict[str, str] | None = None, bands: CaseBands | None = None,
+                     capped: dict[str, str] | None = None) -> str:
+    """The scored cases' table, the layouts that do not fit, the admission caps, the ranges, then each refusal.
 
     `unfit` maps a case id to why its stated layout does not fit by the model (`scoring.cases.unfit_reason`); it is
-    still predicted as stated. `ranges` maps a case id to each metric's lowest and highest prediction and the
-    knobs they span (`scoring.unstated`); none of them is scored. `bands` adds each measurement's band and whether
-    it lies inside (`case_results_text`).
+    still predicted as stated. `capped` maps a simulated serving case to what caps its requests in flight below the
+    concurrency it states (`scoring.cases.admission_cap`). `ranges` maps a case id to each metric's lowest and
+    highest prediction and the knobs they span (`scoring.unstated`); none of them is scored. `bands` adds each
+    measurement's band and whether it lies inside (`case_results_text`).
     """
     text = case_results_text(scores.results, bands)
     if unfit:
         text += "Stated layouts that do not fit by the model (predicted as stated):\n"
         text += "".join(f"  {cid}: {why}\n" for cid, why in unfit.items())
+    if capped:
+        text += ("Stated concurrency or batch above what the replica admits by the model (the rest queue, as engines "
+                 "do):\n")
+        text += "".join(f"  {cid}: {why}\n" for cid, why in capped.items())
     ranges = ranges or {}
     rows = [(r, *ranges[r.id][0][r.metric], ranges[r.id][1]) for r in scores.results
             if r.metric in ranges.get(r.id, ({}, ""))[0]]
