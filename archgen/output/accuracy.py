@@ -15,7 +15,8 @@ from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_BINS, single_keys
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import LIKELY, MIN_BIN, expected_coverage
-from archgen.scoring.cases import Refused, case_fits, case_vendor, flash_attention_check, read_case_file, read_cases
+from archgen.scoring.case_memory import case_fits
+from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
 from archgen.scoring.unstated import unstated_range
@@ -59,7 +60,7 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Seque
                       ranges: dict[str, dict[str, tuple[float, float]]] | None = None) -> str:
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).
 
-    `fits` says per case whether its stated layout fits by the model (`scoring.cases.case_fits`); `ranges` gives,
+    `fits` says per case whether its stated layout fits by the model (`scoring.case_memory.case_fits`); `ranges` gives,
     per case, each metric's prediction range over what it leaves unstated (`scoring.unstated.unstated_range`).
     """
     fits, ranges = fits or {}, ranges or {}

@@ -27,7 +27,6 @@ from archgen.errors import AnalyseError, Location, SpecProblem, UnreadableError,
 from archgen.load import SourceDocument, load_file, shared
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import SCHEMA, Case, CaseModel
-from archgen.model.inference import Inference
 from archgen.model.stack_features import missing
 from archgen.path_links import hidden_through_link, leaving_link, tree_words
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
@@ -41,14 +40,13 @@ from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.serve.adp_balance import balance_of
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.engine_defaults import batch_size_of
-from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.refused import runs_split
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.serving_estimate import serving_misfit
 from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.case_checks import check_case, dispatcher_case_problem, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
@@ -284,13 +282,6 @@ def case_vendor(case: Case, accelerators: dict[str, Accelerator]) -> str:
     return acc.vendor if acc is not None else ""
 
 
-def case_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
-    """Whether a case's stated layout fits by the model (`unfit_reason`; None for a collective, which holds none)."""
-    if case.collective is not None:
-        return None
-    return unfit_reason(case, accelerators if accelerators is not None else load_accelerators()) is None
-
-
 def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     """The serving job a case's `inference` states on its hardware `hw` (`case_hardware` where not given).
 
@@ -307,59 +298,26 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
                     adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
 
 
-def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:
-    """Why a case's stated layout does not fit in HBM by the model, where it does not; None where it does.
+#: The metrics a case's `flop_counting` formula counts.
+FLOP_METRICS = frozenset({"tflops_per_gpu", "model_flops_per_gpu", "mfu"})
 
-    The case is still predicted as stated (`predict`): a training layout whose memory exceeds HBM; a serving job
-    whose KV cache holds no sequence beside the weights, in any scenario (a simulated one then falls back to the
-    closed form, `scheduler.estimate_serving`); or a batch above what the KV cache holds where the closed form runs
-    it whole (offline, or server with no arrival rate). A simulated scenario admits at most the KV capacity and
-    queues the rest, as engines do: that is no misfit, and `admission_cap` says it. `estimate --cases` says both.
+
+def flop_note(case: Case) -> str | None:
+    """Why a case's FLOP metrics count fewer FLOPs than the model's own count, where it trains MTP layers.
+
+    Its TFLOP/s and MFU are predicted by the formula its source counted by (`megatron_flops`: SC21's eq. 3 or NeMo's
+    llama3), over the model's step time, so that predicted and measured count alike; none of those formulas has a
+    multi-token prediction term, while the model's own count (`Arch.model_flops`, an estimate's MFU) has Megatron-LM's.
+    The MTP layers are in the step time either way. None for a case that trains none or measures no FLOP metric.
     """
-    hw = case_hardware(case, accelerators)
-    if case.training is not None:
-        est = training_estimate(case, hw)
-        return None if bool(est.fits) else (
-            f"the stated layout needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, above the "
-            f"{float(est.capacity) / 1e9:.1f} GB the model counts on the accelerator")
-    inf = case.inference
-    if inf is None:
+    t = case.training
+    if t is None or not t.mtp_layers or case.flop_counting is None or not (
+            FLOP_METRICS & {m.metric for m in case.measured}):
         return None
-    whole = estimate_inference(hw, serve_job(case, hw), inf.tp, None)
-    cap = int(float(whole.max_batch))
-    if cap < 1:
-        return serving_misfit(whole, hw)
-    if isinstance(inf.batch, str) or inf.batch is None or simulated(inf) or inf.batch <= cap:
-        return None
-    return f"batch {inf.batch} is above the {cap} sequences the KV cache holds per replica by the model"
-
-
-def simulated(inf: Inference) -> bool:
-    """Whether a serving case runs the scheduler (`scheduler.estimate_serving`), not the offline closed form."""
-    return inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate is not None)
-
-
-def admission_cap(case: Case, accelerators: dict[str, Accelerator]) -> str | None:
-    """What caps a simulated serving case's requests in flight below the concurrency (or batch) it states.
-
-    The scheduler admits at most `max_batch` at once (the KV cache, and the engine's `max_batch_size` and token
-    budget per scheduling rank: `inference.estimate_inference`) and queues the rest, whose wait TTFT counts; None
-    where the stated figure is admitted whole, the case is not simulated, or nothing fits (`unfit_reason`).
-    """
-    inf = case.inference
-    if inf is None or not simulated(inf) or isinstance(inf.batch, str) or inf.batch is None:
-        return None
-    hw = case_hardware(case, accelerators)
-    e = estimate_inference(hw, serve_job(case, hw), inf.tp, None)
-    cap, kv = int(float(e.max_batch)), int(float(e.kv_batch))
-    if cap < 1 or inf.batch <= cap:
-        return None
-    what = "concurrency" if inf.scenario == "concurrency" else "batch"
-    by = (f"the {kv:,} sequences the KV cache holds per replica by the model" if kv <= cap else
-          f"the {cap:,} the engine schedules at once per replica (max_batch_size or max_num_tokens; the KV cache "
-          f"would hold {kv:,})")
-    return (f"{what} {inf.batch:,} is above {by}: the replica admits {cap:,} at once and the rest queue, their wait "
-            "counted in TTFT")
+    share = Arch.from_model(_model(case), t.mtp_layers).mtp_share(t.seq_len)
+    return (f"TFLOP/s and MFU by its flop_counting, {case.flop_counting}, the formula its source counted by, which has "
+            f"no multi-token prediction term: the {t.mtp_layers} MTP layer(s) it trains are in the predicted step "
+            f"time, not in these FLOPs (the model's own count, Megatron-LM's, adds {100 * share:.3g} % for them)")
 
 
 def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
@@ -368,6 +326,7 @@ def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
     assert t is not None, "called for training cases"
     out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
     if case.flop_counting is not None:
+        # the source's formula, without the MTP layers the model's count has (`flop_note`)
         flops = megatron_flops(Arch.from_model(_model(case)), t.global_batch, t.seq_len, case.flop_counting)
         out["model_flops_per_gpu"] = out["tflops_per_gpu"] = flops / step / case.system.count   # one metric, two names
         out["mfu"] = out["model_flops_per_gpu"] / hw.peak_for(t.precision)

@@ -45,8 +45,8 @@ from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
+from archgen.scoring.case_memory import case_fits
 from archgen.scoring.cases import (
-    case_fits,
     case_hardware,
     case_vendor,
     predict,

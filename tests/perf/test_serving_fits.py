@@ -51,7 +51,7 @@ def cases(tmp_path_factory):
 def test_weights_above_hbm_do_not_fit_under_load(cases):
     """A simulated case whose weights alone exceed the HBM does not fit, with the reason (it read as fitting: the
     estimate fell back to the closed form and `unfit_reason` skipped every simulated scenario)."""
-    from archgen.scoring.cases import case_fits, unfit_reason
+    from archgen.scoring.case_memory import case_fits, unfit_reason
     from archgen.scoring.catalog import load_accelerators
     _, by_id = cases
     accs = load_accelerators()
@@ -64,7 +64,7 @@ def test_weights_above_hbm_do_not_fit_under_load(cases):
 
 def test_a_concurrency_above_the_kv_cache_shows_the_admission_cap(cases):
     """Concurrency 2,048 where the KV cache holds fewer: the case says how many the replica admits, from memory."""
-    from archgen.scoring.cases import admission_cap
+    from archgen.scoring.case_memory import admission_cap
     from archgen.scoring.catalog import load_accelerators
     _, by_id = cases
     accs = load_accelerators()

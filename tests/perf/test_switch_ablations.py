@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from archgen.model.cases import Case
-from archgen.scoring.cases import case_fits, case_hardware, read_case_file, training_estimate
+from archgen.scoring.case_memory import case_fits
+from archgen.scoring.cases import case_hardware, read_case_file, training_estimate
 from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"

@@ -1,7 +1,9 @@
 """The transformer shape the model computes with, and the FLOP-counting conventions.
 
 FLOP convention (stated once, used everywhere): a GEMM of M x K by K x N is 2·M·N·K FLOP; attention scores and
-the weighted sum count the full s x s square (no causal discount), as Megatron-LM and PaLM count them. *Model
+the weighted sum count the full s x s square (no causal discount), as SC21's eq. 3, NeMo's `flops_formulas` and PaLM
+count them (Megatron-LM's code at d98e8a6 halves them for the causal mask, training.py line 1168; the estimate's
+`flop_counting` gives the rate counted so). *Model
 FLOPs* are forward + backward = 3 x forward, without recomputation; they give MFU. *Hardware FLOPs* add the
 recomputed forward work. Multi-token prediction layers (`mtp_layers`, the job's) count as Megatron-LM's
 `num_floating_point_operations` counts them (megatron/training/training.py at d98e8a6, lines 1042-1046 and 1288-1303):
@@ -13,7 +15,7 @@ model FLOPs and so in MFU. For a GPT block stack (ffn = 4h, MHA) model FLOPs per
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -241,6 +243,13 @@ class Arch:
         """
         return 2.0 * (self.layers + self.mtp_layers) * seq_len * self.heads * self.core_head_dim \
             / self.forward_flops_per_token(seq_len)
+
+    def mtp_share(self, seq_len: float) -> float:
+        """Share of the model FLOPs (`model_flops`) the job's MTP layers add: 0 where it trains none."""
+        if not self.mtp_layers:
+            return 0.0
+        bare = replace(self, mtp_layers=0).forward_flops_per_token(seq_len)
+        return 1.0 - bare / self.forward_flops_per_token(seq_len)
 
     def model_flops(self, tokens: float, seq_len: float) -> float:
         """Model FLOPs (forward + backward, no recompute) for `tokens` tokens: what MFU counts."""
