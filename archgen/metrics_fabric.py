@@ -59,8 +59,10 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
            "one switch of tier <tier>: the fullest leaf's access ports and uplinks, a 3-tier spine of the fullest "
            "pod; other tiers take their links evenly.", _N),
-    Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports of one switch of tier <tier> (after breakout), "
-           "whether or not a `down`/`up` range takes them; a port group no role uses counts once per port.", _N),
+    Metric("fabric", "<tier>.radix", "", "", 0, "Ports after breakout", "Ports of one switch of tier <tier> after "
+           "breakout, at the tier's rates, whether or not a `down`/`up` range takes them; a port group no role uses "
+           "counts once per port (a Tomahawk 5 leaf of 32 ports at 2x400G and 32 at 800G: 96; the documents print its "
+           "64 ports as cabled).", _N),
     Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
     Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
            "plane.", _N),

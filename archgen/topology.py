@@ -91,6 +91,9 @@ class ClosShape:
     spine_down: int
     spine_up: int
     core_pair_links: int
+    #: Spines of a pod whose core links go to one core group (`analyse.upper_tiers._cores`): 1, spine j of every pod
+    #: to core group j; G, spines jG .. jG + G − 1 of every pod to core group j.
+    core_group: int = 1
 
     @property
     def pod_leaves(self) -> int:
@@ -107,7 +110,8 @@ def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.
     """(lower switch index, upper switch index, parallel links) of every switch pair of `tier` in one plane.
 
     `tier` is 'leaf_spine' or 'spine_core'. Two tiers: every leaf meets every spine with u/S links. Three tiers:
-    leaf l meets the `spines_per_pod` spines of pod ⌊l / P⌋; spine j of every pod meets core group j.
+    leaf l meets the `spines_per_pod` spines of pod ⌊l / P⌋; spine j of every pod meets core group ⌊j / G⌋ (G the
+    `core_group`), each of its cores with `core_pair_links` links.
     """
     if tier == "leaf_spine":
         if shape.tiers == 2:
@@ -122,7 +126,7 @@ def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.
     sp, pl = max(shape.spines_per_pod, 1), max(shape.core_pair_links, 1)
     group = max(shape.spine_up // pl, 1)
     lo, j = np.meshgrid(np.arange(shape.spines), np.arange(group), indexing="ij")
-    hi = (lo % sp) * group + j
+    hi = (lo % sp) // max(shape.core_group, 1) * group + j
     return lo.ravel(), np.minimum(hi.ravel(), max(shape.cores - 1, 0)), np.full(lo.size, pl, dtype=np.int64)
 
 

@@ -214,3 +214,38 @@ def test_a_pod_of_eight_leaf_sizes_by_hand() -> None:
     sizes = (32, 4, 8, 12, 16, 20, 24, 28)
     pods = [((((16 * SPEED, 0.0, False),), tuple(sorted((e, 8) for e in sizes))), 1)]
     assert least_balanced_cut(pods, SPEED) == pytest.approx(20 * 16 * SPEED)
+
+
+def _grouped(seed: int, n: int) -> list[tuple[topology.ClosShape, int, int]]:
+    """`n` small 3-tier planes of two pods or more whose core groups take G > 1 spines of every pod (spines jG .. jG +
+    G − 1 to core group j, `topology.ClosShape.core_group`): (shape, ports, leaf down ports, endpoints per leaf at
+    random or, empty, filled in order)."""
+    rng, out = random.Random(seed), []
+    while len(out) < n:
+        spines, per, pod, core_up, pl = (rng.randint(2, 4), rng.randint(1, 2), rng.randint(1, 3), rng.randint(1, 2),
+                                         rng.randint(1, 2))
+        group = rng.choice([g for g in range(2, spines + 1) if spines % g == 0])
+        leaves, down = rng.randint(3, 8), rng.randint(1, 6)
+        pods = -(-leaves // pod)
+        shape = topology.ClosShape(3, leaves, pods * spines, spines // group * core_up, spines * per, spines,
+                                   pod * per, core_up * pl, pl, group)
+        if pods > 1 and shape.leaves + shape.spines + shape.cores <= 19:
+            loads = [rng.randint(0, down) for _ in range(leaves)] if rng.random() < 0.5 else []   # else in order
+            if not loads or sum(loads) >= 2:
+                out.append((shape, sum(loads) or rng.randint(2, leaves * down), down, loads))
+    return out
+
+
+@pytest.mark.parametrize(("shape", "ports", "down", "loads"), _grouped(36, 24))
+@pytest.mark.parametrize("lost", ["", "spine", "core"])
+def test_core_groups_of_several_spines_equal_the_brute_force(shape, ports, down, loads, lost) -> None:
+    """topo36: cores whose group takes G spines of every pod (each core l links from each) are alike as groups of one
+    spine are, and the lost switch's group is its G spines of every pod (G − 1 in the lost spine's pod): `fat_tree_pods`
+    with `group` G gives the brute force's least cut, intact and with the first spine or the first core lost."""
+    s, g = shape.spines_per_pod, shape.core_group
+    pods = fat_tree_pods(ports, shape.leaves, down, shape.leaf_up * SPEED, shape.pod_leaves,
+                         s * shape.spine_up * SPEED, lost, (shape.leaf_up // s * SPEED, shape.spine_up * SPEED),
+                         g * shape.core_pair_links * SPEED, loads=loads, group=g)
+    eps = loads or [e for e, n in leaf_fill(ports, shape.leaves, down) for _ in range(n)]
+    assert least_balanced_cut(pods, SPEED) == pytest.approx(
+        least_bisection(shape, eps, SPEED, lost=((lost, 0),) if lost else ()))

@@ -24,6 +24,7 @@ from archgen.pipeline import run
 from tests.data.clusters import small
 
 DATA = Path(__file__).parent / "data" / "fabrics"
+TH5 = DATA / "th5-16k-rail.yaml"
 
 
 def _metrics(result, cluster: str, fabric: str) -> dict[str, float]:
@@ -43,6 +44,53 @@ def test_opg_256_backend_as_published() -> None:
     assert (m["links.access"], m["links.leaf_spine"]) == (256, 128)
     assert m["leaf.oversubscription"] == 1.0          # 64 x 400G down, 32 x 800G up
     assert m["leaf.max_ports_used_per_switch"] == m["leaf.radix"] == 96
+
+
+def test_a_th5_rail_leaf_prints_its_ports_as_cabled() -> None:
+    """topo36: the OPG-256 rail leaf, a 64-port Tomahawk 5 (Broadcom BCM78900: 64 x 800GbE, 128 x 400GbE or 256 x
+    200GbE) with ports 1-32 at 2x400G down and 33-64 at 800G up, was printed with radix 96, a count no Tomahawk 5
+    has: 96 ports at two rates (64 x 400G + 32 x 800G). The documents print its 64 ports and their breakout; the
+    ports at their rates are the ASIC's 51.2 Tb/s, as the 64 x 800GbE configuration is. The spine, every port at
+    800G down, is 64 x 800G."""
+    from archgen.render.cluster import architecture
+    from archgen.render.cluster_fabrics import fabrics
+    from archgen.render.common import Scope
+
+    result = run([DATA / "opg-256.yaml"])
+    a = result.clusters["cluster/opg-256"]
+    leaf, spine = (a.fabrics[0].tier_at(t) for t in ("leaf", "spine"))
+    assert (leaf.radix, leaf.ports, leaf.cabled) == (96, 64, "32 × 2x400G down, 32 × 800G up")
+    assert (spine.ports, spine.cabled) == (64, "64 × 800G down")
+    assert leaf.switch is not None and leaf.switch.switching_capacity is not None
+    assert 32 * 2 * 400 + 32 * 800 == pytest.approx(leaf.switch.switching_capacity.m_as("Gbit/s")) == 64 * 800
+    scaling = next(t for t in architecture(a).blocks if getattr(t, "id", "") == "scaling")
+    assert [c.title for c in scaling.columns[4:6]] == ["Radix (ports)", "As cabled"]
+    assert {r[1]: r[4:6] for r in scaling.rows}["leaf"] == (64, "32 × 2x400G down, 32 × 800G up")
+    section = fabrics(Scope(result, a.cluster.path, a.cluster.spec, []), a)
+    tiers = next(t for s in section.sections for t in s.blocks if getattr(t, "id", "") == "tiers-backend")
+    assert [c.title for c in tiers.columns[3:5]] == ["Radix (ports)", "As cabled"]
+    assert tiers.rows[0][3:5] == (64, "32 × 2x400G down, 32 × 800G up")
+
+
+@pytest.mark.parametrize(("sus", "pods", "free"), [(32, 6, 16), (48, 8, 0)])
+def test_th5_cores_come_in_groups_of_one_spine_per_pod(spec_tree, sus, pods, free) -> None:
+    """topo36: newuser91's TH5 plane (pods of 48 leaves and 32 spines, each spine 16 core links at 3:1) on 6 pods
+    takes 64 cores of 64 ports, where its 3,072 spine-core links fill 48 by ports alone. Spine j of every pod joins
+    core group j (Facebook's spine planes): a group takes 6 x 16 = 96 links, more than one core's 64, so 2 cores of 8
+    links from each pod, 48 of 64 ports used. No wiring in which every core takes the same links x from every pod does
+    with fewer: x ≤ ⌊64 / 6⌋ = 10, and a pod's 512 uplinks over cores of x each take 512 / x, whole only where x divides
+    512 (8: 64 cores). 48 cores would take 10 links from some pods and 11 from others (64 = 6 x 10 + 4). The 16 ports
+    each core leaves free take pods 7 and 8 with no core more: 48 SUs, 8 full pods, the same 64 cores, full."""
+    text = TH5.read_text(encoding="utf-8").replace(
+        "  - {unit: su, count: 31}\n  - {unit: half, count: 1}\n", f"  - {{unit: su, count: {sus}}}\n")
+    fa = run([spec_tree({"c.yaml": text})]).clusters["cluster/th5-16k"].fabrics[0]
+    spine, core = fa.tier_at("spine"), fa.tier_at("core")
+    k, per_pod = core.radix, spine.up * fa.spines_per_pod
+    assert (fa.pods, fa.spines_per_pod, spine.up, k) == (pods, 32, 16, 64)
+    assert core.switches == 64 and core.max_used_per_switch == 64 - free == pods * 8
+    even = [per_pod // x for x in range(1, k // pods + 1) if per_pod % x == 0]   # every core x links from every pod
+    assert min(even) == core.switches
+    assert -(-pods * per_pod // k) == (48 if pods == 6 else 64)                 # by ports alone
 
 
 def _b300(tmp_path: Path, sus: int) -> Path:

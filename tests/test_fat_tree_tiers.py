@@ -7,6 +7,7 @@ arXiv:2407.21783 section 3.3.1, and Meta's engineering blog / SIGCOMM 2024 paper
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -35,14 +36,17 @@ def meta():
 def test_meta_24k_spine_split_makes_8_pods_of_192_racks_at_1_to_7(meta) -> None:
     """The CTSW's 192 down ports fix a pod at 192 RTSWs (one link each), 1536 / 192 = 8 pods of 16 CTSWs; 7:1 on
     192 down ports gives ⌊192/7⌋ = 27 up ports. Before, the 192 were split 1:1 as the whole radix: 16 pods of 96.
-    Bisection = min(24,576 x 400G, 1536 x 16 x 400G, 128 x 27 x 400G) / 2 = 691.2 Tb/s, 1/7.1 of the pods' own."""
+    Bisection = min(24,576 x 400G, 1536 x 16 x 400G, 128 x 27 x 400G) / 2 = 691.2 Tb/s, 1/7.1 of the pods' own.
+    The 3,456 core links fill 6 ATSWs of 576 ports: core groups of 8 CTSWs of every pod, each ATSW 9 links from each,
+    8 x 8 x 9 = 576 (topo36; in groups of one CTSW, 27 links each, they were 16 ATSWs at 216 of 576 ports)."""
     fa = _fabric(meta, "meta-24k")
     spine, core = fa.tier("spine"), fa.tier("core")
     assert not _net(meta), [f.message for f in _net(meta)]
     assert fa.accelerators == 24_576 and fa.tier("leaf").switches == 1536
     assert (fa.pods, fa.spines_per_pod, spine.down, spine.up) == (8, 16, 192, 27)
     assert 1536 // fa.pods * 16 == 3072                       # GPUs per pod, as published
-    assert (spine.switches, core.switches, fa.links["spine_core"]) == (128, 16, 128 * 27)
+    assert (spine.switches, core.switches, fa.links["spine_core"]) == (128, 6, 128 * 27)
+    assert (fa.shape.core_group, fa.core_links_per_spine_pair, core.max_used_per_switch) == (8, 9, 576)
     assert fa.oversubscription == {"leaf": 1.0, "spine": pytest.approx(192 / 27)}
     assert fa.bisection.m_as("Tbit/s") == pytest.approx(128 * 27 * 0.4 / 2)
     assert meta.metrics["cluster/meta-24k/fabric/backend"]["spine.oversubscription"].m == pytest.approx(7.11, abs=0.01)
@@ -55,7 +59,7 @@ def test_meta_24k_with_the_spine_up_ports_given(tmp_path: Path) -> None:
     assert "193-219" in text
     (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
     fa = _fabric(run([tmp_path / "m.yaml"]), "meta-24k")
-    assert (fa.pods, fa.tier("spine").down, fa.tier("spine").up, fa.tier("core").switches) == (8, 192, 27, 16)
+    assert (fa.pods, fa.tier("spine").down, fa.tier("spine").up, fa.tier("core").switches) == (8, 192, 27, 6)
 
 
 def _small(spec_tree, old: str, new: str, **kw):
@@ -107,9 +111,10 @@ def test_uplinks_on_the_top_tier_tiers_auto_builds_are_net019(spec_tree) -> None
 def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path) -> None:
     """Issue 21 item 6: one GB300 NVL72 SU (8 Q3400 leaves of 72 up ports) with `tiers: 3`. One pod holds the 8
     leaves; the fewest spines that take 8 x 72 uplinks on 72 down ports each are ⌈8·72/72⌉ = 8 (a divisor of 72),
-    9 links per leaf-spine pair; each spine's 72 uplinks go to one core of its group: 8 cores. Before: 72 spines and
-    72 cores, 1.22 MW of network power for 576 GPUs. 24 switches are 2x the 12 of the 2-tier design (8 leaves,
-    4 spines: NVIDIA's B300 XDR SU, tests/test_fabrics.py)."""
+    9 links per leaf-spine pair; each spine's 72 uplinks go to one core, two spines a core: 4 cores of 144 ports
+    (topo36; in core groups of one spine, 8 at 72 ports). Before: 72 spines and 72 cores, 1.22 MW of network power
+    for 576 GPUs. 20 switches are 1.7x the 12 of the 2-tier design (8 leaves, 4 spines: NVIDIA's B300 XDR SU,
+    tests/test_fabrics.py)."""
     import shutil
 
     from tests.conftest import REPO
@@ -125,11 +130,18 @@ def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path)
     result = run([tmp_path / "gb3"])
     fa = next(f for f in result.clusters["cluster/gb300-nvl72-su"].fabrics if f.fabric.spec.id == "compute")
     assert (fa.pods, fa.spines_per_pod, fa.core_links_per_spine_pair) == (1, 8, 72)
-    assert [t.switches for t in fa.tiers] == [8, 8, 8]
+    assert [t.switches for t in fa.tiers] == [8, 8, 4] and fa.shape.core_group == 2
+    from archgen.analyse.portmap import port_map
+    # each core cabled with 72 links from each of its two spines, every port once
+    ends = [(e.device, e.port) for r in port_map(result.clusters["cluster/gb300-nvl72-su"]).rows
+            if r.fabric == "compute" and r.tier == "spine_core" for e in (r.a, r.b)]
+    assert len(set(ends)) == len(ends) == 2 * 576
+    assert Counter(d for d, _ in ends if "-core-" in d) == {f"compute-core-0{i}": 144 for i in range(1, 5)}
     # 24 Q3400 at the 3.5 kW their active PSUs deliver (issue 21 item 10) and their optics: 114.8 kW of 1,315.8 kW
     # IT power, 8.7 %, under NET021's 15 % (at the 7 kW PSU rating it was 219.3 kW, 15.2 %, and NET021 said so)
-    # + 14.4 kW since the core tier names its media: its optics, counted as 0 W before (buyer2)
-    assert fa.metrics["network_power"].m_as("kW") == pytest.approx(129.216)
+    # + 14.4 kW since the core tier names its media: its optics, counted as 0 W before (buyer2); - 14 kW for the 4
+    # cores of two spines each (topo36: 20 Q3400, the same 576 spine-core links and optics)
+    assert fa.metrics["network_power"].m_as("kW") == pytest.approx(129.216 - 4 * 3.5)
     assert not [f for f in result.findings if f.id == "NET021"]
 
 
@@ -217,8 +229,9 @@ def test_spine_oversubscription_is_the_fullest_pods_when_the_last_pod_is_partial
     assert result.metrics["cluster/meta-24k/fabric/backend"]["spine.oversubscription"].m == pytest.approx(7.11,
                                                                                                      abs=0.01)
     # a full pod's CTSW uses its 192 leaf links and 27 core links: 219, not the even spread ⌈(23,040 + 3,456) / 128⌉
-    # = 207; each ATSW takes 27 links from its CTSW in each of the 8 pods: 216
-    assert (fa.tier("spine").max_used_per_switch, fa.tier("core").max_used_per_switch) == (192 + 27, 8 * 27)
+    # = 207; each ATSW takes 9 links from each of 8 CTSWs in each of the 8 pods: 576 (27 from one CTSW, 216, before
+    # topo36's core groups of several spines)
+    assert (fa.tier("spine").max_used_per_switch, fa.tier("core").max_used_per_switch) == (192 + 27, 8 * 8 * 9)
     # the performance model's non-blocking pod is a full pod's 192 racks x 16 GPUs = 3,072 (the published pod), not
     # the average over the pods, 23,040 / 8 = 2,880, which charged a job of one full pod the 7:1 taper
     path = result.clusters["cluster/meta-24k"].scale_out

@@ -173,9 +173,51 @@ def test_gap_reads_the_even_share_at_risk(spec_tree, monkeypatch, tmp_path) -> N
     assert row.status == "at risk" and "shared evenly" in row.note
 
 
-def test_counts_only_says_so(spec_tree, monkeypatch) -> None:
-    """A cluster analysed from counts only (NET015) keeps the even share: NET034 says why."""
+@pytest.mark.parametrize("loose", ["", "- {rack: c4, count: 1}\n"])
+def test_counts_only_is_cut_as_wired(spec_tree, monkeypatch, loose) -> None:
+    """A cluster analysed from counts only (NET015) is wired as its layout places its units' racks (topo36): the
+    half-SU plane's leaves as the expanded cluster's, so its least cut, 3,200 Gb/s, not the even share's 6,400 that
+    NET034 flagged; with a rack of four DGX in no unit before the units too (its 32 ports on the free ports left)."""
+    tree = _with_half_su(1, 2, "sw8", "3:1")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("layout:\n", "layout:\n" + loose)
+    expanded = run([spec_tree(tree)]).clusters["cluster/c"].fabrics[0]
     monkeypatch.setattr("archgen.build.clusters.MAX_RACKS", 1)
-    result = run([spec_tree(_with_half_su(1, 2, "sw8", "3:1"))])
-    [finding] = [f for f in result.findings if f.id == "NET034"]
-    assert "counts only (NET015)" in finding.message and "not proven" not in finding.message
+    result = run([spec_tree(tree)])
+    c = result.clusters["cluster/c"]
+    fa = c.fabrics[0]
+    assert c.cluster.too_large and not c.cluster.instances
+    assert fa.leaf_endpoints() == expanded.leaf_endpoints() and fa.even_share == ""
+    assert fa.bisection == expanded.bisection
+    assert fa.failure == expanded.failure
+    assert fa.leaf_endpoints() == ([6] * 16 if loose else [6, 2] * 8) + [4, 0] * 8   # loose: on the SU's free ports
+    assert fa.bisection.m_as("Gbit/s") == pytest.approx(3200)
+    assert not [f for f in result.findings if f.id == "NET034"]
+
+
+@pytest.mark.parametrize(("planes", "domain", "over"), [
+    (1, "node", "3:1"),   # 4 leaves of 48 down, the groups' 32 each: the loose rack's 32 on their free ports
+    (2, "node", "3:1"),
+    (2, "rack", "1:1"),   # a rack domain of 4 DGX on 2 planes: a loose rack's trays 2-3 are on plane B
+    (2, "rack", "3:1"),
+])
+def test_a_rack_in_no_unit_is_cabled_within_the_planes_leaves(spec_tree, planes, domain, over) -> None:
+    """review54: a compute rack in no unit beside two SUs on a rail fabric at 3:1, whose leaves are sized by the ports
+    (4 of 48 down for 160), not a leaf for it after the groups' (2 x 2). The cabling put its 32 ports on leaf 4, which
+    the plane does not have: the portmap cabled 16 of them to f-leaf-04's ports 25-32, 'past the down ports', where
+    its uplinks are, and no check said so. Its ports take the free ports of the groups' leaves, in order, as the
+    bisection counts them (`leaf_loads`), which also counted a loose rack's ports on plane A as if every node of a
+    rack domain were its first (96 endpoints on a plane of 80)."""
+    tree = files(sus=2, racks=2, switch="qm9700", tiers=2, planes=planes, rail=True, over=over)
+    text = tree["clusters/c.yaml"].replace("layout:\n", "layout:\n- {rack: c4, count: 1}\n")
+    if domain == "rack":
+        text = text.replace("scale_up: {domain: node, size: 8,", "scale_up: {domain: rack, size: 32,")
+    tree["clusters/c.yaml"] = text
+    c = run([spec_tree(tree)]).clusters["cluster/c"]
+    fa = c.fabrics[0]
+    leaf = fa.tier_at("leaf")
+    _, _, plane, leaves = access_ports(c.cluster, fa)
+    assert leaves.max() < leaf.switches
+    per_leaf = Counter(zip(plane.tolist(), leaves.tolist(), strict=True))
+    assert max(per_leaf.values()) <= leaf.down
+    assert fa.leaf_endpoints() == _wired(c, fa)
+    assert sum(fa.leaf_endpoints()) == fa.links["access"]

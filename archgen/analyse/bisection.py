@@ -7,7 +7,9 @@ filled in part it may be below (pods of 36 and 28 endpoints: 1,600 Gb/s against 
 and 2 on 16 uplinks each: 24 links against 17). This module finds the least cut itself, from the plane's pods and
 leaves, without a graph, with a spine or a core lost too. Derivation (one plane; leaves of e_i endpoints of speed
 s; each leaf of pod p meets each of its S spines with links of capacity ν_p; spine j of every pod meets core group
-j, whose cores each meet every pod's spine j; 2 tiers are one pod whose spines have no core links):
+j, whose cores each meet every pod's spine j, or spines jG .. jG + G − 1 for core groups of G spines
+(`topology.ClosShape.core_group`, alike by the same argument, the brute force agreeing); 2 tiers are one pod whose
+spines have no core links):
 
 1. For fixed sides of the leaves, the cut is linear in each switch's side, so every switch takes its cheaper side
    and alike switches can take the same: a group's cores sit together, and the groups alike face the same choice.
@@ -75,14 +77,16 @@ def leaf_fill(ports: int, leaves: int, down: int, spread: int = 0) -> list[tuple
 
 def fat_tree_pods(ports: int, leaves: int, down: int, uplink: float, pod_leaves: int, core: float,
                   lost: str = "", share: tuple[float, float] = (0.0, 0.0), core_lost: float = 0.0,
-                  spread: int = 0, loads: Sequence[int] = ()) -> list[tuple[Pod, int]]:
+                  spread: int = 0, loads: Sequence[int] = (), group: int = 1) -> list[tuple[Pod, int]]:
     """One plane's pods, alike pods counted once, its leaves holding `ports` as `leaf_fill` shares them.
 
     Pods of `pod_leaves` leaves, each leaf with `uplink` capacity to its pod's spines and the pod's spines with
     `core` capacity to the cores (2 tiers: one pod, `core` 0). `lost`: 'spine' takes one spine of the first pod
     out, 'core' one core, whose `core_lost` capacity from each pod's spine of its group goes with it; `share` is
-    one spine's part of a pod (each leaf's links to it, its core links): the lost switch's group's spine.
-    `loads`: each leaf's endpoints as the cabling wires them (`analyse.leaf_loads`), in place of `leaf_fill`'s.
+    one spine's part of a pod (each leaf's links to it, its core links), and `group` the spines of a pod whose core
+    links go to one core group (`topology.ClosShape.core_group`): the lost switch's group's spines, `core_lost` the
+    lost core's links from all of them. `loads`: each leaf's endpoints as the cabling wires them
+    (`analyse.leaf_loads`), in place of `leaf_fill`'s.
     """
     per_leaf = list(loads) or [e for e, n in leaf_fill(ports, leaves, down, spread) for _ in range(n)]
     out: Counter[Pod] = Counter()
@@ -90,9 +94,10 @@ def fat_tree_pods(ports: int, leaves: int, down: int, uplink: float, pod_leaves:
     link, k = share
     for first in range(0, leaves, step):
         spines: tuple[Spines, ...] = ((uplink, core, False),)
-        if lost:
-            odd = () if lost == "spine" and first == 0 else ((link, k - core_lost * (lost == "core"), True),)
-            spines = ((uplink - link, core - k, False), *odd)
+        if lost:   # the lost spine's group has one spine less in the first pod
+            g = group - (lost == "spine" and first == 0)
+            odd = ((g * link, g * k - core_lost * (lost == "core"), True),) if g else ()
+            spines = ((uplink - group * link, core - group * k, False), *odd)
         out[(spines, tuple(sorted(Counter(per_leaf[first:first + step]).items())))] += 1
     return sorted(out.items())
 

@@ -50,7 +50,7 @@ from archgen.analyse.rack_ports import (
 )
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import PlaneDemand, TierCount, leaf_tier
-from archgen.analyse.upper_tiers import Upper, spine_core_tiers, spine_tier
+from archgen.analyse.upper_tiers import Upper, fullest_pod, spine_core_tiers, spine_tier
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
 from archgen.model.cluster import FatTree, RailOnly
@@ -110,6 +110,8 @@ class FabricAnalysis:
     leaf_loads: tuple[int, ...] = ()
     #: Why a rail plane's bisection is the even share's over leaves wired otherwise (NET034), or '' where it is not.
     even_share: str = ""
+    #: Spines of a pod whose core links go to one core group (`analyse.upper_tiers._cores`; `ClosShape.core_group`).
+    core_group: int = 1
 
     def level_links(self, name: str) -> int:
         """Links at level `name` over all planes: each plane's, but the stated access ports once (3 over 2 planes)."""
@@ -151,7 +153,7 @@ class FabricAnalysis:
         leaf, spine, core = self.tier_at("leaf"), self.tier("spine"), self.tier("core")
         return ClosShape(self.tiers_used, leaf.switches, spine.switches if spine else 0,
                          core.switches if core else 0, leaf.up, self.spines_per_pod, spine.down if spine else 0,
-                         spine.up if spine else 0, self.core_links_per_spine_pair)
+                         spine.up if spine else 0, self.core_links_per_spine_pair, self.core_group)
 
     def leaf_endpoints(self) -> list[int]:
         """Access ports per leaf of one plane, as the bisection takes them (`leaf_loads`)."""
@@ -200,14 +202,14 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                                    if spec.rail_optimized else 0), counts, access, upper.spines_per_pod)
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
                                                demand.busiest_leaf(leaf.down, access, rpl), upper.spines_per_pod,
-                                               loads)
+                                               loads, upper.core_group)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
     failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
                        ppn, accelerators, compute.part.accelerators if compute else 0)
     failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, access, upper.spines_per_pod, accelerators,
-                                 loads)
+                                 loads, upper.core_group)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -219,7 +221,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           cdu_mgmt_ports=cdu_ports(cluster, spec.endpoints),
                           cdu_mgmt_unstated=sum(sum(by.values())
                                                 for by in unstated_cdus(cluster, spec.endpoints).values()),
-                          access_total=min(endpoint_ports + reserved, leaf.down_used * planes), leaf_loads=loads)
+                          access_total=min(endpoint_ports + reserved, leaf.down_used * planes), leaf_loads=loads,
+                          core_group=upper.core_group)
 
 
 def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:
@@ -242,14 +245,14 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int, busiest: int, spines_per_pod: int = 0,
-               loads: tuple[int, ...] = ()) -> tuple[Q, Q, dict[str, float]]:
+               access: int, busiest: int, spines_per_pod: int = 0, loads: tuple[int, ...] = (),
+               group: int = 1) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
     Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaf's,
     the access ports of its fullest leaf (`busiest`, `PlaneDemand.busiest_leaf`) over that leaf's uplinks (leaves
     fill in order: 128 ports on 3:1 leaves of 48 down are 48 + 48 + 32, so 3.00, not 128 / 48 = 2.67, a ratio no
-    leaf has; review47); the spine's, its fullest pod's (`_fullest_pod`): that pod's used leaves' uplinks over its
+    leaf has; review47); the spine's, its fullest pod's (`fullest_pod`): that pod's used leaves' uplinks over its
     spines' core links (a spine split 42:21 whose pod fills 32 of the 42 down ports is 32:21 = 1.52, not 2; Meta's
     CTSWs of 192:27 in 7 full pods and a half one are 7.11, where the uplinks of all pods' leaves over all core
     links, 6.67, is no spine's ratio; spine31); a spare leaf's uplinks carry no traffic.
@@ -258,32 +261,21 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     """
     speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
-    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads) * spec.planes
-                 ).to("Gbit/s")
+    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, group=group)
+                 * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((busiest * speed) / (tiers[0].up * up_speed)).to("").magnitude)
     if tiers_used == 3 and tiers[1].up_used:  # like the leaf's: the ports in use, the used leaves' uplinks below
-        leaves, spines = _fullest_pod(tiers[0], tiers[1], spines_per_pod)
+        leaves, spines = fullest_pod(tiers[0], tiers[1], spines_per_pod)
         oversub["spine"] = float((leaves * tiers[0].up * up_speed
                                   / (spines * tiers[1].up * tiers[1].up_speed)).to("").magnitude)
     return injection, bisection, oversub
 
 
-def _fullest_pod(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> tuple[int, int]:
-    """Used leaves and spines of a 3-tier plane's fullest pod (leaves fill pods in order, `topology.tier_pairs`).
-
-    A pod holds P = ⌊d_spine / (u / S)⌋ leaves (one plane's S spines each take u / S links of every leaf); its
-    spines are S whether the pod is full or not. Without pods (no spines per pod): every used leaf and spine.
-    """
-    if not (spines_per_pod and spine.down):
-        return leaf.used_switches, spine.switches
-    return min(pod_leaves(spine.down, leaf.up, spines_per_pod), leaf.used_switches), spines_per_pod
-
-
 def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
                spines_per_pod: int, loads: tuple[int, ...] = (), lost_spine: bool = False,
-               lost_core: bool = False) -> Q:
+               lost_core: bool = False, group: int = 1) -> Q:
     """One plane's bisection, one direction: the least cut over the balanced splits of its endpoints.
 
     `analyse.bisection.least_balanced_cut` over the plane's pods and leaves as they hold its `access` ports (in
@@ -299,7 +291,7 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     rule missed either way (pods of 36 and 28 endpoints: 3,200 Gb/s, not 1,600; leaves of 48, 48 and 2: 17 uplinks,
     not 24; pods34). `lost_spine`: a full pod's spine lost (2 tiers: every leaf's links to it; 3 tiers: the first
     pod's leaves' links to it and its core links); `lost_core`: a core lost, with its links from every pod
-    (`failure_bisection`).
+    (`failure_bisection`); `group`, the spines of a pod per core group (`analyse.upper_tiers._cores`).
     """
     cut = node_plane * spec.speed / 2
     if tiers_used < 2:
@@ -316,12 +308,13 @@ def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     core_lost = spine.up_used / tiers[2].switches / max(spine.switches // max(spines_per_pod, 1), 1) * s_up \
         if lost == "core" else 0.0
     pods = fat_tree_pods(access, leaf.switches, leaf.down, leaf.up * up, per_pod, core, lost, share, core_lost,
-                         loads=loads)
+                         loads=loads, group=group)
     return min(cut, Q(least_balanced_cut(pods, spec.speed.m_as(gbps)), gbps))
 
 
 def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, access: int,
-                      spines_per_pod: int, accelerators: int, loads: tuple[int, ...] = ()) -> dict[str, Q]:
+                      spines_per_pod: int, accelerators: int, loads: tuple[int, ...] = (),
+                      group: int = 1) -> dict[str, Q]:
     """Bisection per accelerator with one spine, one core or one plane lost, by the bisection's own rule.
 
     A lost spine takes its leaf links (2 tiers: each leaf's links to it; 3 tiers: a full pod's spine, its pod's
@@ -331,7 +324,7 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     fabric whose narrowest cut is elsewhere may lose none. With 3 tiers the lost switch's group (spine j of every
     pod, core group j) is no longer like the others and may sit apart from them (`analyse.bisection`, step 1).
     """
-    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads)
+    whole = _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, group=group)
     if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose
         return {}
     rest = whole * (spec.planes - 1)
@@ -342,10 +335,10 @@ def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ..
     out = {"failure.plane.bisection_per_accelerator": per_accelerator(whole * 0)}
     if tiers_used >= 2 and tiers[1].switches:
         out["failure.spine.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, lost_spine=True))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, True, group=group))
     if tiers_used == 3 and tiers[2].switches:
         out["failure.core.bisection_per_accelerator"] = per_accelerator(
-            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, lost_core=True))
+            _plane_cut(spec, tiers_used, tiers, node_plane, access, spines_per_pod, loads, False, True, group))
     return out
 
 

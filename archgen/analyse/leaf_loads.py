@@ -14,24 +14,28 @@ eight-GPU nodes and one of 32 (16,128 GPUs, rail leaves of 64 x 400G down, 32 x 
 Here the same rule is counted per group, for plane 0 (the planes are alike), from the nodes of each unit instance in
 floor order; alike groups are counted once. Node ports in no unit fill the leaves after the groups' in order, and
 the ports at no node (reserved, switch and power management, `extra`) the free ports left, leaf by leaf, as
-`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) keeps the even
-share, and so does a plane whose wired leaves would make the least-cut search (`analyse.bisection`, step 3) larger
+`analyse.other_ports` places them. A cluster analysed from counts only (NET015: no rack instances) is counted from
+its layout, each entry's unit instances holding their unit's racks in order, as `build.clusters` would expand them
+(topo36: it kept the even share, read 6,400 Gb/s on a plane whose wired least cut is 3,200, and NET034 fired). The
+even share stands where a plane's wired leaves would make the least-cut search (`analyse.bisection`, step 3) larger
 than the even share's and than `SEARCH_LIMIT` array steps: hundreds of alike pods each holding leaves of several
-sizes (units of two sizes alternating within pods), which the search adds one by one, over seconds. Units of many
-sizes in few pods are cut as wired: seven short units of 1-7 racks beside a full SU in 0.6 CPU-s (review53).
+sizes (units of two sizes alternating within pods, or groups whose rails each take a full leaf and a part one:
+tests/checks/cases/NET034.yml), which the search adds one by one, over seconds. Units of many sizes in few pods
+are cut as wired: seven short units of 1-7 racks beside a full SU in 0.6 CPU-s (review53).
 Where the even share stands for leaves wired otherwise, `leaf_loads` says why: NET034 reports it, and a
 requirement the bisection meets is at risk (`checks.judgement.even_share_risks`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
 from archgen.analyse.bisection import leaf_fill
 from archgen.analyse.tiers import TierCount
-from archgen.build import ClusterDesign
+from archgen.build import ClusterDesign, RackDesign
 from archgen.model import System
 from archgen.topology import pod_leaves
 
@@ -55,8 +59,7 @@ def leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rails: tu
         return even, ""
     wired = rail_leaf_loads(cluster, ports_per_node, *rails, leaf.down, leaf.switches, access)
     if not wired:
-        return even, ("the cluster is analysed from counts only (NET015), so its wired leaves are not counted"
-                      if not cluster.instances else "its wired leaves could not be counted")
+        return even, "its wired leaves could not be counted"
     pod = pod_leaves(tiers[1].down, leaf.up, spines_per_pod) if len(tiers) == 3 and spines_per_pod else leaf.switches
     return searched(wired, even, pod)
 
@@ -98,7 +101,7 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
     """Access ports on each of one plane's `leaves` (in leaf order), or () where they cannot be counted here.
 
     Args:
-        cluster: The cluster, expanded rack by rack (its `instances` in floor order).
+        cluster: The cluster: its `instances` in floor order, or its layout where counted only (NET015).
         ports_per_node: The fabric's ports per system part (`FabricAnalysis.ports_per_node`).
         rails: Rails per plane.
         planes: The fabric's planes.
@@ -108,20 +111,13 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
         leaves: Leaves of the plane.
         access: Its access ports (endpoints and reserved).
     """
-    if not (cluster.instances and per_group and down and rails):
+    if not (per_group and down and rails):
         return ()
     per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
-    groups: dict[tuple[str, int], list[int]] = {}
-    loose = 0
-    for inst in cluster.instances:
-        ppns = [ports_per_node.get(item.part.id, 0) for item in inst.rack.items if isinstance(item.part, System)]
-        ppns = [n for n in ppns if n]
-        if inst.unit:
-            groups.setdefault((inst.unit, inst.unit_index), []).extend(ppns)
-        else:
-            loose += sum(_plane_zero(n, rails, planes) for n in ppns)
-    loads = [n for ppns in groups.values() if ppns
-             for n in _group_loads(tuple(ppns), rails, planes, per_domain_rack, group_domains, per_group, down)]
+    groups, loose_runs = _floor_groups(cluster, ports_per_node)
+    loose = _plane_zero(loose_runs, rails, planes, per_domain_rack)
+    loads = [n for ppns in groups if ppns
+             for n in _group_loads(ppns, rails, planes, per_domain_rack, group_domains, per_group, down)]
     if len(loads) > leaves:
         return ()
     loads += [0] * (leaves - len(loads))
@@ -135,9 +131,59 @@ def rail_leaf_loads(cluster: ClusterDesign, ports_per_node: dict[str, int], rail
     return tuple(loads)
 
 
-def _plane_zero(ppn: int, rails: int, planes: int) -> int:
-    """Of a node's `ppn` ports, those on plane 0 (port q on plane min(⌊q / R⌋, planes − 1))."""
-    return sum(1 for q in range(ppn) if min(q // rails, planes - 1) == 0)
+def _floor_groups(cluster: ClusterDesign, ports_per_node: dict[str, int]
+                  ) -> tuple[list[tuple[int, ...]], list[tuple[tuple[int, ...], int]]]:
+    """Each unit instance's nodes' fabric ports (floor order), and the racks in no unit as runs (ports, racks).
+
+    From the racks as expanded, or, for a cluster analysed from counts only (NET015), from its layout: each entry's
+    unit instances in turn, each holding its unit's racks in order, as `build.clusters` expands them. The racks in
+    no unit keep floor order: `placement.access_ports` numbers their nodes as one sequence.
+    """
+    def ports(rack: RackDesign) -> tuple[int, ...]:
+        return tuple(n for item in rack.items
+                     if isinstance(item.part, System) and (n := ports_per_node.get(item.part.id, 0)))
+
+    groups: dict[tuple[str, int], list[int]] = {}
+    loose: list[tuple[tuple[int, ...], int]] = []
+    for inst in cluster.instances:
+        if inst.unit:
+            groups.setdefault((inst.unit, inst.unit_index), []).extend(ports(inst.rack))
+        else:
+            loose.append((ports(inst.rack), 1))
+    if cluster.instances or not cluster.too_large:
+        return [tuple(p) for p in groups.values()], loose
+    out: list[tuple[int, ...]] = []
+    for place in cluster.spec.layout:
+        if place.unit in cluster.unit_racks:
+            unit = tuple(p for rid, n in cluster.unit_racks[place.unit] for p in ports(cluster.rack_types[rid]) * n)
+            out += [unit] * place.count
+        elif place.rack in cluster.rack_types:
+            loose.append((ports(cluster.rack_types[place.rack]), place.count))
+    return out, loose
+
+
+def _plane_zero(runs: Sequence[tuple[tuple[int, ...], int]], rails: int, planes: int, per_domain_rack: bool) -> int:
+    """Of the ports of nodes in no unit (runs of racks, each rack's nodes' ports), those on plane 0.
+
+    The nodes are numbered in one sequence, as `placement.access_ports` numbers them; node i's port p is
+    q = (i mod nodes per domain)·ppn + p of its domain, on plane min(⌊q / R⌋, planes − 1): in a rack domain on two
+    planes, the later trays' ports are plane B's (review54: every node's were counted as its domain's first). A run
+    of many alike racks repeats with the period of the node numbering, so it is counted over one period.
+    """
+    def on_zero(i: int, ppn: int) -> int:
+        within = i % max(1, rails * planes // ppn) if per_domain_rack else 0
+        return sum(1 for p in range(ppn) if min((within * ppn + p) // rails, planes - 1) == 0)
+
+    out, i = 0, 0
+    for rack, count in runs:
+        if not rack or not count:
+            continue
+        period = math.lcm(*(max(1, rails * planes // n) if per_domain_rack else 1 for n in rack))
+        cycle = min(count, period // math.gcd(len(rack), period))   # racks after which the numbering repeats
+        once = [sum(on_zero(i + k * len(rack) + j, n) for j, n in enumerate(rack)) for k in range(cycle)]
+        out += sum(once) * (count // cycle) + sum(once[:count % cycle])
+        i += count * len(rack)
+    return out
 
 
 @lru_cache(maxsize=64)

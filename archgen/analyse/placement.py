@@ -330,10 +330,32 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
         lf_group = g * fa.leaves_per_group + (q % rails) * lpr + dj[rep] // down
     base = fa.groups * fa.leaves_per_group
     rest = np.zeros(len(rep), dtype=np.int64)
-    if (~grouped).any():   # the ungrouped ports of each plane fill its leaves after the groups', in order
-        rest[~grouped] = base + _rank_within(plane[~grouped]) // down
+    if (~grouped).any():   # the ungrouped ports of each plane: the leaves after the groups', then their free ports
+        rest[~grouped] = _loose_leaves(plane[~grouped], _rank_within(plane[~grouped]), plane[grouped],
+                                      lf_group[grouped], base, leaf.switches if leaf else 0, down)
     leaves = np.where(grouped, lf_group, rest)
     return node_rack[rep], node_u[rep], plane, leaves
+
+
+def _loose_leaves(plane: np.ndarray, rank: np.ndarray, g_plane: np.ndarray, g_leaf: np.ndarray, base: int,
+                 leaves: int, down: int) -> np.ndarray:
+    """The leaf (within its plane) of each node port in no rail group, the `rank`-th of its `plane`.
+
+    They fill the plane's leaves after the groups' `base`, in order, then the down ports the groups' ports (on
+    `g_leaf` of `g_plane`) leave free on theirs, leaf by leaf: leaves sized by the ports (3:1 rail leaves of 48 down
+    holding a group's 32) may have none after the groups', and a loose rack's ports were cabled to a leaf past the
+    plane's, on its uplink ports (review54). Past every free port, the old order (base + rank // down).
+    """
+    out = base + rank // down
+    order = np.r_[np.arange(base, leaves), np.arange(min(base, leaves))]
+    for k in np.unique(plane).tolist():
+        used = np.bincount(g_leaf[g_plane == k], minlength=leaves)[:leaves]
+        ends = np.cumsum(np.maximum(down - used, 0)[order])
+        mine = np.flatnonzero(plane == k)
+        slot = np.searchsorted(ends, rank[mine], side="right")
+        ok = slot < len(order)
+        out[mine[ok]] = order[slot[ok]]
+    return out
 
 
 def device_ends(cluster: ClusterDesign, ends: object) -> list[tuple[int, int, str, str]]:

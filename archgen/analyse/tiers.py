@@ -48,6 +48,24 @@ class TierCount:
         return self.assigned + self.unassigned
 
     @property
+    def ports(self) -> int:
+        """The switch's ports as its datasheet counts them, every port group, whatever their breakout (0: none).
+
+        `radix` counts them after breakout at the tier's rates, which need not be a count the switch is sold in: a
+        Tomahawk 5 rail leaf of 32 ports at 2x400G and 32 at 800G has 64 ports, 96 at those rates (topo36).
+        """
+        return sum(g.count for g in self.switch.groups) if self.switch is not None else 0
+
+    @property
+    def cabled(self) -> str:
+        """The ports as cabled, each role's ports and breakout: '32 × 2x400G down, 32 × 800G up', and any free."""
+        roles = [(self.down, self.breakout, self.speed, "down"), (self.up, self.up_split, self.up_speed, "up")]
+        runs = [(math.ceil(n / max(b, 1)), max(b, 1), rate, role) for n, b, rate, role in roles if n]
+        free = self.ports - sum(n for n, *_ in runs)
+        words = [f"{n} × {f'{b}x' if b > 1 else ''}{rate.m_as('Gbit/s'):g}G {role}" for n, b, rate, role in runs]
+        return ", ".join(words + ([f"{free} free"] if free > 0 else []))
+
+    @property
     def ports_used(self) -> int:
         """Ports in use over the tier (down and up)."""
         return self.down_used + self.up_used

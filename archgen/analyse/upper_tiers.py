@@ -37,6 +37,7 @@ class Upper:
     spines_per_pod: int = 0
     pair_links: int = 0
     problems: tuple[Problem, ...] = ()
+    core_group: int = 1   # spines of a pod whose core links go to one core group (`_cores`)
 
 
 def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int, demand: PlaneDemand) -> Upper:
@@ -99,7 +100,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
     pods = math.ceil(leaves / per_pod) if leaves else 0
     spines = pods * spines_per_pod
     spine_up = spines * s_up
-    cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
+    cores, pair_links, core_group, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
     problems += core_problems
     # reach: pods grow to d_spine leaves (one link per leaf-spine pair) unless spine.count fixes them
     cap = k_core * (per_pod if spec.spine.count else max(s_down, per_pod))
@@ -117,7 +118,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
     core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0, 0,
                      top.unassigned)
     return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
-                  pair_links, tuple(problems))
+                  pair_links, tuple(problems), core_group)
 
 
 def cores_inherit(spec) -> bool:
@@ -153,19 +154,28 @@ def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:
     return _smallest_divisor_at_least(up, max(math.ceil(fill * up / s_down), min(up, 2))) or up
 
 
-def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, list]:
-    """Cores of a 3-tier plane, the links of each spine-core pair, and the problems of a fixed `core.count`.
+def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, int, list]:
+    """Cores of a 3-tier plane, links per spine-core pair, spines of a pod per core group, a fixed count's problems.
 
-    Spine j of every pod joins core group j (one group per spine of a pod); each core of a group takes l links from
-    its spine in every pod, so a group holds s_up / l cores and a core uses pods·l ports. Derived: the largest l
-    (a divisor of s_up) with pods·l ≤ k_core. A fixed count C fixes l = s_up·groups / C, so C must be a multiple of
-    the groups whose quotient divides s_up, and pods·l must fit the core's ports.
+    A core group takes G spines of every pod (spines jG .. jG + G − 1 to group j, G dividing the spines per pod S);
+    each of its cores takes l links from each of them (l dividing s_up), so a group holds s_up / l cores, a core uses
+    pods·G·l ports and meets every pod alike: its links in from one pod match its links out to another. Derived: the
+    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of one spine (G = 1, spine j of every pod to group j,
+    Facebook's spine planes) where they are as few. Groups of several spines take fewer where s_up's divisors leave
+    ⌊k_core / pods⌋ unused: Meta's 8 pods of 16 CTSWs with 27 uplinks on 576-port ATSWs take 6 cores of 9 links from
+    8 spines of each pod, every port used, where groups of one spine took 16 at 216 ports (topo36). A count by ports
+    alone can be lower still and is not built: newuser91's 6 pods of 32 spines of 16 core links on 64-port cores take
+    64 (G = 1, l = 8), 48 by ports, whose cores would take 10 links from some pods and 11 from others. Two cores at
+    least, where groups of one spine give two: one would be a single point of failure. A fixed count C
+    keeps groups of one spine and fixes l = s_up·S / C, so C must be a multiple of S whose quotient divides s_up, and
+    pods·l must fit the core's ports.
     """
     here, fixed, problems = fabric.owner_path + ("core", "count"), fat_tree(fabric).core.count, list[Problem]()
     pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
     cores = spines_per_pod * (s_up // pair_links) if s_up else 0
     if fixed is None or not (s_up and spines_per_pod):
-        return cores, pair_links, problems
+        fewest = core_groups(pods, spines_per_pod, s_up, k_core) if pods else None
+        return (fewest[0], fewest[2], fewest[1], problems) if fewest else (cores, pair_links, 1, problems)
     per_group, rest = divmod(fixed, spines_per_pod)
     if rest or not per_group or s_up % per_group:
         valid = [spines_per_pod * g for g in range(s_up // pair_links, s_up + 1) if s_up % g == 0]
@@ -173,7 +183,7 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
         problems.append(Problem("NET002", here, f"{fixed} cores do not make {spines_per_pod} equal core groups (one "
                                 f"per spine of a pod) that split the {s_up} spine uplinks evenly; counts that do: "
                                 f"{shown}", count(fixed), count(cores)))
-        return fixed, pair_links, problems
+        return fixed, pair_links, 1, problems
     links = s_up // per_group
     if pods * links > k_core:
         core_sw = fabric.tiers["core"].switch
@@ -181,9 +191,35 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
                                 f"takes {links} links from its spine in each of the {pods} pods, {pods * links} "
                                 f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
                                 count(fixed), count(cores)))
-    return fixed, links, problems
+    return fixed, links, 1, problems
+
+
+def core_groups(full: int, spines: int, s_up: int, k_core: int, last_links: int = 0) -> tuple[int, int, int] | None:
+    """(cores, G, l): the fewest cores in groups of G of a pod's `spines` with l links from each (`_cores`).
+
+    A group takes G·s_up links from each of `full` pods and its share of a last pod's `last_links`, ⌈last_links·G /
+    spines⌉ (NET031's regrouped last pod, `checks.pods`); a core takes G·l from each full pod and its part of that
+    share, ⌈share·l / s_up⌉, which must fit k_core. Groups of one spine where as few; two cores at least where
+    groups of one spine give two (one would be a single point of failure). None where no core fits.
+    """
+    groups = [g for g in range(1, spines + 1) if spines % g == 0]
+    fits = [(spines * s_up // (g * n), g, n) for g in groups for n in range(1, s_up + 1) if s_up % n == 0
+            and full * g * n + math.ceil(math.ceil(last_links * g / spines) * n / s_up) <= k_core]
+    floor = min(2, min((c for c, g, _ in fits if g == 1), default=2))
+    return min(fits, key=lambda f: (f[0] < floor, f)) if fits else None
 
 
 def pod_spines(leaves: int, up: int, s_down: int) -> int:
     """The fewest spines a pod of `leaves` leaves needs on its own (`_spines_per_pod` for that pod alone)."""
     return _spines_per_pod(leaves, up, s_down)
+
+
+def fullest_pod(leaf: TierCount, spine: TierCount, spines_per_pod: int) -> tuple[int, int]:
+    """Used leaves and spines of a 3-tier plane's fullest pod (leaves fill pods in order, `topology.tier_pairs`).
+
+    A pod holds P = ⌊d_spine / (u / S)⌋ leaves (one plane's S spines each take u / S links of every leaf); its
+    spines are S whether the pod is full or not. Without pods (no spines per pod): every used leaf and spine.
+    """
+    if not (spines_per_pod and spine.down):
+        return leaf.used_switches, spine.switches
+    return min(pod_leaves(spine.down, leaf.up, spines_per_pod), leaf.used_switches), spines_per_pod

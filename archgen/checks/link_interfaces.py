@@ -17,8 +17,10 @@ A plain "same standard" rule would refuse `{a: smf-400g-dr4, b: lpo-800g-dr8}`, 
 and pass nothing it should not; the rule reads the parts' own fields instead (catalog35 found `{a: smf-400g-dr4,
 b: smf-800g-fr4}` checking clean). Reach classes of one plan (FR4 against LR4) are not judged: the option's reach is
 its shorter end's (CAB001). A fibre end with no transceiver (0 W, an optical circuit switch's port) carries what the
-other end sends and is judged on its medium only; two modules of which one states no plan are not judged, which an
-info finding says.
+other end sends and is judged on its medium and lane rate only: the switch is rate-agnostic, but its part states the
+rate and lanes of the link it ends (`ocs-fibre-port`'s notes: "set so that the link's two ends agree"), so a 200G-lane
+module needs an OCS end stated at 200G lanes. Two modules of which one states no plan are not judged, which an info
+finding says.
 
 CAB005's remedy reads the same rule: where a module fits one end of its link and not the other, the catalog's parts
 it names for the other end are those that fit that cage and meet the module here (`linking_modules`, `cage_remedy`).

@@ -158,11 +158,12 @@ def even_share_bisection(ctx: Context) -> Iterator[Violation]:
     """A rail-optimized plane's bisection is the least cut of its leaves as wired, or says that it may lie above it.
 
     The bisection cuts a rail plane's leaves as the cabling wires them (`analyse.leaf_loads`): a short group's leaves
-    hold fewer ports than a full group's. Where it cannot (a cluster analysed from counts only, NET015; wired leaves
-    that would take the least-cut search past `SEARCH_LIMIT`), it cuts the ports shared evenly over the used leaves,
-    which moves endpoints onto the short leaves and can overstate the least cut: by 60 % on a plane of seven short
-    units beside a full one (review53: 204.8 Tb/s shared evenly, 128 Tb/s as wired). The finding names the fabric,
-    why, and a `min_bisection_per_accelerator` that this figure meets but does not prove; the N-1 figures likewise.
+    hold fewer ports than a full group's; a cluster analysed from counts only (NET015) is counted from its layout.
+    Where it cannot (wired leaves that would take the least-cut search past `SEARCH_LIMIT`), it cuts the ports
+    shared evenly over the used leaves, which moves endpoints onto the short leaves and can overstate the least cut:
+    by 60 % on a plane of seven short units beside a full one (review53: 204.8 Tb/s shared evenly, 128 Tb/s as
+    wired). The finding names the fabric, why, and a `min_bisection_per_accelerator` that this figure meets but does
+    not prove; the N-1 figures likewise.
     A requirement on them that they meet is at risk (REQ004), not met (`checks.judgement.even_share_risks`).
 
     Fix: nothing in the spec is wrong: where the figure decides something, take the least cut of the leaves as wired

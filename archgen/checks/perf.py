@@ -100,7 +100,8 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
             continue
         model = ctx.design.specs.get(r.workload.model or "")
         groups = model.moe.router_num_groups if isinstance(model, Model) and model.moe else None
-        for m in missing(t.stack, t, groups):
+        latent = model.mla.kv_lora_rank if isinstance(model, Model) and model.mla else 0
+        for m in missing(t.stack, t, groups, latent):
             rest = f"; the stack is not stated, so {t.stack} is a house default: estimated as stated"
             at = ("training", *m.path) if m.path[0] != "model" else ("training",)
             yield Violation(path, r.workload.id, at, f"{r.workload.id}: {m.message}{rest}",

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import count
-from archgen.analyse.upper_tiers import pod_spines
+from archgen.analyse.upper_tiers import core_groups, pod_spines
 from archgen.checks.registry import Context, Violation
 from archgen.display import kw
 from archgen.model.fabrics import FatTree
@@ -85,15 +85,15 @@ def pod_surplus(fa: FabricAnalysis) -> PodSurplus | None:
 
 
 def _grouped_cores(full: int, groups: int, s_up: int, last_links: int, k_core: int) -> int:
-    """Cores in the sizing's groups (one per spine of a full pod) once the last pod's links spread over them.
+    """Cores in the sizing's core groups (`upper_tiers.core_groups`) once the last pod's links spread over them.
 
-    Group j takes s_up links from spine j of each of the `full` pods and ⌈last_links / groups⌉ from the last pod;
-    a core takes l links (l dividing s_up) from each full pod's spine and its share of the rest, so a group holds
-    s_up / l cores for the largest l whose ports fit: full·l + ⌈extra·l / s_up⌉ ≤ k_core (`upper_tiers._cores`).
+    A group of G spines of every pod takes G·s_up links from the `full` pods and its share of the last pod's; a core
+    takes l links from each of its spines in each full pod and its part of that share, so a group holds s_up / l
+    cores, the fewest over G and l whose ports fit (`groups`: the spines of a full pod; all of them, s_up each, where
+    none fits).
     """
-    extra = math.ceil(last_links / groups)
-    fits = [d for d in range(1, s_up + 1) if s_up % d == 0 and full * d + math.ceil(extra * d / s_up) <= k_core]
-    return groups * (s_up // max(fits)) if fits else groups * s_up
+    fewest = core_groups(full, groups, s_up, k_core, last_links)
+    return fewest[0] if fewest else groups * s_up
 
 
 def _last_ratio(fa: FabricAnalysis, found: PodSurplus) -> float:
@@ -127,7 +127,8 @@ def partial_pods(ctx: Context) -> Iterator[Violation]:
             if core.switch is not None:
                 power = power + core.switch.power.max * extra_cores * n
             transceivers, optics = _optics(c, fa, extra_links)
-            parts = [f"{k * n:,} {what}" for k, what in ((extra_spines, "spines"), (extra_cores, "cores")) if k]
+            parts = [f"{k * n:,} {what if k * n > 1 else what[:-1]}" for k, what in ((extra_spines, "spines"),
+                                                                                     (extra_cores, "cores")) if k]
             parts.append(f"{extra_links:,} spine-core links" + (f" with {transceivers:,} transceivers "
                          f"({optics:.1f~P})" if optics is not None else ""))
             total = power.to("kW") + (optics if optics is not None else 0 * power.to("kW"))
@@ -140,7 +141,7 @@ def partial_pods(ctx: Context) -> Iterator[Violation]:
                             f"{'leaf' if found.last_leaves == 1 else 'leaves'} standing alone) and "
                             f"{found.last_core_links:,} core links; the plane's {found.spines:,} spines and "
                             f"{found.cores:,} cores could be {found.spines_needed:,} and {found.cores_needed:,} "
-                            f"in core groups of one spine per pod ({found.cores_by_ports:,} by ports alone: "
+                            f"in core groups as sized ({found.cores_by_ports:,} by ports alone: "
                             f"{found.core_links_needed:,} links / {core.down}): {', '.join(parts)} more, "
                             f"{kw(total)} of IT power "
                             f"(switches at maximum); its spines run at {_last_ratio(fa, found):.2f}:1 down:up, "

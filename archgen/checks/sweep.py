@@ -45,6 +45,13 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
         if wrong and name not in JOB_AXES.get(job, ()):
             out.append((("axes", name), f"sweep '{sweep.id}': axis '{name}' changes {a_or_an(wrong[0])} job; "
                                         f"workload '{workload.id}' is {a_or_an(job)} job"))
+    scenario = workload.inference.scenario if workload.inference is not None else "server"
+    if sweep.axes.arrival_rate and scenario != "server":   # its points would run without it (newuser93)
+        said_as = f"sweep '{sweep.id}': axis %s sets the Poisson arrivals of a server run; workload '{workload.id}' "
+        out.append((("axes", "arrival_rate"), Worded(
+            said_as % "'arrival_rate'" + f"runs scenario '{scenario}', which takes none (state scenario: server on "
+                                         "the workload, or remove the axis)",
+            said_as % "arrival rate" + f"runs the {scenario} scenario, which takes none")))
     theirs = {b.req.id: b for b in design.requirements_of(f"workload/{workload.id}")}
     for i, r in enumerate(sweep.requirements):
         if r.id in theirs:  # a point's outcomes are keyed by requirement id

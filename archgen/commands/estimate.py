@@ -107,7 +107,8 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                                                 "zero": c.training.zero, "interleave": virtual_stages(c.training)},
                                    c.model.moe is not None if c.model else None, case_vendor(c, accs))
             for c in cf.cases if explain and c.id in scored and c.training is not None}
-    defaults = {c.id: serving_defaults(c.inference, serve_job(c, case_hardware(c, accs)).max_batch_size)
+    defaults = {c.id: serving_defaults(c.inference, (job := serve_job(c, case_hardware(c, accs))).max_batch_size,
+                                       job.kv_reserve)
                 for c in cf.cases if explain and c.id in scored and c.inference is not None}
     ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
     bands = case_bands(cf.cases, scores.results)

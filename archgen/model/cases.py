@@ -208,8 +208,10 @@ class Case(Spec):
                                      f"mtp_layers ({model.mtp_layers}), the multi-token prediction modules its "
                                      f"architecture has; expected at most {model.mtp_layers}, or state them on the "
                                      "model"))
-        if t is not None and model is not None and model.moe is not None and "stack" in t.model_fields_set:
-            errors += [FieldError(m.path, m.message) for m in missing(t.stack, t, model.moe.router_num_groups)
+        if t is not None and model is not None and "stack" in t.model_fields_set:
+            groups = model.moe.router_num_groups if model.moe else None
+            errors += [FieldError(m.path, m.message)
+                       for m in missing(t.stack, t, groups, model.mla.kv_lora_rank if model.mla else 0)
                        if m.path[0] == "model"]   # its training's own are its validator's (`StackSwitches`)
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "model_flops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:

@@ -8,8 +8,8 @@ from archgen.model.spec import FieldError, raise_each
 
 __all__ = ["DISAGGREGATED", "DISAGGREGATION_PREFIXES", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED",
            "Engine", "VENDOR_ENGINES", "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key",
-           "engine_problem", "refuse_disaggregation", "serving_engine", "vendor_engine", "serving_problem",
-           "spread_problem", "unhonoured"]
+           "balancer_problem", "engine_problem", "foreign_engine_problem", "refuse_disaggregation", "serving_engine",
+           "vendor_engine", "serving_problem", "spread_problem", "unhonoured"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -116,6 +116,42 @@ def engine_problem(stated: str | None, max_batch_size: int | None, vendor: str) 
             "vLLM on AMD's, Intel's, AWS's and Google's, VENDOR_ENGINES): TensorRT-LLM's max_batch_size 2,048 would "
             "be a guess on a part that may not run that CUDA engine; state `engine:` (tensorrt-llm, vllm or sglang) "
             "or `max_batch_size:` (the requests a replica runs at once)")
+
+
+def foreign_engine_problem(stated: str | None, vendor: str) -> str | None:
+    """Why a job may not state `stated` on a part of `vendor`, or None: TensorRT-LLM on a part not NVIDIA's.
+
+    TensorRT-LLM is NVIDIA's CUDA engine ("TensorRT LLM supports the full spectrum of NVIDIA GPU architectures:
+    NVIDIA Blackwell ..., Hopper ..., Ada Lovelace ..., Ampere", nvidia.github.io/TensorRT-LLM supported-hardware.html);
+    taken on an AMD part it set the batch limit to its 2,048 (newuser93). A part of no stated vendor is not known not
+    to run it (`engine_problem` asks such a job to state its engine). vLLM and SGLang are not refused here.
+    """
+    if stated != "tensorrt-llm" or not vendor.strip() or is_nvidia(vendor):
+        return None
+    return (f"engine tensorrt-llm is NVIDIA's CUDA engine, which runs on NVIDIA GPUs only (nvidia.github.io/"
+            f"TensorRT-LLM supported-hardware.html), and this part is {vendor.strip()}'s: state the engine it serves "
+            "with (vllm, sglang), or leave engine out for its vendor's (model/engine.py VENDOR_ENGINES)")
+
+
+def balancer_problem(stated: str | None, vendor: str, balanced: bool) -> str | None:
+    """Why a job may not state `adp_balance` under its engine (stated, else its vendor's), or None where it may.
+
+    The context balancer is TensorRT-LLM's PyTorch executor's (`attention_dp_config: {enable_balance: true,
+    batching_wait_iters, timeout_iters}`, its `AttentionDpConfig`; docs/perf-model.md, Attention DP under
+    TensorRT-LLM), and `perf.serve.adp_balance` holds prompts as that executor does. Under vLLM (an AMD part's
+    engine) or SGLang it was run all the same (newuser93: DeepSeek-R1 FP8 on mi355x-th5 at 10 requests/s, TTFT
+    76 -> 165 ms). A part of no known vendor with no engine stated runs no engine known to have it.
+    """
+    if not balanced:
+        return None
+    own = vendor_engine(vendor)
+    runs = stated or (own[0] if own else "tensorrt-llm" if is_nvidia(vendor) else None)
+    if runs == "tensorrt-llm":
+        return None
+    under = f"engine {runs}" if runs else "no engine known (state engine: tensorrt-llm)"
+    return (f"adp_balance is TensorRT-LLM's attention-DP context balancer (its executor's attention_dp_config with "
+            f"enable_balance), which the model runs as that executor holds prompts; this job runs {under}: remove "
+            "adp_balance, or state the engine that runs it")
 
 
 def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vendor: str = "") -> int | None:

@@ -81,7 +81,8 @@ class Inference(Spec):
     kv_reserve: KvReserve = Field(
         "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
                             "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
-                            "as vLLM does).")
+                            "as vLLM does). Left out, 'mean' where the job runs vLLM (stated, or its part's "
+                            "vendor's engine), else 'full'.")
     max_num_tokens: int = Field(
         MAX_NUM_TOKENS, gt=0, description="Tokens per iteration of a replica (TensorRT-LLM's max_num_tokens, vLLM's "
                                 "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "

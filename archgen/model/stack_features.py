@@ -1,11 +1,11 @@
 """What each training stack's code has: the first Megatron-LM release of every feature a job may state.
 
 A stack profile (`archgen.model.switches`) names a code base as well as its defaults: `megatron-core-2024` (NeMo
-24.x) runs Megatron-LM core_v0.9.0 (NeMo v2.0.0's Dockerfile.ci:55, core_r0.9.0), which has no group-limited
-routing, no multi-token prediction and no DeepEP. A switch value or model field that needs code the stated stack
-lacks is not a run that stack can make, so it is refused where the spec states it (`missing`), not estimated with
-the feature silently on. Each feature's first release was read in NVIDIA/Megatron-LM's history (`git log -S` on the
-config field, then the first release tag whose tree has it).
+24.x) runs Megatron-LM core_v0.9.0 (NeMo v2.0.0's Dockerfile.ci:55, core_r0.9.0), which has no multi-head latent
+attention, group-limited routing, multi-token prediction or DeepEP. A switch value or model field that needs code the
+stated stack lacks is not a run that stack can make, so it is refused where the spec states it (`missing`), not
+estimated with the feature silently on. Each feature's first release was read in NVIDIA/Megatron-LM's history (`git
+log -S` on the config field, then the first release tag whose tree has it).
 
 Where the stack is not stated (the vendor's newest profile, a house default) the same finding is a PERF004 warning:
 the profile stands in for a run the spec does not describe (`checks.perf.within_stack`).
@@ -55,6 +55,7 @@ class Feature:
     uses: Callable[[object], bool]   # whether a stated value uses it
     first: Release
     commit: str     # the commit that added it, its date and title, as Megatron-LM's history gives them
+    shown: str = "{name} {value}"   # the stated field and value, as a message's 'got' says them
 
     @property
     def release(self) -> str:
@@ -78,6 +79,11 @@ FEATURES = (
             _is("a2a", "allgather", "a2a+p2p"), (0, 10, 0),
             "91a8a4c, 2024-10-21, !2215 'Configure per-layer communication type for context parallelism', "
             "cp_comm_type"),
+    Feature("multi-head latent attention", ("model", "mla"), _stated, (0, 10, 0),
+            "32eac88, 2024-09-24, !1581 'Add MLA support into MCore', multi_latent_attention",
+            "{name} with a key-value latent of rank {value}"),
+    Feature("ZeRO-3 weight sharding", ("parallelism", "zero"), _is(3), (0, 10, 0),
+            "e1993fa, 2024-11-13, !2150 'Add support for PyTorch FSDP-2', use_torch_fsdp2"),
     Feature("MoE parallel folding", ("parallelism", "etp"), _stated, (0, 10, 0),
             "7f22e21, 2024-11-23, !1940 'MoE parallel folding', expert_tensor_parallel_size"),
     Feature("group-limited routing", ("model", "moe", "router_num_groups"), _stated, (0, 11, 0),
@@ -86,6 +92,11 @@ FEATURES = (
             "0d389f5, 2025-02-25, !2737 'Integration of Deepseek DeepEP kernel', moe_enable_deepep"),
     Feature("the DeepEP dispatcher", ("moe_dispatcher",), _is("deepep"), (0, 12, 0),
             "0d389f5, 2025-02-25, !2737 'Integration of Deepseek DeepEP kernel', moe_enable_deepep"),
+    Feature("ZeRO-2 gradient sharding", ("parallelism", "zero"), _is(2),
+            (0, 12, 0), "d165a85, 2025-02-26, !2071 'MCore Customized FSDP (Distopt-based FSDP)', "
+            "data_parallel_sharding_strategy"),
+    Feature("the optimizer's CPU offload", ("parallelism", "offload"), _is("optimizer", "both"), (0, 12, 0),
+            "60007c9, 2025-02-14, !2526 'Optimizer CPU offload support', optimizer_cpu_offload"),
     Feature("Transformer Engine's fused cross entropy", ("cross_entropy",), _is("te"), (0, 12, 0),
             "0f60adb, 2025-03-08, !2707 'Added option for parallel cross entropy', cross_entropy_fusion_impl"),
     Feature("an FP8 recipe other than delayed scaling", ("fp8_recipe",), _is("tensorwise", "mxfp8"), (0, 12, 0),
@@ -114,9 +125,13 @@ FEATURES = (
 
 
 def lacks(stack: str, name: str, value: object) -> Feature | None:
-    """The feature training switch `name` at `value` uses that `stack`'s code lacks (`FEATURES`); None: it has it."""
+    """The feature training switch or layout field `name` at `value` uses that `stack`'s code lacks (`FEATURES`).
+
+    None: its code has it.
+    """
     code = release_of(stack)
-    return next((f for f in FEATURES if f.path == (name,) and code < f.first and f.uses(value)), None)
+    return next((f for f in FEATURES if f.path[0] != "model" and f.path[-1] == name and code < f.first
+                 and f.uses(value)), None)
 
 
 def without(stack: str, name: str) -> str:
@@ -125,7 +140,7 @@ def without(stack: str, name: str) -> str:
     'Megatron-LM core_v0.9.0 (2024-10-24) lacks the EP communication overlap (core_v0.14.0, ae1c882)'.
     """
     code = release_of(stack)
-    gaps = [f for f in FEATURES if f.path == (name,) and code < f.first]
+    gaps = [f for f in FEATURES if f.path[0] != "model" and f.path[-1] == name and code < f.first]
     assert gaps, f"stack_features.without: the code of {stack} has every feature of {name}"
     return (f"{CODE.setting(stack)[1]} lacks " + ", ".join(f"{f.words} ({f.release}, {f.commit.split(', ')[0]})"
                                                           for f in gaps))
@@ -170,7 +185,8 @@ class Missing:
         f = self.feature
         has = ", ".join(s for s in STACKS if release_of(s) >= f.first)
         return (f"{f.words} is not in the code of stack {self.stack}, {CODE.setting(self.stack)[1]}: it arrived "
-                f"in {f.release} with {commit}; got {name} {_written(self.value)}, expected a stack whose code has it "
+                f"in {f.release} with {commit}; got {f.shown.format(name=name, value=_written(self.value))}, "
+                f"expected a stack whose code has it "
                 f"({has}) or {name} left out")
 
 
@@ -178,12 +194,12 @@ def _written(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def missing(stack: str, training: object, groups: int | None = None) -> list[Missing]:
+def missing(stack: str, training: object, groups: int | None = None, latent: int = 0) -> list[Missing]:
     """The features `training` (a Workload's `training` or a case's) and its model use that `stack`'s code lacks.
 
-    `groups` is the model's `moe.router_num_groups` (its one feature here). A Workload's layout fields are under
-    `parallelism`, a case's inline. An expert TP equal to the TP is the run every release makes, so `etp` counts only
-    where it differs.
+    The model's are `groups`, its `moe.router_num_groups`, and `latent`, its `mla.kv_lora_rank` (0: no multi-head
+    latent attention). A Workload's layout fields are under `parallelism`, a case's inline. An expert TP equal to the
+    TP is the run every release makes, so `etp` counts only where it differs.
     """
     code = release_of(stack)
     par = getattr(training, "parallelism", training)
@@ -192,10 +208,10 @@ def missing(stack: str, training: object, groups: int | None = None) -> list[Mis
         if code >= f.first:
             continue
         if f.path[0] == "model":
-            value = groups
+            value = groups if f.path[-1] == "router_num_groups" else (latent or None)
         elif f.path[0] == "parallelism":
             value = getattr(par, f.path[-1], None)
-            value = None if value == getattr(par, "tp", None) else value
+            value = None if f.path[-1] == "etp" and value == getattr(par, "tp", None) else value
         else:
             value = getattr(training, f.path[-1], None)
         if value is not None and f.uses(value):

@@ -3,7 +3,7 @@
 Split from `archgen.model.switches` (the table of switches and their profile values), whose `ByStack` rows these are.
 """
 
-from archgen.model.stack_features import code_has, lacks
+from archgen.model.stack_features import code_has, lacks, without
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, ByStack, Setting
 from archgen.model.switches import _ARGS, _BRIDGE, _LM21, _PEX, _PRIMUS, SWITCHES, StackSwitches
 
@@ -65,7 +65,8 @@ ALLOWS: dict[str, ByStack] = {
                                        ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:235: "
                                                        "overlap_moe_expert_parallel_comm")),
     "zero": ByStack(((0,), f"{_LM21}: no distributed optimizer (2022)"),
-                    ((0, 1), f"{_CORE}: --use-distributed-optimizer (optimizer state sharded, ZeRO-1)"),
+                    ((0, 1), f"{_CORE}: --use-distributed-optimizer (optimizer state sharded, ZeRO-1); "
+                             + without("megatron-core-2024", "zero")),
                     ((0, 1, 2, 3), "Megatron-core Megatron-FSDP: --data-parallel-sharding-strategy no_shard, optim, "
                                    "optim_grads, optim_grads_params"),
                     ((0, 1, 2, 3), f"{_PRIMUS} modules/megatron/trainer_base.yaml:183-195: "
@@ -80,7 +81,8 @@ ALLOWS: dict[str, ByStack] = {
                   (("divisors",), f"{_BRIDGE}: expert_model_parallel_size"),
                   (("divisors",), f"{_PRIMUS}: expert_model_parallel_size (Megatron-LM's)")),
     "offload": ByStack((("none",), f"{_LM21}: no host offload"),
-                       (("none",), f"{_CORE}: no host offload in the 2024 recipe"),
+                       (("none",), f"{_CORE}: no host offload in the 2024 recipe; "
+                                   + without("megatron-core-2024", "offload")),
                        (("none", "activations", "optimizer", "both"),
                         "Megatron-core --fine-grained-activation-offloading, --optimizer-cpu-offload"),
                        (("none", "activations", "optimizer", "both"),

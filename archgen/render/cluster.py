@@ -170,10 +170,11 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
     for fa in a.fabrics:
         for t in fa.tiers:
             rows.append((fa.fabric.spec.id, t.name, t.switch.id if t.switch else "—", t.switches * fa.planes,
-                         t.radix, t.down, t.up, t.ports_used * fa.planes, fa.oversubscription.get(t.name)))
+                         t.ports, t.cabled, t.down, t.up, t.ports_used * fa.planes, fa.oversubscription.get(t.name)))
     cols = (Column("Fabric"), Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
-            Column("Radix", digits=0, align="right"), Column("Down", digits=0, align="right"),
-            Column("Up", digits=0, align="right"), Column("Ports used", digits=0, align="right"),
+            Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
+            Column("Down", digits=0, align="right"), Column("Up", digits=0, align="right"),
+            Column("Ports used", digits=0, align="right"),
             Column("Oversubscription (down:up)", digits=2, align="right"))
     section.add(Table("scaling", "Scaling table: switches per fabric tier", cols, tuple(rows)))
     if series is not None and series.points and series.fabric:

@@ -96,11 +96,11 @@ def fabrics(scope: Scope, a: Any) -> Section:
         section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
     for fa in a.fabrics:
         s = fa.fabric.spec
-        tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.radix, t.breakout, t.down,
+        tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.ports, t.cabled, t.down,
                   t.up, t.up_speed, t.down_used * fa.planes, t.up_used * fa.planes,
                   fa.oversubscription.get(t.name)) for t in fa.tiers]
         tier_cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
-                Column("Radix", digits=0, align="right"), Column("Breakout", digits=0, align="right"),
+                Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
                 Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
                 Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
                 Column("Up used", digits=0, align="right"), Column("Oversubscription", digits=2, align="right"))

@@ -86,7 +86,7 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
         out.append(("mtp_layers", problem))
     if "stack" in t.model_fields_set:   # a feature its stated stack's code lacks, as reading the case refuses it
         out += [("" if m.path[0] == "model" else m.path[-1], m.message)
-                for m in missing(t.stack, t, arch.router_groups or None)]
+                for m in missing(t.stack, t, *arch.model_features)]
     return out
 
 

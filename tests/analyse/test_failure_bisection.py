@@ -50,26 +50,31 @@ def test_a_plane_lost_leaves_the_others(metrics):
 
 def test_a_spine_and_a_core_of_a_tapered_three_tier_xdr_fabric(tmp_path: Path):
     """13 GB300 SUs (7,488 GPUs, 104 rail leaves of Q3400 at 800 Gb/s) on 3 tiers, spines split 2:1 (96 down, 48
-    up): 2 pods of 72 spines, 6,912 spine-core links on 72 cores (96 each), each core a group of its own. The pods
+    up): 2 pods of 72 spines, 6,912 spine-core links on 48 cores of 144 ports, in core groups of 3 spines of every
+    pod, each core 24 links from each (topo36: in groups of one spine they were 72 cores at 96 ports). The pods
     are unequal (96 and 8 leaves of 72 GPUs: 6,912 and 576), so half the core links (6,912 x 800 / 2 over 7,488 =
     369.2 Gb/s) is no balanced split's cut: the least one keeps every core on one side and moves the leaves of 3,744
     GPUs across, 52 whole leaves of the large pod, 72 links each, 52 x 72 x 800 = 2,995.2 Tb/s, 400 Gb/s per GPU,
     full bisection (pods34). A spine of the first pod lost takes one of each of its leaves' 72 uplinks: the 52
-    leaves moved across are those, 52 x 71 x 800 / 7,488 = 394.4 Gb/s. A core lost takes all 48 core links of its
-    group's spine in each pod, which then meets only its pod's leaves: the large pod's sits with the 52 leaves moved
-    and cuts its links to the other 44, so the split cuts 52 x 71 + 44 = 3,736 links, not 3,744: 399.1 Gb/s (an
-    earlier closed form kept that spine with the others and read 400, above the least cut; bisect35)."""
+    leaves moved across are those, 52 x 71 x 800 / 7,488 = 394.4 Gb/s. A core lost takes 24 of the 48 core links of
+    3 spines in each pod, which keep 24 each to the group's other core: the least cut stays 3,744 links, 400 Gb/s.
+    In groups of one spine a lost core took all 48 of one spine's in each pod, which then met only its pod's leaves,
+    and the split cut 52 x 71 + 44 = 3,736 links: 399.1 Gb/s (an earlier closed form read 400 there, above the
+    least cut; bisect35)."""
     (tmp_path / "racks.yaml").write_text(SU_IB_RACK, encoding="utf-8")
     compute = xdr_compute(3, spine='{oversubscription: "2:1"}')
     (tmp_path / "cluster.yaml").write_text(gb300_cluster("x", "su-ib", [compute], sus=13), encoding="utf-8")
     m = run([tmp_path]).metrics["cluster/x/fabric/compute"]
-    assert (m["leaf.switches"].m, m["spine.switches"].m, m["core.switches"].m) == (104, 144, 72)
+    assert (m["leaf.switches"].m, m["spine.switches"].m, m["core.switches"].m) == (104, 144, 48)
     assert m["links.spine_core"].m == 6912
     gbps = {k: m[k].m_as("Gbit/s") for k in m if "bisection_per_accelerator" in k}
     assert gbps["bisection_per_accelerator"] == pytest.approx(52 * 72 * 800 / 7488) == pytest.approx(400)
-    assert gbps["failure.core.bisection_per_accelerator"] == pytest.approx((52 * 71 + 44) * 800 / 7488)
-    # the witness, by max flow on the plane's graph without core 0: the first 52 leaves against the other 52
-    g = topology.clos_graph(topology.ClosShape(3, 104, 144, 72, 72, 72, 96, 48, 48), [72] * 104, speed_gbps=800.0)
-    g.remove_node(("core", 0))
-    assert topology.cut_capacity(g, range(52), range(52, 104)) == pytest.approx((52 * 71 + 44) * 800)
+    assert gbps["failure.core.bisection_per_accelerator"] == pytest.approx(52 * 72 * 800 / 7488)
+    # the witness, on the plane's graph without core 0: the first 52 leaves against the other 52, and in groups of
+    # one spine (72 cores of 48 links from one spine of each pod) the split that cut 3,736
+    for shape, links in ((topology.ClosShape(3, 104, 144, 48, 72, 72, 96, 48, 24, 3), 52 * 72),
+                         (topology.ClosShape(3, 104, 144, 72, 72, 72, 96, 48, 48), 52 * 71 + 44)):
+        g = topology.clos_graph(shape, [72] * 104, speed_gbps=800.0)
+        g.remove_node(("core", 0))
+        assert topology.cut_capacity(g, range(52), range(52, 104)) == pytest.approx(links * 800)
     assert gbps["failure.spine.bisection_per_accelerator"] == pytest.approx(52 * 71 * 800 / 7488)

@@ -107,3 +107,14 @@ def test_the_hopper_cutoff_of_nvls_is_kept_once():
         mp.setattr(generation, "NVLS_FROM", 10.0)
         assert "NVLS/Simple" not in [n for n, _ in labelled(hopper, Topo(hopper, 8.0, 8.0), "all_reduce")]
         assert nvls_note(hopper) != []
+
+
+def test_a_chip_swapped_into_an_nvls_domain_is_not_said_to_state_it():
+    """A sweep's `accelerator` axis keeps the cluster's domain (`Hardware.with_chip`): an MI355X (which states
+    `in_network_reduction: false`) put in a DGX B200's NVSwitch domain was said to "state
+    `scale_up.in_network_reduction: true`" (newuser93); the note names the domain's statement, not the part's."""
+    domain = hardware_for(_part(compute_capability=10.0), scale_up_size=8)
+    chip = hardware_for(_part(vendor="AMD", nvls=False), scale_up_size=1)
+    [note] = nvls_note(domain.with_chip(chip))
+    assert "states `scale_up.in_network_reduction: true`" not in note
+    assert "scale-up domain is stated to reduce in the network" in note and "states no compute capability" in note

@@ -88,14 +88,15 @@ def test_the_memory_model_counts_every_expert_at_ep_1(cli, tmp_path):
 
 def test_a_stack_that_places_no_uneven_split_is_searched_on_even_ones(cli, tmp_path):
     """megatron-core-2024 (its uneven first/last-stage counts are not searched, its slots and layout string came in
-    2025): DeepSeek-V3's 61 layers only on a pp that divides them, no layout string. Its group-limited routing is
-    not in core_v0.9.0 (core_v0.11.0, `stack_features`: refused under the stated stack), so the model is DeepSeek-V3
-    without it: the same layers to place."""
+    2025): DeepSeek-V3's 61 layers only on a pp that divides them, no layout string. Its group-limited routing and
+    its multi-head latent attention are not in core_v0.9.0 (core_v0.11.0 and core_v0.10.0, `stack_features`: refused
+    under the stated stack), so the model is DeepSeek-V3 without them: the same layers to place."""
     text = (SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8")
     grouped = ", router_num_groups: 8,\n      router_group_topk: 4}"
+    mla = next(x for x in text.splitlines() if x.startswith("mla:"))
     assert grouped in text and "\nid: deepseek-v3\n" in text
-    (tmp_path / "m.yaml").write_text(text.replace(grouped, "}").replace("\nid: deepseek-v3\n", "\nid: dsv3-ungrouped\n"),
-                                     encoding="utf-8")
+    (tmp_path / "m.yaml").write_text(text.replace(grouped, "}").replace("\nid: deepseek-v3\n", "\nid: dsv3-ungrouped\n")
+                                     .replace(mla + "\n", ""), encoding="utf-8")
     doc = _estimate(cli, tmp_path, "dsv3-ungrouped", "gb200-nvl72-su", 256, stack="megatron-core-2024")
     lay = doc["layout"]
     assert LAYERS % lay["pp"] == 0 and "pipeline_layout" not in lay, lay

@@ -135,9 +135,10 @@ def test_a_band_carries_the_routing_range_beside_its_ends():
     assert plain is not None and routed is not None
     assert routed.values(80_000.0) == plain.values(80_000.0)
     assert routed.routing_values(80_000.0) == pytest.approx((52_000.0, 80_800.0))
-    assert "; routing: the tokens/s per accelerator (6500 1/s to 10,100 1/s around 10,000 1/s), from the published " \
-           "routing skew to perfectly balanced routing" in routed.describe()
+    # the span in tokens/s, each figure with its thousands separated (newuser93: '6500 1/s to 10,100 1/s')
+    assert "; routing: the tokens/s per accelerator (6,500 tokens/s to 10,100 tokens/s around 10,000 tokens/s), from " \
+           "the published routing skew to perfectly balanced routing" in routed.describe()
     open_end = band("moe-offline-serving", "tokens_per_second", routing=(span[0], 10_000.0, 0.0, 10_100.0))
     assert open_end is not None and open_end.routing_values(80_000.0) == pytest.approx((None, 80_800.0))
-    assert "(not bounded below, 10,100 1/s balanced, around 10,000 1/s), up to perfectly balanced" in \
+    assert "(not bounded below, 10,100 tokens/s balanced, around 10,000 tokens/s), up to perfectly balanced" in \
         open_end.describe()

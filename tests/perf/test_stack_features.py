@@ -16,7 +16,7 @@ from archgen.errors import ValidateError
 from archgen.model.stack_features import CODE, FEATURES, missing, release_of
 from archgen.model.stack_profiles import STACKS
 from archgen.model.switches import SWITCHES
-from archgen.model.workload import MoE, Parallelism, Training
+from archgen.model.workload import Model, MoE, Parallelism, Training
 from archgen.scoring.cases import read_cases
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -24,14 +24,14 @@ DATA = Path(__file__).parent / "data"
 
 
 def _example(feature) -> object:
-    """A value of the feature's field that uses it (the first such value its switch allows, or a count)."""
+    """A value of the feature's field that uses it (the first such value its switch allows, or a layout value)."""
     name = feature.path[-1]
-    values = SWITCHES[name].values if name in SWITCHES else (1, 2, 8)
+    values = SWITCHES[name].values if name in SWITCHES else (1, 2, 3, 8, "optimizer", "both")
     return next(v for v in values if feature.uses(v))
 
 
 def test_the_table_names_real_fields_each_used_by_a_value_they_allow():
-    fields = {**Training.model_fields, **Parallelism.model_fields, **MoE.model_fields}
+    fields = {**Training.model_fields, **Parallelism.model_fields, **MoE.model_fields, **Model.model_fields}
     for f in FEATURES:
         assert f.path[-1] in fields, f.path
         assert re.fullmatch(r"[0-9a-f]{7}, 20\d\d-\d\d-\d\d, .+", f.commit), f.commit
@@ -60,7 +60,7 @@ def test_megatron_core_2024_lacks_what_core_v0_9_0_lacked_and_nemo_2025_lacks_no
 
 def _workload(key: str, value: object) -> str:
     precision = "fp8" if key == "fp8_recipe" else "bf16"
-    field = f"  parallelism: {{tp: 2, {key}: {value}}}\n" if key == "etp" else f"  {key}: {value}\n"
+    field = f"  parallelism: {{tp: 2, {key}: {value}}}\n" if key in Parallelism.model_fields else f"  {key}: {value}\n"
     if key == "permute_in_dispatch":   # HybridEP's alone (`StackSwitches`): the dispatcher is stated with it
         field = "  moe_dispatcher: hybridep\n" + field
     return ("kind: Workload\nid: w\nmodel: m\ncluster: c\ntraining:\n  seq_len: 4096\n  global_batch: 64\n"
@@ -114,11 +114,13 @@ def test_a_workload_on_deepseek_v3_under_core_2024_cannot_be_estimated_and_names
         "ep: 32}}\n", encoding="utf-8")
     r = cli("check", str(SPECS), str(tmp_path))
     models = (SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8").splitlines()
-    line = 1 + next(i for i, x in enumerate(models) if "router_num_groups:" in x and not x.startswith("#"))
+    line = 1 + next(i for i, x in enumerate(models) if x.startswith("mla:"))
     assert r.code == 1 and "Traceback" not in r.err
+    # its MLA (core_v0.10.0) is the first of its two gaps, group-limited routing (core_v0.11.0) the other
     assert re.search(rf"w\.yaml:\d+:\d+: error: PERF003 workload/ds: ds cannot be estimated \(deepseek-v3 at "
-                     rf"\S*deepseek-v3\.yaml:{line}:\d+\): group-limited routing is not in the code of stack "
-                     r"megatron-core-2024", r.out), r.out
+                     rf"\S*deepseek-v3\.yaml:{line}:\d+\): multi-head latent attention is not in the code of stack "
+                     r"megatron-core-2024.*; group-limited routing is not in the code of stack megatron-core-2024",
+                     r.out), r.out
 
 
 def test_under_the_house_default_a_feature_its_code_lacks_is_a_warning(cli, tmp_path):
@@ -195,3 +197,62 @@ def test_a_value_the_stacks_code_lacks_is_said_by_missing_not_again_by_beyond_st
     assert beyond_stack(t) == []
     old = t.model_copy(update={"stack": "megatron-lm-2021"})
     assert [(n, v) for n, v, _, _ in beyond_stack(old)] == [("sequence_parallel", True)]   # a recipe's limit
+
+
+def test_multi_head_latent_attention_is_not_in_core_v0_9_0s_code(cli, tmp_path):
+    """review54: MLA's code (megatron/core/transformer/multi_latent_attention.py, `multi_latent_attention`) arrived
+    with 32eac88 (2024-09-24, !1581 'Add MLA support into MCore'), after core_v0.9.0's branch: `git grep` finds no
+    `multi_latent_attention` or `kv_lora_rank` in any core_v0.9.0 file, and both in core_v0.10.0. DeepSeek-V3 without
+    its group-limited routing was estimated under megatron-core-2024 as if core_v0.9.0 ran its attention."""
+    text = (SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8")
+    grouped = ", router_num_groups: 8,\n      router_group_topk: 4}"
+    (tmp_path / "m.yaml").write_text(text.replace(grouped, "}").replace("\nid: deepseek-v3\n", "\nid: dsv3-mla\n"),
+                                     encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(
+        "kind: Workload\nid: ds\nname: ds\nmodel: dsv3-mla\ncluster: dgx-b200-superpod\naccelerators: 488\n"
+        "training: {seq_len: 4096, global_batch: 1024, stack: megatron-core-2024, parallelism: {tp: 1, pp: 61, "
+        "dp: 8, ep: 8, micro_batch: 1}}\n", encoding="utf-8")
+    r = cli("check", str(SPECS), str(tmp_path))
+    model = (tmp_path / "m.yaml").read_text(encoding="utf-8").splitlines()
+    line = 1 + next(i for i, x in enumerate(model) if x.startswith("mla:"))
+    assert r.code == 1 and "Traceback" not in r.err
+    assert re.search(rf"w\.yaml:\d+:\d+: error: PERF003 workload/ds: ds cannot be estimated \(dsv3-mla at "
+                     rf"\S*m\.yaml:{line}:\d+\): multi-head latent attention is not in the code of stack "
+                     r"megatron-core-2024, Megatron-LM core_v0\.9\.0 .*arrived in core_v0\.10\.0 with 32eac88 "
+                     r"\(2024-09-24.*got mla with a key-value latent of rank 512", r.out), r.out
+    # a stack whose code has it estimates the same model
+    ok = (tmp_path / "w.yaml").read_text(encoding="utf-8").replace("megatron-core-2024", "nemo-2025")
+    (tmp_path / "w.yaml").write_text(ok, encoding="utf-8")
+    assert "PERF003 workload/ds" not in cli("check", str(SPECS), str(tmp_path)).out
+
+
+def test_a_case_stating_mla_under_core_2024_is_refused_at_the_models_mla_line(tmp_path):
+    """The held-out DeepSeek-V3 row without its group-limited routing and MTP, stated under megatron-core-2024."""
+    text = (DATA / "heldout-v5.yaml").read_text(encoding="utf-8")
+    head, rest = text.split("- id: ho-deepseek-v3-2048xh800", 1)
+    case = "- id: ho-deepseek-v3-2048xh800" + rest.split("\n- id:", 1)[0] + "\n"
+    case = case.replace("precision: fp8, fp8_recipe: blockwise,", "precision: bf16, stack: megatron-core-2024,")
+    case = case.replace(", mtp_layers: 1}\n  measured", "}\n  measured").replace(", mtp_layers: 1}", "}")
+    case = case.replace(", router_num_groups: 8, router_group_topk: 4}", "}")
+    body = head.split("cases:")[0] + "cases:\n" + case
+    (tmp_path / "c.yaml").write_text(body, encoding="utf-8")
+    line = 1 + body.splitlines().index(next(x for x in case.splitlines() if "kv_lora_rank" in x))
+    with pytest.raises(ValidateError, match=rf"c\.yaml:{line}:\d+: error: cases\.0\.model\.mla: multi-head latent "
+                                            r"attention is not in the code of stack megatron-core-2024"):
+        read_cases(tmp_path / "c.yaml")
+
+
+def test_zero_2_3_and_the_optimizer_offload_are_not_in_core_v0_9_0s_code():
+    """review54: core_v0.9.0 shards the optimizer state only (--use-distributed-optimizer). PyTorch FSDP-2
+    (--use-torch-fsdp2, e1993fa, 2024-11-13) is first in core_v0.10.0, Megatron-FSDP's optim_grads and
+    optim_grads_params (d165a85, 2025-02-26) and --optimizer-cpu-offload (60007c9, 2025-02-14) in core_v0.12.0 (`git
+    grep` finds none of them in a core_v0.9.0 file). They were PERF004's 'does not run', estimated as stated."""
+    t = Training(seq_len=4096, global_batch=64, parallelism=Parallelism(tp=2, zero=2, offload="optimizer"))
+    got = {m.path[-1]: (m.feature.release, m.feature.commit[:7]) for m in missing("megatron-core-2024", t)}
+    assert got == {"zero": ("core_v0.12.0", "d165a85"), "offload": ("core_v0.12.0", "60007c9")}
+    three = t.model_copy(update={"parallelism": Parallelism(tp=2, zero=3)})
+    assert [(m.feature.release, m.feature.commit[:7]) for m in missing("megatron-core-2024", three)] == [
+        ("core_v0.10.0", "e1993fa")]
+    # ZeRO-1 is core_v0.9.0's distributed optimizer; a zero equal to the tp is no expert TP (etp's rule is its own)
+    assert missing("megatron-core-2024", t.model_copy(update={"parallelism": Parallelism(tp=1, zero=1)})) == []
+    assert missing("nemo-2025", t) == [] and missing("primus-2025", three) == []

@@ -10,7 +10,11 @@ import dataclasses
 import math
 from typing import Any
 
+from pydantic import ValidationError
+
 from archgen.errors import AnalyseError
+from archgen.model.inference import Inference
+from archgen.model.spec import FieldError
 from archgen.model.sweep_axes import FACILITY_AXES, HARDWARE_AXES, JOB_AXES, facility_levels
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
@@ -23,7 +27,7 @@ _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
 
 
 def point_job(workload: Workload, values: dict[str, Any]) -> Workload:
-    """The workload with the point's job axes and accelerator count applied (validated later by the estimate)."""
+    """The workload with the point's job axes and accelerator count applied (a serving job held to its rules)."""
     update: dict[str, Any] = {}
     if "accelerators" in values:
         update["accelerators"] = values["accelerators"]
@@ -43,8 +47,33 @@ def point_job(workload: Workload, values: dict[str, Any]) -> Workload:
     elif workload.inference is not None:
         job = {k: values[k] for k in JOB_AXES["inference"] if k in values}
         if job:
-            update["inference"] = workload.inference.model_copy(update=job)
+            update["inference"] = _held(workload.inference, job)
     return workload.model_copy(update=update) if update else workload
+
+
+def _held(inference: Inference, job: dict[str, Any]) -> Inference:
+    """`inference` with the point's job axes, held to the rules of `inference:` (its validators), as `estimate` is.
+
+    A copy with the axes set skipped them (newuser93): an `arrival_rate` on a concurrency job was ignored, and an
+    `input_len` past `max_num_tokens` under `prefill: separate` ended the sweep in a traceback. The fields the
+    workload states stay the ones it states (`model_fields_set`), so the defaults it takes stay defaults.
+
+    Raises:
+        AnalyseError: the point's job breaks a rule: its reason, each field's, as the validator words it.
+    """
+    stated = {k: getattr(inference, k) for k in inference.model_fields_set}
+    try:
+        return type(inference).model_validate(stated | job)
+    except ValidationError as err:
+        raise AnalyseError("; ".join(_worded(e) for e in err.errors())) from None
+
+
+def _worded(error: Any) -> str:
+    """One of pydantic's error records as `inference.<field>: <reason>` (a validator's `FieldError` keeps its own)."""
+    cause = (error.get("ctx") or {}).get("error")
+    field = cause.field if isinstance(cause, FieldError) else error["loc"]
+    where = ".".join(str(k) for k in ("inference", *field))
+    return f"{where}: {cause if isinstance(cause, FieldError) else error['msg']}"
 
 
 def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0,

@@ -1,9 +1,8 @@
 """The transformer shape the model computes with, and the FLOP-counting conventions.
 
 FLOP convention (stated once, used everywhere): a GEMM of M x K by K x N is 2·M·N·K FLOP; attention scores and
-the weighted sum count the full s x s square (no causal discount), as SC21's eq. 3, NeMo's `flops_formulas` and PaLM
-count them (Megatron-LM's code at d98e8a6 halves them for the causal mask, training.py line 1168; the estimate's
-`flop_counting` gives the rate counted so). *Model
+the weighted sum count the full s x s square (no causal discount), as SC21's eq. 3 and PaLM count them (Megatron-LM's
+`num_floating_point_operations` halves it for the causal mask since 20d66d5, core_v0.16.0: `causal_share`). *Model
 FLOPs* are forward + backward = 3 x forward, without recomputation; they give MFU. *Hardware FLOPs* add the
 recomputed forward work. Multi-token prediction layers (`mtp_layers`, the job's) count as Megatron-LM's
 `num_floating_point_operations` counts them (megatron/training/training.py at d98e8a6, lines 1042-1046 and 1288-1303):
@@ -86,6 +85,11 @@ class Arch:
         checkpoint size (`perf.train.point_goodput.checkpoint_bytes`) read it.
         """
         return cls.from_model(m, workload.training.mtp_layers if workload.training is not None else 0)
+
+    @property
+    def model_features(self) -> tuple[int | None, int]:
+        """What `stack_features.missing` reads of the model: its expert groups (None: none) and its KV latent's rank."""
+        return self.router_groups or None, self.kv_lora_rank
 
     @cached_property
     def ffn_mats(self) -> int:
@@ -238,8 +242,9 @@ class Arch:
     def causal_share(self, seq_len: float) -> float:
         """Share of the model FLOPs (`model_flops`) a causal mask skips: half the attention core's QK^T and AV.
 
-        The model FLOPs count the full s² scores, as Megatron-LM's and NeMo's formulas do (the 12·s/h term of NeMo's
-        llama3, nemo/utils/flops_formulas.py); a causal flash kernel runs half of them (`kernels.attention_forward`).
+        The model FLOPs count the full s² scores, as NeMo's formula does (the 12·s/h term of NeMo's llama3,
+        nemo/utils/flops_formulas.py) and Megatron-LM's did before core_v0.16.0 (20d66d5, 2026-01-17, halves the core
+        for the causal mask); a causal flash kernel runs half of them (`kernels.attention_forward`).
         """
         return 2.0 * (self.layers + self.mtp_layers) * seq_len * self.heads * self.core_head_dim \
             / self.forward_flops_per_token(seq_len)

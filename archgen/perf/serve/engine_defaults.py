@@ -16,7 +16,7 @@ from archgen.model.inference import Inference
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
 
-__all__ = ["batch_size_of"]
+__all__ = ["batch_size_of", "kv_reserve_of"]
 
 #: vLLM's max_num_seqs default, cited (model/engine.py `VLLM_MAX_NUM_SEQS`).
 VLLM_SOURCE = ("vLLM's max_num_seqs, the requests it schedules at once: by default 1,024 on a GPU of at least 70 GiB "
@@ -46,3 +46,26 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
               f"{most:,} here, whatever the {hw.hbm_capacity / 2**30:,.0f} GiB: vLLM reads no device memory on "
               f"{hw.vendor}'s parts; this is read from its code, the guides found state no default ({unread})")
     return most, f"{VLLM_SOURCE}, {memory} ({whose})"
+
+
+#: Why a vLLM job that states no `kv_reserve` holds 'mean': vLLM allocates a sequence's KV blocks as it grows and
+#: preempts requests "when KV cache space is insufficient to handle all batched requests" (docs.vllm.ai
+#: configuration/optimization, "Preemption"), where TensorRT-LLM's default scheduler reserves the whole request at
+#: admission ('full', GUARANTEED_NO_EVICT). The scored vLLM rows state 'mean' for that reason.
+VLLM_KV_RESERVE = ("vLLM's, none stated: it allocates a sequence's KV cache as it grows and preempts when the cache "
+                   "runs out (docs.vllm.ai configuration/optimization, Preemption), where TensorRT-LLM's default "
+                   "scheduler reserves the whole request at admission")
+
+
+def kv_reserve_of(inf: Inference, vendor: str) -> tuple[str, str]:
+    """The KV cache a sequence holds (`Inference.kv_reserve`): the job's, else its engine's, and why ("" if stated).
+
+    Left out, 'mean' under vLLM (stated, or the part's vendor's engine: `VLLM_KV_RESERVE`; newuser93: before, every
+    job took TensorRT-LLM's 'full'), 'full' under TensorRT-LLM, and 'full' under SGLang or no known engine, as before
+    (SGLang's admission reserves an estimate of the output, which the model does not reproduce).
+    """
+    if "kv_reserve" in inf.model_fields_set:
+        return inf.kv_reserve, ""
+    own = vendor_engine(vendor)
+    engine = inf.engine or (own[0] if own else None)
+    return ("mean", VLLM_KV_RESERVE) if engine == "vllm" else (inf.kv_reserve, "")

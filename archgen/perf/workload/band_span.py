@@ -61,8 +61,8 @@ def span_words(span: Span) -> str:
 
 
 def _g4(x: float) -> str:
-    """`x` to 4 significant digits, without an exponent from 10,000 up ('10,070', not '1.007e+04')."""
-    return f"{float(f'{x:.4g}'):,.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
+    """`x` to 4 significant digits, thousands separated from 1,000 up ('6,567', '10,070'; not '6567', '1.007e+04')."""
+    return f"{float(f'{x:.4g}'):,.0f}" if abs(x) >= 1e3 else f"{x:.4g}"
 
 
 def _title(name: str) -> str:
@@ -75,6 +75,8 @@ def _shown(m: metrics.Metric | None) -> tuple[float, str]:
     """The factor from a metric's SI value to the unit it is shown in, and that unit: a busbw's span in GB/s."""
     if m is None or not m.dimension:
         return 1.0, ""
+    if m.rate_unit():   # a rate shown as what it counts: tokens/s, not 1/s (newuser93)
+        return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.rate_unit()}"
     if not m.unit or m.unit == m.dimension or m.unit == "percent":
         return 1.0, f" {m.dimension}"
     return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"

@@ -186,7 +186,9 @@ def nvls_note(hw: Hardware) -> list[str]:
             or generation_unstated(hw.vendor, hw.compute_capability)):
         return []
     cc = f"compute capability {hw.compute_capability:.1f}" if hw.compute_capability else "no compute capability"
-    return [f"{hw.accelerator} states `scale_up.in_network_reduction: true`, which the model does not use: NCCL runs "
+    # the domain's statement: a sweep's `accelerator` axis keeps the cluster's (`Hardware.with_chip`; newuser93)
+    return [f"{hw.accelerator}'s scale-up domain is stated to reduce in the network (`scale_up.in_network_reduction: "
+            "true`), which the model does not use: NCCL runs "
             f"NVLS from compute capability {NVLS_FROM:.1f} (Hopper; src/graph/tuning.cc nvlsEfficiency) and "
             f"{hw.accelerator} states {cc}, so its collectives are costed without in-switch reduction"]
 

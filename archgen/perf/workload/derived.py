@@ -94,7 +94,7 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                       band_ends(band, value, est.metrics, req.metric) if value is not None else None)
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
-        if o.value is not None and req.metric in est.unjudged:  # shown, but no operating point a target can hold
+        if req.metric in est.unjudged and bool(est.fits):  # no operating point a target can hold: say why
             o = judge(req, None, est.unjudged[req.metric])
         note = unsettled_note(req, o.value, unsettled) if o.value is not None else None
         if note:

@@ -1,10 +1,10 @@
 """The `flop_counting` convention of a training estimate, with the rate its causal mask leaves (newuser53).
 
-The model FLOPs, and so `model_flops_per_gpu` and `mfu`, count the attention's full s² scores (SC21's eq. 3 and NeMo's
-`flops_formulas` do), while the step time is timed with the causal mask's half (`kernels.attention_forward`). At long
-context the two part: Llama 3 8B at 1,048,576 tokens at cp 32 on GB200 reads 75.5 % MFU where the hardware runs 38.7 %
-of its peak. The convention says so and gives the rate with the mask's half taken out, as Megatron-LM's own count
-takes it out (megatron/training/training.py at d98e8a6, line 1168: "/ 2  # causal mask").
+The model FLOPs, and so `model_flops_per_gpu` and `mfu`, count the attention's full s² scores (NeMo's formula does,
+and Megatron-LM's did before 20d66d5, core_v0.16.0, which halves them for the causal mask as the rate given here
+does), while the step time is timed with the causal mask's half (`kernels.attention_forward`). At long context the
+two part: Llama 3 8B at 1,048,576 tokens at cp 32 on GB200 reads 75.5 % MFU where the hardware runs 38.7 %
+of its peak. The convention says so and gives the rate with the mask's half taken out.
 
 A job that trains multi-token prediction layers (`Arch.mtp_layers`) has them in its model FLOPs as Megatron-LM counts
 them (`perf.hw.arch`); the convention says so, with their share, since no published formula a validation case may

@@ -9,7 +9,7 @@ import math
 
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
-from archgen.model.engine import engine_problem
+from archgen.model.engine import balancer_problem, engine_problem, foreign_engine_problem
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
@@ -25,7 +25,7 @@ from archgen.perf.serve.colocation import (
     pool_metrics,
     pool_times,
 )
-from archgen.perf.serve.engine_defaults import batch_size_of
+from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
     MEMORY_UTILISATION,
@@ -53,6 +53,10 @@ from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
 
 #: Why a TTFT target is not judged on the offline closed form (nor on `server` without an arrival rate).
+#: Why a job of one output token has no TPOT (nor 1 / TPOT): TPOT is (latency - TTFT) / (output_len - 1); vLLM's
+#: benchmark_serving.py counts a request's TPOT only `if output_len > 1` (newuser93: a run read 0 ms, judged met).
+NO_TPOT = ("each request generates one output token: no token follows the first, so there is no time per output "
+           "token (TPOT is (latency - TTFT) / (output tokens - 1)) and no decode rate to judge; state two or more")
 OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request is queued at once (trtllm-bench "
                 "throughput; MLPerf's Offline scenario sets no latency bound), so a request's first token waits for "
                 "the queue ahead of it; the figure shown is one prefill on an idle replica, while the decodes run "
@@ -83,14 +87,17 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if unstated := engine_problem(inf.engine, inf.max_batch_size, hw.vendor):
         raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
+    reserve, reserve_why = kv_reserve_of(inf, hw.vendor)   # likewise
     assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
     job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
-                   inf.kv_precision, inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
+                   inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                    batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
     notes: list[str] = []
-    for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
+    for key, problem in (("engine", foreign_engine_problem(inf.engine, hw.vendor)),
+                         ("adp_balance", balancer_problem(inf.engine, hw.vendor, inf.adp_balance is not None)),
+                         ("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
                          ("kv_precision", KV.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
                                                            hw.compute_capability))):
@@ -183,16 +190,18 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append(text)
         routing = routed if run is None else None   # a simulated run's tokens/s is not the closed form's, the ends'
     metrics = {}
+    decodes = inf.output_len > 1   # TPOT is the time per output token after the first (`NO_TPOT`)
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
-        metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s")}
-        if float(e.tpot) > 0:   # a user's decode rate, 1 / TPOT (none where no token follows the first)
-            metrics["tokens_per_second_per_user"] = Q_(1.0 / float(e.tpot), "1/s")
+        metrics = {"ttft": Q_(float(e.ttft), "s")}
+        if decodes and float(e.tpot) > 0:   # TPOT and a user's decode rate, 1 / TPOT: none where no token follows
+            metrics |= {"tpot": Q_(float(e.tpot), "s"), "tokens_per_second_per_user": Q_(1.0 / float(e.tpot), "1/s")}
         metrics |= {"tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
                     "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
                     "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
         if run is not None:
-            metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
-                        "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
+            metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s")}
+            if decodes:
+                metrics |= {"tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
             metrics |= capacity_metrics(run, inf.arrival_rate if not closed else None)
     metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                 "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
@@ -202,7 +211,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
               "kv_cache": Q_(float(e.memory_per_gpu - e.weights_per_gpu), "B"),
               "total": Q_(float(e.memory_per_gpu), "B")}
     # replica time per request, additive: tokens/s per replica = output_len / (prefill + decode [+ idle])
-    breakdown = {} if "tpot" not in metrics else \
+    breakdown = {} if "ttft" not in metrics else \
         run_breakdown(run, inf.output_len, float(e.tokens_per_second_replica)) if run is not None else \
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
          "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
@@ -230,9 +239,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
                                (tps_metric.rate_unit() if tps_metric else None) or "1/s")
         span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
-        if ends is not None and run is None and "tpot" in metrics:   # an offline run's latencies: the closed form's
-            latency_spans = latency_span(hw, inf.precision, e, lambda h: estimate_serving(
-                h, job, tp, batch, rate, replicas=replicas, load=False)[0])
+        if ends is not None and run is None and "ttft" in metrics:   # an offline run's latencies: the closed form's
+            latency_spans = tuple(s for s in latency_span(hw, inf.precision, e, lambda h: estimate_serving(
+                h, job, tp, batch, rate, replicas=replicas, load=False)[0]) if s[0] in metrics)
     # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
     # the simulated concurrency: named so, not to read as the operating batch
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas,
@@ -274,7 +283,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens) "
                            "unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
-            "kv_cache": kv_convention(inf.kv_reserve, inf.output_len_cv),
+            "kv_cache": kv_convention(reserve, inf.output_len_cv) + (f": {reserve_why}" if reserve_why else ""),
             "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
             "ffn_activation": "the FFN activation is a kernel of its own reading the up/gate GEMM's 16-bit output, as "
                               "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
@@ -295,6 +304,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
+    unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user"),
+                                                 NO_TPOT)
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, sensitivity_of="replica_capacity" if sens and keeps_up else "",
                     notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,

@@ -226,7 +226,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     house = on_vendor(t, hw.vendor).stack   # a stated stack's gaps are refused (`StackSwitches`, `training_setup`)
-    if "stack" not in t.model_fields_set and (gaps := missing(house, t, arch.router_groups or None)):
+    if "stack" not in t.model_fields_set and (gaps := missing(house, t, *arch.model_features)):
         notes.append(f"stated beyond the code of {house}, the house default (PERF004), estimated as stated: "
                      + ", ".join(m.short for m in gaps))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
@@ -331,7 +331,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
                                                             lay.pipeline))
     # a profile whose code lacks a feature the job states (`stack_features`) is not a stack it could run on
     lacks = {n: gaps for n, _ in run if n not in no_kv and n not in no_split
-             and (gaps := missing(n, t, arch.router_groups or None))}
+             and (gaps := missing(n, t, *arch.model_features))}
     for name, knobs in (r for r in run if r[0] not in no_kv and r[0] not in no_split and r[0] not in lacks):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
                              t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)

@@ -76,11 +76,12 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
-    if "stack" in t.model_fields_set and (gaps := [m for m in missing(t.stack, t, arch.router_groups or None)
+    if "stack" in t.model_fields_set and (gaps := [m for m in missing(t.stack, t, *arch.model_features)
                                                    if m.path[0] == "model"]):
         # the model states it (its training's own are refused where it is read, `StackSwitches`): PERF003 shows it
-        # at the model's line (`WorkloadResult.error_elsewhere`)
-        raise WorkloadError(workload.id, Worded(gaps[0].message, gaps[0].said(said(gaps[0].path[-1]))),
+        # at the model's line of the first (`WorkloadResult.error_elsewhere`) and says each
+        raise WorkloadError(workload.id, Worded("; ".join(m.message for m in gaps),
+                                                "; ".join(m.said(said(m.path[-1])) for m in gaps)),
                             subject=(workload.model or "", gaps[0].path[1:]))
     job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
                          t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
