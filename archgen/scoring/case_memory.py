@@ -70,9 +70,11 @@ def admission_cap(case: Case, accelerators: dict[str, Accelerator]) -> str | Non
     cap, kv = int(float(e.max_batch)), int(float(e.kv_batch))
     if cap < 1 or inf.batch <= cap:
         return None
-    what = "concurrency" if inf.scenario == "concurrency" else "batch"
     by = (f"the {kv:,} sequences the KV cache holds per replica by the model" if kv <= cap else
           f"the {cap:,} the engine schedules at once per replica (max_batch_size or max_num_tokens; the KV cache "
           f"would hold {kv:,})")
-    return (f"{what} {inf.batch:,} is above {by}: the replica admits {cap:,} at once and the rest queue, their wait "
-            "counted in TTFT")
+    if inf.scenario == "concurrency":
+        return (f"concurrency {inf.batch:,} is above {by}: the replica admits {cap:,} at once and the rest queue, "
+                "their wait counted in TTFT")
+    return (f"batch {inf.batch:,} (the most it lets in flight) is above {by}: the replica admits at most {cap:,} at "
+            "once, and arrivals beyond them queue, their wait counted in TTFT")

@@ -87,3 +87,15 @@ def test_estimate_cases_lists_both(cli, cases):
     assert "\n  fp8-c2048: concurrency 2,048 is above the" in capped
     rows = json.loads(cli("estimate", "--cases", path, "--format", "json").out)
     assert {r["id"]: r.get("fits") for r in rows} == {"fp8-c2048": True, "bf16-c16": False, "bf16-server": False}
+
+
+def test_a_server_batch_above_the_kv_cache_is_an_admission_cap_too(cases):
+    """An open loop's stated batch (the most in flight) above what the KV cache holds: at most that many admitted."""
+    from archgen.scoring.case_memory import admission_cap
+    from archgen.scoring.catalog import load_accelerators
+    _, by_id = cases
+    server = by_id["fp8-c2048"].model_copy(update={"inference": by_id["fp8-c2048"].inference.model_copy(
+        update={"scenario": "server", "arrival_rate": by_id["bf16-server"].inference.arrival_rate})})
+    text = admission_cap(server, load_accelerators())
+    assert text is not None and text.startswith("batch 2,048 (the most it lets in flight) is above the")
+    assert "the replica admits at most" in text and "arrivals beyond them queue" in text
