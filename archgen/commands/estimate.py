@@ -86,11 +86,15 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     inside (text: `in band`; JSON: `band`, `in_band`), the held-out check of docs/accuracy.md on any run.
     `explain` adds each scored training case's switches and where each came from (JSON: a `switches` list on each of
     its rows), and each serving case's fields left to their defaults with the value taken (JSON: `defaults`).
+    The lists of `output.cases.CASE_LISTS` follow the table: the layouts that do not fit by the model, the serving
+    cases the replica admits fewer of than they state, the FLOP metrics a case counts by its own formula (JSON, on each
+    row of a case that holds memory: `fits`, and `unfit`, `admitted`, `flop_note` where they apply).
     """
     from archgen.output.cases import case_bands, case_scores_json, case_scores_text  # not for a workload's estimate
     from archgen.scoring import unstated
     from archgen.scoring.case_checks import virtual_stages
-    from archgen.scoring.cases import case_hardware, case_vendor, read_case_file, serve_job, unfit_reason
+    from archgen.scoring.case_memory import admission_cap, unfit_reason
+    from archgen.scoring.cases import case_hardware, case_vendor, flop_note, read_case_file, serve_job
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
@@ -108,14 +112,23 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                 for c in cf.cases if explain and c.id in scored and c.inference is not None}
     ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
     bands = case_bands(cf.cases, scores.results)
-    if fmt == "json":
-        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else
-                row | {"defaults": defaults[row["id"]]} if row["id"] in defaults and "metric" in row else row
-                for row in case_scores_json(scores, ranges, bands)]
-        return dumps(rows), 1 if scores.refused else 0
     unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
              and (why := unfit_reason(c, accs)) is not None}
-    text = (case_scores_text(scores, ranges, unfit, bands) + (case_switches_text(used) if used else "")
+    capped = {c.id: why for c in cf.cases if c.id in scored and (why := admission_cap(c, accs)) is not None}
+    flop = {c.id: why for c in cf.cases if c.id in scored and (why := flop_note(c)) is not None}
+    if fmt == "json":
+        said = {c.id: {"fits": c.id not in unfit} | ({"unfit": unfit[c.id]} if c.id in unfit else {})
+                | ({"admitted": capped[c.id]} if c.id in capped else {})
+                | ({"flop_note": flop[c.id]} if c.id in flop else {})
+                for c in cf.cases if c.id in scored and c.collective is None}
+        rows = [row | said.get(row["id"], {}) if "metric" in row else row
+                for row in case_scores_json(scores, ranges, bands)]
+        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else
+                row | {"defaults": defaults[row["id"]]} if row["id"] in defaults and "metric" in row else row
+                for row in rows]
+        return dumps(rows), 1 if scores.refused else 0
+    lists = {"unfit": unfit, "capped": capped, "flop": flop}
+    text = (case_scores_text(scores, ranges, bands, lists) + (case_switches_text(used) if used else "")
             + case_defaults_text(defaults))
     return text, 1 if scores.refused else 0
 

@@ -10,12 +10,13 @@ from archgen.model.cases import Case
 from archgen.model.switches import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
-from archgen.output.heldout import FITS_SHOWN, heldout_section
+from archgen.output.heldout import FITS_MEANS, FITS_SHOWN, heldout_section
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_BINS, single_keys
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import LIKELY, MIN_BIN, expected_coverage
-from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits
+from archgen.scoring.case_memory import case_fits
+from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
 from archgen.scoring.unstated import unstated_range
@@ -59,8 +60,8 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Seque
                       ranges: dict[str, dict[str, tuple[float, float]]] | None = None) -> str:
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).
 
-    `fits` says per training case whether its stated layout fits in HBM by the model; `ranges` gives, per case,
-    each metric's prediction range over what it leaves unstated (`scoring.unstated.unstated_range`).
+    `fits` says per case whether its stated layout fits by the model (`scoring.case_memory.case_fits`); `ranges` gives,
+    per case, each metric's prediction range over what it leaves unstated (`scoring.unstated.unstated_range`).
     """
     fits, ranges = fits or {}, ranges or {}
     s, judged = summary(results), summary(worst_bar(results))
@@ -188,8 +189,8 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
              f"**{s['count']} measurements: median |error| {s['median']:.1%} (target <= {MEDIAN_TARGET:.0%}), worst "
              f"{s['worst']:.1%} (target <= {WORST_TARGET:.0%}).** "
              + _by_kind(results, {c.id: job_kind(c, "case") for c in scored}), "",
-             "The source of each case and every assumption beyond it are in the file. `fits`: whether a training "
-             "case's stated layout fits in HBM by the model; `over unstated knobs`: the errors at the lowest and "
+             "The source of each case and every assumption beyond it are in the file. `fits`: " + FITS_MEANS
+             + "; `over unstated knobs`: the errors at the lowest and "
              "highest prediction over what the case leaves unstated: for a training case that states no stack, the "
              "stack profiles (its stated switches kept); for a collective, the network latency its transport "
              "declares (0, 35 or 75 us) when the group crosses domains, and NVLS off or on under `auto` "
@@ -197,7 +198,7 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
                                                                       for r in over) + ".", ""]
-    lines += _table(results, {c.id: training_fits(c, accs) for c in scored},
+    lines += _table(results, {c.id: case_fits(c, accs) for c in scored},
                     {c.id: unstated_range(c, accs) for c in scored}, status=True)
     lines += switches_table(scored)
     return lines + refused_section(scores.refused)
@@ -306,7 +307,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     cases, doc = read_cases(path)
     results = score(cases, doc=doc)
     accs = load_accelerators()
-    fits = {c.id: training_fits(c, accs) for c in cases}
+    fits = {c.id: case_fits(c, accs) for c in cases}
     ranges = {c.id: unstated_range(c, accs) for c in cases}
     page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs), fits,
                              ranges)
@@ -322,7 +323,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
         lines += [f"## Independent check: `{name}` (not scored)", "",
                   f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", ""]
-        lines += _table(rows, {c.id: training_fits(c, accs) for c in extra_cases},
+        lines += _table(rows, {c.id: case_fits(c, accs) for c in extra_cases},
                         {c.id: unstated_range(c, accs) for c in extra_cases},
                         status=any(r.status != "confirmed" for r in rows))  # shown where a row is not confirmed
         lines += switches_table(extra_cases) + refused_section(extra_scores.refused)

@@ -95,19 +95,30 @@ def case_scores_json(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
     return out
 
 
-def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None,
-                     unfit: dict[str, str] | None = None, bands: CaseBands | None = None) -> str:
-    """The scored cases' table, the layouts that do not fit, the ranges, then each refused case's problems.
+#: The lists `case_scores_text` gives after the table, each a heading and why, by case id: `unfit`, the layouts that
+#: do not fit by the model, still predicted as stated (`scoring.case_memory.unfit_reason`); `capped`, the simulated
+#: serving cases whose requests in flight the replica caps below the concurrency they state
+#: (`scoring.case_memory.admission_cap`); `flop`, the cases whose FLOP metrics count fewer FLOPs than the model's own
+#: count (`scoring.cases.flop_note`).
+CASE_LISTS = {
+    "unfit": "Stated layouts that do not fit by the model (predicted as stated):",
+    "capped": "Stated concurrency or batch above what the replica admits by the model (the rest queue, as engines do):",
+    "flop": "FLOP metrics counted by the case's own formula, not the model's count:",
+}
 
-    `unfit` maps a case id to why its stated layout does not fit by the model (`scoring.cases.unfit_reason`); it is
-    still predicted as stated. `ranges` maps a case id to each metric's lowest and highest prediction and the
-    knobs they span (`scoring.unstated`); none of them is scored. `bands` adds each measurement's band and whether
-    it lies inside (`case_results_text`).
+
+def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None,
+                     bands: CaseBands | None = None, lists: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """The scored cases' table, the lists of `CASE_LISTS` (`lists`, by its keys), the ranges, then each refusal.
+
+    `ranges` maps a case id to each metric's lowest and
+    highest prediction and the knobs they span (`scoring.unstated`); none of them is scored. `bands` adds each
+    measurement's band and whether it lies inside (`case_results_text`).
     """
     text = case_results_text(scores.results, bands)
-    if unfit:
-        text += "Stated layouts that do not fit by the model (predicted as stated):\n"
-        text += "".join(f"  {cid}: {why}\n" for cid, why in unfit.items())
+    for key, heading in CASE_LISTS.items():
+        if items := (lists or {}).get(key):
+            text += heading + "\n" + "".join(f"  {cid}: {why}\n" for cid, why in items.items())
     ranges = ranges or {}
     rows = [(r, *ranges[r.id][0][r.metric], ranges[r.id][1]) for r in scores.results
             if r.metric in ranges.get(r.id, ({}, ""))[0]]

@@ -9,8 +9,9 @@ outside that range with probability 2 / (n + 1) (the expected coverage of the ra
 (n - 1) / (n + 1): Wilks, "Determination of sample sizes for setting tolerance limits", Ann. Math. Statist. 12(1),
 1941, pp. 91-96), so a band of 3 measurements is expected to miss every second comparable run.
 
-A case whose stated layout does not fit by the model (`scoring.cases.unfit_reason`: a training layout above the HBM
-the model counts, a closed-form serving batch above its KV cache) is predicted and judged as stated, as a scored
+A case whose stated layout does not fit by the model (`scoring.case_memory.unfit_reason`: a training layout above the
+HBM the model counts, a serving job whose KV cache holds no sequence beside the weights, a closed-form serving batch
+above its KV cache) is predicted and judged as stated, as a scored
 file's rows are (their `fits` column) and `estimate --cases` lists them: the run did fit, so its measurement stands and
 the model's memory count is what it puts in doubt. Its row says "no" under `fits`, and the section lists why after the
 table with the case's own `notes` (what the case format cannot state). A workload of a design that does not fit is
@@ -28,12 +29,18 @@ from archgen.output.estimate import show_value
 from archgen.perf.workload.band_families import FAMILIES
 from archgen.perf.workload.bands import Band, expected_coverage
 from archgen.perf.workload.case_bands import case_band, case_family
-from archgen.scoring.cases import read_case_file, unfit_reason
+from archgen.scoring.case_memory import unfit_reason
+from archgen.scoring.cases import read_case_file
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, score_cases
 
 #: How a `fits` cell shows whether a case's stated layout fits by the model (`output.accuracy`'s tables too).
 FITS_SHOWN = {True: "yes", False: "**no**", None: "—"}
+#: What a `fits` cell says (`scoring.case_memory.case_fits`), in every table that has one.
+FITS_MEANS = ("whether the case's stated layout fits by the model (a training layout in the HBM it counts; a serving "
+              "job's weights beside the KV cache of at least one sequence, and an offline batch in its KV cache "
+              "whole; a simulated run admits what the KV cache holds and queues the rest, which `archgen estimate "
+              "--cases` lists; — for a collective)")
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class Checked:
     bin: str
     band: Band
     fits: bool | None = None  # whether the case's stated layout fits by the model (None: a collective, no memory)
-    unfit: str = ""  # why it does not (`scoring.cases.unfit_reason`)
+    unfit: str = ""  # why it does not (`scoring.case_memory.unfit_reason`)
     notes: str = ""  # the case's `notes`
 
     @property
@@ -93,8 +100,7 @@ def heldout_section(path: str | Path, name: str, accelerators: dict[str, Acceler
              "measurement beside the band its family carries in `archgen estimate` (the model's error alone; load "
              "bin and arrival as the run's), and whether its error lies within it. `expected` is the share of further "
              "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks 1941): a range is "
-             "not a bound. `fits`: whether the case's stated layout fits by the model (a training layout in the HBM "
-             "it counts, a serving batch in its KV cache). The source, and every assumption beyond it, are in the "
+             "not a bound. `fits`: " + FITS_MEANS + ". The source, and every assumption beyond it, are in the "
              "file's header.", "",
              f"**{len(inside)} of {len(banded)} banded measurements inside their family's band**"
              + (f" ({len(rows) - len(banded)} with no band)." if len(rows) > len(banded) else "."), "",

@@ -23,6 +23,9 @@ def _scope(rf: Any) -> str:
     """What the roofline's kernels are, in words."""
     if "forward" in rf.tokens:
         what = f"one layer's forward pass for one micro-batch ({fmt.number(rf.tokens['forward'])} tokens)"
+        if rf.mtp_layers:  # a layer of the kind drawn; its projection, like the logits, is no layer's kernel
+            what += (f" (each of the {rf.mtp_layers} multi-token prediction layers trained runs these kernels too, "
+                     "its projection beside them)")
     else:
         what = (f"one layer of one prefill request ({fmt.number(rf.tokens['prefill'])} tokens) and of one decode "
                 f"step ({fmt.number(rf.tokens['decode'])} sequences)")

@@ -282,13 +282,6 @@ def case_vendor(case: Case, accelerators: dict[str, Accelerator]) -> str:
     return acc.vendor if acc is not None else ""
 
 
-def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
-    """Whether a training case's stated layout fits in HBM by the model (None for other cases)."""
-    if case.training is None:
-        return None
-    return unfit_reason(case, accelerators if accelerators is not None else load_accelerators()) is None
-
-
 def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     """The serving job a case's `inference` states on its hardware `hw` (`case_hardware` where not given).
 
@@ -307,27 +300,26 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
                     adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
 
 
-def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:
-    """Why a case's stated layout does not fit in HBM by the model, where it does not; None where it does.
+#: The metrics a case's `flop_counting` formula counts.
+FLOP_METRICS = frozenset({"tflops_per_gpu", "model_flops_per_gpu", "mfu"})
 
-    The case is still predicted as stated (`predict`): a training layout whose memory exceeds HBM, or a serving
-    batch above what the KV cache holds where the closed form runs it whole (offline, or server with no arrival
-    rate; the simulated scenarios admit at most the KV capacity, as engines do). `estimate --cases` says so.
+
+def flop_note(case: Case) -> str | None:
+    """Why a case's FLOP metrics count fewer FLOPs than the model's own count, where it trains MTP layers.
+
+    Its TFLOP/s and MFU are predicted by the formula its source counted by (`megatron_flops`: SC21's eq. 3 or NeMo's
+    llama3), over the model's step time, so that predicted and measured count alike; none of those formulas has a
+    multi-token prediction term, while the model's own count (`Arch.model_flops`, an estimate's MFU) has Megatron-LM's.
+    The MTP layers are in the step time either way. None for a case that trains none or measures no FLOP metric.
     """
-    hw = case_hardware(case, accelerators)
-    if case.training is not None:
-        est = training_estimate(case, hw)
-        return None if bool(est.fits) else (
-            f"the stated layout needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, above the "
-            f"{float(est.capacity) / 1e9:.1f} GB the model counts on the accelerator")
-    inf = case.inference
-    if inf is None or isinstance(inf.batch, str) or inf.batch is None or (
-            inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate is not None)):
+    t = case.training
+    if t is None or not t.mtp_layers or case.flop_counting is None or not (
+            FLOP_METRICS & {m.metric for m in case.measured}):
         return None
-    serving, _ = estimate_serving(hw, serve_job(case, hw), inf.tp, None)
-    cap = int(float(serving.max_batch))
-    return None if inf.batch <= cap else (
-        f"batch {inf.batch} is above the {cap} sequences the KV cache holds per replica by the model")
+    share = Arch.from_model(_model(case), t.mtp_layers).mtp_share(t.seq_len)
+    return (f"TFLOP/s and MFU by its flop_counting, {case.flop_counting}, the formula its source counted by, which has "
+            f"no multi-token prediction term: the {t.mtp_layers} MTP layer(s) it trains are in the predicted step "
+            f"time, not in these FLOPs (the model's own count, Megatron-LM's, adds {100 * share:.3g} % for them)")
 
 
 def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
@@ -336,6 +328,7 @@ def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
     assert t is not None, "called for training cases"
     out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
     if case.flop_counting is not None:
+        # the source's formula, without the MTP layers the model's count has (`flop_note`)
         flops = megatron_flops(Arch.from_model(_model(case)), t.global_batch, t.seq_len, case.flop_counting)
         out["model_flops_per_gpu"] = out["tflops_per_gpu"] = flops / step / case.system.count   # one metric, two names
         out["mfu"] = out["model_flops_per_gpu"] / hw.peak_for(t.precision)

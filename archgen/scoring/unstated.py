@@ -45,13 +45,13 @@ from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
+from archgen.scoring.case_memory import case_fits
 from archgen.scoring.cases import (
     case_hardware,
     case_vendor,
     predict,
     stack_range,
     training_estimate,
-    training_fits,
     training_metrics,
 )
 from archgen.scoring.catalog import load_accelerators
@@ -226,7 +226,7 @@ def recompute_range(case: Case, accelerators: dict[str, Accelerator] | None = No
 
 
 def recompute_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> tuple[str, ...]:
-    """The modes of `RECOMPUTE_MODES` `recompute_range` spans: those that fit in HBM by the model (`training_fits`)."""
+    """The modes of `RECOMPUTE_MODES` `recompute_range` spans: those that fit in HBM by the model (`case_fits`)."""
     accs = accelerators if accelerators is not None else load_accelerators()
     return tuple(mode for mode, _ in _recompute_variants(case, accs))
 
@@ -238,7 +238,7 @@ def _recompute_variants(case: Case, accs: dict[str, Accelerator]) -> list[tuple[
         return []
     variants = [(r, case.model_copy(update={"training": t.model_copy(update={"recompute": r})}))
                 for r in RECOMPUTE_MODES]
-    return [(r, v) for r, v in variants if training_fits(v, accs) is not False]
+    return [(r, v) for r, v in variants if case_fits(v, accs) is not False]
 
 
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None

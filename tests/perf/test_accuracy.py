@@ -123,7 +123,8 @@ def test_modern_training_cases_within_the_bars():
     """The training cases of the second scoring file as the shared file states them (each case's stack), read with
     the whole file (nothing refused): median |error| <= 10 %, each but one named case within 25 %, every stated layout fits (NVIDIA's GPT-3 175B FP8 on 256 H100 was refused before
     memory followed the recipe). Llama 3.1 405B's 126 layers on pp 8 x v 8 run as 128 slots, so that case is scored."""
-    from archgen.scoring.cases import read_case_file, training_fits
+    from archgen.scoring.case_memory import case_fits
+    from archgen.scoring.cases import read_case_file
     from archgen.scoring.scores import score_cases
     cf = read_case_file(MODERN)
     scores = score_cases(cf)
@@ -140,7 +141,7 @@ def test_modern_training_cases_within_the_bars():
     outside = {r.id for r in results if abs(r.error) > WORST_TARGET}
     assert outside == {"nemo2604-h100-qwen3-30b-a3b-fp8-ep16"}, [(r.id, r.error) for r in results]
     assert summary([r for r in results if r.id not in outside])["worst"] <= WORST_TARGET
-    assert all(training_fits(c) for c in cases)
+    assert all(case_fits(c) for c in cases)
 
 
 SECTION = """\
@@ -172,8 +173,8 @@ cases:
 
 def test_scored_section_carries_fit_stack_range_kinds_and_refusals(tmp_path):
     """One section per further scoring file: a training row with its fit and its errors at the lowest and highest
-    prediction over the stack profiles, a serving row with dashes there, a summary per job kind, and the refused
-    case with its file:line and reason (entering no figure)."""
+    prediction over the stack profiles, a serving row that fits (weights and a sequence) with a dash for its range, a
+    summary per job kind, and the refused case with its file:line and reason (entering no figure)."""
     from archgen.output.accuracy import scored_section
     from archgen.scoring.cases import read_case_file, stack_range
     from archgen.scoring.scores import score_cases
@@ -187,7 +188,7 @@ def test_scored_section_carries_fit_stack_range_kinds_and_refusals(tmp_path):
     assert lo < hi
     row = next(x for x in lines if x.startswith("| train |"))
     assert row.endswith(f"| {train.error:+.1%} | yes | {lo - 1:+.1%} to {hi - 1:+.1%} | confirmed |")
-    assert next(x for x in lines if x.startswith("| serve |")).endswith(f"| {serve.error:+.1%} | — | — | confirmed |")
+    assert next(x for x in lines if x.startswith("| serve |")).endswith(f"| {serve.error:+.1%} | yes | — | confirmed |")
     assert (f"By kind: training 1 measurement, median {abs(train.error):.1%}, worst {abs(train.error):.1%}; "
             f"serving 1 measurement, median {abs(serve.error):.1%}") in lines[2]
     assert lines[2].startswith("**2 measurements")

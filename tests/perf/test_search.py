@@ -123,7 +123,9 @@ def test_cli_estimate_cases_json(cli):
     assert res.code == 0
     rows = json.loads(res.out)
     assert len(rows) == 35
-    assert set(rows[0]) == {"id", "metric", "measured", "predicted", "error", "unstated", "band", "in_band"}  # moe3: unstated; nu45fix: band
+    assert set(rows[0]) == {"id", "metric", "measured", "predicted", "error", "unstated", "band", "in_band",
+                            "fits"}  # moe3: unstated; nu45fix: band; fits36: fits (and unfit, admitted where they apply)
+    assert rows[0]["fits"] is True
     assert rows[0]["measured"] == {"value": 137e12, "unit": "FLOP/s"}
     assert rows[0]["error"] == pytest.approx((rows[0]["predicted"]["value"] - 137e12) / 137e12)
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from archgen.model.cases import Case
-from archgen.scoring.cases import case_hardware, read_case_file, training_estimate, training_fits
+from archgen.scoring.case_memory import case_fits
+from archgen.scoring.cases import case_hardware, read_case_file, training_estimate
 from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
@@ -59,8 +60,8 @@ def test_flash_attention_speeds_2k_training_as_fa2_table1(fa2, accelerators, row
     switch (ratio 1) fails by 28 %."""
     flash = _fa2_case(f"fa2-t1-{row}-flash")
     base = _fa2_case(f"fa2-t1-{row}-materialized", micro_batch=micro_batch)
-    assert training_fits(base, accelerators)
-    assert not training_fits(base.model_copy(update={"training": base.training.model_copy(
+    assert case_fits(base, accelerators)
+    assert not case_fits(base.model_copy(update={"training": base.training.model_copy(
         update={"micro_batch": 2 * micro_batch})}), accelerators)
     hw = case_hardware(flash, accelerators)
     model = float(training_estimate(base, hw).step_time) / float(training_estimate(flash, hw).step_time)

@@ -14,7 +14,7 @@ model FLOPs and so in MFU. For a GPT block stack (ffn = 4h, MHA) model FLOPs per
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -248,6 +248,13 @@ class Arch:
         """
         return 2.0 * (self.layers + self.mtp_layers) * seq_len * self.heads * self.core_head_dim \
             / self.forward_flops_per_token(seq_len)
+
+    def mtp_share(self, seq_len: float) -> float:
+        """Share of the model FLOPs (`model_flops`) the job's MTP layers add: 0 where it trains none."""
+        if not self.mtp_layers:
+            return 0.0
+        bare = replace(self, mtp_layers=0).forward_flops_per_token(seq_len)
+        return 1.0 - bare / self.forward_flops_per_token(seq_len)
 
     def model_flops(self, tokens: float, seq_len: float) -> float:
         """Model FLOPs (forward + backward, no recompute) for `tokens` tokens: what MFU counts."""

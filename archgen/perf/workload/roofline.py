@@ -110,6 +110,9 @@ class Roofline:
             'range' (a point of a stated range) or 'assumed' (the part states none).
         hbm_basis: The same for the HBM efficiency under `memory_ceiling`.
         memory: What the part's memory is called (`Hardware.memory_type`): 'HBM', or 'GDDR6' on an L40S.
+        mtp_layers: The multi-token prediction layers a training job trains (`Arch.mtp_layers`): each a layer of the
+            kind drawn (`Arch.mtp_moe`), so its kernels are these; its 2h x h projection, like the logits, is no
+            layer's kernel and is not drawn (the step's FLOP count, `Arch.model_flops`, has both).
     """
 
     accelerator: str
@@ -124,6 +127,7 @@ class Roofline:
     gemm_basis: str = "measured"
     hbm_basis: str = "measured"
     memory: str = "HBM"
+    mtp_layers: int = 0
 
     @property
     def ridge(self) -> float:
@@ -258,7 +262,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                                dropout=dropout)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
-    return _roofline(hw, dtype, out, {phase: int(T)}, tp)
+    return _roofline(hw, dtype, out, {phase: int(T)}, tp, arch.mtp_layers)
 
 
 def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: int, dtype: str,
@@ -343,10 +347,12 @@ def efficiency_basis(hw: Hardware, dtype: str) -> tuple[str, str]:
     return gemm, hbm
 
 
-def _roofline(hw: Hardware, dtype: str, kernels: list[Kernel], tokens: dict[str, int], tp: int) -> Roofline:
+def _roofline(hw: Hardware, dtype: str, kernels: list[Kernel], tokens: dict[str, int], tp: int,
+              mtp_layers: int = 0) -> Roofline:
     gemm, hbm = efficiency_basis(hw, dtype)
     return Roofline(hw.accelerator, dtype, hw.peak_for(dtype), hw.gemm_rate(dtype), hw.hbm_bandwidth,
-                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp), gemm, hbm, hw.memory_type)
+                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp), gemm, hbm, hw.memory_type,
+                    mtp_layers)
 
 
 def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: dict,
@@ -358,7 +364,7 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     """
     if not layout:
         return None
-    arch = Arch.from_model(model)
+    arch = Arch.of_workload(model, workload)  # the job's shape, its MTP layers with it (`Roofline.mtp_layers`)
     if workload.training is not None:
         t = workload.training
         knobs = training_knobs(on_vendor(t, hw.vendor))  # no stack stated: the vendor's newest profile

@@ -31,6 +31,7 @@ from archgen.perf.serve.inference import (
     MEMORY_UTILISATION,
     TOKEN_BUDGET_SOURCE,
     WHOLE_PROMPTS,
+    InferenceEstimate,
     ServeJob,
     estimate_inference,
     memory_reserve,
@@ -178,17 +179,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                          f"{inf.batcher.timeout:~P} after the previous group, each group to the next replica); TTFT "
                          "counts from each query's arrival, its wait for the group included")
     fits = bool(e.fits)
-    misfit = ""
-    if not fits and float(e.batch) < 1:
-        left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
-        misfit = (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
-                  f"accelerator, and {MEMORY_UTILISATION:.0%} of {hw.memory_type} after the weights "
-                  f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
-                  + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
-    elif not fits:
-        misfit = (f"weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of {float(e.batch):g} sequences "
-                  f"need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, {hw.hbm_capacity / 1e9:.1f} GB "
-                  "available")
+    misfit = "" if fits else serving_misfit(e, hw)
     if misfit:
         notes.append(f"does not fit: {misfit}")
     per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
@@ -341,3 +332,15 @@ def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int, source: str
                                         f"{source}")
     return max_num_tokens * ranks, (f"an iteration of {max_num_tokens * ranks:,} tokens decodes (max_num_tokens "
                                     f"{max_num_tokens:,}{per}): {TOKEN_BUDGET_SOURCE}")
+
+
+def serving_misfit(e: InferenceEstimate, hw: Hardware) -> str:
+    """Why a replica's estimate `e` does not fit (`Estimate.misfit`, PERF002; a validation case's `unfit_reason`)."""
+    if float(e.batch) < 1:
+        left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
+        return (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
+                f"accelerator, and {MEMORY_UTILISATION:.0%} of {hw.memory_type} after the weights "
+                f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
+                + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
+    return (f"weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of {float(e.batch):g} sequences "
+            f"need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, {hw.hbm_capacity / 1e9:.1f} GB available")

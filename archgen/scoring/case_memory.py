@@ -1,0 +1,80 @@
+"""Whether a validation case fits in the memory the model counts, and what caps a simulated serving case's batch.
+
+Apart from `scoring.cases` for its size. A case is predicted as stated whether or not it fits (`cases.predict`);
+`estimate --cases` lists why it does not (`unfit_reason`) and what admits fewer requests than it states
+(`admission_cap`), and docs/accuracy.md's `fits` column reads `case_fits`.
+"""
+
+from __future__ import annotations
+
+from archgen.model.accelerator import Accelerator
+from archgen.model.cases import Case
+from archgen.model.inference import Inference
+from archgen.perf.serve.inference import estimate_inference
+from archgen.perf.workload.serving_estimate import serving_misfit
+from archgen.scoring.cases import case_hardware, serve_job, training_estimate
+from archgen.scoring.catalog import load_accelerators
+
+
+def case_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
+    """Whether a case's stated layout fits by the model (`unfit_reason`; None for a collective, which holds none)."""
+    if case.collective is not None:
+        return None
+    return unfit_reason(case, accelerators if accelerators is not None else load_accelerators()) is None
+
+
+def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:
+    """Why a case's stated layout does not fit in HBM by the model, where it does not; None where it does.
+
+    The case is still predicted as stated (`predict`): a training layout whose memory exceeds HBM; a serving job
+    whose KV cache holds no sequence beside the weights, in any scenario (a simulated one then falls back to the
+    closed form, `scheduler.estimate_serving`); or a batch above what the KV cache holds where the closed form runs
+    it whole (offline, or server with no arrival rate). A simulated scenario admits at most the KV capacity and
+    queues the rest, as engines do: that is no misfit, and `admission_cap` says it. `estimate --cases` says both.
+    """
+    hw = case_hardware(case, accelerators)
+    if case.training is not None:
+        est = training_estimate(case, hw)
+        return None if bool(est.fits) else (
+            f"the stated layout needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, above the "
+            f"{float(est.capacity) / 1e9:.1f} GB the model counts on the accelerator")
+    inf = case.inference
+    if inf is None:
+        return None
+    whole = estimate_inference(hw, serve_job(case, hw), inf.tp, None)
+    cap = int(float(whole.max_batch))
+    if cap < 1:
+        return serving_misfit(whole, hw)
+    if isinstance(inf.batch, str) or inf.batch is None or simulated(inf) or inf.batch <= cap:
+        return None
+    return f"batch {inf.batch} is above the {cap} sequences the KV cache holds per replica by the model"
+
+
+def simulated(inf: Inference) -> bool:
+    """Whether a serving case runs the scheduler (`scheduler.estimate_serving`), not the offline closed form."""
+    return inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate is not None)
+
+
+def admission_cap(case: Case, accelerators: dict[str, Accelerator]) -> str | None:
+    """What caps a simulated serving case's requests in flight below the concurrency (or batch) it states.
+
+    The scheduler admits at most `max_batch` at once (the KV cache, and the engine's `max_batch_size` and token
+    budget per scheduling rank: `inference.estimate_inference`) and queues the rest, whose wait TTFT counts; None
+    where the stated figure is admitted whole, the case is not simulated, or nothing fits (`unfit_reason`).
+    """
+    inf = case.inference
+    if inf is None or not simulated(inf) or isinstance(inf.batch, str) or inf.batch is None:
+        return None
+    hw = case_hardware(case, accelerators)
+    e = estimate_inference(hw, serve_job(case, hw), inf.tp, None)
+    cap, kv = int(float(e.max_batch)), int(float(e.kv_batch))
+    if cap < 1 or inf.batch <= cap:
+        return None
+    by = (f"the {kv:,} sequences the KV cache holds per replica by the model" if kv <= cap else
+          f"the {cap:,} the engine schedules at once per replica (max_batch_size or max_num_tokens; the KV cache "
+          f"would hold {kv:,})")
+    if inf.scenario == "concurrency":
+        return (f"concurrency {inf.batch:,} is above {by}: the replica admits {cap:,} at once and the rest queue, "
+                "their wait counted in TTFT")
+    return (f"batch {inf.batch:,} (the most it lets in flight) is above {by}: the replica admits at most {cap:,} at "
+            "once, and arrivals beyond them queue, their wait counted in TTFT")
