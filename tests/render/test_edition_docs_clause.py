@@ -1,0 +1,38 @@
+"""newuser94: a pointer to archgen's docs that is one clause of a bracket goes, not the figures around it.
+
+The customer edition drops a sentence that still names archgen's docs once the bracketed pointers ("(see
+docs/x.md)") are gone (`edition.without_paths`). A pointer written as the last clause of a bracket with other words
+in it ("(Q / (ρ c_p ΔT), water; chilled-water practice, docs/facility.md)") was no bracketed pointer, so the whole
+cell went: the shipped GB200 SU's "What the design needs from the hall" and the GB200 NVL72 rack's "Liquid loop and
+CDU" tables read "Facility water, 8 × gb200-nvl72 | (blank)", the facility water flow an ODM sizes its piping by.
+"""
+
+from __future__ import annotations
+
+import re
+
+from archgen.render.edition import without_paths
+
+SU = "gb200-nvl72-su"
+
+#: The facility water cell as `render.rack_cooling.water_text` words it for the shipped GB200 SU.
+WATER = ("1,288 L/min to 2,576 L/min for 893.5 kW at an assumed ΔT of 10 K to 5 K (Q / (ρ c_p ΔT), water; "
+         "chilled-water practice, docs/facility.md); return not provided (in-row-cdu-1.3mw states no "
+         "facility_delta_t and the hall 'hall-liquid' no design return (water.return))")
+
+
+def test_a_docs_clause_in_a_bracket_goes_and_the_figures_stay():
+    assert without_paths(WATER) == WATER.replace(", docs/facility.md", "")
+    assert without_paths("0.27 a day (Garwood; no range where it states none; docs/reliability.md, Interruptions "
+                         "by part class), as shown.") == "0.27 a day (Garwood; no range where it states none), as shown."
+    assert without_paths("per goodput token (the cost per hour: the spares alone; docs/reliability.md), as shown.") \
+        == "per goodput token (the cost per hour: the spares alone), as shown."
+    # a bracket that is the pointer alone, and a sentence naming one outside brackets, go as before
+    assert without_paths("Shown (see docs/rendering.md). Its accuracy is in docs/accuracy.md.") == "Shown."
+
+
+def test_the_customer_edition_gives_the_facility_water_flow(su_customer):
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    row = re.search(r"^\| Facility water, 8 × gb200-nvl72 \| (.*) \|$", md, re.M)
+    assert row is not None and row.group(1).startswith("1,288 L/min to 2,576 L/min for 893.5 kW"), row
+    assert "docs/" not in row.group(1)
