@@ -74,7 +74,7 @@ def cases_table(d: Distribution) -> Table:
     """Each PDU or side lost: what goes with it, what carries the load, the worst phase and its margin."""
     rows = []
     for c in d.cases:
-        short = "; ".join(f"{name}: {left} of {need} PSUs needed" for name, left, need in c.short)
+        short = "; ".join(f"{name}: {left} PSUs left, {need} needed for full power" for name, left, need in c.short)
         dark = "; ".join(f"{name}: no PSU left" for name in c.dark)
         effect = "; ".join(x for x in (dark, short) if x) or "every part keeps its PSU redundancy's N"
         ok = c.margin >= 0 and not c.dark
