@@ -49,3 +49,18 @@ def test_the_facility_water_row_names_no_spec_key_for_a_customer(su_customer, ev
                    "hall 'hall-liquid' no design return temperature)")
     internal = (every_document[2] / SU / f"{SU}.md").read_text(encoding="utf-8")
     assert "states no facility\\_delta\\_t and the hall 'hall-liquid' no design return (water.return)" in internal
+
+
+def test_another_repositorys_docs_cited_at_a_commit_stay(su_customer):
+    """The GB200 SU's customer edition printed two empty bullets under its performance estimates: the memory reserve
+    ("... Megatron-Bridge's performance guide ..., docs/performance-guide.md at 067f987, line 365)") and the serving
+    batch cap ("('The default value is 2048', NVIDIA/TensorRT-LLM docs/source/performance/...md at 16d2467ea8; ...)")
+    cite another repository's docs at a commit, which the edition took for a pointer to archgen's own and dropped."""
+    bridge = ("not reserved: fragmentation (no cited figure; Megatron-Bridge's performance guide sets it, "
+              "docs/performance-guide.md at 067f987, line 365) and kernel workspaces")
+    trtllm = ("capped at 2,048 ('The default value is 2048', NVIDIA/TensorRT-LLM docs/source/performance/"
+              "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8; per rank under attention DP)")
+    assert (without_paths(bridge), without_paths(trtllm)) == (bridge, trtllm)
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    assert re.findall(r"^- *$", md, re.M) == []
+    assert "NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md" in md
