@@ -38,7 +38,9 @@ def _plus(temperature: Q, rise: Q) -> Q:
 def rated_at_text(rated: Conditions | None) -> str:
     """The conditions a CDU's capacity is stated at, or that they are not stated (COOL010 says so too)."""
     if rated is None:
-        return "not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)"
+        return Worded("not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)",
+                      "not stated: the conditions the capacity is rated at are not given, so it is not known to hold "
+                      "at this hall's water and air (COOL010)")
     stated = [f"facility water {fmt.q(rated.water, 'degC', 1)}" if rated.water is not None else "",
               f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
               f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]

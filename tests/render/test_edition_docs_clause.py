@@ -64,3 +64,15 @@ def test_another_repositorys_docs_cited_at_a_commit_stay(su_customer):
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     assert re.findall(r"^- *$", md, re.M) == []
     assert "NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md" in md
+
+
+def test_a_cdu_rating_not_stated_reads_without_its_key():
+    """The GB200 NVL72 rack's "CDU capacity rated at" row read "not stated (rated at): ..." for a customer, the
+    key `rated_at` in words in brackets; the customer words say what is not stated, the team's name the key."""
+    from archgen.open_item import customer_text
+    from archgen.render.rack_cooling import rated_at_text
+
+    text = rated_at_text(None)
+    assert str(text).startswith("not stated (rated_at): the capacity is not known to hold")
+    assert customer_text(text) == ("not stated: the conditions the capacity is rated at are not given, so it is not "
+                                   "known to hold at this hall's water and air (COOL010)")
