@@ -49,7 +49,10 @@ def test_shipped_specs_and_gb300_hall_check_clean(shipped, gb300) -> None:
     # the GB200 NVL72 rack's 135.5 kW fits one side of its N+N feeds only at the assumed power factor 1.00 (PWR002,
     # nu44power: 4 x 34.5 kW at 1.00, 4 x 32.8 kW at 0.95; its feeds state none)
     # the GB200 SU's OOB fabric counts no management port of the network racks' PDUs, which state none (NET032)
+    # a side of the DGX B200 racks' N+N PDUs lost leaves each DGX B200 3 of its 5+1 PSUs (PWR024, newuser94)
     assert {(f.id, f.object) for f in _errors(shipped)} == {("PWR002", "rack/gb200-nvl72"),
+                                                            ("PWR024", "rack/dgx-b200-compute"),
+                                                            ("PWR024", "rack/dgx-b200-compute-3"),
                                                             ("NET032", "cluster/gb200-nvl72-su/fabric/oob"),
                                                             ("REQ004", "workload/llama3-405b-pretrain-gb200"),
                                                             ("REQ004", "workload/llama3-70b-serve-b200"),

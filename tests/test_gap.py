@@ -440,6 +440,8 @@ def test_shipped_requirements_are_met_by_the_shipped_designs():
     assert warnings == {("COST002", "cluster/mi355x-th5"), ("COST002", "cluster/tpu-v4-pod"),   # parts unpriced
                         # fits one side of its N+N feeds only at the assumed power factor 1.00 (nu44power)
                         ("PWR002", "rack/gb200-nvl72"),
+                        # a side of the N+N PDUs lost leaves each DGX B200 3 of its 5+1 PSUs (newuser94)
+                        ("PWR024", "rack/dgx-b200-compute"), ("PWR024", "rack/dgx-b200-compute-3"),
                         ("REL006", "workload/llama3-70b-pretrain-mi355x"),                   # no checkpoint storage
                         ("REL004", "cluster/gb200-nvl72-su"),                  # NVLink backplane: no published rate
                         ("NET032", "cluster/gb200-nvl72-su/fabric/oob"),  # PDUs stating no management ports

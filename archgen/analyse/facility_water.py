@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.analyse.rack import COOLANTS, RackAnalysis, volume_flow
+from archgen.open_item import Worded
 from archgen.units import Q_, Q
 
 #: Facility-side rises the flow is shown over where neither the CDU nor the hall states one: an assumption, not a
@@ -56,22 +57,28 @@ def facility_water(a: RackAnalysis, heat: Q | None = None) -> GroupWater | None:
     water = hall.water if hall is not None else None
     supply = water.supply if water is not None else None
     rho, cp = COOLANTS["water"]
+    basis: str
     if cdu.facility_delta_t is not None:
-        rise, basis = cdu.facility_delta_t.to("K"), f"{cdu.id}'s facility_delta_t"
+        rise = cdu.facility_delta_t.to("K")
+        stated = Worded(f"{cdu.id}'s facility_delta_t", f"{cdu.id}'s stated facility-side ΔT")
         if water is not None and water.return_ is not None and hall is not None:
             design = (water.return_.to("K") - water.supply.to("K")).to("K")
             if abs((design - rise).m_as("K")) >= 0.05:   # a second stated rise that disagrees: said, not dropped
-                basis += (f", not {hall.id}'s design return {water.return_.to('degC'):.1f~P} less supply "
-                          f"({design:.1f~P}): the two disagree, and the return given is the CDU's")
+                more = (f", not {hall.id}'s design return {water.return_.to('degC'):.1f~P} less supply "
+                        f"({design:.1f~P}): the two disagree, and the return given is the CDU's")
+                stated = Worded(stated + more, stated.public + more)
+        basis = stated
     elif water is not None and water.return_ is not None:
         rise = (water.return_.to("K") - water.supply.to("K")).to("K")
         basis = f"{hall.id}'s design return less supply" if hall is not None else ""
     else:
-        where = f"the hall '{hall.id}' no design return (water.return)" if water is not None and hall is not None \
-            else "the rack's hall no facility water"
+        hall_said = water is not None and hall is not None
+        where = f"the hall '{hall.id}' no design return" if hall_said and hall is not None else \
+            "the rack's hall no facility water"
         span = tuple(volume_flow(heat, rho, cp, r) for r in ASSUMED_RISES)
-        return GroupWater(heat, None, None, supply, None, f"{cdu.id} states no facility_delta_t and {where}",
-                          span=(span[0], span[1]))
+        missing = Worded(f"{cdu.id} states no facility_delta_t and {where}" + (" (water.return)" if hall_said else ""),
+                         f"{cdu.id} states no facility-side ΔT and {where}" + (" temperature" if hall_said else ""))
+        return GroupWater(heat, None, None, supply, None, missing, span=(span[0], span[1]))
     flow = volume_flow(heat, rho, cp, rise)
     if supply is None:
         return GroupWater(heat, rise, flow, None, None, "the rack's hall states no facility water supply", basis)

@@ -20,7 +20,7 @@ from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
 from archgen.checks.hall_load import over_hall
 from archgen.checks.odd_pairs import odd_pairs
-from archgen.checks.power_inputs import feeds_off_hall, outlet_counts, part_inputs
+from archgen.checks.power_inputs import feeds_off_hall, outlet_counts, part_inputs, psus_kept
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.psu_bound import unconfirmed_texts
 from archgen.checks.registry import Context, Violation, check
@@ -285,3 +285,19 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
     Fix: more PDUs or PDUs with more outlets; state the PSUs (`power.psus`) of the parts the map leaves out.
     """
     yield from outlet_counts(ctx)
+
+
+@check("PWR024", "power.psus_kept", severity="warning")
+def psus_kept_with_a_pdu_lost(ctx: Context) -> Iterator[Violation]:
+    """With PDU redundancy claimed, each part keeps the PSUs it needs for full power with a PDU or side lost.
+
+    PWR004 judges the PDUs' capacity with a unit lost; this judges the parts they feed. Each case is the rack
+    document's (an A/B side under N+N, each PDU in turn under N+1, the outlet map alternating each part's PSUs
+    between them): a part left fewer PSUs than its own redundancy's N (a DGX B200's 5 of its 5+1, three on each
+    side) runs below full power until the side is back, though the rack's budget reads N+N; one left none goes dark.
+
+    Fix: give each part enough PSUs on either side (more PSUs, or PSUs with a wider rating), or accept reduced
+    performance with a side lost and waive this finding with that reason.
+    """
+    yield from psus_kept(ctx)
+

@@ -1,6 +1,7 @@
 """Helpers of the PWR checks: a placed part's power input (PWR013), a rack's feeds against its hall's voltage (PWR015).
 
-And the PDUs' outlets (PWR016). Moved out of `checks/power_figures.py` (its size, split30), which keeps the hall's
+And the PDUs' outlets (PWR016) and the PSUs each part keeps with a PDU or side lost (PWR024). Moved out of
+`checks/power_figures.py` (its size, split30), which keeps the hall's
 UPS and generators (PWR011, PWR022) and the unconfirmed figures (PWR012); `checks/power.py` keeps each check's
 `@check` and docstring.
 """
@@ -120,3 +121,37 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
                                 public=f"the parts fed from outside the rack include '{ref}', which "
                                        + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))
+
+
+def psus_kept(ctx: Context) -> Iterator[Violation]:
+    """PWR024: each rack whose PDU redundancy leaves a part fewer PSUs than full power needs with a PDU or side lost.
+
+    The cases are the rack document's PDU failure cases (`analyse.distribution`): under N+N a side lost, under N+1 each
+    PDU in turn; a part short of PSUs runs below full power (its PSU redundancy's N, `needed_psus`), one with none
+    left goes dark. The PDUs' capacity with the unit lost is PWR004's.
+    """
+    for path, a in ctx.racks.items():
+        power = a.power
+        if power.conversion is None or power.conversion_kind != "PDUs" or a.rack.spec.power.pdus is None:
+            continue
+        if a.rack.spec.power.pdus.redundancy == "N":
+            continue
+        d = distribution(a.rack, power.conversion.unit_capacity, power.optics)
+        hit = [c for c in d.cases if c.short or c.dark] if d is not None else []
+        if d is None or not hit:
+            continue
+        first = hit[0]
+        groups: dict[tuple[str, str], list[str]] = {}   # (part, what it keeps) -> its U positions
+        kept = [(n, "no PSU left") for n in first.dark] + \
+            [(n, f"{left} PSUs left, {need} needed for full power") for n, left, need in first.short]
+        for name, keeps in kept:
+            part, _, at = name.partition(" at ")
+            groups.setdefault((part, keeps), []).append(at)
+        parts = "; ".join(f"{part} at {', '.join(ats)}: {keeps}" for (part, keeps), ats in groups.items())
+        also = f" ({', '.join(c.lost for c in hit[1:])} alike)" if hit[1:] else ""
+        effect = "goes dark or runs below full power" if first.dark else "runs below full power"
+        left, need = (0, 1) if first.dark else first.short[0][1:]
+        yield Violation(path, a.rack.spec.id, ("power", "pdus", "redundancy"),
+                        f"PDU redundancy {d.redundancy}, but with {first.lost} lost{also} parts keep too few PSUs: "
+                        f"{parts}; each part named {effect} until it is back (the other PDUs' capacity: PWR004)",
+                        Q_(left, ""), Q_(need, ""))

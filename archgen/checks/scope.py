@@ -188,6 +188,12 @@ def _outlets(r: Any) -> bool:
     return any(getattr(p.part, "outlets", 0) for p in r.items)
 
 
+def _pdus_claimed(r: Any) -> bool:
+    """A rack with PDUs under a redundancy above N has PDU failure cases for PWR024 to judge."""
+    return r.spec.power.pdus is not None and r.spec.power.pdus.redundancy != "N" and \
+        any(type(p.part).__name__ == "PDU" for p in r.items)
+
+
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL016": _liquid,
@@ -195,6 +201,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu, "COOL014": lambda r: r.rear_door is not None,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
+    "PWR024": _pdus_claimed,
     "PWR015": lambda r: _hall_states("voltage")(r.facility), "COOL015": _inlet_stated,
     "COOL018": _airflow_stated, "COOL019": _pressure_stated, "COOL020": _cdu_group, "COOL021": _air_heat_in_hall,
     "MECH006": _coolant_volumes,

@@ -24,7 +24,7 @@ def section(a: Any) -> tuple[Section | None, list[str]]:
         return None, []
     open_items = [f"{pid} is not in the outlet map or the phase loads: the catalog does not give its PSUs."
                   for pid in d.unmapped]
-    for c in d.cases:
+    for c in d.cases if d.redundancy == "N" else ():   # under a claimed redundancy PWR024's finding says it
         if c.short or c.dark:
             names = sorted({name.split(" at ")[0] for name, _, _ in c.short} | {n.split(" at ")[0] for n in c.dark})
             open_items.append(OpenItem(
@@ -74,7 +74,7 @@ def cases_table(d: Distribution) -> Table:
     """Each PDU or side lost: what goes with it, what carries the load, the worst phase and its margin."""
     rows = []
     for c in d.cases:
-        short = "; ".join(f"{name}: {left} of {need} PSUs needed" for name, left, need in c.short)
+        short = "; ".join(f"{name}: {left} PSUs left, {need} needed for full power" for name, left, need in c.short)
         dark = "; ".join(f"{name}: no PSU left" for name in c.dark)
         effect = "; ".join(x for x in (dark, short) if x) or "every part keeps its PSU redundancy's N"
         ok = c.margin >= 0 and not c.dark

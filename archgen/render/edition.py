@@ -62,12 +62,18 @@ from archgen.render.edition_text import without_code
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
 #: A pointer to archgen's docs in brackets: "(docs/reliability.md)", "(docs/reliability.md, Cost)"; a sentence
 #: that still names one ("Its accuracy ... is in docs/accuracy.md.") is left out whole.
-_DOCS_REF = re.compile(r"\s*\((?:see |as in )?docs/[\w./-]+\.md[^)]*\)")
-_DOCS = re.compile(r"docs/[\w./-]+\.md")
+_DOCS_REF = re.compile(r"\s*\((?:see |as in )?docs/[\w./-]+\.md(?! at [0-9a-f]{7})[^)]*\)")
+#: Another repository's docs cited at a commit ("NVIDIA/TensorRT-LLM docs/source/x.md at 16d2467ea8",
+#: "docs/performance-guide.md at 067f987, line 365") are a source, not a pointer to archgen's: they stay (newuser94).
+_DOCS = re.compile(r"docs/[\w./-]+\.md(?! at [0-9a-f]{7})")
+#: A pointer that is the last clause of a bracket with other words in it: "(Q / (ρ c_p ΔT), water; chilled-water
+#: practice, docs/facility.md)", "(Garwood; ...; docs/reliability.md, Interruptions by part class)". The clause
+#: goes and the bracket stays; else the sentence naming it went whole, and with it a table cell's figures (newuser94).
+_DOCS_CLAUSE = re.compile(r"[;,]\s*(?:see |as in )?docs/[\w./-]+\.md(?! at [0-9a-f]{7})(?:,\s*[^;()]*)?(?=\))")
 #: A file of the design's repository written into a spec's text (a waiver's reason: "one SN2201 as its
 #: out-of-band switch (specs/catalog/racks/dgx-b200-compute.yaml)"), never part of a URL; in brackets it is left
 #: out, and a sentence that still names one is left out whole, as a pointer to archgen's docs is.
-_PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::\d+)?(?![\w/])")
+_PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::\d+)?(?![\w/])(?! at [0-9a-f]{7})")
 _PATH_REF = re.compile(r"\s*\((?:see |as in )?" + _PATH.pattern + r"\)")
 #: A snake_case key, possibly dotted: ``tokens_per_second_per_gpu``, ``leaf.accelerators_affected``.
 _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[._][a-z0-9]+)*(?![\w/-])")
@@ -215,7 +221,7 @@ def reference(source: str) -> str:
 
 def without_paths(text: str) -> str:
     """`text` without the repository's paths and archgen's docs: in brackets they go, a sentence naming one goes."""
-    text = _PATH_REF.sub("", _DOCS_REF.sub("", text))
+    text = _PATH_REF.sub("", _DOCS_REF.sub("", _DOCS_CLAUSE.sub("", text)))
     if _DOCS.search(text) or _PATH.search(text):
         text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not (_DOCS.search(s) or _PATH.search(s)))
     return _SPACE_BEFORE.sub(r"\1", text)

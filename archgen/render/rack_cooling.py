@@ -18,7 +18,7 @@ from archgen.model import field_words
 from archgen.model.base import MarkedFigures
 from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
-from archgen.open_item import Worded
+from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.rack_power import ratio
@@ -38,7 +38,9 @@ def _plus(temperature: Q, rise: Q) -> Q:
 def rated_at_text(rated: Conditions | None) -> str:
     """The conditions a CDU's capacity is stated at, or that they are not stated (COOL010 says so too)."""
     if rated is None:
-        return "not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)"
+        return Worded("not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)",
+                      "not stated: the conditions the capacity is rated at are not given, so it is not known to hold "
+                      "at this hall's water and air (COOL010)")
     stated = [f"facility water {fmt.q(rated.water, 'degC', 1)}" if rated.water is not None else "",
               f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
               f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]
@@ -46,20 +48,31 @@ def rated_at_text(rated: Conditions | None) -> str:
 
 
 def water_text(fw: GroupWater | None) -> str:
-    """Facility water flow and return of a CDU group (`analyse.facility_water`), or the assumed range and why."""
+    """Facility water flow and return of a CDU group (`analyse.facility_water`), or the assumed range and why.
+
+    In the team's words (the spec keys not stated, the docs page the assumed range is from) with the customer's
+    beside them (`Worded`: what is not stated in words, the formula as the method appendix writes it).
+    """
     if fw is None:
         return "—"
+    team = _water_words(fw, fw.missing, fw.basis, "ρ c_p ΔT", ", docs/facility.md")
+    public = _water_words(fw, customer_text(fw.missing), customer_text(fw.basis), "ρ c ΔT", "")
+    return team if team == public else Worded(team, public)
+
+
+def _water_words(fw: GroupWater, missing: str, basis: str, formula: str, docs: str) -> str:
+    """`water_text` in one edition's words: `missing` and `basis` as that edition says them."""
     if fw.flow is None or fw.delta_t is None:
         if fw.span is None:
-            return f"not provided ({fw.missing})"
+            return f"not provided ({missing})"
         lo, hi = ASSUMED_RISES
         return (f"{fmt.q(fw.span[1], 'L/min', 0)} to {fmt.q(fw.span[0], 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} "
-                f"at an assumed ΔT of {fmt.q(hi, 'K', 0)} to {fmt.q(lo, 'K', 0)} (Q / (ρ c_p ΔT), water; chilled-"
-                f"water practice, docs/facility.md); return not provided ({fw.missing})")
+                f"at an assumed ΔT of {fmt.q(hi, 'K', 0)} to {fmt.q(lo, 'K', 0)} (Q / ({formula}), water; chilled-"
+                f"water practice{docs}); return not provided ({missing})")
     flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
-            f"(Q / (ρ c_p ΔT), water; {fw.basis})")
+            f"(Q / ({formula}), water; {basis})")
     if fw.back is None or fw.supply is None:
-        return f"{flow}; return not provided ({fw.missing})"
+        return f"{flow}; return not provided ({missing})"
     return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
 
 

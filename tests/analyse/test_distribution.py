@@ -79,3 +79,15 @@ def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path, drawn_once
     assert "| PDU 1 | 8 PSUs | PDUs 2, 3 | 7.65 | 11.50 | 33.5 % | every part keeps its PSU redundancy's N | pass |" in md
     # the PDUs' continuous capacity, 3 x 11.50 kW (was their breakers' 43.1 kVA: newuser16)
     assert "| PDUs | 1 unit(s) lost (N+1) | 1 of 3 | 2 × 34.5 kW |" in md
+
+
+def test_a_part_short_of_psus_reads_what_is_left_and_what_is_needed(racks):
+    """newuser94: the DGX B200 rack's PDU failure cases read "dgx-b200 at U3: 3 of 5 PSUs needed", which a facility
+    engineer reads as "3 of its 5 PSUs are needed" (enough left), the opposite of the fact: 3 PSUs are left where its
+    5+1 redundancy needs 5 for full power."""
+    from archgen.render.distribution import cases_table
+
+    rows = cases_table(_dist(racks, "dgx-b200-compute")).rows
+    effect = rows[0][6]
+    assert effect.split("; ")[0] == "dgx-b200 at U3: 3 PSUs left, 5 needed for full power"
+    assert "of 5 PSUs needed" not in effect and rows[0][7] == "warn"

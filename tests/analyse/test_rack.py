@@ -21,6 +21,8 @@ def test_shipped_examples_are_clean(shipped):
     assert left == {("COST002", "cluster/mi355x-th5"), ("COST002", "cluster/tpu-v4-pod"),  # parts without a price
                     # 135.5 kW fits one side of its N+N feeds only at the assumed power factor 1.00 (nu44power)
                     ("PWR002", "rack/gb200-nvl72"),
+                    # a side of the N+N PDUs lost leaves each DGX B200 3 of its 5+1 PSUs (newuser94)
+                    ("PWR024", "rack/dgx-b200-compute"), ("PWR024", "rack/dgx-b200-compute-3"),
                     ("REL006", "workload/llama3-70b-pretrain-mi355x"),                     # no checkpoint storage
                     ("REL006", "workload/llama3-70b-pretrain-tpu-v4"),
                     ("REL004", "cluster/gb200-nvl72-su"),   # its NVLink backplane: no published failure rate
