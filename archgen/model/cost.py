@@ -100,7 +100,8 @@ class FacilityCost(Spec):
     space_per_rack: MoneyRate = Field(description="Space, power and cooling capacity rented per rack position and "
                                                   "month, e.g. '1500 USD/month'.")
     depreciation_years: Years = Field(description="Years over which capital is recovered, e.g. 5 or '5 years' (a "
-                                                  "time: '60 months' is 5).")
+                                                  "time: '60 months' is 5), from 28 days to 30 years: a life of "
+                                                  "hours or days ('5 h') is refused as a slip for years.")
     discount_rate: Fraction = Field(0.0, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation. Unstated: 0, the lowest capital "
                                                               "cost, named as an assumed input (COST003, REQ005).")
