@@ -43,7 +43,8 @@ def test_depreciation_years_take_a_number_of_years_or_a_time(written, years):
     ("five", "a number of years such as 5, or a time such as '5 years' or '60 months', got 'five'"),
     ("40 years", "a time from 28 days to 30 years, got '40 years'"),
     ("0 years", "a time from 28 days to 30 years, got '0 years'"),
-    ("0", "a number greater than 0.0, got 0"),
+    ("0", "a number of years from 0.0767 (28 days) to 30, got 0"),
+    ("-5", "a number of years from 0.0767 (28 days) to 30, got -5"),
     # review54: '5 h' was taken as 0.00057 years; a life under a month is a slip for years (MIN_YEARS)
     ("5 h", f"a time from 28 days to 30 years, not 0.00057 years ({WHY}), got '5 h'"),
     ("27 days", f"a time from 28 days to 30 years, not 0.074 years ({WHY}), got '27 days'"),

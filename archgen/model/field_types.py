@@ -127,15 +127,15 @@ def as_years(value: object) -> object:
 
     Every other duration of the schema is a time with its unit ('72 h'), so a field counted in years takes one too
     (newuser90: `depreciation_years: 5 years` was refused as "expected a number"); a number, or a string of one, is
-    left to the float type and the field's bounds, but one above 0 and under `MIN_YEARS` is refused as a time under
-    it is. A year is pint's, 365.25 days (a month a twelfth of it).
+    left to the float type and the field's bounds, but one under `MIN_YEARS` is refused here, in the words a time
+    under it is. A year is pint's, 365.25 days (a month a twelfth of it).
     """
     q = _quantity_or_number(value, YEARS_EXPECTED)
     if q is None:
         years = _number(value)
-        if years is not None and 0 < years < MIN_YEARS:
-            raise PydanticCustomError("expected", f"a number of years from {MIN_YEARS:.3g} (28 days) to {MAX_YEARS} "
-                                                  f"({WHY_A_MONTH})")
+        if years is not None and years < MIN_YEARS:   # the field's bound in words, not "at least 0.07665982203969883"
+            raise PydanticCustomError("expected", f"a number of years from {MIN_YEARS:.3g} (28 days) to {MAX_YEARS}"
+                                                  + (f" ({WHY_A_MONTH})" if years > 0 else ""))
         return value
     if not q.check("[time]") or not math.isfinite(float(q.m_as("year"))):
         raise PydanticCustomError("expected", YEARS_EXPECTED)
@@ -157,7 +157,7 @@ def _number(value: object) -> float | None:
 
 
 #: A number of years from a month to 30 (a hardware life; `as_years`): 5 or '5 years'.
-Years = Annotated[float, Field(gt=0, le=MAX_YEARS), BeforeValidator(as_years),
+Years = Annotated[float, Field(ge=MIN_YEARS, le=MAX_YEARS), BeforeValidator(as_years),
                   Field(json_schema_extra=_number_or("5 years"))]
 
 
