@@ -334,12 +334,14 @@ def switch_ports_past(ctx: Context) -> Iterator[Violation]:
     more links than its down (or up) ports would have cables written on ports it does not have on that side, which
     the map marks "(past the down ports)" (review54: a rack in no unit on ports-sized rail leaves was cabled to a leaf
     past the plane's, its cables on the last leaf's uplink ports, and no check said so). A guard on the model's own
-    wiring, not on a spec's choice: one finding per fabric and side, naming each switch (the first
+    wiring, which a tier's fixed `count` under the switches needed also reaches (NET018, with the cables of the
+    switches left out on the last one): one finding per fabric and side, naming each switch (the first
     `NAMED_SWITCHES`, then how many more), its links, its ports and the ports past them as the map writes them.
     Fat trees only, the fabrics the port map numbers (`analyse.port_numbers.ports_past`).
 
-    Fix: none in the spec: the cabling is wrong, please report it with the spec; until then the port map's and the
-    BOM's cables at those switches are not to be built from.
+    Fix: where NET018 says a tier's fixed `count` is fewer than the fabric needs, raise it (the links then spread
+    over the switches needed); otherwise nothing in the spec is wrong but the model's cabling: report it with the
+    spec, and build nothing from the port map's or the BOM's cables at those switches until it is fixed.
     """
     for c in ctx.clusters.values():
         sides: dict[tuple[str, bool], list] = {}
