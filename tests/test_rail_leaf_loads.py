@@ -154,7 +154,7 @@ def test_the_even_share_past_the_limit_says_so(spec_tree, monkeypatch) -> None:
     assert fa.bisection.m_as("Gbit/s") == pytest.approx(6400)
     [finding] = [f for f in result.findings if f.id == "NET034"]
     assert finding.severity == "info" and finding.object == fa.fabric.path
-    assert "past its limit" in finding.message and "6.4 Tb/s" in finding.message
+    assert "past its limit" in finding.message and "bisection 6.4 Tbit/s is cut" in finding.message
     assert "min_bisection_per_accelerator 50 Gb/s, met at 66.67 Gb/s per accelerator, is not proven" in finding.message
     assert not [f for f in result.findings if f.id == "NET006"]
     [risk] = [f for f in result.findings if f.requirement == "REQ-BIS-1"]   # met at 66.67, but at risk

@@ -43,17 +43,14 @@ from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
-from archgen.analyse.port_numbers import PortNumbering, port_names
+from archgen.analyse.port_numbers import TIER_ENDS, PortNumbering, port_names, switch_name, tier_switches
 from archgen.analyse.rack_ports import row_cdus
 from archgen.analyse.tier_cabling import TierRuns
 from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.model.network import COPPER_MEDIA
-from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
-TIER_ENDS: dict[str, tuple[str | None, str]] = {"access": (None, "leaf"),
-                                               "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
 
 
 @dataclass(frozen=True)
@@ -244,10 +241,6 @@ def _rack_names(items: Sequence) -> dict[int, str]:
     return out
 
 
-def _switch_name(fabric: str, tier: str, index: int) -> str:
-    return f"{fabric}-{tier}-{index + 1:02d}"
-
-
 def _rack(names: tuple[str, ...], i: int) -> str:
     return names[i] if i >= 0 else NO_RACK
 
@@ -280,14 +273,11 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     n = len(tr.a_rack)
     speed = link_speed(fa, tier)
     # per link row: A device, A port role, B switch index
+    a_switch, b_index, weights = tier_switches(a, fa, tr)
     if tier == "access":
-        node_rack, node_u, plane, leaf = access_ports(a.cluster, fa)
-        n_leaves = fa.tier_at("leaf").switches
+        node_rack, node_u, _, _ = access_ports(a.cluster, fa)
         k = len(node_rack)
-        b_index = plane * n_leaves + np.minimum(leaf, max(n_leaves - 1, 0))
         extra = n - k
-        if tr.b_switch is not None:   # the cabling's own assignment (`analyse.other_ports`)
-            b_index = tr.b_switch
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
         kinds = _extra_names(a.cluster, fa, extra)
@@ -301,25 +291,18 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                             f"{why}: where it stands is not stated, so its end is not placed; length assumed the "
                             "floor's longest run (corner to corner), as the BOM orders it"
                             for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
-        a_switch, placed_ends, k_nodes = None, k + int((at[:, 0] >= 0).sum()), k
-        weights = np.ones(n, dtype=np.int64)
+        placed_ends, k_nodes = k + int((at[:, 0] >= 0).sum()), k
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
         # a node's fabric ports run plane-major (`access_ports`): port p is its NIC cage p mod (ports / planes)
         per_node = np.unique(node_key, return_counts=True, return_inverse=True)
         nic = port_no % np.maximum(per_node[2][per_node[1]] // max(fa.planes, 1), 1)
     else:
-        assert low is not None, "only the access tier has no switch below it"
-        lo, hi, w = tier_pairs(fa.shape, tier)
-        n_low, n_up = fa.tier_at(low).switches, fa.tier_at(up).switches
-        hi = np.minimum(hi, max(n_up - 1, 0))
-        a_switch = np.concatenate([p * n_low + lo for p in range(fa.planes)])
-        b_index = np.concatenate([p * n_up + hi for p in range(fa.planes)])
-        weights = np.tile(w, fa.planes)
-        a_dev = [_switch_name(fid, low, int(i)) for i in a_switch]
+        assert low is not None and a_switch is not None, "only the access tier has no switch below it"
+        a_dev = [switch_name(fid, low, int(i)) for i in a_switch]
         placed_ends, k_nodes = n, 0
         a_port, notes, cage = [""] * n, [""] * n, [None] * n
         nic = np.zeros(n, dtype=np.int64)
-    b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
+    b_dev = [switch_name(fid, up, int(i)) for i in b_index]
     low_ports, up_ports = PortNumbering.of(fa, low), PortNumbering.of(fa, up)   # once per tier, not once per cable
     rows: list[CableRow] = []
     # plain lists: one numpy scalar per cable and end was most of the time at 10^5 cables (`bench/bench_render.py`)

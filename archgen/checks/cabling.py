@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, count
+from archgen.analyse.port_numbers import ports_past
 from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks import link_media  # noqa: F401 (registers CAB002 and CAB005: link media against ports)
@@ -319,3 +320,40 @@ def module_per_cage(ctx: Context) -> Iterator[Violation]:
     1.6T cage), or drop the breakout.
     """
     yield from cage_overfills(ctx)
+
+
+#: Switches a CAB013 finding names one by one; the rest are counted.
+NAMED_SWITCHES = 6
+
+
+@check("CAB013", "cabling.ports_past")
+def switch_ports_past(ctx: Context) -> Iterator[Violation]:
+    """No switch is cabled to more links than it has down ports, or up ports: the port map gives none past them.
+
+    The port map numbers a switch's down ports 1 .. down and its up ports after them: a switch the cabling gives
+    more links than its down (or up) ports would have cables written on ports it does not have on that side, which
+    the map marks "(past the down ports)" (review54: a rack in no unit on ports-sized rail leaves was cabled to a leaf
+    past the plane's, its cables on the last leaf's uplink ports, and no check said so). A guard on the model's own
+    wiring, which a tier's fixed `count` under the switches needed also reaches (NET018, with the cables of the
+    switches left out on the last one): one finding per fabric and side, naming each switch (the first
+    `NAMED_SWITCHES`, then how many more), its links, its ports and the ports past them as the map writes them.
+    Fat trees only, the fabrics the port map numbers (`analyse.port_numbers.ports_past`).
+
+    Fix: where NET018 says a tier's fixed `count` is fewer than the fabric needs, raise it (the links then spread
+    over the switches needed); otherwise nothing in the spec is wrong but the model's cabling: report it with the
+    spec, and build nothing from the port map's or the BOM's cables at those switches until it is fixed.
+    """
+    for c in ctx.clusters.values():
+        sides: dict[tuple[str, bool], list] = {}
+        for p in ports_past(c):
+            sides.setdefault((p.fabric.fabric.path, p.up), []).append(p)
+        for (_, up), past in sides.items():
+            fa, side = past[0].fabric, "up" if up else "down"
+            named = "; ".join(f"{p.switch}: {p.links} links on its {p.ports} {side} ports, {p.links - p.ports} of them "
+                              f"numbered {p.past} in the port map" for p in past[:NAMED_SWITCHES])
+            more = f"; and {len(past) - NAMED_SWITCHES} more" if len(past) > NAMED_SWITCHES else ""
+            worst = max(past, key=lambda p: p.links - p.ports)
+            yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
+                            f"{len(past)} switch{'es' if len(past) > 1 else ''} cabled past {side} ports "
+                            f"({named}{more}): those cables have no {side} port to go to", count(worst.links),
+                            count(worst.ports))

@@ -257,7 +257,8 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
 
     Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
     it is a warning too, by the same rule: it is at an older price level than the one the cost is for. A price (or
-    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date. That
+    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date; by day
+    where both dates give one, else by month (a quote of 2026-12-16 is after 2026-12-01, one of 2026-12 is not). That
     date is the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only
     compared with each other (a quote whose every line is five years old is then one base year, stated as
     information, and one dated in 2031 is only the newest price).

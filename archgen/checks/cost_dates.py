@@ -12,12 +12,13 @@ Split from `checks.cost` for its size; `checks.cost.prices_of_one_date` (COST006
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
 from archgen.checks.registry import Violation
 from archgen.model import Cluster, Facility
-from archgen.model.cost import month_of
+from archgen.model.cost import dated_after, month_of
 from archgen.open_item import Worded, customer_text
 
 #: How a finding ends: what the capex does with old part prices (one, several), the TCO with an old electricity price.
@@ -54,16 +55,18 @@ def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None
     """COST006: the warning of prices dated after the facility's cost date (`cost.as_of`), naming each.
 
     A quote dated after the date the cost is for is at a later price level than the cost claims, or its date is
-    mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned). The cost date is
-    the spec's, never the clock's (deterministic output); unstated, a price is only compared with the others.
+    mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned). By day where both
+    dates give one, else by month (`model.cost.dated_after`; review54: a quote a few days after the cost date in its
+    month was not flagged). The cost date is the spec's, never the clock's (deterministic output); unstated, a price
+    is only compared with the others.
     """
     fc = facility.cost if facility is not None else None
     if facility is None or fc is None or fc.as_of is None:
         return
-    prices: list[tuple[str, int]] = [(price_name(line), line.month) for line in one_per_price(cost.dated)
-                                     if line.month is not None]
-    prices += [(tariff_name(facility), month_of(fc.energy.date))] if fc.energy.date is not None else []
-    later = [name for name, month in prices if month > month_of(fc.as_of)]
+    prices: list[tuple[str, datetime.date | str]] = [(price_name(line), line.date)
+                                                     for line in one_per_price(cost.dated)]
+    prices += [(tariff_name(facility), fc.energy.date)] if fc.energy.date is not None else []
+    later = [name for name, date in prices if dated_after(date, fc.as_of)]
     if later:
         text = "{} " + f"{'is' if len(later) == 1 else 'are'} dated after " + "{}" + \
             "; a price of a later price level than the one the cost is for, or a date written wrongly"

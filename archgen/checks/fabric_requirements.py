@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from archgen.analyse.network import count
 from archgen.analyse.nodes import fabric_ports_rate
 from archgen.checks.registry import Context, Violation
+from archgen.display import metric_value
+from archgen.metrics import find
 
 
 def bisection_shortfalls(ctx: Context) -> Iterator[Violation]:
@@ -64,7 +66,13 @@ def bandwidth_shortfalls(ctx: Context) -> Iterator[Violation]:
 
 
 def even_share_bisections(ctx: Context) -> Iterator[Violation]:
-    """NET034: a rail plane's bisection cut over the even share of its ports where its leaves are wired unevenly."""
+    """NET034: a rail plane's bisection cut over the even share of its ports where its leaves are wired unevenly.
+
+    The bisection reads as `bisection_bandwidth` does in the documents (`display.metric_value`): '13,107.2 Tbit/s',
+    not '1.311×10⁴ Tb/s' (topo36).
+    """
+    shown = find("fabric", "bisection_bandwidth")
+    assert shown is not None   # a row of `metrics_fabric.FABRIC`
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             if not fa.even_share:
@@ -72,7 +80,7 @@ def even_share_bisections(ctx: Context) -> Iterator[Violation]:
             need = fa.fabric.spec.min_bisection_per_accelerator
             have = (fa.bisection / fa.served).to(need.units) if need is not None and fa.served else None
             met = have is not None and need is not None and have >= need
-            said = (f"bisection {fa.bisection.to('Tbit/s'):.4g~P} is cut over the access ports shared evenly over "
+            said = (f"bisection {metric_value(shown, fa.bisection)} is cut over the access ports shared evenly over "
                     f"the used leaves, not over the leaves as wired: {fa.even_share}. The least cut of the wired "
                     f"leaves can be lower, so this figure and its one-switch-lost figures are possibly above it")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("rail_optimized",),

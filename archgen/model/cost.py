@@ -58,6 +58,17 @@ def month_of(date: datetime.date | str) -> int:
     return int(text[:4]) * 12 + int(text[5:7]) - 1
 
 
+def dated_after(date: datetime.date | str, ref: datetime.date | str) -> bool:
+    """Whether `date` is after `ref`: by day where both give a day, else by month (the precision the coarser gives).
+
+    A quote of '2026-12-16' is after a cost date of '2026-12-01' (review54: compared by month, it was not); a quote
+    of '2026-12' is after '2026-11-30' but not after '2026-12-01', since its month says no day.
+    """
+    if len(str(date)) == len(str(ref)) == len("2026-12-16"):
+        return str(date) > str(ref)   # ISO days order as their text does
+    return month_of(date) > month_of(ref)
+
+
 
 class Energy(Spec):
     """The price of electricity and how much the facility adds for cooling and distribution."""
@@ -100,7 +111,8 @@ class FacilityCost(Spec):
     space_per_rack: MoneyRate = Field(description="Space, power and cooling capacity rented per rack position and "
                                                   "month, e.g. '1500 USD/month'.")
     depreciation_years: Years = Field(description="Years over which capital is recovered, e.g. 5 or '5 years' (a "
-                                                  "time: '60 months' is 5).")
+                                                  "time: '60 months' is 5), from 28 days to 30 years: a life of "
+                                                  "hours or days ('5 h') is refused as a slip for years.")
     discount_rate: Fraction = Field(0.0, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation. Unstated: 0, the lowest capital "
                                                               "cost, named as an assumed input (COST003, REQ005).")

@@ -109,8 +109,17 @@ Share = Annotated[float, BeforeValidator(as_fraction), Field(json_schema_extra=_
 
 #: The longest a field of years takes: a hardware life (a typo guard).
 MAX_YEARS = 30
+#: The shortest: a month, at its shortest 28 days ('4 weeks' and '30 days' stand). A depreciation life spans more
+#: than one accounting period (IAS 16 Property, Plant and Equipment, paragraph 6: items "expected to be used during
+#: more than one period"); US tax depreciates only property "expected to last more than one year" (IRS Publication
+#: 946, chapter 1, "What Property Can Be Depreciated?"). A month, the shortest period books are closed over, keeps a
+#: short life written on purpose ('6 months', 0.5) and refuses a time in hours or days ('5 h' was read as 0.00057
+#: years, review54) or a number of years that small (0.01).
+MIN_YEARS = 28 / 365.25
 #: What a field of years expects, as its error message says it.
 YEARS_EXPECTED = "a number of years such as 5, or a time such as '5 years' or '60 months'"
+#: Why a field of years is at least a month, as its error message says it.
+WHY_A_MONTH = "a depreciation life spans more than one accounting period: a life of hours or days is a slip for years"
 
 
 def as_years(value: object) -> object:
@@ -118,21 +127,37 @@ def as_years(value: object) -> object:
 
     Every other duration of the schema is a time with its unit ('72 h'), so a field counted in years takes one too
     (newuser90: `depreciation_years: 5 years` was refused as "expected a number"); a number, or a string of one, is
-    left to the float type and the field's bounds. A year is pint's, 365.25 days (a month a twelfth of it).
+    left to the float type and the field's bounds, but one under `MIN_YEARS` is refused here, in the words a time
+    under it is. A year is pint's, 365.25 days (a month a twelfth of it).
     """
     q = _quantity_or_number(value, YEARS_EXPECTED)
     if q is None:
+        years = _number(value)
+        if years is not None and years < MIN_YEARS:   # the field's bound in words, not "at least 0.07665982203969883"
+            raise PydanticCustomError("expected", f"a number of years from {MIN_YEARS:.3g} (28 days) to {MAX_YEARS}"
+                                                  + (f" ({WHY_A_MONTH})" if years > 0 else ""))
         return value
     if not q.check("[time]") or not math.isfinite(float(q.m_as("year"))):
         raise PydanticCustomError("expected", YEARS_EXPECTED)
     years = float(q.m_as("year"))
-    if not 0 < years <= MAX_YEARS:   # the bounds as a time: '40 years' is no "number of at most 30.0"
-        raise PydanticCustomError("expected", f"a time above 0 and at most {MAX_YEARS} years")
+    if not MIN_YEARS <= years <= MAX_YEARS:   # the bounds as a time: '40 years' is no "number of at most 30.0"
+        raise PydanticCustomError("expected", f"a time from 28 days to {MAX_YEARS} years" + (
+            f", not {years:.2g} years ({WHY_A_MONTH})" if 0 < years < MIN_YEARS else ""))
     return years
 
 
-#: A number of years above 0, at most 30 (a hardware life; `as_years`): 5 or '5 years'.
-Years = Annotated[float, Field(gt=0, le=MAX_YEARS), BeforeValidator(as_years),
+def _number(value: object) -> float | None:
+    """`value` as a float where it is a number or a string of one, else None (left to the field's type to refuse)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value) if isinstance(value, (int, float, str)) else None
+    except ValueError:
+        return None
+
+
+#: A number of years from a month to 30 (a hardware life; `as_years`): 5 or '5 years'.
+Years = Annotated[float, Field(ge=MIN_YEARS, le=MAX_YEARS), BeforeValidator(as_years),
                   Field(json_schema_extra=_number_or("5 years"))]
 
 
