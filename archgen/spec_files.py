@@ -32,9 +32,14 @@ def shipped_catalog() -> Path:
     ``archgen/catalog`` inside the package (a link to the repository's ``specs/catalog`` in a checkout); where the
     link did not survive (a checkout without symlinks), the repository's ``specs/catalog`` itself.
     """
-    pkg = Path(__file__).resolve().parent / "catalog"
-    repo = Path(__file__).resolve().parent.parent / "specs" / "catalog"
+    pkg, repo = _CATALOG_PLACES
     return pkg if pkg.is_dir() or not repo.is_dir() else repo
+
+
+#: Where `shipped_catalog` looks, by this module's real path, resolved once: each call resolved it twice (two
+#: `realpath` walks, 50 µs), some nine times a pipeline run, and `shown_file` of a catalog file asks four times.
+_CATALOG_PLACES = (Path(__file__).resolve().parent / "catalog",
+                   Path(__file__).resolve().parent.parent / "specs" / "catalog")
 
 
 def packaged(file: str) -> str | None:
