@@ -32,9 +32,14 @@ def shipped_catalog() -> Path:
     ``archgen/catalog`` inside the package (a link to the repository's ``specs/catalog`` in a checkout); where the
     link did not survive (a checkout without symlinks), the repository's ``specs/catalog`` itself.
     """
-    pkg = Path(__file__).resolve().parent / "catalog"
-    repo = Path(__file__).resolve().parent.parent / "specs" / "catalog"
+    pkg, repo = _CATALOG_PLACES
     return pkg if pkg.is_dir() or not repo.is_dir() else repo
+
+
+#: Where `shipped_catalog` looks, by this module's real path, resolved once: each call resolved it twice (two
+#: `realpath` walks, 50 µs), some nine times a pipeline run, and `shown_file` of a catalog file asks four times.
+_CATALOG_PLACES = (Path(__file__).resolve().parent / "catalog",
+                   Path(__file__).resolve().parent.parent / "specs" / "catalog")
 
 
 def packaged(file: str) -> str | None:
@@ -48,7 +53,18 @@ def packaged(file: str) -> str | None:
     path = Path(file)
     if not path.is_absolute():
         return None                               # the catalog is loaded from absolute paths; this is the user's
-    for catalog in {shipped_catalog(), shipped_catalog().resolve()}:
+    return _packaged(path, _catalogs())
+
+
+def _catalogs() -> set[Path]:
+    """The shipped catalog as `shipped_catalog` names it and with its links followed."""
+    catalog = shipped_catalog()
+    return {catalog, catalog.resolve()}
+
+
+def _packaged(path: Path, catalogs: set[Path]) -> str | None:
+    """`packaged` of the absolute `path`, `catalogs` the `_catalogs` (resolved once for `shown_file`'s two asks)."""
+    for catalog in catalogs:
         if path.is_relative_to(catalog):
             return None if _in_checkout(path) else path.relative_to(catalog).as_posix()
     return None
@@ -79,10 +95,11 @@ def shown_file(file: str) -> str:
     path = Path(file)
     if not path.is_absolute():
         return path.as_posix()
-    inside = packaged(file)
+    catalogs = _catalogs()
+    inside = _packaged(path, catalogs)
     if inside is not None:
         return "catalog/" + inside
-    if any(path.is_relative_to(c) for c in {shipped_catalog(), shipped_catalog().resolve()}):
+    if any(path.is_relative_to(c) for c in catalogs):
         path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
     try:
         return Path(os.path.relpath(path)).as_posix()

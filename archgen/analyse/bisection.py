@@ -118,9 +118,21 @@ def _least(classes: tuple[tuple[Pod, int], ...], speed: float) -> float:
         cut = np.zeros(1)   # the least cost of each count of endpoints on A's leaves, the pods so far
         for pod, m in sorted(classes, key=lambda c: _endpoints(c[0]) * c[1]):
             cut = _with(cut, pod, m, odd_on_a)
-        on_a = np.arange(cut.size)
-        best = min(best, *(float((cut + speed * np.abs(t - on_a)).min()) for t in (n // 2, n - n // 2)))
+        best = min(best, *(_least_at(cut, t, speed) for t in {n // 2, n - n // 2}))
     return float(best)
+
+
+def _least_at(cut: np.ndarray, t: int, speed: float) -> float:
+    """The least over E of cut[E] + s·|t − E| (derivation, step 3) for one t.
+
+    Computed in place: for a plane of ten million endpoints the expression made four arrays of that size, twice
+    (⌊N/2⌋ and ⌈N/2⌉, one t where N is even).
+    """
+    moved = np.subtract(t, np.arange(cut.size))
+    np.abs(moved, out=moved)
+    cost = np.multiply(moved, speed, dtype=float)   # an int speed: each product as exact as int64 made it
+    cost += cut
+    return float(cost.min())
 
 
 def _endpoints(pod: Pod) -> int:
