@@ -223,7 +223,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     breakdown = {} if "ttft" not in metrics else \
         run_breakdown(run, inf.output_len, float(e.tokens_per_second_replica)) if run is not None else \
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
-         "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
+         "decode_per_request": Q_((inf.output_len - 1) * float(e.tpot) / float(e.batch), "s")}
     sens, span = {}, None
     # an open loop that keeps up serves its offered load whatever the hardware: its elasticities are of what the
     # hardware moves, the replica's capacity (its full closed loop, `full_run`); before newuser68 every one read 0
