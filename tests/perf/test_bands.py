@@ -150,7 +150,7 @@ def test_moe_offline_serving_rests_on_moe_measurements_only(spec_tree):
     tests/perf/data/mlperf-inference-v5-moe.yaml; +37.0 % to +55.4 % before issue 20's FFN bytes) and two DeepSeek-R1
     (+102.4 %, +115.4 % with their dataset's output spread, +145.6 % and +159.6 % before, outputcv;
     tests/perf/data/mlperf-inference-v5-deepseek.yaml; newuser33), not the dense
-    models' (-8.4 % to +42.1 % on 53 dense measurements); TTFT and TPOT, which no MoE Offline log measures, still
+    models' (-8.4 % to +42.4 % on 53 dense measurements); TTFT and TPOT, which no MoE Offline log measures, still
     have none. The job is at those rows' mean request, 427 + 146 tokens (a longer one has no band: test_context_band)."""
     specs = spec_tree({"workloads/moe.yaml": MOE_SERVING})
     doc = json.loads(run_cli("estimate", "--workload", "mixtral-serve", "--format", "json", "--path", str(SPECS),

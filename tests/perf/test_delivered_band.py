@@ -3,8 +3,8 @@
 Before, its tokens/s took the serving-under-load family's errors (-0.0 % to +22.3 %), so newuser68's 405B trial read
 REQ-TPUT (>= 32,000 tokens/s) at risk at 26,780 tokens/s (-22 %), though even the replica capacity band's low end,
 72 x 0.930 = 67.0 requests/s, exceeds the 50 offered. Now the band is [min(1, r x c_low / rate), min(1, r x c_high /
-rate)] of the offered load, c_low and c_high the replica capacity's band (offline serving's errors, -8.5 % to +42.1 %:
-c / 1.421 to c / 0.915), and the cost and energy per token made from it take it turned.
+rate)] of the offered load, c_low and c_high the replica capacity's band (offline serving's errors, -8.4 % to +42.4 %:
+c / 1.424 to c / 0.916), and the cost and energy per token made from it take it turned.
 """
 
 from __future__ import annotations

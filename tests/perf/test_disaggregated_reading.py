@@ -39,7 +39,8 @@ def test_pool_rates_ratio_and_transfer_follow_the_formulas() -> None:
     prefill, decode = 4.925e-3, 0.2266e-3   # replica seconds per request, as a breakdown gives them
     text = disaggregated_reading(_arch("deepseek-v3"), 1.0, True, 2000, 100, 32, (prefill, decode), (NVLINK5, CX7))
     assert f"a prefill pool runs {2000 / prefill / 32:,.0f} input tokens/s per accelerator" in text
-    assert f"a decode pool {100 / decode / 32:,.0f} output tokens/s per accelerator" in text
+    # the decode pool makes tokens 2 to 100, the prefill pool the first (decode36, `lengths.FIRST_TOKEN`)
+    assert f"a decode pool {99 / decode / 32:,.0f} output tokens/s per accelerator" in text
     assert f"so {prefill / decode:.3g} prefill accelerators per decode accelerator" in text
     kv = 2000 * DEEPSEEK_FP8_PER_TOKEN   # 70.3 MB
     assert f"receives {kv / 1e6:,.1f} MB" in text
@@ -73,5 +74,5 @@ def test_the_estimate_reads_its_own_breakdown(cli) -> None:
     tp = out["layout"]["tp"]
     text = out["conventions"]["prefill_decode"]
     assert f"a prefill pool runs {2048 / pre / tp:,.0f} input tokens/s per accelerator" in text
-    assert f"a decode pool {256 / dec / tp:,.0f} output tokens/s per accelerator" in text
+    assert f"a decode pool {255 / dec / tp:,.0f} output tokens/s per accelerator" in text   # tokens 2 to 256
     assert "a time not given here" not in text

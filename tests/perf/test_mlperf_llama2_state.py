@@ -292,11 +292,12 @@ def test_h100_tp2_serves_a_token_slower_under_load_than_offline(cases, accelerat
 
 
 def test_the_shared_offline_rows_agreement_rests_on_its_input_length(cases, accelerators):
-    """The shared file's H100 Offline row (validation-cases.yaml, +1.7 %; +4.8 % before the FFN activation's bytes
+    """The shared file's H100 Offline row (validation-cases.yaml, +1.9 %; +4.8 % before the FFN activation's bytes
     were charged, issue 20) is this file's Offline measurement with 294 input tokens, marked unconfirmed there, where
     the dataset's mean is 222.3 (+14.5 %; +18.0 % before). The run is compute-bound, so the tokens/s go inversely
     with the tokens processed per request: (294 + 290) / (222 + 290) = 1.14. Both at one output length, as the
-    shared row states no output_len_cv (this file's row states the dataset's 0.79 and reads +12.5 %)."""
+    shared row states no output_len_cv (this file's row states the dataset's 0.79 and reads +12.7 %; +12.5 % before
+    decode36 counted output_len - 1 decode steps a request)."""
     stated = cases["mlperf41-llama2-70b-offline-8xh100-tp2-fp8"]
     case = stated.model_copy(update={"inference": stated.inference.model_copy(update={"output_len_cv": None})})
     at_294 = case.model_copy(update={"inference": case.inference.model_copy(update={"input_len": 294})})
@@ -304,4 +305,4 @@ def test_the_shared_offline_rows_agreement_rests_on_its_input_length(cases, acce
     assert modern / legacy == pytest.approx((294 + 290) / (222 + 290), rel=0.02)
     measured = _measured(case, "tokens_per_second")
     assert 0.0 < legacy / measured - 1 < 0.04 and modern / measured - 1 > 0.13
-    assert predict(stated, accelerators)["tokens_per_second"] / measured - 1 == pytest.approx(0.125, abs=0.001)
+    assert predict(stated, accelerators)["tokens_per_second"] / measured - 1 == pytest.approx(0.127, abs=0.001)

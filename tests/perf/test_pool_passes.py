@@ -54,7 +54,8 @@ def test_the_decode_pool_is_decode_only_steps_at_the_replicas_concurrency(runs) 
     # and the prefill pool the offline form's prefill-only passes, whichever scenario the replica runs
     pre = offline["breakdown"]["prefill_per_request"]["value"]
     assert _m(closed, "prefill_tokens_per_second_per_gpu") == pytest.approx(2000 / pre / 32, rel=1e-9)
-    assert _m(closed, "prefill_decode_ratio") == pytest.approx(pre / (100 * step / 8192), rel=1e-9)
+    # a request's 99 decode steps (tokens 2 to 100; the prefill makes the first, decode36)
+    assert _m(closed, "prefill_decode_ratio") == pytest.approx(pre / (99 * step / 8192), rel=1e-9)
     assert "decode-only steps of 8,192 sequences (the replica's concurrency" in closed["conventions"][
         "prefill_decode"]
 

@@ -93,13 +93,13 @@ def colocation_over(arch: Arch, levels: Sequence[tuple[str, int, str | None]], r
 def pool_times(hw: Hardware, job: I.ServeJob, tp: int, batch: float) -> tuple[float, float]:
     """Each pool's time per request from passes of its own (module docstring): (prefill, decode) in seconds.
 
-    The prefill pool's is the offline form's prefill-only passes per prompt (`InferenceEstimate.prefill_per_request`);
-    the decode pool's output_len x the decode-only step of `batch` sequences at the mean context / `batch`, the step
-    reading every weight and their KV cache, so its rate is batch / step / tp whatever the prompts' share of a hybrid
-    iteration.
+    The prefill pool's is the offline form's prefill-only passes per prompt (`InferenceEstimate.prefill_per_request`),
+    which make each request's first token; the decode pool's output_len - 1 decode-only steps (tokens 2 to output_len,
+    `lengths.FIRST_TOKEN`) of `batch` sequences at the mean context / `batch`, each step reading every weight and
+    their KV cache, so its rate is batch / step / tp whatever the prompts' share of a hybrid iteration.
     """
     e = I.estimate_inference(hw, job, tp, batch)
-    return float(e.prefill_per_request), job.output_len * float(e.tpot) / max(float(batch), 1.0)
+    return float(e.prefill_per_request), (job.output_len - 1) * float(e.tpot) / max(float(batch), 1.0)
 
 
 def pool_batch(e: I.InferenceEstimate, run: ServingRun | None, closed: bool) -> tuple[float, str]:
@@ -141,9 +141,10 @@ def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, in
     return (f"Read as a first-order disaggregated deployment with both pools at this layout (tp {tp}), each timed "
             f"from passes of its own: a prefill pool runs {input_len / prefill / tp:,.0f} input tokens/s per "
             f"accelerator (prefill-only passes: input_len / their time per prompt / tp), a decode pool "
-            f"{output_len / decode / tp:,.0f} output tokens/s per accelerator (decode-only steps of {batch}, each "
-            f"reading every weight and their KV cache: sequences / step time / tp), so {ratio} balance them (P:D "
-            f"ratio); each decode rank receives {per_rank / 1e6:,.1f} MB of the prompt's KV cache, "
+            f"{(output_len - 1) / decode / tp:,.0f} output tokens/s per accelerator (decode-only steps of {batch} for "
+            f"the tokens after the prefill's first, each reading every weight and their KV cache: sequences / step "
+            f"time / tp), so {ratio} balance them (P:D ratio); each decode rank receives {per_rank / 1e6:,.1f} MB "
+            "of the prompt's KV cache, "
             f"{' or '.join(paths)} at the stated rate (a lower bound: no protocol, efficiency or contention charged), "
             "which TTFT adds unless the transfer hides behind the prefill. Not modelled: pools laid out unlike this "
             "replica (a decode pool's wider EP or another batch, a smaller prefill pool), the queue between them")
@@ -166,7 +167,7 @@ def pool_metrics(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: 
         return {}
     per_rank, (up, out) = received(arch, dtype_bytes, attention_dp, input_len, tp), links
     got = {"prefill_tokens_per_second_per_gpu": Q_(input_len / prefill / tp, "1/s"),
-           "decode_tokens_per_second_per_gpu": Q_(output_len / decode / tp, "1/s"),
+           "decode_tokens_per_second_per_gpu": Q_((output_len - 1) / decode / tp, "1/s"),
            "prefill_decode_ratio": Q_(prefill / decode, "")}
     if up > 0:
         got["kv_transfer_time"] = Q_(per_rank / up, "s")

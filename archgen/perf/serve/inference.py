@@ -29,10 +29,11 @@ Scenarios (uniform requests of `input_len` + `output_len` tokens; t_pre is one r
 step with b sequences, both with their fixed costs):
 
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
-  tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
-  TPOT = t_dec(b). Prompts are prefilled in passes of the job's `max_num_tokens` (TensorRT-LLM's token budget per
-  iteration, `PREFILL_CHUNK` by default; per rank under attention DP), several prompts a pass; a prompt longer than
-  that runs whole in a pass of its own (`WHOLE_PROMPTS`).
+  tokens/s = b · out / (b · t_pre,chunked + (out - 1) · t_dec(b)): the prefill gives a request's first token and
+  its decode steps tokens 2 to out (`lengths.FIRST_TOKEN`); TTFT = t_pre on an idle replica (no queueing);
+  TPOT = t_dec(b), the time between tokens after the first. Prompts are prefilled in passes of the job's
+  `max_num_tokens` (TensorRT-LLM's token budget per iteration, `PREFILL_CHUNK` by default; per rank under attention
+  DP), several prompts a pass; a prompt longer than that runs whole in a pass of its own (`WHOLE_PROMPTS`).
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
@@ -380,7 +381,8 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
     pre_req = t_chunk * inp / chunk
     ttft, tpot = t_pre, t_dec
-    tps = b_eff * job.output_len / (b_eff * pre_req + job.output_len * t_dec)
+    # the prefill makes each request's first token, its decode steps the other output_len - 1 (`FIRST_TOKEN`)
+    tps = b_eff * job.output_len / (b_eff * pre_req + (job.output_len - 1) * t_dec)
     memory = weights + b / ranks * kv_seq
     return InferenceEstimate(
         tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,

@@ -1,18 +1,20 @@
 """The context an offline decode step reads, and a slot holds, when the requests' outputs differ in length.
 
-In the offline scenario every slot of the batch is refilled as its request finishes, so a slot holds a request for
-as many decode steps as it has output tokens: the requests in flight are the requests weighted by their output
-length L, not the requests as drawn. At step t of a request (0 <= t < L) it attends I + t tokens, so over the steps
-of all requests the mean context is
+A request's first output token comes out of its prefill (`FIRST_TOKEN`), so a request of L output tokens runs L - 1
+decode steps, for tokens 2 to L: the step that makes token t + 1 feeds token t and attends I + t tokens
+(1 <= t < L). In the offline scenario every slot of the batch is refilled as its request finishes, so a slot holds a
+request for its L - 1 decode steps: the requests in flight are the requests weighted by L - 1, not the requests as
+drawn. Over the steps of all requests the mean context is
 
-    E[sum over t of (I + t)] / E[L] = E[L (I + L/2)] / E[L] = I + E[L^2] / (2 E[L]) = I + E[L] (1 + CV^2) / 2
+    E[sum over t of (I + t)] / E[L - 1] = I + (E[L^2] - E[L]) / (2 (E[L] - 1))
 
-for a prompt length I that does not vary with L, where CV is the outputs' coefficient of variation (standard
-deviation over mean, `ServeJob.output_len_cv`) and E[L^2] = E[L]^2 (1 + CV^2). With every output of one length
-(CV = 0) this is the I + L/2 the closed form took before. A KV cache allocated as the sequence grows
+for a prompt length I that does not vary with L, where E[L^2] = E[L]^2 (1 + CV^2) and CV is the outputs' coefficient
+of variation (standard deviation over mean, `ServeJob.output_len_cv`). The closed form takes I + E[L] (1 + CV^2) / 2:
+with every output of one length (CV = 0) both are I + L/2 exactly; with a spread it falls short of the exact mean by
+E[L] CV^2 / (2 (E[L] - 1)) tokens (0.8 of 5,591 for MLPerf's DeepSeek-R1 outputs, E[L] 3,736 and CV 1.25), left out
+so that the words beside an estimate can state the formula. A KV cache allocated as the sequence grows
 (`kv_reserve: mean`) holds the same length-weighted mean per slot; one reserved whole at admission
-(`kv_reserve: full`) holds what the request declares, `input_len + output_len`, unchanged. The half token by which
-the steps' exact mean, I + (L - 1)/2, falls short of I + L/2 is left out, as before.
+(`kv_reserve: full`) holds what the request declares, `input_len + output_len`, unchanged.
 
 Left out: the correlation of prompt and output lengths (E[L I] is taken as E[L] E[I]); on MLPerf's DeepSeek-R1
 dataset the joint form gives 5,826 tokens of context where this one gives 5,998 (3 % less; the dataset's moments,
@@ -25,9 +27,18 @@ generates may spread differently (MLPerf's logs give only the mean).
 
 from __future__ import annotations
 
+#: Why a request of `output_len` tokens runs `output_len - 1` decode steps: its first token comes from the prefill.
+FIRST_TOKEN = ("a request's first output token is sampled from its prefill's logits, so its decode steps make tokens 2 "
+               "to output_len, output_len - 1 of them: SGLang appends the token sampled at a prompt's last chunk to "
+               "the request's output (sgl-project/sglang "
+               "python/sglang/srt/managers/scheduler_output_processor_mixin.py at 004ec010d0, "
+               "process_batch_result_prefill); trtllm-bench counts output tokens - 1 generated tokens a "
+               "request (NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/statistics.py at 385626572d, "
+               "num_generated_tokens) and vLLM's benchmark divides latency - TTFT by output_len - 1 for TPOT "
+               "(vllm-project/vllm benchmarks/benchmark_serving.py at 0049e29c41)")
 #: Why a spread of output lengths lengthens the offline decode context (the module docstring derives it).
-LENGTH_WEIGHTED = ("a slot holds a request for as many decode steps as it has output tokens, so the steps read the "
-                   "length-weighted mean context, E[L (I + L/2)] / E[L]")
+LENGTH_WEIGHTED = ("a slot holds a request for its output_len - 1 decode steps, so the steps read the length-weighted "
+                   "mean context, about E[L (I + L/2)] / E[L]")
 #: What the offline closed form takes where a job states no `output_len_cv`.
 ONE_LENGTH = "all outputs of one length (output_len_cv not stated)"
 

@@ -1,8 +1,8 @@
 """The generated band table's text and its per-vendor rows (`python docs/gen_bands.py` writes `band_table.py`).
 
 A family's median |error| is over every part it was measured on. Where one vendor's measurements of a quantity all
-miss by more than that median (AMD's offline serving rows, all vLLM: MLPerf Llama 2 70B on MI300X +42.1 % and on
-MI325X +19.2 % against the family's 5.2 %, docs/accuracy.md), the median reads as typical of an estimate on that
+miss by more than that median (AMD's offline serving rows, all vLLM: MLPerf Llama 2 70B on MI300X +42.4 % and on
+MI325X +19.5 % against the family's 5.2 %, docs/accuracy.md), the median reads as typical of an estimate on that
 vendor's part when none of its runs was. `compute_vendor` keeps, per (family, quantity) and vendor, the vendor's own
 count, lowest and highest error and median |error|, and whether every one of its errors lies beyond the family's
 median; an estimate on that vendor's part then says so (`bands.Band.describe`), computed from the cases, nothing keyed

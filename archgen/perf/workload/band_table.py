@@ -34,7 +34,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8774, 0.03, 0.31),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0845, 0.4213, 0.0514),
+        'tokens_per_second': (53, -0.0839, 0.4243, 0.0513),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
@@ -82,7 +82,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity@poisson': (8, -0.979, -0.2323, 0.5743),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2839, 1.1514, 0.4075),
+        'tokens_per_second': (6, 0.2869, 1.1519, 0.4108),
     },
     'moe-serving-under-load': {
         'tpot@light..moderate@poisson': (3, -0.6294, -0.5616, 0.588),
@@ -216,7 +216,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'AMD': (3, -0.1807, -0.088, 0.1408, False), 'NVIDIA': (84, -0.3815, 0.1046, 0.0883, False)},
     },
     'moe-offline-serving': {
-        'tokens_per_second': {'AMD': (2, 0.3518, 0.4633, 0.4075, False), 'NVIDIA': (4, 0.2839, 1.1514, 0.6604, False)},
+        'tokens_per_second': {'AMD': (2, 0.3549, 0.4667, 0.4108, False), 'NVIDIA': (4, 0.2869, 1.1519, 0.6622, False)},
     },
     'moe-serving-under-load': {
         'tpot@light..moderate@poisson': {'NVIDIA': (3, -0.6294, -0.5616, 0.588, False)},
@@ -254,7 +254,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'NVIDIA': (38, -0.8774, 0.03, 0.31, False)},
     },
     'offline-serving': {
-        'tokens_per_second': {'AMD': (2, 0.1925, 0.4213, 0.3069, True), 'NVIDIA': (51, -0.0845, 0.2685, 0.0476, False)},
+        'tokens_per_second': {'AMD': (2, 0.1949, 0.4243, 0.3096, True), 'NVIDIA': (51, -0.0839, 0.2717, 0.0482, False)},
     },
     'serving-under-load': {
         'tokens_per_second': {

@@ -36,7 +36,7 @@ from archgen.perf.serve.inference import (
     estimate_inference,
     memory_reserve,
 )
-from archgen.perf.serve.lengths import kv_convention, lengths_convention
+from archgen.perf.serve.lengths import FIRST_TOKEN, kv_convention, lengths_convention
 from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.run import KEEP_UP, capacity_metrics, run_breakdown
@@ -214,7 +214,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     breakdown = {} if "ttft" not in metrics else \
         run_breakdown(run, inf.output_len, float(e.tokens_per_second_replica)) if run is not None else \
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
-         "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
+         "decode_per_request": Q_((inf.output_len - 1) * float(e.tpot) / float(e.batch), "s")}
     sens, span = {}, None
     # an open loop that keeps up serves its offered load whatever the hardware: its elasticities are of what the
     # hardware moves, the replica's capacity (its full closed loop, `full_run`); before newuser68 every one read 0
@@ -271,7 +271,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
-                    if run is not None else "one decode step with `batch` sequences in flight per replica",
+                    if run is not None else "one decode step with `batch` sequences in flight per replica, the time "
+                    f"between output tokens after the first: {FIRST_TOKEN}",
             "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
