@@ -314,7 +314,7 @@ def shared_estimates(request) -> Iterator[None]:
 FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
          "tests/render/test_layout.py::", "tests/render/test_edition.py::", "tests/render/test_reference.py::",
          "tests/render/test_cluster.py::", "tests/render/test_edition_withheld.py::",
-         "tests/render/test_edition_data_tables.py::",
+         "tests/render/test_edition_data_tables.py::", "tests/render/test_edition_docs_clause.py::",
          "tests/render/test_glossary_used.py::", "tests/render/test_scale_up_table.py::",
          "tests/render/test_render.py::test_all_targets_when_none_given",
          "tests/render/test_render.py::test_html_is_the_same_whichever_formats", "tests/render/test_render.py::",

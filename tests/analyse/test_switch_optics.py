@@ -164,8 +164,8 @@ def test_switches_the_racks_cannot_hold_charge_no_rack():
     assert spine.optics.m_as("W") <= 8 * 32 * 17
     assert spine.optics.m_as("W") == pytest.approx(8 * 32 * 17)
     short = [f for f in result.findings if f.severity in ("error", "warning") and not f.waived
-             and f.id not in ("NET023", "NET024", "COST002")]  # a bench cluster of one compute fabric: no OOB, no
-    # front end, its optics unpriced
+             and f.id not in ("NET023", "NET024", "COST002", "PWR024")]  # a bench cluster of one compute fabric:
+    # no OOB, no front end, its optics unpriced; the shipped DGX B200 rack keeps 3 of 5+1 PSUs with a side lost
     assert [(f.id, f.message.split(": ")[-1].split(";")[0]) for f in short if f.id != "COST007"] == [
         ("NET012", "spine needs 256 x qm9700"), ("NET012", "core needs 128 x qm9700")]
     # the 40 spines and 128 cores without a slot stand in no rack: their rack space is named as not costed
