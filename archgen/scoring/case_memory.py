@@ -10,7 +10,9 @@ from __future__ import annotations
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.inference import Inference
+from archgen.perf.serve.batcher import replica_rate
 from archgen.perf.serve.inference import estimate_inference
+from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.serving_estimate import serving_misfit
 from archgen.scoring.cases import case_hardware, serve_job, training_estimate
 from archgen.scoring.catalog import load_accelerators
@@ -61,6 +63,9 @@ def admission_cap(case: Case, accelerators: dict[str, Accelerator]) -> str | Non
     The scheduler admits at most `max_batch` at once (the KV cache, and the engine's `max_batch_size` and token
     budget per scheduling rank: `inference.estimate_inference`) and queues the rest, whose wait TTFT counts; None
     where the stated figure is admitted whole, the case is not simulated, or nothing fits (`unfit_reason`).
+    An open loop's stated batch is the engine's limit (MLPerf's NVIDIA configs set TensorRT-LLM's max_batch_size
+    from `gpu_batch_size`), not a batch its run reaches: whether the cap binds at the stated arrival rate is the
+    simulated run's `max_running` (issue 20, kvcap36), said after it (`_at_load`).
     """
     inf = case.inference
     if inf is None or not simulated(inf) or isinstance(inf.batch, str) or inf.batch is None:
@@ -77,4 +82,18 @@ def admission_cap(case: Case, accelerators: dict[str, Accelerator]) -> str | Non
         return (f"concurrency {inf.batch:,} is above {by}: the replica admits {cap:,} at once and the rest queue, "
                 "their wait counted in TTFT")
     return (f"batch {inf.batch:,} (the most it lets in flight) is above {by}: the replica admits at most {cap:,} at "
-            "once, and arrivals beyond them queue, their wait counted in TTFT")
+            f"once, and arrivals beyond them queue, their wait counted in TTFT; {_at_load(case, hw, cap)}")
+
+
+def _at_load(case: Case, hw, cap: int) -> str:
+    """Whether an open loop's admission cap binds: the most requests its simulated run holds at once, against `cap`."""
+    inf = case.inference
+    assert inf is not None and not isinstance(inf.batch, str), "called for a simulated serving case (admission_cap)"
+    _, run = estimate_serving(hw, serve_job(case, hw), inf.tp, inf.batch, replica_rate(inf.arrival_rate, inf.replicas),
+                              replicas=inf.replicas)
+    if run is None:
+        return "no run to say whether it binds"
+    held = f"at the stated arrival rate the simulated replica holds at most {run.max_running:,} at once"
+    if not run.stable:
+        return f"{held}, and its queue grows for the whole run: the cap binds"
+    return f"{held}: the cap binds" if run.max_running >= cap else f"{held}, so the cap does not bind at this load"
