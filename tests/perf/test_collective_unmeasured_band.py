@@ -12,11 +12,14 @@ highest error (324.8 / 1.214 = 267.6 GB/s) misses it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS
+from tests.conftest import REPO, SPECS
+
+PAGE = " ".join((REPO / "docs" / "perf-model.md").read_text(encoding="utf-8").split())
 
 NODE = """kind: Workload
 id: rccl-node-mi355x
@@ -54,6 +57,18 @@ def test_the_busbw_band_spans_the_link_range_with_the_model_error(node):
     t = node["bands"]["time"]
     time = node["metrics"]["time"]["value"]
     assert t["high"]["value"] == pytest.approx(time * busbw / lo / (1 + t["error"]["low"]))
+
+
+def test_the_page_s_mi355x_example_reads_the_estimate(node):
+    """docs/perf-model.md ("On this accelerator") quotes this estimate; tidy36: it still read 398.4 GB/s, band 328.3
+    to 461.2 GB/s and 267.6 to 506.1 GB/s over a span of 324.8 to 437.2 GB/s, from before RCCL's latencies."""
+    said = re.search(r"busbw ([\d.]+) GB/s, band ([\d.]+) to ([\d.]+) GB/s by the model's error alone, ([\d.]+) to "
+                     r"([\d.]+) GB/s with its span of ([\d.]+) to ([\d.]+) GB/s", PAGE)
+    assert said, "the page's MI355X example"
+    b, busbw = node["bands"]["busbw"], node["metrics"]["busbw"]["value"]
+    now = (busbw, busbw / (1 + b["error"]["high"]), busbw / (1 + b["error"]["low"]), b["low"]["value"],
+           b["high"]["value"], b["spread"]["low"] * busbw, b["spread"]["high"] * busbw)
+    assert [float(x) * 1e9 for x in said.groups()] == pytest.approx(now, abs=0.06e9), (said[0], now)
 
 
 def test_a_busbw_target_met_only_at_the_optimistic_end_is_at_risk(node):

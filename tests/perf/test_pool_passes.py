@@ -11,10 +11,11 @@ output tokens/s a GPU at 2,000-token prompts; no decode batch stated, 256 a rank
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import REPO, SPECS, run_cli
 
 TRIAL = """kind: Workload
 id: {id}
@@ -81,6 +82,21 @@ def test_the_token_split_read_the_decode_pool_high(runs) -> None:
     assert split == pytest.approx(17_321, rel=1e-3)
     assert pool == pytest.approx(12_109, rel=1e-3)
     assert pool < split
+
+
+def test_the_page_s_sglang_reading_is_the_estimate(runs) -> None:
+    """docs/perf-model.md (Serving, disaggregation) quotes this trial's pools against SGLang's 26,156 input and 13,386
+    output tokens/s a GPU; decode36 found it reading 25,272 input tokens/s after the model had moved to 25,005."""
+    page = " ".join((REPO / "docs" / "perf-model.md").read_text(encoding="utf-8").split())
+    said = re.search(r"concurrency 8,192 \(256 a rank; the blog states no decode batch\) reads ([\d,]+) input tokens/s "
+                     r"\(([+-]\d+\.\d) %\) and ([\d,]+) output tokens/s \(([+-]\d+\.\d) %\) per accelerator, a P:D ratio "
+                     r"of ([\d.]+)", page.replace("−", "-"))
+    assert said, "the page's SGLang reading"
+    closed = runs["concurrency"]
+    pre, dec = _m(closed, "prefill_tokens_per_second_per_gpu"), _m(closed, "decode_tokens_per_second_per_gpu")
+    assert f"{pre:,.0f}" == said[1] and f"{(pre / 26_156 - 1) * 100:+.1f}" == said[2], (said[0], pre)
+    assert f"{dec:,.0f}" == said[3] and f"{(dec / 13_386 - 1) * 100:+.1f}" == said[4], (said[0], dec)
+    assert f"{_m(closed, 'prefill_decode_ratio'):.2f}" == said[5], said[0]
 
 
 LIGHT = """kind: Workload

@@ -9,6 +9,7 @@ band's pessimistic end but not at the span's pessimistic end taken with the mode
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from tests.conftest import REPO, SPECS
 
 TRN2 = REPO / "tests" / "data" / "trn2"
+PAGE = " ".join((REPO / "docs" / "perf-model.md").read_text(encoding="utf-8").split())
 
 REQUIREMENT = """kind: Workload
 id: pretrain-trn2-req
@@ -50,6 +52,19 @@ def test_an_unmeasured_part_band_spans_its_efficiency_span_with_the_model_error(
     t = est["bands"]["tokens_per_second"]
     tps = est["metrics"]["tokens_per_second"]["value"]
     assert t["low"]["value"] == pytest.approx(tps * step / hi / (1 + t["error"]["high"]))
+
+
+def test_the_page_s_trainium2_example_reads_the_estimate(cli):
+    """docs/perf-model.md ("On this accelerator") quotes this estimate; tidy36: it still read 18.2 s, band 15.32 s to
+    28.36 s and 12.51 s to 38.48 s over a span of 14.86 s to 24.69 s, the figures of an earlier model and band."""
+    said = re.search(r"step time of ([\d.]+) s: band ([\d.]+) s to ([\d.]+) s by the model's error alone, ([\d.]+) s to "
+                     r"([\d.]+) s with its span of ([\d.]+) s to ([\d.]+) s", PAGE)
+    assert said, "the page's Trainium2 example"
+    est = _json(cli, SPECS, TRN2, workload="llama3-70b-pretrain-trn2")
+    b, step = est["bands"]["step_time"], est["metrics"]["step_time"]["value"]
+    now = (step, step / (1 + b["error"]["high"]), step / (1 + b["error"]["low"]), b["low"]["value"], b["high"]["value"],
+           b["spread"]["low"] * step, b["spread"]["high"] * step)
+    assert [float(x) for x in said.groups()] == pytest.approx(now, abs=0.006), (said[0], now)
 
 
 def test_the_text_says_how_many_measurements_are_on_the_part(cli):
