@@ -288,9 +288,9 @@ def weight_basis(spaces: list[tuple[str, Any]]) -> str:
     683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant; review32:
     only a rack with a liquid loop leaves coolant out. weight67: a requirement on a lower bound is not provided.
     """
-    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU "
-            "(rails as the parts' datasheets include them), without blanking panels; floor load is that weight over "
-            "the enclosure's footprint.")
+    text = ("Weight is the empty enclosure (where its weight is stated) plus the stated weight of each placed "
+            "system, switch, shelf and PDU (rails as the parts' datasheets include them), without blanking panels; "
+            "floor load is that weight over the enclosure's footprint.")
     text += "".join(f" {rid}'s weight is filled: it holds its coolant, {fmt.q(s.coolant, 'kg', 0)} (volume x the "
                     "coolant's density); the rated payload is judged on the equipment alone."
                     for rid, s in spaces if getattr(s, "coolant", None) is not None and s.coolant.magnitude)
