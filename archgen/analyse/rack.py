@@ -65,9 +65,9 @@ class Space:
     def payload_left_out(self) -> tuple[str, ...]:
         """What of `left_out` the payload would hold: all but the coolant (MECH003 rates the equipment alone).
 
-        A rack maker rates its payload on the equipment, never the coolant (newuser67).
+        A rack maker rates its payload on the equipment, never the coolant (newuser67) nor the enclosure itself.
         """
-        return tuple(x for x in self.left_out if not x.startswith(COOLANT_IN))
+        return tuple(x for x in self.left_out if not x.startswith(COOLANT_IN) and x != ENCLOSURE)
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def _space(rack: RackDesign) -> Space:
     held, dry = coolant(rack)
     payload = added(Q_(0, "kg"), (m.weight for p in rack.items
                                    if (m := getattr(p.part, "mechanical", None)) is not None))
-    weight = (payload + spec.form_factor.weight + held).to("kg")
+    weight = (payload + (spec.form_factor.weight or Q_(0, "kg")) + held).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
     named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
@@ -222,22 +222,26 @@ def parts_coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
 CABLES = "the cables and transceivers in its ports, as no link part states a weight"
 COOLANT_IN = "the coolant in "   # how every coolant item of `left_out` begins (`Space.payload_left_out`)
 COOLANT = f"{COOLANT_IN}its trays, manifolds and hoses, as no spec states the volume they hold"
+#: The empty enclosure where its `form_factor.weight` is not provided (weight36: none is back-computed from a total).
+ENCLOSURE = "the empty enclosure (frame, busbar, manifolds), whose weight is not provided"
 
 
 def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """What is installed in `rack` and not in its weight: the parts stating no weight, cables and transceivers, coolant.
+    """What is installed in `rack` and not in its weight: the enclosure, parts stating no weight, cables, coolant.
 
     `unweighed`: the placed parts that state no weight ('pdu x4'). Cables and transceivers where a system or switch is
     placed (its NICs', scale-up and management ports are cabled). `dry`: what in a liquid loop carrying heat states no
-    coolant volume (`coolant`): every part and the loop, `COOLANT`; some, their coolant named. Empty: every
-    installed thing is weighed, and the weight is the rack's as installed.
+    coolant volume (`coolant`): every part and the loop, `COOLANT`; some, their coolant named. The enclosure first
+    where its empty weight is not provided (`ENCLOSURE`). Empty: every installed thing is weighed, and the weight is
+    the rack's as installed.
     """
     ports = any(isinstance(p.part, Switch | System) for p in rack.items)
     loop = rack.spec.cooling.liquid
     every = loop is not None and len(dry) == 1 + len(
         {p.part.id for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0})
     wet = (COOLANT,) if every else (f"{COOLANT_IN}{', '.join(dry)}, as no volume is stated for it",) if dry else ()
-    return tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + wet
+    frame = (ENCLOSURE,) if rack.spec.form_factor.weight is None else ()
+    return frame + tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + wet
 
 
 def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q | None, str]]]:

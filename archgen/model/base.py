@@ -218,8 +218,12 @@ class MarkedFigures(Spec):
         return marked_fields(self.unconfirmed)
 
     def is_unconfirmed(self, field: str) -> bool:
-        """Whether `field` (a name in `FIGURES`) is marked unconfirmed, itself or with all of them."""
-        return is_marked(self.unconfirmed, field)
+        """Whether `field` (a name in `FIGURES`) is marked unconfirmed, itself or with all of them.
+
+        A figure not stated (an enclosure's weight no source gives: not provided) is never assumed (weight36).
+        """
+        stated = getattr(self, "class_" if field == "class" else field, None) is not None
+        return stated and is_marked(self.unconfirmed, field)
 
     def assumed(self) -> tuple[str, ...]:
         """The figures (`FIGURES`) marked unconfirmed, in that order."""

@@ -35,7 +35,10 @@ class FormFactor(MarkedFigures):
     width: Length = Field(description="External width, e.g. '600 mm'.")
     depth: Length = Field(description="External depth, e.g. '1068 mm'.")
     max_payload: Mass = Field(description="Rated static payload, e.g. '1400 kg'.")
-    weight: Mass = Field(description="Empty rack weight (frame, busbar, manifolds), e.g. '150 kg'.")
+    weight: Mass | None = Field(None, description=(
+        "Empty rack weight (frame, busbar, manifolds), e.g. '150 kg'. Left out where no source states it: not "
+        "provided, never a part back-computed from a published total; the rack's weight and floor load then leave "
+        "the enclosure out and are lower bounds (`analyse.rack.left_out`; weight36)."))
     unconfirmed: bool | list[str] = Field(False, description=(
         "True, or the names of the enclosure's figures (`ENCLOSURE_FIGURES`: height, width, depth, max_payload, "
         "weight; another name is refused) that no public source gives, such as an empty weight chosen for a "

@@ -21,6 +21,7 @@ from archgen.render import common, distribution, fmt, glossary, palette
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section
+from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
 from archgen.render.tables import bom_table
@@ -248,7 +249,8 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     facility = a.rack.facility
     rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
              + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
-            ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight") if ff.weight is not None
+             else NOT_PROVIDED, "—", "—"),
             *coolant_rows(spec, s),
             ("Total weight", least(s) + fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
@@ -286,9 +288,9 @@ def weight_basis(spaces: list[tuple[str, Any]]) -> str:
     683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant; review32:
     only a rack with a liquid loop leaves coolant out. weight67: a requirement on a lower bound is not provided.
     """
-    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU "
-            "(rails as the parts' datasheets include them), without blanking panels; floor load is that weight over "
-            "the enclosure's footprint.")
+    text = ("Weight is the empty enclosure (where its weight is stated) plus the stated weight of each placed "
+            "system, switch, shelf and PDU (rails as the parts' datasheets include them), without blanking panels; "
+            "floor load is that weight over the enclosure's footprint.")
     text += "".join(f" {rid}'s weight is filled: it holds its coolant, {fmt.q(s.coolant, 'kg', 0)} (volume x the "
                     "coolant's density); the rated payload is judged on the equipment alone."
                     for rid, s in spaces if getattr(s, "coolant", None) is not None and s.coolant.magnitude)

@@ -15,6 +15,7 @@ import math
 
 import pytest
 
+from archgen.analyse import rack
 from archgen.analyse.rack import CABLES, COOLANT
 from archgen.model.requirements import Status
 from tests.conftest import run_specs
@@ -99,12 +100,32 @@ def test_a_rack_whose_every_installed_part_is_weighed_is_judged(tmp_path):
     assert _statuses(run)["REQ-W-0"][0] is Status.MET and "rack/r" not in run.operations.unsettled
 
 
+def test_an_enclosure_stating_no_weight_is_not_provided_and_named(tmp_path):
+    """weight36: an enclosure whose empty weight no source states leaves `form_factor.weight` out. The rack's weight
+    is then the placed parts' (4 x 130.45 + 3 x 12 = 557.8 kg, the PDUs weighed), a lower bound naming the enclosure
+    first, and a requirement it meets is not provided; the rated payload never holds the enclosure, so MECH003 does
+    not name it, and `unconfirmed: true` marks no weight that is not there (MECH005 names the four others)."""
+    files = _rack(["<= 1400 kg"], "mechanical: {height: 0 U, weight: 12 kg}")
+    files["specs.yaml"] = files["specs.yaml"].replace(
+        "max_payload: 1360 kg, weight: 170 kg}", "max_payload: 1360 kg, unconfirmed: true}")
+    run = run_specs(tmp_path, files)
+    space = run.racks["rack/r"].space
+    assert space.weight.m_as("kg") == pytest.approx(4 * DGX_H100 + 36)
+    assert space.left_out == (rack.ENCLOSURE, CABLES) and space.payload_left_out == (CABLES,)
+    assert _statuses(run)["REQ-W-0"][0] is Status.NOT_PROVIDED
+    found = {f.id: f.message for f in run.findings if f.object == "rack/r"}
+    assert "enclosure" not in found["MECH003"] and "vpdu" not in found["MECH003"]
+    assert "(form_factor.unconfirmed): height 42 U, width 600 mm, depth 1200 mm, max_payload 1360 kg;" in found[
+        "MECH005"]
+
+
 def test_the_shipped_gb200_rack_leaves_out_its_coolant(shipped):
-    """The GB200 NVL72's 1,355 kg (enclosure and placed trays and shelves) is a lower bound 45 kg under REQ-MECH-001's
-    1,400 kg: its coolant (no public source gives the loop's volume) and its cables and transceivers are not
-    weighed, so the requirement is not provided (waived in the shipped spec as an open finding), never met."""
+    """The GB200 NVL72's 1,205 kg (the placed trays, shelves and switches) is a lower bound 195 kg under
+    REQ-MECH-001's 1,400 kg: its enclosure (no public source states its empty weight; weight36), its coolant (none
+    gives the loop's volume) and its cables and transceivers are not weighed, so the requirement is not provided
+    (waived in the shipped spec as an open finding), never met."""
     space = shipped.racks["rack/gb200-nvl72"].space
-    assert space.left_out == (CABLES, COOLANT)
+    assert space.left_out == (rack.ENCLOSURE, CABLES, COOLANT)
     judged = {(j.bound.subject, j.bound.req.id): j.outcome.status for j in shipped.requirements}
     assert judged[("rack/gb200-nvl72", "REQ-MECH-001")] is Status.NOT_PROVIDED
     assert judged[("rack/gb200-nvl72", "REQ-HALL-MECH-001")] is Status.NOT_PROVIDED
