@@ -24,14 +24,19 @@ V5 = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5.yaml"
 SERVER, OFFLINE = "mlperf51-llama31-8b-server-8xb200-tp1-fp4", "mlperf51-llama31-8b-offline-8xb200-tp1-fp4"
 
 
+def _job(c) -> ServeJob:
+    inf = c.inference
+    return ServeJob(Arch.from_model(_model(c)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
+                    inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
+                    max_batch_size=serve_job(c).max_batch_size)
+
+
 @pytest.fixture(scope="module")
 def setting(accelerators):
     cases = {c.id: c for c in read_case_file(V5).cases}
     c = cases[SERVER]
     inf = c.inference
-    job = ServeJob(Arch.from_model(_model(c)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                   inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
-                   max_batch_size=serve_job(c).max_batch_size)
+    job = _job(c)
     rate = inf.arrival_rate.m_as("1/s") / inf.replicas
     return cases, c, case_hardware(c, accelerators), job, rate
 
@@ -82,3 +87,19 @@ def test_the_open_loop_magnifies_the_capacity_error(setting):
     assert slowed[1.269][1] == pytest.approx(0.0203, rel=0.05)
     assert slowed[1.34][1] == pytest.approx(0.049, rel=0.1)
     assert all(t < 0.09 for t, _ in slowed.values())
+
+
+def test_dells_h200_row_is_the_same_mechanism_at_a_smaller_error(setting, accelerators):
+    """Dell's H200 Llama 2 70B FP8 Server row (TPOT -51 %): the simulated replica's capacity is 16.5 requests/s
+    against the 14.8 its Offline log completes per GPU (+11 %), so it runs at load 0.86 where the log runs at 0.96."""
+    cases = setting[0]
+    c = cases["mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8"]
+    off = cases["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"]
+    inf = c.inference
+    job = _job(c)
+    rate = inf.arrival_rate.m_as("1/s") / inf.replicas
+    _, run = estimate_serving(case_hardware(c, accelerators), job, inf.tp, inf.batch, rate, replicas=inf.replicas)
+    offline = 118.567 / inf.replicas  # the Offline log's samples per second (its `source`)
+    assert run.capacity == pytest.approx(16.5, abs=0.1) and run.capacity / offline == pytest.approx(1.11, abs=0.01)
+    assert run.load == pytest.approx(0.86, abs=0.01)
+    assert _measured(c, "tokens_per_second") / _measured(off, "tokens_per_second") == pytest.approx(0.96, abs=0.005)
