@@ -146,11 +146,13 @@ def test_catalog_list_show_unconfirmed():
     assert "in-row-cdu-1.3mw" in unconfirmed and "unconfirmed: *" in unconfirmed
     # a rack whose liquid loop, air path or enclosure marks its figures (COOL016, COOL017, MECH005) is listed with
     # them, each group's by its place in the rack (airsrc: every shipped rack's enclosure is assumed; weight36: the
-    # NVL72's empty weight is not provided, so its enclosure names the four figures it assumes, not the weight)
+    # NVL72's empty weight is not provided, so its enclosure names the four figures it assumes, not the weight;
+    # enclosure36: nor is any other rack's, whose 170/180 kg was assumed)
     assert re.search(r"^Rack +gb200-nvl72 .*unconfirmed: cooling\.liquid\.\*, cooling\.air\.\*, "
                      r"form_factor\.height, form_factor\.width, form_factor\.depth, form_factor\.max_payload$",
                      unconfirmed, re.M)
-    assert re.search(r"^Rack +dgx-h100-4 .*unconfirmed: cooling\.air\.class, form_factor\.\*$", unconfirmed, re.M)
+    assert re.search(r"^Rack +dgx-h100-4 .*unconfirmed: cooling\.air\.class, form_factor\.height, "
+                     r"form_factor\.width, form_factor\.depth, form_factor\.max_payload$", unconfirmed, re.M)
     show = run_cli("catalog", "show", "dgx-h100", "--path", SPECS)
     assert show.code == 0 and json.loads(show.out.split("\n", 1)[1])["power"]["max"] == "10.2 kW"
     missing = run_cli("catalog", "show", "dgx-h10", "--path", SPECS)

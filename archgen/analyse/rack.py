@@ -222,8 +222,9 @@ def parts_coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
 CABLES = "the cables and transceivers in its ports, as no link part states a weight"
 COOLANT_IN = "the coolant in "   # how every coolant item of `left_out` begins (`Space.payload_left_out`)
 COOLANT = f"{COOLANT_IN}its trays, manifolds and hoses, as no spec states the volume they hold"
-#: The empty enclosure where its `form_factor.weight` is not provided (weight36: none is back-computed from a total).
-ENCLOSURE = "the empty enclosure (frame, busbar, manifolds), whose weight is not provided"
+#: The empty enclosure where its `form_factor.weight` is not provided (weight36: none is back-computed from a total;
+#: enclosure36: none is assumed for a typical cabinet). Words for any rack: an EIA-19 cabinet has no busbar.
+ENCLOSURE = "the empty enclosure (frame, and any busbar or manifolds), whose weight is not provided"
 
 
 def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -36,12 +36,13 @@ class FormFactor(MarkedFigures):
     depth: Length = Field(description="External depth, e.g. '1068 mm'.")
     max_payload: Mass = Field(description="Rated static payload, e.g. '1400 kg'.")
     weight: Mass | None = Field(None, description=(
-        "Empty rack weight (frame, busbar, manifolds), e.g. '150 kg'. Left out where no source states it: not "
-        "provided, never a part back-computed from a published total; the rack's weight and floor load then leave "
-        "the enclosure out and are lower bounds (`analyse.rack.left_out`; weight36)."))
+        "Empty rack weight (frame, and any busbar or manifolds), e.g. '150 kg', as its datasheet states it. Left "
+        "out where no source states it: not provided, never a part back-computed from a published total nor one "
+        "assumed for a typical cabinet; the rack's weight and floor load then leave the enclosure out and are lower "
+        "bounds (`analyse.rack.left_out`; weight36, enclosure36)."))
     unconfirmed: bool | list[str] = Field(False, description=(
         "True, or the names of the enclosure's figures (`ENCLOSURE_FIGURES`: height, width, depth, max_payload, "
-        "weight; another name is refused) that no public source gives, such as an empty weight chosen for a "
+        "weight; another name is refused) that no public source gives, such as a footprint chosen for a "
         "typical enclosure: the design's assumption. Documents show them as assumed, and `archgen check` names "
         "them (MECH005)."))
 
