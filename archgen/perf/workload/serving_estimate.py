@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from archgen import metrics as registry
+from archgen.display import significant
 from archgen.errors import WorkloadError
 from archgen.model.engine import balancer_problem, engine_problem, foreign_engine_problem
 from archgen.model.serving_features import DECODING
@@ -277,7 +278,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
                            "requests in flight per replica (queued, prefilling or decoding) by Little's law, the "
-                           f"Poisson arrivals' {rate:.4g} requests/s per replica x the mean request latency"
+                           f"Poisson arrivals' {significant(rate)} requests/s per replica x the mean request latency"
                            if run is not None and run.stable else
                            "requests decoding per replica, time-weighted over the full replica's busy time (at "
                            "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
@@ -300,7 +301,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
-        flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
+        flow = f"{significant(inf.arrival_rate.m_as('1/s'))} requests/s x {inf.output_len} tokens"
         why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
