@@ -80,11 +80,12 @@ def even_share_bisections(ctx: Context) -> Iterator[Violation]:
             need = fa.fabric.spec.min_bisection_per_accelerator
             have = (fa.bisection / fa.served).to(need.units) if need is not None and fa.served else None
             met = have is not None and need is not None and have >= need
+            at = figure(have) if have is not None else ""
             said = (f"bisection {metric_value(shown, fa.bisection)} is cut over the access ports shared evenly over "
                     f"the used leaves, not over the leaves as wired: {fa.even_share}. The least cut of the wired "
                     f"leaves can be lower, so this figure and its one-switch-lost figures are possibly above it")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("rail_optimized",),
-                            said + (f"; min_bisection_per_accelerator {need:~P}, met at {figure(have)} per "
-                                    f"accelerator, is not proven" if met else ""), fa.bisection,
+                            said + (f"; min_bisection_per_accelerator {need:~P}, met at {at} per accelerator, is "
+                                    "not proven" if met else ""), fa.bisection,
                             public=f"{said}; the stated minimum bisection of {need:~P} per accelerator, met at "
-                                   f"{figure(have)}, is not proven" if met else "")
+                                   f"{at}, is not proven" if met else "")

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.display import significant
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, tokens_made
 
@@ -73,8 +72,8 @@ def measure(job: I.ServeJob, t: Trace, concurrency: int | None, arrival_rate: fl
         if served < 0.9 * offered:
             stable = False
             tps = served * out
-            notes += (f"arrivals ({significant(arrival_rate)}/s) outrun the replica: the queue grows for the whole "
-                      f"run, so TTFT depends on the run's length ({n_req} requests)",)
+            notes += (f"arrivals ({arrival_rate:.4g}/s) outrun the replica: the queue grows for the whole run, so "
+                      f"TTFT depends on the run's length ({n_req} requests)",)
         else:  # a replica that keeps up finishes requests as they arrive (flow conservation), and holds, by
             # Little's law, the arrival rate x the mean request latency in flight (queued, prefilling or decoding)
             tps = offered * out

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.display import significant
 from archgen.units import Q_, Q
 
 #: A busy fraction this close to 1 is 1: a run never idle sums its iterations' times to its clock's last reading
@@ -129,11 +128,10 @@ def overrun(full: ServingRun, rate: float, out: int) -> ServingRun:
     """
     cap = full.tokens_per_second / out
     ttft = Stats(math.inf, math.inf, math.inf)
-    note = (f"does not keep up: arrivals {significant(rate)}/s per replica, capacity {significant(cap)}/s (the "
-            f"replica full, {full.max_running} in flight): tokens/s are the capacity's, the queue grows by "
-            f"{significant(rate - cap, 3)} requests/s and a request arriving t s into the run waits about "
-            f"{rate / cap - 1:.2g} t s more, so TTFT is unbounded (it grows with the run's length); MLPerf judges "
-            "such a Server run INVALID, not slow")
+    note = (f"does not keep up: arrivals {rate:.4g}/s per replica, capacity {cap:.4g}/s (the replica full, "
+            f"{full.max_running} in flight): tokens/s are the capacity's, the queue grows by {rate - cap:.3g} "
+            f"requests/s and a request arriving t s into the run waits about {rate / cap - 1:.2g} t s more, so TTFT "
+            "is unbounded (it grows with the run's length); MLPerf judges such a Server run INVALID, not slow")
     return replace(full, ttft=ttft, stable=False, notes=(*full.notes, note))
 
 

@@ -58,8 +58,8 @@ def span_words(span: Span) -> str:
     """A span in words: 'the time per output token (21.3 ms to 30.1 ms around 24.7 ms)'."""
     name, point, lo, hi = span
     scale, unit = _shown(metrics.find("workload", name))
-    lo, hi, point = (significant(x * scale) for x in (lo, hi, point))
-    return f"{_title(name)} ({lo}{unit} to {hi}{unit} around {point}{unit})"
+    low, high, at = (significant(x * scale) for x in (lo, hi, point))
+    return f"{_title(name)} ({low}{unit} to {high}{unit} around {at}{unit})"
 
 
 def _title(name: str) -> str:

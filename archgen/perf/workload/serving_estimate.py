@@ -278,7 +278,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
                            "requests in flight per replica (queued, prefilling or decoding) by Little's law, the "
-                           f"Poisson arrivals' {significant(rate)} requests/s per replica x the mean request latency"
+                           f"Poisson arrivals' {rate:.4g} requests/s per replica x the mean request latency"
                            if run is not None and run.stable else
                            "requests decoding per replica, time-weighted over the full replica's busy time (at "
                            "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
