@@ -111,6 +111,18 @@ def significant(value: float, digits: int = 4) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def figure(value: pint.Quantity, digits: int = 4) -> str:
+    """A quantity at `digits` significant figures in its own unit, never as x10^n: a measured figure in a message.
+
+    pint's ``f"{q:.4g~P}"`` wrote a bisection of 13,107.2 Tbit/s as '1.311×10⁴ Tbit/s' (small36, fmt36); this reads
+    '13,107 Tbit/s'. `significant`'s text, thousands grouped, but from 10^digits up the whole number, its last
+    figures not rounded to zeros (a capex in USD reads to the dollar); the unit as pint's ``~P`` writes it.
+    """
+    m = float(value.magnitude)
+    text = number(round(m)) if math.isfinite(m) and abs(m) >= 10 ** digits else significant(m, digits)
+    return f"{text} {value.units:~P}".strip()
+
+
 def kw(q: Any) -> str:
     """A power in kW at one decimal with thousands separators, as every check's message gives one: '2,500.0 kW'.
 

@@ -46,7 +46,7 @@ def test_more_than_the_placed_appliances_give_is_rel014(tmp_path: Path) -> None:
     result = run([_with_appliance(tmp_path, 2)])   # 2 x: 1 PB, 130 GB/s write, 180 GB/s read
     found = sorted(f.message for f in result.findings if f.id == "REL014")
     assert found == [
-        "capacity 2000 TB is more than the 2 'sto-server' the racks place give (2 x 500 TB = 1000 TB)",
+        "capacity 2,000 TB is more than the 2 'sto-server' the racks place give (2 x 500 TB = 1,000 TB)",
         "read_bandwidth 320 GB/s is more than the 2 'sto-server' the racks place give (2 x 90 GB/s = 180 GB/s)",
         "write_bandwidth 320 GB/s is more than the 2 'sto-server' the racks place give (2 x 65 GB/s = 130 GB/s)"]
 

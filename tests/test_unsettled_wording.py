@@ -44,10 +44,11 @@ def test_a_range_reads_low_to_high_and_its_reason_names_each_end_by_number():
 
 
 def test_an_energy_at_maximum_draw_is_an_upper_bound_judged_at_zero_too():
+    # 16,070 MWh, not pint's "1.607×10⁴ MWh" (fmt36: `display.figure`, never x10^n in a message)
     why = "it is the IT energy at the cluster's maximum draw by definition"
     unsettled = {"job_it_energy": (None, why)}
     note = unsettled_note(_req("job_it_energy", "<= 1 MWh"), Q_(16070, "MWh"), unsettled)
-    assert note == ("job_it_energy is at most 1.607×10⁴ MWh, an upper bound, and the target <= 1 MWh is not met "
+    assert note == ("job_it_energy is at most 16,070 MWh, an upper bound, and the target <= 1 MWh is not met "
                     f"there: {why}")
     low = unsettled_note(_req("job_it_energy", ">= 1 MWh"), Q_(16070, "MWh"), unsettled)
     assert low is not None and "is met there, but the figure may lie below the target" in low

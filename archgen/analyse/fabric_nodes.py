@@ -11,6 +11,7 @@ from __future__ import annotations
 from archgen.analyse.nodes import NodeType, count, nic_ports, nic_split, split_accelerators, split_technologies
 from archgen.analyse.ports import Problem
 from archgen.build import BoundFabric, Design
+from archgen.display import figure
 from archgen.model import NIC
 from archgen.model.network import parse_breakout
 
@@ -101,7 +102,7 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
         rate = (nic.ports.speed / split).to("Gbit/s")
         if rate < spec.speed:   # a port cannot run faster than its NIC: the injection would be the fabric's
             out.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "
-                               f"{rate:.4g~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
+                               f"{figure(rate)}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
         elif rate > spec.speed:
             n = round(float((rate / spec.speed).to("")))
             fits = [b for b in nic.ports.breakouts if n > 1 and parse_breakout(b) == (n, spec.speed.m_as("Gbit/s"))]
@@ -109,7 +110,7 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
                     f"(over {n} planes)" if fits else "; it lists no split at the fabric's speed")
             said = (f"; its part lists {fits[0]}, which would use the whole port as {n} fabric ports (over {n} planes)"
                     if fits else hint)
-            text = (f"{nt.part.id}'s {nic_id} ports run at {rate:.4g~P} on a {spec.speed:~P} fabric: each runs at "
+            text = (f"{nt.part.id}'s {nic_id} ports run at {figure(rate)} on a {spec.speed:~P} fabric: each runs at "
                     f"{spec.speed:~P}, {float((spec.speed / rate).to('')):.0%} of its rate")
             out.append(Problem("NET026", here + ("speed",), text + hint, rate, spec.speed, public=text + said))
     return out

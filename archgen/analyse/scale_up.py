@@ -22,6 +22,7 @@ from archgen.analyse.scale_up_switches import (
 )
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.build import ClusterDesign, Design, RackDesign
+from archgen.display import figure
 from archgen.model import Accelerator, System
 from archgen.model.cluster import ScaleUp
 from archgen.perf.hw.switch_ports import ports_needed
@@ -84,7 +85,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
         if link is not None and per_acc * link.rate * 2 < su.bandwidth * (1 - 1e-9):
             problems.append(Problem("NET010", ("scale_up", "bandwidth"),
                                     f"a mesh of {su.size} gives each accelerator {per_acc:g} x {link.rate:~P} = "
-                                    f"{(per_acc * link.rate).to('GB/s'):~.4gP} per direction; {su.bandwidth:~P} "
+                                    f"{figure((per_acc * link.rate).to('GB/s'))} per direction; {su.bandwidth:~P} "
                                     "both ways needs more", (per_acc * link.rate * 2).to("GB/s"), su.bandwidth))
         pairs = su.size * (su.size - 1) // 2 * su.links_per_peer   # each link joins two: 28 on an 8-GPU xGMI node
         return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, pairs, 0,
@@ -174,9 +175,9 @@ def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) ->
             continue
         links = 2 * acc.scale_up.bandwidth
         if abs(float((both_ways / links).to("").magnitude) - 1) > 1e-6:
-            text = (f"{both_ways:~P} both directions ({(both_ways / 2).to('GB/s'):~.4gP} per direction) is not "
-                    f"what the links of {acc_id} carry: {acc.scale_up.bandwidth.to('GB/s'):~.4gP} per direction"
-                    "{}" + f", {links.to(both_ways.units):~.4gP} both ways")
+            text = (f"{both_ways:~P} both directions ({figure((both_ways / 2).to('GB/s'))} per direction) is not "
+                    f"what the links of {acc_id} carry: {figure(acc.scale_up.bandwidth.to('GB/s'))} per direction"
+                    "{}" + f", {figure(links.to(both_ways.units))} both ways")
             problems.append(Problem("NET010", ("scale_up", "bandwidth"), text.format(" (its `scale_up.bandwidth`)"),
                                     both_ways.to("TB/s"), links.to("TB/s"), public=text.format("")))
     return problems

@@ -40,6 +40,7 @@ from archgen.analyse.link_ends import links_per_cable
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
 from archgen.build import ClusterDesign, LinkOption
+from archgen.display import figure
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 from archgen.perf.hw.switch_ports import ports_needed
@@ -78,7 +79,7 @@ def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[P
         problems.append(Problem("NET010", ("scale_up", "size"), (
             f"{per_rack} accelerators a rack x {per_acc:g} links = {down} links to the rack's {trays} {sw.id}, and "
             f"{per_pair} trunk links to each of the other {su.racks - 1} rack(s) "
-            f"({(su.bandwidth / 2).to('GB/s'):~.4gP} per direction of each accelerator, over {trunk.id}), need "
+            f"({figure((su.bandwidth / 2).to('GB/s'))} per direction of each accelerator, over {trunk.id}), need "
             f"{need} switch ports a rack; {trays} x "
             f"{per_tray} ports have {have}: expected at most {most} accelerators a rack ({most * su.racks} "
             f"a domain of {su.racks} racks), fewer racks, or a second switch tier (NVL576's, not modelled)"),

@@ -27,6 +27,7 @@ import math
 from archgen.analyse.nodes import NodeType, compute_accelerator, count
 from archgen.analyse.ports import Problem
 from archgen.build import ClusterDesign, Design
+from archgen.display import figure
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 
@@ -66,8 +67,8 @@ def chip_links(design: Design, cluster: ClusterDesign, nodes: tuple[NodeType, ..
     have = acc.scale_up.links
     text = (f"{su.bandwidth:~P} both ways over {link.id} links gives each accelerator {per_acc:g} links; {acc.id} "
             f"has {have}" "{}" f": expected at most {have} (a " "{}" f" of at most "
-            f"{(2 * have * link.rate).to('TB/s'):~.4gP} with {link.id}), or a link part of at least "
-            f"{(su.bandwidth / 2 / have).to('Gbit/s'):~.4gP} per direction, one per chip link")
+            f"{figure((2 * have * link.rate).to('TB/s'))} with {link.id}), or a link part of at least "
+            f"{figure((su.bandwidth / 2 / have).to('Gbit/s'))} per direction, one per chip link")
     return [Problem("NET010", ("scale_up", "link"), text.format(" (its `scale_up.links`)", "`bandwidth`"),
                     count(per_acc), count(have), public=text.format("", "domain bandwidth"))]
 

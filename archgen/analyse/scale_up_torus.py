@@ -22,6 +22,7 @@ from archgen.analyse.nodes import NodeType, compute_accelerator, compute_node, c
 from archgen.analyse.ports import Problem
 from archgen.analyse.topologies import ring_links, torus_figures
 from archgen.build import ClusterDesign, Design, LinkOption
+from archgen.display import figure
 from archgen.model import Accelerator, System
 from archgen.model.cluster import ScaleUp
 from archgen.units import Q_, Q
@@ -93,14 +94,14 @@ def _bandwidth(cluster: ClusterDesign, su: ScaleUp, acc: Accelerator | None, deg
     if link is not None:
         carried, what = degree * link.rate * 2, f"{degree} x {link.id} at {link.rate:~P} each way"
     elif acc is not None and acc.scale_up is not None:
-        carried, what = acc.scale_up.bandwidth * 2, f"{acc.id}'s links ({acc.scale_up.bandwidth.to('GB/s'):~.4gP} " \
+        carried, what = acc.scale_up.bandwidth * 2, f"{acc.id}'s links ({figure(acc.scale_up.bandwidth.to('GB/s'))} " \
             "per direction{})"
     else:
         return []
     if su.bandwidth <= carried * (1 + 1e-9):
         return []
     text = (f"{su.bandwidth:~P} both directions per accelerator of a {shape} torus is more than {what} carry: "
-            f"{carried.to('GB/s'):~.4gP} both ways")
+            f"{figure(carried.to('GB/s'))} both ways")
     return [Problem("NET010", ("scale_up", "bandwidth"), text.format(", its `scale_up.bandwidth`"),
                     su.bandwidth.to("TB/s"), carried.to("TB/s"), public=text.format(""))]
 

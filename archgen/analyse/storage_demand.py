@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from archgen.display import figure
 from archgen.model.workload import Model, Workload
 from archgen.perf.train.point_goodput import checkpoint_bytes
 from archgen.units import Q_, Q
@@ -156,4 +157,4 @@ def capacity_needed(workload: Workload, checkpoint_size: float) -> tuple[float, 
 def amount(size: float) -> str:
     """`size` (B) as a message shows it: in TB, or in PB from 1,000 TB, at four significant figures."""
     tb = Q_(size, "B").to("TB")
-    return f"{tb.to('PB') if tb.m >= 1000 else tb:.4g~P}"
+    return figure(tb.to('PB') if tb.m >= 1000 else tb)

@@ -54,6 +54,7 @@ from archgen.analyse.ports import Problem, tier_ports, up_ports
 from archgen.analyse.rack_ports import device_ports
 from archgen.analyse.tiers import TierCount
 from archgen.build import BoundFabric, ClusterDesign, Design
+from archgen.display import figure
 from archgen.errors import InternalError
 from archgen.model import Accelerator
 from archgen.model.fabrics import Dragonfly, RailOnly, Torus
@@ -218,8 +219,8 @@ def _chip_link_rate(acc: Accelerator, spec: Torus, links: int, here: tuple) -> l
     if spec.speed <= rate * (1 + 1e-9):
         return []
     text = (f"the torus runs {spec.speed:~P} per link and direction; {acc.id}'s {links} links carry "
-            f"{per_chip.to('GB/s'):~.4gP} per direction" "{}" f", {rate:.4g~P} each: expected a " "{}"
-            f" of at most {rate:.4g~P}")
+            f"{figure(per_chip.to('GB/s'))} per direction" "{}" f", {figure(rate)} each: expected a " "{}"
+            f" of at most {figure(rate)}")
     return [Problem("NET016", here + ("speed",), text.format(" (its `scale_up.bandwidth`)", "`speed`"),
                     spec.speed.to("Gbit/s"), rate, public=text.format("", "line rate"))]
 

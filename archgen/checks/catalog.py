@@ -8,7 +8,7 @@ from archgen.cache import Memo
 from archgen.checks.catalog_fields import differing, quoted, short, unless_default
 from archgen.checks.fibre_grades import short_grades
 from archgen.checks.registry import Context, Violation, check, object_path
-from archgen.display import quantity
+from archgen.display import figure, quantity
 from archgen.load import shown
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
 from archgen.model.field_words import said as field_said
@@ -207,8 +207,8 @@ def _switching_capacity(part: Switch) -> Iterator[Violation]:
     if cap > ports * (1 + 1e-9):
         both = " (exactly twice: a figure for both directions)" if abs(float(cap / ports) - 2) < 1e-6 else ""
         yield Violation(f"part/{part.id}", part.id, ("switching_capacity",),
-                        f"{cap:~P} is more than the ports carry in one direction, {ports:~.4gP}{both}: give "
-                        f"one direction, at most {ports:~.4gP}", cap, ports)
+                        f"{cap:~P} is more than the ports carry in one direction, {figure(ports)}{both}: give "
+                        f"one direction, at most {figure(ports)}", cap, ports)
 
 
 #: How many differing fields CAT007 names before it counts the rest; a value longer than this is named, not quoted.

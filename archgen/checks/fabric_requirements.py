@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from archgen.analyse.network import count
 from archgen.analyse.nodes import fabric_ports_rate
 from archgen.checks.registry import Context, Violation
-from archgen.display import metric_value
+from archgen.display import figure, metric_value
 from archgen.metrics import find
 
 
@@ -37,9 +37,9 @@ def bisection_shortfalls(ctx: Context) -> Iterator[Violation]:
                 if have < need:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                     ("min_bisection_per_accelerator",),
-                                    f"bisection {have:.4g~P} per accelerator (one direction, over all "
+                                    f"bisection {figure(have)} per accelerator (one direction, over all "
                                     f"accelerators; full bisection is half the injection of "
-                                    f"{(fa.injection / fa.served).to(need.units):.4g~P}) is below "
+                                    f"{figure((fa.injection / fa.served).to(need.units))}) is below "
                                     f"{need:~P}", have, need)
 
 
@@ -57,12 +57,12 @@ def bandwidth_shortfalls(ctx: Context) -> Iterator[Violation]:
                 line, carried = fabric_ports_rate(ctx.design, nt.part, fa.fabric.spec, ports)
                 per_acc = (carried / nt.part.accelerators).to(need.units)
                 if per_acc < need:
-                    cap = (f", each NIC card at most its host interface: {carried:.4g~P} in all"
+                    cap = (f", each NIC card at most its host interface: {figure(carried)} in all"
                            if carried < line * ports * (1 - 1e-9) else "")
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                     ("min_bandwidth_per_accelerator",),
                                     f"{nt.part.id}: {ports} x {line:~P}{cap} for {nt.part.accelerators} "
-                                    f"accelerators = {per_acc:.4g~P} each, below {need:~P}", per_acc, need)
+                                    f"accelerators = {figure(per_acc)} each, below {need:~P}", per_acc, need)
 
 
 def even_share_bisections(ctx: Context) -> Iterator[Violation]:
@@ -80,11 +80,12 @@ def even_share_bisections(ctx: Context) -> Iterator[Violation]:
             need = fa.fabric.spec.min_bisection_per_accelerator
             have = (fa.bisection / fa.served).to(need.units) if need is not None and fa.served else None
             met = have is not None and need is not None and have >= need
+            at = figure(have) if have is not None else ""
             said = (f"bisection {metric_value(shown, fa.bisection)} is cut over the access ports shared evenly over "
                     f"the used leaves, not over the leaves as wired: {fa.even_share}. The least cut of the wired "
                     f"leaves can be lower, so this figure and its one-switch-lost figures are possibly above it")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("rail_optimized",),
-                            said + (f"; min_bisection_per_accelerator {need:~P}, met at {have:.4g~P} per "
-                                    f"accelerator, is not proven" if met else ""), fa.bisection,
+                            said + (f"; min_bisection_per_accelerator {need:~P}, met at {at} per accelerator, is "
+                                    "not proven" if met else ""), fa.bisection,
                             public=f"{said}; the stated minimum bisection of {need:~P} per accelerator, met at "
-                                   f"{have:.4g~P}, is not proven" if met else "")
+                                   f"{at}, is not proven" if met else "")

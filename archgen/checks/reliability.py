@@ -22,7 +22,7 @@ from archgen.checks import (
 )
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.checks.reliability_storage import jobs as _jobs
-from archgen.display import decimals
+from archgen.display import decimals, duration
 from archgen.model import FailureRates
 from archgen.units import Q_
 
@@ -40,8 +40,8 @@ def checkpoint_within_mtti(ctx: Context) -> Iterator[Violation]:
     for path, r, g in _jobs(ctx):
         if g.mtti and g.write_time >= g.mtti:
             yield Violation(path, r.workload.id, ("checkpoint",),
-                            f"a checkpoint takes {Q_(g.write_time, 's').to('min'):.3g~P}, the mean "
-                            f"time to interruption is {Q_(g.mtti, 's').to('min'):.3g~P}",
+                            f"a checkpoint takes {duration(g.write_time)}, the mean time to interruption is "
+                            f"{duration(g.mtti)}",
                             Q_(g.write_time, "s").to("min"), Q_(g.mtti, "s").to("min"))
 
 
@@ -215,7 +215,7 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
             kind = "in-memory" if cp.in_memory else "asynchronous"
             cluster = r.estimate.cluster if r.estimate else "?"
             rest = (f", so the {kind} checkpoint's copy to host memory has no rate: training is taken to stop for the "
-                    f"whole write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound): goodput "
+                    f"whole write, {duration(g.write_time)} (an assumption, an upper bound): goodput "
                     f"{decimals(g.goodput, 4)} there, "
                     f"{decimals(g.unblocked.goodput if g.unblocked else g.goodput, 4)} with no stop")
             yield Violation(path, r.workload.id, ("checkpoint",),

@@ -13,6 +13,7 @@ from archgen.analyse.nodes import compute_node
 from archgen.analyse.storage_demand import amount, capacity_needed
 from archgen.checks import storage_paths as paths
 from archgen.checks.registry import Context, Violation, check
+from archgen.display import figure
 from archgen.model import Cluster
 from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_
@@ -53,7 +54,7 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
         rest = f" the {storage.figure('capacity'):~P} of {cluster.id}'s checkpoint storage"
         if need == g.checkpoint_size and r.workload.checkpoint.keep is None and not in_memory:   # one checkpoint
             yield Violation(path, cluster.id, ("storage", "capacity"),
-                            f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit{rest}",
+                            f"checkpoint of {figure(Q_(g.checkpoint_size, 'B').to('TB'))} does not fit{rest}",
                             Q_(need, "B").to("TB"), storage.figure("capacity").to("TB"))
             continue
         yield Violation(path, cluster.id, ("storage", "capacity"), f"{amount(need)} ({counted}) do not fit{rest}",
@@ -69,8 +70,8 @@ def _in_memory_fits(ctx: Context, path: str, g: Goodput) -> Iterator[Violation]:
     need = 2 * g.checkpoint_size / max(g.nodes, 1)
     if node is not None and host is not None and need > host.capacity.m_as("B"):
         yield Violation(path, node.part.id, ("host_memory", "capacity"),
-                        f"an in-memory checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} over {g.nodes} "
-                        f"nodes keeps {Q_(need, 'B').to('GB'):.4g~P} per node (its shard and a peer's replica), "
+                        f"an in-memory checkpoint of {figure(Q_(g.checkpoint_size, 'B').to('TB'))} over {g.nodes} "
+                        f"nodes keeps {figure(Q_(need, 'B').to('GB'))} per node (its shard and a peer's replica), "
                         f"more than {node.part.id}'s {host.capacity:~P} of host memory",
                         Q_(need, "B").to("GB"), host.capacity.to("GB"))
 

@@ -19,7 +19,7 @@ from archgen.binding import BoundRequirement
 from archgen.checks.absent import absent
 from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
-from archgen.display import CLASS_BASIS, metric_value, target_text
+from archgen.display import CLASS_BASIS, figure, metric_value, target_text
 from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
@@ -293,8 +293,8 @@ def shown(req: Requirement, value: Q, subject: str) -> str:
         limit = req.target.limit
         if value == limit or not m.accepts(limit) or text != metric_value(m, limit):
             return text
-        return f"{req.target.in_units(value):.6g~P}"
-    return f"{req.target.in_units(value):.4g~P}"
+        return figure(req.target.in_units(value), 6)
+    return figure(req.target.in_units(value))
 
 
 @check("REQ003", "requirements.id")

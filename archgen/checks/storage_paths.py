@@ -21,6 +21,7 @@ from archgen.analyse.goodput import storage_side
 from archgen.analyse.storage_demand import sample_readers
 from archgen.build.clusters import placed_count
 from archgen.checks.registry import Context, Violation
+from archgen.display import figure
 from archgen.model.field_words import said as field_said
 from archgen.model.storage import Storage
 from archgen.model.system import System
@@ -44,8 +45,8 @@ def storage_ports_over(ctx: Context) -> Iterator[Violation]:
         fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
         counted, said = "; ".join(side.counted), "; ".join(map(customer_text, side.counted))
         for key, stated_bw, verb in _over(storage, side.bandwidth):
-            rest = (f" {stated_bw:.4g~P} exceeds the {side.ports} storage port(s) of fabric {fabrics} at their line "
-                    f"rate, {cap:.4g~P}: checkpoints are {verb} at {cap:.4g~P} (storage ports: ")
+            rest = (f" {figure(stated_bw)} exceeds the {side.ports} storage port(s) of fabric {fabrics} at their line "
+                    f"rate, {figure(cap)}: checkpoints are {verb} at {figure(cap)} (storage ports: ")
             yield Violation(path, a.cluster.spec.id, ("storage", key), f"storage.{key}{rest}{counted})", stated_bw,
                             cap, public=f"{field_said('storage.' + key)}{rest}{said})")
 
@@ -73,7 +74,7 @@ def unwired_storage(ctx: Context) -> Iterator[Violation]:
         yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
                         "no fabric of role storage or converged takes a port of the compute nodes: "
                         + ("the storage's bandwidth per accelerator is" if in_memory else "checkpoints are")
-                        + f" timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
+                        + f" timed over each node's {role} NICs ({parts}) at {figure(node)} (every port at line rate, "
                         f"each card at most its host interface), on the network `storage.external_network` names "
                         f"({storage.external_network}), which this design does not build"
                         + ("; every training job on the cluster checkpoints in peer host memory "
@@ -82,7 +83,7 @@ def unwired_storage(ctx: Context) -> Iterator[Violation]:
                         severity="info" if in_memory else None,
                         public="no fabric of role storage or converged takes a port of the compute nodes: "
                         + ("the storage's bandwidth per accelerator is" if in_memory else "checkpoints are")
-                        + f" timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
+                        + f" timed over each node's {role} NICs ({parts}) at {figure(node)} (every port at line rate, "
                         f"each card at most its host interface), on the external storage network "
                         f"({storage.external_network}), which this design does not build"
                         + ("; every training job on the cluster checkpoints in peer host memory "
@@ -97,13 +98,13 @@ def storage_uplinks_over(ctx: Context) -> Iterator[Violation]:
         if up is None:
             continue
         cap = Q_(up.bandwidth, "B/s").to("GB/s")
-        how = "; ".join(f"'{fid}': {leaves} leaves, uplinks {Q_(u, 'B/s').to('GB/s'):.4g~P}"
+        how = "; ".join(f"'{fid}': {leaves} leaves, uplinks {figure(Q_(u, 'B/s').to('GB/s'))}"
                         for fid, leaves, u in up.fabrics)
         for key, stated_bw, verb in _over(storage, up.bandwidth):
-            rest = (f" {stated_bw:.4g~P} exceeds what the leaf uplinks of the fabric(s) carrying storage pass, "
-                    f"{cap:.4g~P} ({how}; U L / (L - 1), the storage's ports assumed spread over the leaves in "
+            rest = (f" {figure(stated_bw)} exceeds what the leaf uplinks of the fabric(s) carrying storage pass, "
+                    f"{figure(cap)} ({how}; U L / (L - 1), the storage's ports assumed spread over the leaves in "
                     f"proportion and every transfer striped over them): checkpoints are {verb} at no more than "
-                    f"{cap:.4g~P}")
+                    f"{figure(cap)}")
             yield Violation(path, a.cluster.spec.id, ("storage", key), f"storage.{key}{rest}", stated_bw, cap,
                             public=field_said(f"storage.{key}") + rest)
 
@@ -139,9 +140,9 @@ def dataset_reads_over(ctx: Context, jobs: Iterator[tuple[str, Any, Any]]) -> It
             shared = ("the checkpoints it persists take" if r.workload.checkpoint.in_memory
                       else "the checkpoint writes and restores take")
             yield Violation(path, r.workload.id, ("dataset", "read_per_token"),
-                            f"the data loaders read {read:.4g~P} ({per:~P} a token at "
+                            f"the data loaders read {figure(read)} ({per:~P} a token at "
                             f"{r.estimate.metrics['tokens_per_second'].m:,.0f} tokens/s{each}), more than the "
-                            f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for "
+                            f"{figure(given)} the storage gives the job's {g.nodes} node(s): the GPUs wait for "
                             f"data (judged alone: {shared} the same bandwidth)",
                             read, given)
 
@@ -178,19 +179,21 @@ def appliances_short(ctx: Context) -> Iterator[Violation]:
             if key in a.cluster.storage_derived:   # left out: the appliances' sum, said where the storage is shown
                 continue
             stated, each = storage.figure(key).to(unit), getattr(figures, key).to(unit)
-            gives = f"({placed} x {each:.4g~P} = {placed * each:.4g~P})"
+            gives = f"({placed} x {figure(each)} = {figure(placed * each)})"
             if stated > placed * each * (1 + 1e-9):
                 yield Violation(path, a.cluster.spec.id, ("storage", key),
-                                f"{key} {stated:.4g~P} is more than the {placed} '{ref}' the racks place give {gives}",
+                                f"{key} {figure(stated)} is more than the {placed} '{ref}' the racks place give "
+                                f"{gives}",
                                 stated, placed * each,
-                                public=f"the storage's stated {key.replace('_', ' ')} of {stated:.4g~P} is more than "
+                                public=f"the storage's stated {key.replace('_', ' ')} of {figure(stated)} is more than "
                                 f"the {placed} '{ref}' appliances in its racks give {gives}")
             elif stated < placed * each * (1 - 1e-9):
                 yield Violation(path, a.cluster.spec.id, ("storage", key),
-                                f"{key} {stated:.4g~P} is less than the {placed} '{ref}' the racks place give {gives}: "
+                                f"{key} {figure(stated)} is less than the {placed} '{ref}' the racks place give "
+                                f"{gives}: "
                                 "the stated figure is used (leave it out to take the appliances' sum)",
                                 stated, placed * each, severity="info",
-                                public=f"the storage's stated {key.replace('_', ' ')} of {stated:.4g~P} is less than "
+                                public=f"the storage's stated {key.replace('_', ' ')} of {figure(stated)} is less than "
                                 f"the {placed} '{ref}' appliances in its racks give {gives}; the stated figure is used")
 
 

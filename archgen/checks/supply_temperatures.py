@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 
 from archgen.analyse.rack import RackAnalysis
 from archgen.checks.registry import Violation
+from archgen.display import figure
 from archgen.model import Rack
 from archgen.model.facility import MAX_ELEVATION, Facility, allowable_air
 from archgen.model.field_words import said
@@ -64,7 +65,7 @@ def implausible_temperatures(specs: Specs) -> Iterator[Violation]:
             continue
         below = t.magnitude < low.magnitude
         bound, reason, side = (low, low_reason, "below") if below else (high, high_reason, "above")
-        shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({t:.4g~P})"
+        shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({figure(t)})"
         rest = f"{shown} is {side} {bound:~P}: {reason}"
         yield Violation(subject, owner, path, f"{'.'.join(path)} {rest}", value, bound,
                         public=f"{said('.'.join(path))} {rest}")

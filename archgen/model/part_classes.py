@@ -7,6 +7,7 @@ unchanged, and the interruptions-by-class table shows each sub-class's share wit
 (docs/reliability.md, Interruptions by part class).
 """
 
+from archgen.display import figure
 from archgen.model.spec import FieldError
 from archgen.units import Q
 
@@ -76,7 +77,7 @@ def lead_errors(turnaround: Q | None, basis: str, source: str) -> list[FieldErro
         return [FieldError(("turnaround_basis",), "`turnaround_basis: sourced` with no `turnaround`: state the "
                                                   "sourced lead time, e.g. turnaround: '14 d', or leave the basis out")]
     if len(source.strip()) < 3:
-        return [FieldError(("turnaround_basis",), f"a sourced turnaround of {turnaround:.4g~P} names no "
+        return [FieldError(("turnaround_basis",), f"a sourced turnaround of {figure(turnaround)} names no "
                                                   "`turnaround_source`: say where it comes from (document, clause), "
                                                   "or write `turnaround_basis: assumed`")]
     return []

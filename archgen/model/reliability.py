@@ -10,6 +10,7 @@ from typing import Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
+from archgen.display import figure
 from archgen.model.field_types import PositiveFraction, Share
 from archgen.model.part_classes import PART_CLASSES, lead_errors, split_count_errors, split_errors
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -92,13 +93,13 @@ class FailureRate(Spec):
             errors.append(FieldError(("afr",), f"an annual failure rate is between 0 and 100 %, got "
                                                f"{self.afr * 100:g} %" + ("; a part failing more than once a year "
                                                "per unit is written with 'fit'" if self.afr > 1 else "")))
-        errors += [FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
+        errors += [FieldError((name,), f"{name} of {figure(getattr(self, name))} is longer than a year: a part that "
                                        "long out of service is written off, not repaired; write e.g. '24 h'")
                    for name in ("repair", "detection") if getattr(self, name) > Q_(1, "year")]
         if self.events == 0:   # review35: taken as "no events stated", the rate read as exact or its count as missing
             errors.append(FieldError(("events",), ZERO_COUNT))
         if self.turnaround is not None and self.turnaround > Q_(1, "year"):
-            errors.append(FieldError(("turnaround",), f"a replenishment turnaround of {self.turnaround:.4g~P} is "
+            errors.append(FieldError(("turnaround",), f"a replenishment turnaround of {figure(self.turnaround)} is "
                                                       "longer than a year: a stock for it would hold a year's "
                                                       "failures; write the RMA or resupply time, e.g. '14 d'"))
         errors += lead_errors(self.turnaround, self.turnaround_basis, self.turnaround_source)
@@ -192,7 +193,7 @@ class FailureRates(Document):
     @classmethod
     def _within_a_year(cls, value: Q | None) -> Q | None:
         if value is not None and value > Q_(1, "year"):
-            raise ValueError(f"a replenishment turnaround of {value:.4g~P} is longer than a year: a stock for it "
+            raise ValueError(f"a replenishment turnaround of {figure(value)} is longer than a year: a stock for it "
                              "would hold a year's failures; write the RMA or resupply time, e.g. '14 d'")
         return value
 
@@ -264,7 +265,7 @@ class SiteEvent(Spec):
     @model_validator(mode="after")
     def _within_a_year(self) -> Self:
         if self.per_year * self.duration > Q_(1, "year"):
-            raise FieldError(("duration",), f"{self.per_year:g} events a year of {self.duration:.4g~P} each keep the "
+            raise FieldError(("duration",), f"{self.per_year:g} events a year of {figure(self.duration)} each keep the "
                                             "hall down longer than a year")
         return self
 

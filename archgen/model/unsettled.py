@@ -8,6 +8,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import replace
 
+from archgen.display import figure
 from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.units import Q
 
@@ -76,24 +77,20 @@ def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str 
         return None
     if other is None:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
         there = "met there, but the figure may lie below the target" if met else "not met there"
-        return (f"{requirement.metric} is at most {requirement.target.in_units(value):.4g~P}, an upper bound, and the "
-                f"target {requirement.target} is {there}: {why}")
+        return (f"{requirement.metric} is at most {figure(requirement.target.in_units(value))}, an upper bound, and "
+                f"the target {requirement.target} is {there}: {why}")
     shown = [requirement.target.in_units(q) for q in (value, other)]
     if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
         room = requirement.target.headroom(value) if met and requirement.target.op in ("<=", "<") else None
         if room is not None and requirement.slack is not None:   # met within its tolerance: room up to its end
             room = room + requirement.slack
         there = ("met there but may not be with what it leaves out" + (
-            f", which must add under {_whole(room)} for it to hold" if room is not None else "")) if met else \
+            f", which must add under {figure(room)} for it to hold" if room is not None else "")) if met else \
             "not met there but may be with what it leaves out"
-        return (f"{requirement.metric} is at least {_whole(shown[0])}, a lower bound, and the target "
+        return (f"{requirement.metric} is at least {figure(shown[0])}, a lower bound, and the target "
                 f"{requirement.target} is {there}: {why}")
     low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
-    why = why.replace(VALUE_END, f"{shown[0]:.4g~P}").replace(OTHER_END, f"{shown[1]:.4g~P}")
-    return (f"{requirement.metric} lies between {low:.4g~P} and {high:.4g~P} and the target "
+    why = why.replace(VALUE_END, figure(shown[0])).replace(OTHER_END, figure(shown[1]))
+    return (f"{requirement.metric} lies between {figure(low)} and {figure(high)} and the target "
             f"{requirement.target} is met at one end only: {why}")
 
-
-def _whole(q: Q) -> str:
-    """`q` at four significant figures, or from 10,000 up as a whole number grouped in thousands (a capex in USD)."""
-    return f"{q.m:,.0f} {q.units:~P}" if abs(q.m) >= 1e4 else f"{q:.4g~P}"

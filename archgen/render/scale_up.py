@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.cabling import longest_trunk
+from archgen.display import figure
 from archgen.model.technology import TECHNOLOGIES
 from archgen.perf.workload.racks_note import stated_hop
 from archgen.render import fmt
@@ -65,7 +66,7 @@ def rows(a: Any) -> tuple[tuple[str, str], ...]:
     # says its bandwidths are one direction, so the row says which it is (newuser66).
     each = spec.bandwidth / 2
     rows.append(("Aggregate bandwidth, both directions", f"{fmt.q(su.bandwidth_total, 'TB/s', 1)} ("
-                 f"{spec.bandwidth.to(_unit(spec.bandwidth)):~.4gP} per accelerator, {each.to(_unit(each)):~.4gP} "
+                 f"{figure(spec.bandwidth.to(_unit(spec.bandwidth)))} per accelerator, {figure(each.to(_unit(each)))} "
                  "each way)"))
     return tuple(rows)
 

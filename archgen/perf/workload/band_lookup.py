@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from archgen.display import significant
 from archgen.perf.workload.band_families import KINDS, QUANTITIES, quantity_family
 from archgen.perf.workload.band_span import Span
 from archgen.perf.workload.bands import Band, band
@@ -60,9 +61,9 @@ def delivered(bands_: Mapping[str, Band], rate: float, replicas: int, capacity: 
         return {}
     low, high = (min(1.0, replicas * c / rate) for c in ends)
     text = (f"what the open loop delivers, min(offered, {replicas} replicas x the replica capacity's band "
-            f"{ends[0]:.4g} to {ends[1]:.4g} requests/s = {replicas * ends[0]:.4g} to {replicas * ends[1]:.4g} "
-            f"requests/s): {low:.1%} to {high:.1%} of the offered {rate:.4g} requests/s; the capacity's band: "
-            f"{cap.describe()}")
+            f"{significant(ends[0])} to {significant(ends[1])} requests/s = {significant(replicas * ends[0])} to "
+            f"{significant(replicas * ends[1])} requests/s): {low:.1%} to {high:.1%} of the offered "
+            f"{significant(rate)} requests/s; the capacity's band: {cap.describe()}")
     errors = (1 / high - 1, 1 / low - 1) if low > 0 else (1 / high - 1, float("inf"))
     return {m: replace(cap, metric=m, low=errors[0], high=errors[1], median=0.0, spread=None, span="", reach=None,
                        delivered=text) for m in DELIVERED if m in bands_}

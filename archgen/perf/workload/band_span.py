@@ -10,6 +10,7 @@ Split from `bands.py` for its size (STYLE.md 12); no behaviour moved.
 from __future__ import annotations
 
 from archgen import metrics
+from archgen.display import significant
 from archgen.metric import RENAMED
 from archgen.perf.workload.band_families import KINDS, QUANTITIES
 from archgen.units import Q_
@@ -49,20 +50,16 @@ def routed(family_: str, metric: str, routing: Span) -> tuple[tuple[float | None
     if lo > 0:
         return factors, span_words(routing)
     scale, unit = _shown(metrics.find("workload", name))   # no published skew bounds the slower end
-    return (None, factors[1]), (f"{_title(name)} (not bounded below, {_g4(hi * scale)}{unit} balanced, around "
-                                f"{_g4(point * scale)}{unit})")
+    return (None, factors[1]), (f"{_title(name)} (not bounded below, {significant(hi * scale)}{unit} balanced, around "
+                                f"{significant(point * scale)}{unit})")
 
 
 def span_words(span: Span) -> str:
     """A span in words: 'the time per output token (21.3 ms to 30.1 ms around 24.7 ms)'."""
     name, point, lo, hi = span
     scale, unit = _shown(metrics.find("workload", name))
-    return f"{_title(name)} ({_g4(lo * scale)}{unit} to {_g4(hi * scale)}{unit} around {_g4(point * scale)}{unit})"
-
-
-def _g4(x: float) -> str:
-    """`x` to 4 significant digits, thousands separated from 1,000 up ('6,567', '10,070'; not '6567', '1.007e+04')."""
-    return f"{float(f'{x:.4g}'):,.0f}" if abs(x) >= 1e3 else f"{x:.4g}"
+    low, high, at = (significant(x * scale) for x in (lo, hi, point))
+    return f"{_title(name)} ({low}{unit} to {high}{unit} around {at}{unit})"
 
 
 def _title(name: str) -> str:

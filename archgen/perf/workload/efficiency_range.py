@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from itertools import product
 from typing import Any
 
+from archgen.display import significant
 from archgen.model.accelerator import is_hbm
 from archgen.model.pcie import PCIE_COPY_RANGE
 from archgen.perf.hw.assumed_efficiency import MEASURED_ENDS, MEASURED_RANGE
@@ -211,8 +212,8 @@ def span_note(hw: Hardware, dtype: str, span: tuple[float, float] | None, what: 
     parts = _described(hw, dtype)
     stated = ("are stated ranges, not measurements: over those ranges" if len(parts) > 1 else
               "is a stated range, not one measurement: over that range")
-    return [f"{' and '.join(parts)} of {hw.accelerator} {stated} {what} spans {span[0]:.4g} {unit} to "
-            f"{span[1]:.4g} {unit}"]
+    return [f"{' and '.join(parts)} of {hw.accelerator} {stated} {what} spans {significant(span[0])} {unit} to "
+            f"{significant(span[1])} {unit}"]
 
 
 def _described(hw: Hardware, dtype: str | None) -> list[str]:

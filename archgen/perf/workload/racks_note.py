@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from archgen.display import figure
 from archgen.model import Cluster, Document
 from archgen.model.network import COPPER_MEDIA, Link
 from archgen.model.scale_up import ScaleUp
@@ -73,7 +74,7 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
     """
     if latency is None:
         return 0.0, ""
-    total, words = latency.to("s"), [f"{latency.to('ns'):~.4gP}, {switch}'s `latency`"]
+    total, words = latency.to("s"), [f"{figure(latency.to('ns'))}, {switch}'s `latency`"]
     if trunk is not None and run is not None:
         flight, said = _flight(trunk, run)
         total = total + flight
@@ -83,8 +84,8 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
     if trunk is not None and trunk.latency_per_end is not None:
         total = total + 2 * trunk.latency_per_end.to("s")
         if trunk.latency_per_end.m:
-            words.append(f"{(2 * trunk.latency_per_end).to('ns'):~.4gP} of {trunk.id}'s modules (`latency_per_end` at "
-                         "both ends)")
+            words.append(f"{figure((2 * trunk.latency_per_end).to('ns'))} of {trunk.id}'s modules "
+                         "(`latency_per_end` at both ends)")
     elif trunk is not None and trunk.media != "dac":
         words.append(f"{trunk.id} states no `latency_per_end`: its modules' latency is not added, so the hop is a "
                      "lower bound")
@@ -118,7 +119,7 @@ def pod_flight(link: Link | None, run: Q | None) -> tuple[float, str]:
     total, words = 2 * flight, [f"2 x {flight.to('ns').m:.3g} ns of flight over the longest run, {said}"]
     if link.latency_per_end is not None and link.latency_per_end.m:
         total = total + 4 * link.latency_per_end.to("s")
-        words.append(f"{(4 * link.latency_per_end).to('ns'):~.4gP} of {link.id}'s modules (`latency_per_end` at "
+        words.append(f"{figure((4 * link.latency_per_end).to('ns'))} of {link.id}'s modules (`latency_per_end` at "
                      "four ends)")
     elif link.latency_per_end is None and link.media != "dac":
         words.append(f"{link.id} states no `latency_per_end`: its modules' latency is not added, a lower bound")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from archgen import metrics as registry
+from archgen.display import significant
 from archgen.errors import WorkloadError
 from archgen.model.engine import balancer_problem, engine_problem, foreign_engine_problem
 from archgen.model.serving_features import DECODING
@@ -300,7 +301,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
-        flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
+        flow = f"{significant(inf.arrival_rate.m_as('1/s'))} requests/s x {inf.output_len} tokens"
         why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
