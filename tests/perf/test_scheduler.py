@@ -116,7 +116,7 @@ def test_throughput_at_full_load_is_at_least_offline(h100x2):
 
 def test_a_run_costs_about_as_much_as_a_few_estimates(h100x2):
     """Decode-only stretches are jumped in one vectorised step: a closed loop of 64 requests of 1,000 + 1,000
-    tokens (256 requests, 256,000 tokens) takes a few hundred Python iterations, not a quarter of a million."""
+    tokens (384 requests, 384,000 tokens) takes a few hundred Python iterations, not a quarter of a million."""
     job = ServeJob(LLAMA70, 1000, 1000, "fp8", scenario="concurrency")
     t0 = time.process_time()  # CPU seconds (about 0.01 here): a loaded machine's waits are not the loop's
     run = simulate(h100x2, job, 2, max_batch=64, concurrency=64)
