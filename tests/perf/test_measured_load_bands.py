@@ -9,6 +9,7 @@ bin, where its TTFT p99 (-97.9 %) set the pessimistic end of every moderate-load
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -55,14 +56,16 @@ def test_one_bin_tells_a_bins_key_from_a_run_of_bins():
 
 
 def test_the_trial_ttft_p99_band_is_the_405b_rows_and_a_heavier_run_takes_both_bins():
-    """At load 0.53 (newuser68's trial) the reach, 0.75, stays moderate: the three 405B Server rows, +5.3 % to
-    +64.4 % (loadgen's p99, `Stats.of`), so the trial's TTFT p99 reads about 1.65 to 2.57 s (before: to 131.6 s). At
-    0.62 the reach, 0.88, is near capacity: both bins' 11 rows, the 8B row's -97.9 % among them."""
+    """At load 0.53 (newuser68's trial) the reach, 0.75, stays moderate, where only GB300's 405B Server row is
+    binned now (0.77 of its measured Offline capacity): one row, fewer than a band needs, so no band, and a target
+    there is at risk. Before serve37 the B200 and GB200 405B rows were moderate too, at the model's 0.80 and 0.81,
+    and the band was theirs, +5.3 % to +64.4 % (about 1.65 to 2.57 s); their model loads are 0.86 and 0.87 now that
+    a full replica's capacity leaves out the closed loop's drain (`measure.closed_measured`), and their Offline runs
+    are not scored, so they bin near capacity. At 0.62 the reach, 0.88, is near capacity: both bins' 11 rows, the
+    8B row's -97.9 % among them."""
     trial = band("serving-under-load", "ttft_p99", load=0.53)
-    assert trial is not None and trial.bin == "moderate" and trial.count == 3
-    assert (trial.low, trial.high) == (0.0527, 0.6443)
-    lo, hi = trial.values(2.711)  # type: ignore[misc]
-    assert (lo, hi) == (pytest.approx(2.711 / 1.6443), pytest.approx(2.711 / 1.0527))
+    assert trial is not None and trial.bin == "moderate" and trial.count == 1
+    assert math.isnan(trial.low) and math.isnan(trial.high)
     heavier = band("serving-under-load", "ttft_p99", load=0.62)
     assert heavier is not None and heavier.bin == "moderate..near-capacity" and heavier.count == 11
     assert heavier.low == -0.979

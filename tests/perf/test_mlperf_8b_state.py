@@ -62,36 +62,40 @@ def test_prompt_chunks_are_charged_inside_the_decode_iterations(setting):
 
 
 def test_the_open_loop_magnifies_the_capacity_error(setting):
-    """The model's replica serves 178 requests/s full against the 132.5 the Offline log completes per GPU (+34 %), so
-    at the logged rate it runs at load 0.70 where the log runs at 0.94 (Server over Offline tokens/s) and settles at
+    """The model's replica serves 170.5 requests/s full against the 132.5 the Offline log completes per GPU (+29 %;
+    178 and +34 % before serve37 left a closed loop's drain out of its capacity, `measure.closed_measured`), so at
+    the logged rate it runs at load 0.73 where the log runs at 0.94 (Server over Offline tokens/s) and settles at
     ~98 in flight against the log's ~529 (Little's law at the scheduled rate). Every iteration slowed by the Offline
     row's error (1.269: the rate and latencies scaled, the same run in other time units; information, not a fit)
-    gives TPOT 20.3 ms (measured 28.48); at the log's load (1.34) 49 ms. TTFT stays under 90 ms at either (measured 587 ms): its gap
-    is not the step, and nothing the model has (a token budget of 12,000 against ~3,100 prompt tokens a step at
+    gives TPOT 20.3 ms (measured 28.48); slowed by the capacity's own error (1.29) it runs at the log's load, 0.94,
+    and gives 24.8 ms. TTFT stays under 90 ms at either (measured 587 ms): its gap is not the step, and nothing the model has (a token budget of 12,000 against ~3,100 prompt tokens a step at
     the log's state) holds ~73 requests before their first token as the log's rate x TTFT does."""
     cases, c, hw, job, rate = setting
     inf = c.inference
     offline = _measured(cases[OFFLINE], "tokens_per_second") / inf.replicas / inf.output_len
     _, run = estimate_serving(hw, job, inf.tp, inf.batch, rate, replicas=inf.replicas)
-    assert run.capacity / offline == pytest.approx(1.34, abs=0.02)
-    assert run.load == pytest.approx(0.70, abs=0.01)
+    assert run.capacity / offline == pytest.approx(1.29, abs=0.01)
+    assert run.load == pytest.approx(0.73, abs=0.01)
     assert _measured(c, "tokens_per_second") / _measured(cases[OFFLINE], "tokens_per_second") == pytest.approx(
         0.94, abs=0.005)
     ttft, tpot = _measured(c, "ttft") / 1e3, _measured(c, "tpot") / 1e3
     assert rate * (ttft + (inf.output_len - 1) * tpot) == pytest.approx(529, abs=3)
     assert rate * ttft == pytest.approx(73, abs=1) and rate * inf.input_len * tpot == pytest.approx(3099, abs=5)
     slowed = {}
-    for k in (1.269, 1.34):
+    for k in (1.269, 1.29):
         _, r = estimate_serving(hw, job, inf.tp, inf.batch, rate * k, replicas=inf.replicas)
         slowed[k] = (r.ttft.mean * k, r.tpot.mean * k)
+        if k == 1.29:
+            assert r.load == pytest.approx(0.94, abs=0.01)
     assert slowed[1.269][1] == pytest.approx(0.0203, rel=0.05)
-    assert slowed[1.34][1] == pytest.approx(0.049, rel=0.1)
+    assert slowed[1.29][1] == pytest.approx(0.0248, rel=0.05)
     assert all(t < 0.09 for t, _ in slowed.values())
 
 
 def test_dells_h200_row_is_the_same_mechanism_at_a_smaller_error(setting, accelerators):
-    """Dell's H200 Llama 2 70B FP8 Server row (TPOT -51 %): the simulated replica's capacity is 16.5 requests/s
-    against the 14.8 its Offline log completes per GPU (+11 %), so it runs at load 0.86 where the log runs at 0.96."""
+    """Dell's H200 Llama 2 70B FP8 Server row (TPOT -51 %): the simulated replica's capacity is 15.5 requests/s
+    against the 14.8 its Offline log completes per GPU (+4.8 %; 16.5 and +11 % before serve37 left a closed loop's
+    drain out, where the Offline closed form reads +2.4 %), so it runs at load 0.92 where the log runs at 0.96."""
     cases = setting[0]
     c = cases["mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8"]
     off = cases["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"]
@@ -100,6 +104,6 @@ def test_dells_h200_row_is_the_same_mechanism_at_a_smaller_error(setting, accele
     rate = inf.arrival_rate.m_as("1/s") / inf.replicas
     _, run = estimate_serving(case_hardware(c, accelerators), job, inf.tp, inf.batch, rate, replicas=inf.replicas)
     offline = 118.567 / inf.replicas  # the Offline log's samples per second (its `source`)
-    assert run.capacity == pytest.approx(16.5, abs=0.1) and run.capacity / offline == pytest.approx(1.11, abs=0.01)
-    assert run.load == pytest.approx(0.86, abs=0.01)
+    assert run.capacity == pytest.approx(15.5, abs=0.1) and run.capacity / offline == pytest.approx(1.05, abs=0.01)
+    assert run.load == pytest.approx(0.92, abs=0.01)
     assert _measured(c, "tokens_per_second") / _measured(off, "tokens_per_second") == pytest.approx(0.96, abs=0.005)

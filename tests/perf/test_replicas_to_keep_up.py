@@ -54,25 +54,27 @@ def test_replicas_to_keep_up_is_the_rate_over_the_capacity(server: dict) -> None
 
 
 def test_the_measured_offline_capacity_lies_in_the_capacity_band(server: dict) -> None:
-    """36 full replicas completed 25.58 samples/s: 0.711 a replica, inside the band of the model's 0.881."""
+    """36 full replicas completed 25.58 samples/s: 0.711 a replica, inside the band of the model's 0.812
+    (0.881 before serve37)."""
     b = server["bands"]["replica_capacity"]
     assert b["family"] == "offline-serving"
     assert b["low"]["value"] <= OFFLINE_SAMPLES_PER_S / REPLICAS <= b["high"]["value"]
-    # the model's replica is faster than the measured one (+24 %), the direction of the offline band's high end
+    # the model's replica is faster than the measured one (+14 %; +24 % before serve37), the direction of the offline band's high end
     assert server["metrics"]["replica_capacity"]["value"] > OFFLINE_SAMPLES_PER_S / REPLICAS
 
 
 def test_the_band_of_the_replicas_is_whole_replicas_at_the_capacity_bands_ends(server: dict) -> None:
-    """ceil(rate / capacity) at each end of the capacity's band: 21 to 32 replicas. Before review33 the band was the
+    """ceil(rate / capacity) at each end of the capacity's band: 23 to 35 replicas (21 to 32 before serve37 left a
+    closed loop's drain out of the capacity, `measure.closed_measured`). Before review33 the band was the
     turned errors on the rounded 23, 21.06 to 32.69: no count of replicas, and its low end above the 21 that the
     capacity band's high end keeps the rate up with."""
     cap, keep = server["bands"]["replica_capacity"], server["bands"]["replicas_to_keep_up"]
-    assert keep["low"]["value"] == math.ceil(SERVER_SAMPLES_PER_S / cap["high"]["value"]) == 21
-    assert keep["high"]["value"] == math.ceil(SERVER_SAMPLES_PER_S / cap["low"]["value"]) == 32
+    assert keep["low"]["value"] == math.ceil(SERVER_SAMPLES_PER_S / cap["high"]["value"]) == 23
+    assert keep["high"]["value"] == math.ceil(SERVER_SAMPLES_PER_S / cap["low"]["value"]) == 35
 
 
 def test_the_replicas_that_kept_up_are_at_least_the_models_count(server: dict) -> None:
-    """The Server run kept up on 36 replicas, so the count that keeps up is at most 36: the model says 23."""
+    """The Server run kept up on 36 replicas, so the count that keeps up is at most 36: the model says 25 (23 before serve37)."""
     assert server["metrics"]["replicas_to_keep_up"]["value"] <= REPLICAS
     assert "replicas_to_keep_up" in server["conventions"]
 

@@ -23,7 +23,8 @@ Load, as serving benchmarks apply it:
 
 * closed loop (`concurrency`): N requests in flight, each replaced when it finishes (genai-perf / AIPerf
   `--concurrency N`, `trtllm-bench --concurrency N`). The first N start together; the statistics are over the
-  requests that replace them (the steady state), and tokens/s = N · out / mean request latency (Little's law).
+  steady state, the rounds of N after the one that replaces them and before the last, which runs as the replica
+  drains (`measure.closed_measured`), and tokens/s = N · out / mean request latency (Little's law).
 * open loop (`arrival_rate`): Poisson arrivals at a rate per replica, from a seeded generator (MLPerf Inference's
   Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), measured in
   its steady state (`simulate`: the arrivals span `OPEN_SPANS` request latencies, the first and the last left
@@ -70,7 +71,7 @@ from archgen.perf.serve.run import ServingRun, overrun
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
 #: Requests simulated in an open loop (at least), and replacement requests measured per slot in a closed loop.
 OPEN_REQUESTS = 400
-CLOSED_ROUNDS = 3
+CLOSED_ROUNDS = 5
 #: An open loop's arrivals span at least this many mean request latencies (the first and the last are left out of
 #: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
 OPEN_SPANS = 10
