@@ -11,6 +11,7 @@ so the search turns to it where memory binds.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -25,6 +26,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.cp_comm import cp_comm_problem
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layer import LayerTimes, layer_times
 from archgen.perf.train.layout_rules import (
     LayoutProblem,
     divisors,
@@ -306,10 +308,31 @@ def _estimates(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_para
     return estimate_training(hw, job, _layout(lay, sequence_parallel, pipeline))
 
 
+#: What a layer's times read of a layout (`layer.layer_times`): a search works them out once per combination.
+LAYER_KEYS = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
+
+
 def _timed(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
            pipeline: PipelineOptions) -> np.ndarray:
-    """Step time of every layout of `lay`, in one vectorised call."""
-    return np.broadcast_to(_estimates(hw, job, lay, sequence_parallel, pipeline).step_time, (len(lay["tp"]),))
+    """Step time of every layout of `lay`, in one vectorised call.
+
+    Each layer's times are worked out once per combination of `LAYER_KEYS` (a few dozen among thousands of layouts)
+    and handed to `estimate_training`, as the sweeps' search does (`perf.explore.vectorised_bounds.parts`): the same
+    numbers, element by element (tests/perf/test_search_fitting.py).
+    """
+    n = len(lay["tp"])
+    if n == 0:
+        return np.zeros(0)
+    group = groups([lay[k] for k in LAYER_KEYS])
+    first = np.zeros(int(group.max()) + 1, dtype=int)
+    first[group[::-1]] = np.arange(n)[::-1]  # each combination's first layout
+    one = {k: lay[k][first] for k in LAYER_KEYS}
+    lt = layer_times(hw, job, tp=one["tp"], mb=one["micro_batch"], cp=one["cp"], ep=one["ep"],
+                     rc=one["recompute"].astype(int), sp=np.asarray(sequence_parallel, dtype=bool) & (one["tp"] > 1),
+                     etp=one["etp"])
+    lt = LayerTimes(*(x if np.ndim(x) == 0 else np.asarray(x)[group]
+                      for x in (getattr(lt, f.name) for f in dataclasses.fields(lt))))
+    return np.broadcast_to(estimate_training(hw, job, _layout(lay, sequence_parallel, pipeline), lt).step_time, (n,))
 
 
 def _fits(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
@@ -317,6 +340,30 @@ def _fits(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel:
     """Whether each layout of `lay` fits, as `TrainingEstimate.fits` says, from its memory alone (no times)."""
     mem = busiest_memory(job, _layout(lay, sequence_parallel, pipeline))
     return np.broadcast_to((mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity), (len(lay["tp"]),))
+
+
+def groups(columns: list[np.ndarray]) -> np.ndarray:
+    """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for col in columns:
+        rank, count = _rank(col)
+        key = key * count + rank
+    return _rank(key)[0]
+
+
+def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's rank among the distinct values of `col`, and their count: `np.unique`'s inverse.
+
+    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort.
+    """
+    top = col.max(initial=0)
+    if len(col) and col.min() >= 0 and top <= 4 * len(col) + 4096 and np.array_equal(col, np.floor(col)):
+        whole = col.astype(np.int64)
+        seen = np.bincount(whole, minlength=int(top) + 1) > 0
+        ranks = np.cumsum(seen) - 1
+        return ranks[whole], int(ranks[-1]) + 1
+    values, rank = np.unique(col, return_inverse=True)
+    return rank.ravel(), len(values)
 
 
 def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
