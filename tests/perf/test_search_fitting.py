@@ -2,7 +2,8 @@
 
 The reference is the search as it was: every valid layout timed in one vectorised call, the least step time among
 those that fit, the first in enumeration order on ties. It is compared on the four training workloads the shipped
-specs search and on random jobs, bit for bit: the pick, the counts, the fits, the chosen estimate.
+specs search and on random jobs, bit for bit: the pick, the counts, the fits, the chosen estimate; and the bound
+the search times the fitting layouts under (`layout_times.bounds`) never exceeds a layout's step time.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pytest
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
-from archgen.perf.train.layouts import KEYS, SearchResult, _estimates, search_training
+from archgen.perf.train.layout_times import _layer_times, bounds, estimates
+from archgen.perf.train.layouts import KEYS, SearchResult, search_training
 from archgen.perf.train.training import RECOMPUTE_CODES
 from archgen.perf.workload import training_estimate
 from tests.conftest import SPECS
@@ -22,11 +24,13 @@ from tests.conftest import SPECS
 
 def same_as_exhaustive(res: SearchResult, hw, job: Job, sequence_parallel: bool, pipeline) -> None:
     """`res` is what timing every one of its layouts gives."""
-    est = _estimates(hw, job, res.layouts, sequence_parallel, pipeline)
+    est = estimates(hw, job, res.layouts, sequence_parallel, pipeline)
     n = len(res.layouts["tp"])
     fits, step = np.broadcast_to(est.fits, (n,)), np.broadcast_to(est.step_time, (n,))
     assert np.array_equal(res.fits, fits) and res.fitting == int(fits.sum()) and res.evaluated == n
     assert np.array_equal(res.step_times, step)  # timed on first read: every layout
+    bound = bounds(job, res.layouts, *_layer_times(hw, job, res.layouts, sequence_parallel))
+    assert np.all(bound <= step) and np.mean(bound / step) > 0.3  # a lower bound, and not a trivial one
     if not fits.any():
         assert res.best is None and res.estimate is None
         return

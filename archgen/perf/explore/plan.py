@@ -43,7 +43,8 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layout_rules import divisors
-from archgen.perf.train.layouts import KEYS, enumerate_layouts, groups
+from archgen.perf.train.layout_times import groups
+from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.moot import moot
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, uniform_layout

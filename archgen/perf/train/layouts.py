@@ -11,7 +11,6 @@ so the search turns to it where memory binds.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import math
@@ -26,7 +25,6 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.cp_comm import cp_comm_problem
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layer import LayerTimes, layer_times
 from archgen.perf.train.layout_rules import (
     LayoutProblem,
     divisors,
@@ -35,8 +33,9 @@ from archgen.perf.train.layout_rules import (
     interleaves,
     layout_problems,
 )
+from archgen.perf.train.layout_times import estimates, fastest, step_times
+from archgen.perf.train.layout_times import fits as layout_fits
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems, uniform_layout
-from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import (
     cp_splits,
     kv_heads_problem,
@@ -131,9 +130,9 @@ def _first_valid(arch: Arch, job: Job, hw: Hardware, fixed: dict, counts: list[i
 class SearchResult:
     """Outcome of a layout search.
 
-    `fits` is each layout's fit (`TrainingEstimate.fits`, from its memory alone). The search times only the layouts
-    that fit; `step_times`, every layout's step time, is timed on first read, in one vectorised call over all of them
-    (`_timed`: what the search compares, and the exact-number tests pin).
+    `fits` is each layout's fit (`TrainingEstimate.fits`, from its memory alone). The search times only layouts that
+    fit, best first (`layout_times.fastest`); `step_times`, every layout's step time, is timed on first read, in one
+    vectorised call over all of them (what the exact-number tests pin).
     """
 
     evaluated: int
@@ -149,7 +148,7 @@ class SearchResult:
         """Every layout's step time (s), fitting or not."""
         if self.timed is None or not len(self.fits):
             return np.zeros(len(self.fits))
-        return _timed(*self.timed[:2], self.layouts, *self.timed[2:])
+        return step_times(*self.timed[:2], self.layouts, *self.timed[2:])
 
 
 def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
@@ -262,21 +261,18 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     timed = (hw, job, sequence_parallel, pipeline)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0, dtype=bool), timed)
-    fits = _fits(hw, job, lay, sequence_parallel, pipeline)
+    fits = layout_fits(hw, job, lay, sequence_parallel, pipeline)
     if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and offloads and not fits.any():
         tight = {k: np.repeat(v[~fits], len(offloads)) for k, v in lay.items()}  # none fits: each again, offloading
         tight["offload"] = np.tile(np.array(offloads, dtype=float), int((~fits).sum()))
         tight = without_refused_offloads(tight, zeros)
         lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}
-        fits = np.concatenate([fits, _fits(hw, job, tight, sequence_parallel, pipeline)])
+        fits = np.concatenate([fits, layout_fits(hw, job, tight, sequence_parallel, pipeline)])
     n = len(lay["tp"])
     if not fits.any():
         return SearchResult(n, 0, None, None, lay, fits, timed)
-    # only a layout that fits can be the best: those alone are timed, the same numbers as in a call over every layout
-    # (a layout's figures do not depend on the layouts timed with it: tests/perf/test_search_fitting.py)
-    at = np.flatnonzero(fits)
-    step = _timed(hw, job, {k: v[at] for k, v in lay.items()}, sequence_parallel, pipeline)
-    i = int(at[np.argmin(step)])  # the first of the least step time, in enumeration order
+    at = np.flatnonzero(fits)  # only a layout that fits can be the best: those alone are timed, best first
+    i = int(at[fastest(hw, job, {k: v[at] for k, v in lay.items()}, sequence_parallel, pipeline)])
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     num = {k: int(lay[k][i]) for k in KEYS}
     best: dict[str, int | str] = dict(num)
@@ -295,77 +291,6 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     return SearchResult(n, int(fits.sum()), best, one, lay, fits, timed)
 
 
-def _layout(lay: dict[str, np.ndarray], sequence_parallel: bool, pipeline: PipelineOptions) -> Layout:
-    """The `Layout` of the layouts `lay` (parallel arrays)."""
-    return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
-                  lay["recompute"].astype(int), sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
-                  lay["etp"])
-
-
-def _estimates(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-               pipeline: PipelineOptions) -> TrainingEstimate:
-    """Every layout of `lay` estimated in one vectorised call."""
-    return estimate_training(hw, job, _layout(lay, sequence_parallel, pipeline))
-
-
-#: What a layer's times read of a layout (`layer.layer_times`): a search works them out once per combination.
-LAYER_KEYS = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
-
-
-def _timed(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-           pipeline: PipelineOptions) -> np.ndarray:
-    """Step time of every layout of `lay`, in one vectorised call.
-
-    Each layer's times are worked out once per combination of `LAYER_KEYS` (a few dozen among thousands of layouts)
-    and handed to `estimate_training`, as the sweeps' search does (`perf.explore.vectorised_bounds.parts`): the same
-    numbers, element by element (tests/perf/test_search_fitting.py).
-    """
-    n = len(lay["tp"])
-    if n == 0:
-        return np.zeros(0)
-    group = groups([lay[k] for k in LAYER_KEYS])
-    first = np.zeros(int(group.max()) + 1, dtype=int)
-    first[group[::-1]] = np.arange(n)[::-1]  # each combination's first layout
-    one = {k: lay[k][first] for k in LAYER_KEYS}
-    lt = layer_times(hw, job, tp=one["tp"], mb=one["micro_batch"], cp=one["cp"], ep=one["ep"],
-                     rc=one["recompute"].astype(int), sp=np.asarray(sequence_parallel, dtype=bool) & (one["tp"] > 1),
-                     etp=one["etp"])
-    lt = LayerTimes(*(x if np.ndim(x) == 0 else np.asarray(x)[group]
-                      for x in (getattr(lt, f.name) for f in dataclasses.fields(lt))))
-    return np.broadcast_to(estimate_training(hw, job, _layout(lay, sequence_parallel, pipeline), lt).step_time, (n,))
-
-
-def _fits(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-          pipeline: PipelineOptions) -> np.ndarray:
-    """Whether each layout of `lay` fits, as `TrainingEstimate.fits` says, from its memory alone (no times)."""
-    mem = busiest_memory(job, _layout(lay, sequence_parallel, pipeline))
-    return np.broadcast_to((mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity), (len(lay["tp"]),))
-
-
-def groups(columns: list[np.ndarray]) -> np.ndarray:
-    """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
-    key = np.zeros(len(columns[0]), dtype=np.int64)
-    for col in columns:
-        rank, count = _rank(col)
-        key = key * count + rank
-    return _rank(key)[0]
-
-
-def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
-    """Each value's rank among the distinct values of `col`, and their count: `np.unique`'s inverse.
-
-    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort.
-    """
-    top = col.max(initial=0)
-    if len(col) and col.min() >= 0 and top <= 4 * len(col) + 4096 and np.array_equal(col, np.floor(col)):
-        whole = col.astype(np.int64)
-        seen = np.bincount(whole, minlength=int(top) + 1) > 0
-        ranks = np.cumsum(seen) - 1
-        return ranks[whole], int(ranks[-1]) + 1
-    values, rank = np.unique(col, return_inverse=True)
-    return rank.ravel(), len(values)
-
-
 def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
                  pipeline: PipelineOptions) -> tuple[str, float, float]:
     """The layout of `lay` that misses its memory by the least, as text, with its HBM and host memory (B).
@@ -377,7 +302,7 @@ def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_pa
     GB per accelerator").
     """
     n = len(lay["tp"])
-    mem = _estimates(hw, job, lay, sequence_parallel, pipeline).memory
+    mem = estimates(hw, job, lay, sequence_parallel, pipeline).memory
     total, host = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (mem.total, mem.host))
     over = np.maximum(total / hw.hbm_capacity, np.where(host > 0, host / max(hw.host_capacity, 1.0), 0.0))
     i = int(np.argmin(over))
