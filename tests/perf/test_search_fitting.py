@@ -15,7 +15,7 @@ import pytest
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
-from archgen.perf.train.layout_times import _layer_times, bounds, estimates
+from archgen.perf.train.layout_times import _layer_times, bounds, estimates, groups
 from archgen.perf.train.layouts import KEYS, SearchResult, search_training
 from archgen.perf.train.training import RECOMPUTE_CODES
 from archgen.perf.workload import training_estimate
@@ -90,3 +90,18 @@ def test_nothing_fits_without_offload_then_the_offloads_are_searched_alike(h100,
     res = search_training(h100_host, job, 1024, pinned)
     assert res.best is not None and res.best.get("offload") and 0 < res.fitting < res.evaluated
     same_as_exhaustive(res, h100_host, job, True, res.timed[3] if res.timed else None)
+
+
+def test_rows_are_ranked_as_np_unique_ranks_them():
+    """`layout_times.groups` numbers rows as `np.unique(axis=0)` does, by counting or by a stable sort (no numpy.ma)."""
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, 300):
+        small = [rng.integers(1, 9, n).astype(float) for _ in range(4)]   # the layout fields: counted
+        wide = [rng.integers(0, 10**7, n).astype(float), rng.normal(size=n).round(1)]  # sorted
+        for columns in (small, wide, small + wide):
+            got = groups(columns)
+            if n:
+                want = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+                assert np.array_equal(got, want)
+            else:
+                assert len(got) == 0

@@ -134,7 +134,8 @@ def groups(columns: list[np.ndarray]) -> np.ndarray:
 def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
     """Each value's rank among the distinct values of `col`, and their count: `np.unique`'s inverse.
 
-    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort.
+    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort; others
+    by a stable sort (not `np.unique`, which imports `numpy.ma`: tests/test_startup.py keeps it out of `check`).
     """
     top = col.max(initial=0)
     if len(col) and col.min() >= 0 and top <= 4 * len(col) + 4096 and np.array_equal(col, np.floor(col)):
@@ -142,5 +143,8 @@ def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
         seen = np.bincount(whole, minlength=int(top) + 1) > 0
         ranks = np.cumsum(seen) - 1
         return ranks[whole], int(ranks[-1]) + 1
-    values, rank = np.unique(col, return_inverse=True)
-    return rank.ravel(), len(values)
+    order = np.argsort(col, kind="stable")
+    ordered = col[order]
+    rank = np.empty(len(col), dtype=np.int64)
+    rank[order] = np.cumsum(np.r_[len(col) > 0, ordered[1:] != ordered[:-1]]) - 1
+    return rank, int(rank.max(initial=-1)) + 1
