@@ -36,13 +36,14 @@ from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES, as_written
 from archgen.model.training_rules import NO_USERBUFFERS
 from archgen.model.workload import Model, Workload
-from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
+from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, with_switches
 from archgen.perf.explore.plan_bound import layout as rows_layout
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layout_rules import divisors
+from archgen.perf.train.layout_times import groups
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.moot import moot
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS

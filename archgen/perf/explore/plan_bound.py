@@ -183,30 +183,6 @@ def with_switches(job: Job, combo: dict[str, object]) -> Job:
                    overlap_ep_comm=bool(combo["overlap_ep_comm"]))
 
 
-def groups(columns: list[np.ndarray]) -> np.ndarray:
-    """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
-    key = np.zeros(len(columns[0]), dtype=np.int64)
-    for col in columns:
-        rank, count = _rank(col)
-        key = key * count + rank
-    return _rank(key)[0]
-
-
-def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
-    """Each value's rank among the distinct values of `col`, and their count: `np.unique`'s inverse.
-
-    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort.
-    """
-    top = col.max(initial=0)
-    if len(col) and col.min() >= 0 and top <= 4 * len(col) + 4096 and np.array_equal(col, np.floor(col)):
-        whole = col.astype(np.int64)
-        seen = np.bincount(whole, minlength=int(top) + 1) > 0
-        ranks = np.cumsum(seen) - 1
-        return ranks[whole], int(ranks[-1]) + 1
-    values, rank = np.unique(col, return_inverse=True)
-    return rank.ravel(), len(values)
-
-
 def layout(lay: dict[str, np.ndarray], sp: np.ndarray, pipeline: PipelineOptions) -> Layout:
     """The `Layout` of the rows `lay` (layout fields as float arrays) under the sequence-parallel settings `sp`."""
     return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],

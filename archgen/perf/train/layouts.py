@@ -11,10 +11,11 @@ so the search turns to it where memory binds.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +33,8 @@ from archgen.perf.train.layout_rules import (
     interleaves,
     layout_problems,
 )
+from archgen.perf.train.layout_times import estimates, fastest, step_times
+from archgen.perf.train.layout_times import fits as layout_fits
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems, uniform_layout
 from archgen.perf.train.refused import (
     cp_splits,
@@ -125,15 +128,27 @@ def _first_valid(arch: Arch, job: Job, hw: Hardware, fixed: dict, counts: list[i
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Outcome of a layout search."""
+    """Outcome of a layout search.
+
+    `fits` is each layout's fit (`TrainingEstimate.fits`, from its memory alone). The search times only layouts that
+    fit, best first (`layout_times.fastest`); `step_times`, every layout's step time, is timed on first read, in one
+    vectorised call over all of them (what the exact-number tests pin).
+    """
 
     evaluated: int
     fitting: int
     best: dict[str, int | str] | None
     estimate: TrainingEstimate | None
     layouts: dict[str, np.ndarray]
-    step_times: np.ndarray
     fits: np.ndarray
+    timed: tuple[Hardware, Job, bool, PipelineOptions] | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def step_times(self) -> np.ndarray:
+        """Every layout's step time (s), fitting or not."""
+        if self.timed is None or not len(self.fits):
+            return np.zeros(len(self.fits))
+        return step_times(*self.timed[:2], self.layouts, *self.timed[2:])
 
 
 def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
@@ -243,20 +258,21 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
     lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job,
                              sequence_parallel)
+    timed = (hw, job, sequence_parallel, pipeline)
     if len(lay["tp"]) == 0:
-        return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
-    step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
+        return SearchResult(0, 0, None, None, lay, np.zeros(0, dtype=bool), timed)
+    fits = layout_fits(hw, job, lay, sequence_parallel, pipeline)
     if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and offloads and not fits.any():
         tight = {k: np.repeat(v[~fits], len(offloads)) for k, v in lay.items()}  # none fits: each again, offloading
         tight["offload"] = np.tile(np.array(offloads, dtype=float), int((~fits).sum()))
         tight = without_refused_offloads(tight, zeros)
-        step2, fits2 = _evaluate(hw, job, tight, sequence_parallel, pipeline)
         lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}
-        step, fits = np.concatenate([step, step2]), np.concatenate([fits, fits2])
+        fits = np.concatenate([fits, layout_fits(hw, job, tight, sequence_parallel, pipeline)])
     n = len(lay["tp"])
     if not fits.any():
-        return SearchResult(n, 0, None, None, lay, step, fits)
-    i = int(np.argmin(np.where(fits, step, np.inf)))
+        return SearchResult(n, 0, None, None, lay, fits, timed)
+    at = np.flatnonzero(fits)  # only a layout that fits can be the best: those alone are timed, best first
+    i = int(at[fastest(hw, job, {k: v[at] for k, v in lay.items()}, sequence_parallel, pipeline)])
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     num = {k: int(lay[k][i]) for k in KEYS}
     best: dict[str, int | str] = dict(num)
@@ -272,24 +288,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],
                                             num["ep"], num["interleave"], num["recompute"],
                                             sequence_parallel, num["zero"], pipeline, code, int(lay["etp"][i])))
-    return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)
-
-
-def _estimates(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-               pipeline: PipelineOptions) -> TrainingEstimate:
-    """Every layout of `lay` estimated in one vectorised call."""
-    return estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
-                                             lay["ep"], lay["interleave"], lay["recompute"].astype(int),
-                                             sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
-                                             lay["etp"]))
-
-
-def _evaluate(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-              pipeline: PipelineOptions) -> tuple[np.ndarray, np.ndarray]:
-    """Step time and fit of every layout of `lay`, in one vectorised call."""
-    n = len(lay["tp"])
-    est = _estimates(hw, job, lay, sequence_parallel, pipeline)
-    return np.broadcast_to(est.step_time, (n,)), np.broadcast_to(est.fits, (n,))
+    return SearchResult(n, int(fits.sum()), best, one, lay, fits, timed)
 
 
 def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
@@ -303,7 +302,7 @@ def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_pa
     GB per accelerator").
     """
     n = len(lay["tp"])
-    mem = _estimates(hw, job, lay, sequence_parallel, pipeline).memory
+    mem = estimates(hw, job, lay, sequence_parallel, pipeline).memory
     total, host = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (mem.total, mem.host))
     over = np.maximum(total / hw.hbm_capacity, np.where(host > 0, host / max(hw.host_capacity, 1.0), 0.0))
     i = int(np.argmin(over))

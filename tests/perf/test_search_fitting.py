@@ -1,0 +1,107 @@
+"""The layout search times only the layouts that fit, and picks what timing every layout picks (checkspeed37).
+
+The reference is the search as it was: every valid layout timed in one vectorised call, the least step time among
+those that fit, the first in enumeration order on ties. It is compared on the four training workloads the shipped
+specs search and on random jobs, bit for bit: the pick, the counts, the fits, the chosen estimate; and the bound
+the search times the fitting layouts under (`layout_times.bounds`) never exceeds a layout's step time.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train.job import Job
+from archgen.perf.train.layout_times import _layer_times, bounds, estimates, groups
+from archgen.perf.train.layouts import KEYS, SearchResult, search_training
+from archgen.perf.train.training import RECOMPUTE_CODES
+from archgen.perf.workload import training_estimate
+from tests.conftest import SPECS
+
+
+def same_as_exhaustive(res: SearchResult, hw, job: Job, sequence_parallel: bool, pipeline) -> None:
+    """`res` is what timing every one of its layouts gives."""
+    est = estimates(hw, job, res.layouts, sequence_parallel, pipeline)
+    n = len(res.layouts["tp"])
+    fits, step = np.broadcast_to(est.fits, (n,)), np.broadcast_to(est.step_time, (n,))
+    assert np.array_equal(res.fits, fits) and res.fitting == int(fits.sum()) and res.evaluated == n
+    assert np.array_equal(res.step_times, step)  # timed on first read: every layout
+    bound = bounds(job, res.layouts, *_layer_times(hw, job, res.layouts, sequence_parallel))
+    assert np.all(bound <= step) and np.mean(bound / step) > 0.3  # a lower bound, and not a trivial one
+    if not fits.any():
+        assert res.best is None and res.estimate is None
+        return
+    i = int(np.argmin(np.where(fits, step, np.inf)))
+    assert res.best is not None and res.estimate is not None
+    got = {k: res.best.get(k, "none" if k == "offload" else None) for k in KEYS}
+    got["recompute"] = RECOMPUTE_CODES[str(got["recompute"])]
+    assert {k: v for k, v in got.items() if k != "offload"} == {k: int(res.layouts[k][i]) for k in KEYS
+                                                                  if k != "offload"}
+    assert float(res.estimate.step_time) == float(step[i])
+
+
+def test_the_shipped_workloads_pick_what_timing_every_layout_picks(monkeypatch):
+    from archgen.pipeline import run
+
+    seen = []
+
+    def spy(hw, job, gpus, fixed, sequence_parallel, pipeline, zeros, offloads):
+        res = search_training(hw, job, gpus, fixed, sequence_parallel, pipeline, zeros, offloads)
+        seen.append((res, hw, job, sequence_parallel, pipeline))
+        return res
+
+    monkeypatch.setattr(training_estimate, "search_training", spy)
+    run([SPECS])
+    assert len(seen) == 4 and all(res.best is not None for res, *_ in seen)
+    assert sum(res.fitting < res.evaluated for res, *_ in seen) == 4  # each leaves layouts untimed
+    for res, hw, job, sp, pipeline in seen:
+        same_as_exhaustive(res, hw, job, sp, pipeline)
+
+
+def _random_job(rng: random.Random) -> tuple[Job, int]:
+    heads = rng.choice([16, 32, 48, 64, 96])
+    head_dim = 128
+    experts = rng.choice([0, 0, 8, 16])
+    arch = Arch(layers=rng.choice([24, 30, 32, 40, 61, 80]), hidden=heads * head_dim, heads=heads,
+                kv_heads=rng.choice([8, heads]), head_dim=head_dim, ffn=4 * heads * head_dim, vocab=rng.choice(
+                    [32000, 128256]), gated=True, experts=experts, top_k=2 if experts else 0,
+                expert_ffn=2 * heads * head_dim if experts else 0)
+    job = Job(arch, rng.choice([2048, 4096, 8192]), rng.choice([256, 512, 768, 1536]), "bf16", "flash")
+    return job, 8 * rng.choice([4, 8, 16, 24, 32, 64, 128])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_jobs_pick_what_timing_every_layout_picks(h100, h100_host, seed):
+    rng = random.Random(seed)
+    job, gpus = _random_job(rng)
+    hw = h100_host if seed % 2 else h100  # host memory: where nothing fits, the offloads are tried too
+    res = search_training(hw, job, gpus)
+    same_as_exhaustive(res, hw, job, True, res.timed[3] if res.timed else None)
+
+
+def test_nothing_fits_without_offload_then_the_offloads_are_searched_alike(h100, h100_host):
+    gpt3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
+    job = Job(gpt3, 2048, 1536, "bf16", "flash")
+    pinned = {"tp": 8, "pp": 4, "micro_batch": 8, "recompute": "none"}  # fits only with offload (tests/perf/test_offload.py)
+    assert search_training(h100, job, 1024, pinned).best is None
+    res = search_training(h100_host, job, 1024, pinned)
+    assert res.best is not None and res.best.get("offload") and 0 < res.fitting < res.evaluated
+    same_as_exhaustive(res, h100_host, job, True, res.timed[3] if res.timed else None)
+
+
+def test_rows_are_ranked_as_np_unique_ranks_them():
+    """`layout_times.groups` numbers rows as `np.unique(axis=0)` does, by counting or by a stable sort (no numpy.ma)."""
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, 300):
+        small = [rng.integers(1, 9, n).astype(float) for _ in range(4)]   # the layout fields: counted
+        wide = [rng.integers(0, 10**7, n).astype(float), rng.normal(size=n).round(1)]  # sorted
+        for columns in (small, wide, small + wide):
+            got = groups(columns)
+            if n:
+                want = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+                assert np.array_equal(got, want)
+            else:
+                assert len(got) == 0
