@@ -56,19 +56,19 @@ def simulated(inf: Inference) -> bool:
     return inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate is not None)
 
 
-def admission_cap(case: Case, predicted: Prediction) -> str | None:
+def admission_cap(case: Case, prediction: Prediction) -> str | None:
     """What caps a simulated serving case's requests in flight below the concurrency (or batch) it states.
 
     The scheduler admits at most `max_batch` at once (the KV cache, and the engine's `max_batch_size` and token
     budget per scheduling rank: `inference.estimate_inference`, the case's `Footprint.replica`) and queues the rest,
     whose wait TTFT counts; None where the stated figure is admitted whole, the case is not simulated, or nothing fits
-    (`unfit_reason`). `predicted` is the case's scored `Prediction`.
+    (`unfit_reason`). `prediction` is the case's scored `Prediction`.
     An open loop's stated batch is the engine's limit (MLPerf's NVIDIA configs set TensorRT-LLM's max_batch_size
     from `gpu_batch_size`), not a batch its run reaches: whether the cap binds at the stated arrival rate is the
     simulated run's `max_running` (issue 20, kvcap36), said after it (`_at_load`).
     """
     inf = case.inference
-    held = predicted.footprint
+    held = prediction.footprint
     if inf is None or not simulated(inf) or isinstance(inf.batch, str) or inf.batch is None or held is None \
             or (e := held.replica) is None:
         return None
@@ -82,7 +82,7 @@ def admission_cap(case: Case, predicted: Prediction) -> str | None:
         return (f"concurrency {inf.batch:,} is above {by}: the replica admits {cap:,} at once and the rest queue, "
                 "their wait counted in TTFT")
     return (f"batch {inf.batch:,} (the most it lets in flight) is above {by}: the replica admits at most {cap:,} at "
-            f"once, and arrivals beyond them queue, their wait counted in TTFT; {_at_load(predicted.run, cap)}")
+            f"once, and arrivals beyond them queue, their wait counted in TTFT; {_at_load(prediction.run, cap)}")
 
 
 def _at_load(run: ServingRun | None, cap: int) -> str:
