@@ -21,6 +21,12 @@ from archgen.units import Q
 #: derived from data (docs/reliability.md, "Few events").
 FEW_EVENTS = 10
 
+
+def rests_on_few(n: float | None) -> bool:
+    """Whether an interval counted from `n` failures rests on few (`FEW_EVENTS`); False where none is counted."""
+    return n is not None and n < FEW_EVENTS
+
+
 #: Classes whose failure takes out one node (the job restarts without it, or on a spare).
 NODE_CLASSES = ("accelerator", "host", "nic", "software")
 #: Classes whose failure needs a hardware repair of a node (what hot spares stand in for).
@@ -181,8 +187,7 @@ class Reliability:
     @property
     def few_events(self) -> bool:
         """Whether the interval rests on fewer than `FEW_EVENTS` failures (marked "few events" beside the range)."""
-        n = self.events()
-        return n is not None and n < FEW_EVENTS
+        return rests_on_few(self.events())
 
     def sharing(self, c: ClassRate) -> tuple[str, ...]:
         """The classes whose rate is the same pooled count as `c`'s (`pooled`), `c` among them; () if not pooled."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_cap
-from archgen.analyse.failure_model import FEW_EVENTS, Reliability
+from archgen.analyse.failure_model import FEW_EVENTS, Reliability, rests_on_few
 from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
 from archgen.open_item import Worded
 from archgen.perf.train.goodput import Failures
@@ -72,7 +72,7 @@ def few_words(r: Reliability) -> str:
 
 def few_count(n: float | None) -> str:
     """' (few events: n)' where an interval rests on `n` < `FEW_EVENTS` failures, else '' (a set's, a class's)."""
-    return f" (few events: {n:.2g})" if n is not None and n < FEW_EVENTS else ""
+    return f" (few events: {n:.2g})" if rests_on_few(n) else ""
 
 
 def few_why(what: str) -> str:

@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterator
 
 from archgen.analyse.cost import JOB_COST_METRICS
+from archgen.analyse.failure_model import rests_on_few
 from archgen.analyse.goodput_notes import beyond_rates
-from archgen.analyse.goodput_range import few_count, few_why, spanned
+from archgen.analyse.goodput_range import few_why, spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.checks.absent import absent
@@ -196,7 +197,7 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
                           int(ctx.metrics[cluster]["accelerators"].m))
     if metric.startswith("interruptions_per_day."):   # one part class: its own count's interval, not the sets
         n = rel.class_events(metric.partition(".")[2]) if rel is not None else None
-        return f"the {CLASS_BASIS}" + (f" (few events: {n:.2g}, {few_why('class')})" if few_count(n) else "")
+        return f"the {CLASS_BASIS}" + (f" (few events: {n:.2g}, {few_why('class')})" if rests_on_few(n) else "")
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     why = ops.unsettled.get(subject, {}).get("goodput", (None, ""))[1] if metric == "goodput" else ""
     *first, last = [sets] + beyond_rates(why, g, metric)

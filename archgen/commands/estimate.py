@@ -94,33 +94,30 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     from archgen.scoring import unstated
     from archgen.scoring.case_checks import virtual_stages
     from archgen.scoring.case_memory import admission_cap, unfit_reason
-    from archgen.scoring.cases import case_hardware, case_vendor, flop_note, read_case_file, serve_job
+    from archgen.scoring.cases import case_vendor, flop_note, read_case_file
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
     cf = read_case_file(path)
     scores = score_cases(cf)
-    scored = {r.id for r in scores.results}
+    ran = [(s.case, s.prediction) for s in scores.scored if s.results]   # each with what its prediction was made from
     accs = load_accelerators()
-    used = {c.id: explain_switches(c.training, {"tp": c.training.tp, "pp": c.training.pp, "dp": c.training.dp,
-                                                "cp": c.training.cp, "ep": c.training.ep, "etp": c.training.etp,
-                                                "zero": c.training.zero, "interleave": virtual_stages(c.training)},
+    used = {c.id: explain_switches(t, {"tp": t.tp, "pp": t.pp, "dp": t.dp, "cp": t.cp, "ep": t.ep, "etp": t.etp,
+                                       "zero": t.zero, "interleave": virtual_stages(t)},
                                    c.model.moe is not None if c.model else None, case_vendor(c, accs))
-            for c in cf.cases if explain and c.id in scored and c.training is not None}
-    defaults = {c.id: serving_defaults(c.inference, (job := serve_job(c, case_hardware(c, accs))).max_batch_size,
-                                       job.kv_reserve)
-                for c in cf.cases if explain and c.id in scored and c.inference is not None}
-    ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
+            for c, _ in ran if explain and (t := c.training) is not None}
+    defaults = {c.id: serving_defaults(c.inference, job.max_batch_size, job.kv_reserve)
+                for c, p in ran if explain and p.footprint is not None and (job := p.footprint.job) is not None}
+    ranges = {c.id: span for c, _ in ran if (span := unstated.unstated_span(c, accs))[0]}
     bands = case_bands(cf.cases, scores.results)
-    unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
-             and (why := unfit_reason(c, accs)) is not None}
-    capped = {c.id: why for c in cf.cases if c.id in scored and (why := admission_cap(c, accs)) is not None}
-    flop = {c.id: why for c in cf.cases if c.id in scored and (why := flop_note(c)) is not None}
+    unfit = {c.id: why for c, p in ran if c.collective is None and (why := unfit_reason(c, p.footprint)) is not None}
+    capped = {c.id: why for c, p in ran if (why := admission_cap(c, p)) is not None}
+    flop = {c.id: why for c, _ in ran if (why := flop_note(c)) is not None}
     if fmt == "json":
         said = {c.id: {"fits": c.id not in unfit} | ({"unfit": unfit[c.id]} if c.id in unfit else {})
                 | ({"admitted": capped[c.id]} if c.id in capped else {})
                 | ({"flop_note": flop[c.id]} if c.id in flop else {})
-                for c in cf.cases if c.id in scored and c.collective is None}
+                for c, _ in ran if c.collective is None}
         rows = [row | said.get(row["id"], {}) if "metric" in row else row
                 for row in case_scores_json(scores, ranges, bands)]
         rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else

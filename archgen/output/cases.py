@@ -91,7 +91,7 @@ def case_scores_json(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
     """
     out: list[dict[str, Any]] = []
     for e in scores.entries:
-        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e, ranges, bands)
+        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e.results, ranges, bands)
     return out
 
 

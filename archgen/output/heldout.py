@@ -72,20 +72,15 @@ class Checked:
 def checked(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[Checked]:
     """Every scored measurement of the held-out file `path`, each with its family's band and whether its case fits."""
     accs = accelerators if accelerators is not None else load_accelerators()
-    cf = read_case_file(path)
-    cases = {c.id: c for c in cf.cases}
     rows: list[Checked] = []
-    unfit: dict[str, str] = {}
-    for r in score_cases(cf, accs).results:
-        case = cases[r.id]
-        b = case_band(case, r.metric, r.load)
-        if b is None:
-            continue
-        if r.id not in unfit:
-            unfit[r.id] = unfit_reason(case, accs) or ""
-        fits = None if case.collective is not None else not unfit[r.id]
-        rows.append(Checked(r, case_family(case, r.metric), b.count, b.low, b.high, b.bin, b, fits, unfit[r.id],
-                            case.notes))
+    for scored in score_cases(read_case_file(path), accs).scored:
+        case = scored.case
+        unfit = unfit_reason(case, scored.prediction.footprint) or ""
+        fits = None if case.collective is not None else not unfit
+        for r in scored.results:
+            if (b := case_band(case, r.metric, r.load)) is not None:
+                rows.append(Checked(r, case_family(case, r.metric), b.count, b.low, b.high, b.bin, b, fits, unfit,
+                                    case.notes))
     return rows
 
 

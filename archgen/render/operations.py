@@ -13,10 +13,10 @@ from typing import Any
 from matplotlib.figure import Figure as Chart
 
 from archgen import display
-from archgen.analyse.failure_model import HARDWARE_CLASSES
+from archgen.analyse.failure_model import HARDWARE_CLASSES, rests_on_few
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_notes import spare_interval
-from archgen.analyse.goodput_range import few_count, few_words, sets_words, uncounted_words
+from archgen.analyse.goodput_range import few_words, sets_words, uncounted_words
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -91,7 +91,7 @@ def _count(rel: Any, c: Any) -> str:
     shared, n = rel.sharing(c), c.rate.events
     one = (f"one count of {n} events for {', '.join(shared)}, the same rate for each unit (the source does not split "
            "the count; how far a class's own rate lies from it is in no interval or range)"
-           if len(shared) > 1 else f"counted from {n} events" + (" (few events)" if few_count(n) else ""))
+           if len(shared) > 1 else f"counted from {n} events" + (" (few events)" if rests_on_few(n) else ""))
     return f"; {one}, 95 % {ends[0]:.4f} to {ends[1]:.4f}"
 
 

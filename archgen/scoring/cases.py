@@ -50,6 +50,7 @@ from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estim
 from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.case_checks import check_case, dispatcher_case_problem, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.prediction import Footprint, Prediction
 from archgen.spec_files import printable
 from archgen.startup import resume_gc
 from archgen.topology import torus_degree
@@ -206,7 +207,20 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
     return job_share(hw, s.count, s.scale_up.job_domain or 0)  # as a workload's `placement` (comm.placement)
 
 
+def footprint(case: Case, hw: Hardware, job: ServeJob | None = None) -> Footprint:
+    """The `Footprint` of a training or serving case on `hw` (its `serve_job`, `job` where given)."""
+    if case.training is not None:
+        return Footprint(hw, training=training_estimate(case, hw))
+    assert case.inference is not None, "called for a training or serving case (a collective holds no memory)"
+    return Footprint(hw, job=job or serve_job(case, hw), tp=case.inference.tp)
+
+
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
+    """The model's value (SI) for every metric the case measured (`predicted`'s values)."""
+    return predicted(case, accelerators).values
+
+
+def predicted(case: Case, accelerators: dict[str, Accelerator]) -> Prediction:
     """The model's value (SI) for every metric the case measured; a simulated serving run's also has its `load`.
 
     A training case the stack refuses (`training_problems`) is an `AnalyseError`, whoever built it.
@@ -220,14 +234,15 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         size = float(c.size.to("B").magnitude)
         n = case.system.count
         t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
-        return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
+        return Prediction({"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))})
     hw = case_hardware(case, accelerators)
     if case.training is not None:
         dispatch = dispatcher_case_problem(case, hw)
         if problems := training_problems(case) + ([dispatch] if dispatch else []):  # a flipped switch's as well
             raise AnalyseError(f"case '{case.id}': the stack refuses its training: "
                                + "; ".join(f"{k or 'layout'}: {m}" for k, m in problems))
-        return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
+        step = training_estimate(case, hw)
+        return Prediction(training_metrics(case, hw, float(step.step_time)), Footprint(hw, training=step))
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
     job = serve_job(case, hw)
@@ -236,8 +251,9 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
                                 replicas=inf.replicas)
     pct = {} if run is None else {"ttft_p50": run.ttft.p50, "ttft_p99": run.ttft.p99, "tpot_p50": run.tpot.p50,
                                   "tpot_p99": run.tpot.p99, "load": run.load}
-    return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
-            "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot), **pct}
+    return Prediction({"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
+                       "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot), **pct},
+                      footprint(case, hw, job), run)
 
 
 def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None

@@ -23,11 +23,13 @@ from archgen.scoring.cases import (
     Refused,
     case_hardware,
     predict,
+    predicted,
     read_case_file,
     training_estimate,
     training_metrics,
 )
 from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.prediction import Prediction
 
 
 @dataclass(frozen=True)
@@ -135,15 +137,29 @@ def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: SourceDocume
 
 
 @dataclass(frozen=True)
-class Scores:
-    """Every case of a file in order: its results when scored, a `Refused` when the model cannot run it."""
+class Scored:
+    """A case the model ran: its results, one per measured metric, and the prediction they were scored against."""
 
-    entries: tuple[list[CaseResult] | Refused, ...]
+    case: Case
+    results: list[CaseResult]
+    prediction: Prediction
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Every case of a file in order: a `Scored` when the model ran it, a `Refused` when it cannot."""
+
+    entries: tuple[Scored | Refused, ...]
+
+    @property
+    def scored(self) -> list[Scored]:
+        """The scored cases."""
+        return [e for e in self.entries if isinstance(e, Scored)]
 
     @property
     def results(self) -> list[CaseResult]:
         """The (case, metric) results of the scored cases."""
-        return [r for e in self.entries if not isinstance(e, Refused) for r in e]
+        return [r for e in self.scored for r in e.results]
 
     @property
     def refused(self) -> list[Refused]:
@@ -158,7 +174,7 @@ def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None
     refuses), becomes a `Refused` located at its job.
     """
     accs = accelerators if accelerators is not None else load_accelerators()
-    out: list[list[CaseResult] | Refused] = []
+    out: list[Scored | Refused] = []
     for i, case in cf.entries:
         if isinstance(case, Refused):
             out.append(case)
@@ -167,7 +183,8 @@ def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None
             out.append(Refused(case.id, tuple(problems)))
             continue
         try:
-            out.append(_results(case, predict(case, accs)))
+            p = predicted(case, accs)
+            out.append(Scored(case, _results(case, p.values), p))
         except ArchgenError as err:
             job = job_kind(case, "case")
             out.append(Refused(case.id, (SpecProblem(cf.doc.locate(("cases", i, job)), path=f"{case.id}.{job}",

@@ -52,28 +52,32 @@ def test_weights_above_hbm_do_not_fit_under_load(cases):
     """A simulated case whose weights alone exceed the HBM does not fit, with the reason (it read as fitting: the
     estimate fell back to the closed form and `unfit_reason` skipped every simulated scenario)."""
     from archgen.scoring.case_memory import case_fits, unfit_reason
+    from archgen.scoring.cases import case_hardware, footprint
     from archgen.scoring.catalog import load_accelerators
     _, by_id = cases
     accs = load_accelerators()
     for cid in ("bf16-c16", "bf16-server"):
-        why = unfit_reason(by_id[cid], accs)
+        why = unfit_reason(by_id[cid], footprint(by_id[cid], case_hardware(by_id[cid], accs)))
         assert why is not None and "no sequence fits" in why and "weights (101." in why, why
         assert case_fits(by_id[cid], accs) is False
-    assert unfit_reason(by_id["fp8-c2048"], accs) is None and case_fits(by_id["fp8-c2048"], accs) is True
+    fp8 = by_id["fp8-c2048"]
+    assert unfit_reason(fp8, footprint(fp8, case_hardware(fp8, accs))) is None and case_fits(fp8, accs) is True
 
 
 def test_a_concurrency_above_the_kv_cache_shows_the_admission_cap(cases):
     """Concurrency 2,048 where the KV cache holds fewer: the case says how many the replica admits, from memory."""
     from archgen.scoring.case_memory import admission_cap
+    from archgen.scoring.cases import predicted
     from archgen.scoring.catalog import load_accelerators
     _, by_id = cases
     accs = load_accelerators()
-    text = admission_cap(by_id["fp8-c2048"], accs)
+    text = admission_cap(by_id["fp8-c2048"], predicted(by_id["fp8-c2048"], accs))
     assert text is not None
     kv = int(text.split("the replica admits ")[1].split(" ")[0])
     assert 60 <= kv <= 90, text   # by hand above: under 90 sequences of 297 MB in about 26 GB
     assert text.startswith("concurrency 2,048 is above the") and "KV cache" in text and "queue" in text
-    assert admission_cap(by_id["bf16-c16"], accs) is None   # it does not fit at all: `unfit_reason` says so
+    # it does not fit at all: `unfit_reason` says so
+    assert admission_cap(by_id["bf16-c16"], predicted(by_id["bf16-c16"], accs)) is None
 
 
 def test_estimate_cases_lists_both(cli, cases):
@@ -92,11 +96,12 @@ def test_estimate_cases_lists_both(cli, cases):
 def test_a_server_batch_above_the_kv_cache_is_an_admission_cap_too(cases):
     """An open loop's stated batch (the most in flight) above what the KV cache holds: at most that many admitted."""
     from archgen.scoring.case_memory import admission_cap
+    from archgen.scoring.cases import predicted
     from archgen.scoring.catalog import load_accelerators
     _, by_id = cases
     server = by_id["fp8-c2048"].model_copy(update={"inference": by_id["fp8-c2048"].inference.model_copy(
         update={"scenario": "server", "arrival_rate": by_id["bf16-server"].inference.arrival_rate})})
-    text = admission_cap(server, load_accelerators())
+    text = admission_cap(server, predicted(server, load_accelerators()))
     assert text is not None and text.startswith("batch 2,048 (the most it lets in flight) is above the")
     assert "the replica admits at most" in text and "arrivals beyond them queue" in text
 
@@ -108,15 +113,66 @@ def test_an_open_loop_cap_says_whether_it_binds_at_the_stated_rate(cases, rate, 
     its run reaches (issue 20, kvcap36): the cap is said to bind only where the simulated run reaches it. Under about
     90 admitted (module docstring), 1 request/s of 8,192 + 1,024 tokens outruns the replica; 0.05/s holds a few."""
     from archgen.scoring.case_memory import admission_cap
+    from archgen.scoring.cases import predicted
     from archgen.scoring.catalog import load_accelerators
     from archgen.units import Q_
     _, by_id = cases
     c = by_id["fp8-c2048"]
     server = c.model_copy(update={"inference": c.inference.model_copy(
         update={"scenario": "server", "arrival_rate": Q_(rate, "1/s")})})
-    text = admission_cap(server, load_accelerators())
+    text = admission_cap(server, predicted(server, load_accelerators()))
     assert text is not None
     cap = int(text.split("the replica admits at most ")[1].split(" ")[0])
     held = int(text.split("the simulated replica holds at most ")[1].split(" ")[0].replace(",", ""))
     assert text.endswith("the cap binds") is binds, text
     assert (held >= cap or "queue grows" in text) if binds else held < cap, text
+
+
+#: An open loop whose stated batch the replica caps (module docstring: under 90 admitted), at a load it holds.
+OPEN_LOOP = """\
+- id: fp8-server
+  source: test
+  status: confirmed
+  system: *s
+  model: *m
+  inference: {precision: fp8, tp: 8, batch: 2048, arrival_rate: 0.05 1/s, input_len: 8192, output_len: 1024,
+              scenario: server}
+  measured: [{metric: tokens_per_second, value: 60, unit: 1/s}]
+"""
+
+
+def test_estimate_cases_estimates_and_simulates_each_serving_case_once(tmp_path, monkeypatch):
+    """What `estimate --cases` says after the scores (whether a layout fits, what caps a batch, whether that cap binds
+    at the stated load) comes from the prediction each case was scored against (`scoring.prediction.Prediction`): a
+    run simulates and estimates exactly what predicting each case once does (cases37: both lists estimated each
+    replica again, and an open loop's cap simulated its run a second time)."""
+    from collections import Counter
+
+    import archgen.perf.serve.inference as inference
+    import archgen.perf.serve.scheduler as scheduler
+    import archgen.scoring.prediction as prediction
+    from archgen.commands.estimate import estimate_cases
+    from archgen.scoring import unstated
+    from archgen.scoring.cases import predicted, read_case_file
+    from archgen.scoring.catalog import load_accelerators
+    calls: list[str] = []
+
+    def counted(name, f):
+        return lambda *a, **k: calls.append(name) or f(*a, **k)
+
+    for module, name in ((scheduler, "simulate"), (inference, "estimate_inference"),
+                         (prediction, "estimate_inference")):
+        monkeypatch.setattr(module, name, counted(name, getattr(module, name)))
+    monkeypatch.setattr(unstated, "unstated_span", lambda *a: ({}, ""))   # its ranges predict variants of a case
+    path = tmp_path / "cases.yaml"
+    path.write_text(CASES + OPEN_LOOP, encoding="utf-8")
+    text, _ = estimate_cases(path)
+    assert "\n  fp8-server: batch 2,048 (the most it lets in flight) is above the" in text, text
+    assert "the simulated replica holds at most" in text and "so the cap does not bind at this load" in text, text
+    assert "\n  bf16-server: no sequence fits" in text, text
+    during = Counter(calls)
+    calls.clear()
+    for case in read_case_file(path).cases:
+        held = predicted(case, load_accelerators()).footprint
+        assert held is not None and held.replica is not None and held.replica is held.replica   # made once
+    assert during == Counter(calls) and during["simulate"] > 0, (during, Counter(calls))

@@ -152,7 +152,12 @@ def test_estimate_cases_says_which_stated_layouts_do_not_fit(cli, accelerators):
     closed form (offline; the simulated scenarios admit at most the KV capacity, as engines do). The legacy file's
     MLPerf v4.1 H100 Offline row states the harness's gpu_batch_size 896 on TP2 replicas that hold 882 sequences by
     the model (FP8 weights and KV cache, input 294 + output 290 tokens reserved): it was predicted without a word."""
-    from archgen.scoring.case_memory import unfit_reason
+    from archgen.scoring.case_memory import unfit_reason as reason
+    from archgen.scoring.cases import footprint
+
+    def unfit_reason(case, accs):   # the reason from the case's footprint alone, no prediction
+        return reason(case, footprint(case, case_hardware(case, accs)))
+
     cases, _ = read_cases(CASES)
     row = next(c for c in cases if c.id == "mlperf-inf-v4.1-llama2-70b-offline-8xh100")
     assert unfit_reason(row, accelerators) == (
