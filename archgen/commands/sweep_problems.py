@@ -24,6 +24,7 @@ from archgen.analyse.sweep_figures import energy_price, facility_figures, sweep_
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import build
 from archgen.checks import Finding
+from archgen.checks.judgement import not_applicable
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
@@ -139,8 +140,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
+        # a glob's requirement on another job kind's metric (ttft_p99 over `workload/*` on a training job) is not
+        # applicable, as `check` judges it, not a point's failure (newuser95)
         stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
-                       for b in design.requirements_of(f"workload/{workload.id}") if b.owner != workload.id)
+                       for b in design.requirements_of(f"workload/{workload.id}")
+                       if b.owner != workload.id and not not_applicable(b, design))
         tdp = {k: float(part.tdp.m_as("W")) for k, b in bases.items()
                if isinstance(part := specs.get(b.hardware.accelerator), Accelerator)}
         out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility, tdp=tdp))
