@@ -118,10 +118,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         if best_tp is None:
             why = f"the model does not fit on up to {share} x {hw.accelerator}"
             if inf.batch is not None and cands:
-                most = float(estimate_inference(hw, job, cands[-1], None).max_batch)
+                # the KV cache's own capacity, not `max_batch` (capped by the engine: newuser95 read "the KV cache
+                # holds at most 2048" of an engine's max_batch_size where the cache held 3,699)
+                most = float(estimate_inference(hw, job, cands[-1], None).kv_batch)
                 if most >= 1:
-                    why = (f"batch {inf.batch} does not fit: at tp {cands[-1]} the KV cache holds at most {most:g} "
-                           "sequences")
+                    why = (f"batch {inf.batch:,} does not fit: at tp {cands[-1]} the KV cache holds at most "
+                           f"{most:,.0f} sequences")
             return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why],
                             misfit=why, assumed=assumed)
         tp = best_tp
