@@ -274,8 +274,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
-                    if run is not None else "one decode step with `batch` sequences in flight per replica, the time "
-                    f"between output tokens after the first: {FIRST_TOKEN}" + interleaved(e, inf.output_len),
+                    if run is not None else "one decode step with `batch` sequences in flight per replica, the "
+                    f"least time between a request's output tokens after the first: {FIRST_TOKEN}"
+                    + interleaved(e, inf.output_len),
             "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
@@ -284,8 +285,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            if run is not None and run.stable else
                            "requests decoding per replica, time-weighted over the full replica's busy time (at "
                            "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
-                           "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens) "
-                           "unless `batch` is given",
+                           "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens "
+                           "and the engine's max_batch_size, per rank under attention DP) unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": kv_convention(reserve, inf.output_len_cv) + (f": {reserve_why}" if reserve_why else ""),
             "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
@@ -333,8 +334,8 @@ def interleaved(e: InferenceEstimate, output_len: int) -> str:
     gap = (life - float(e.prefill_per_request)) / (output_len - 1)   # less its own prompt's share of a pass
     return (f". It leaves out the prompts the run prefills between those steps: by Little's law each request lives "
             f"{b:,.0f} in flight x {output_len:,} tokens / {rate:,.0f} tokens/s per replica = {life:,.4g} s, so its "
-            f"tokens after the first come about {gap * 1e3:,.4g} ms apart on average, as a benchmark's TPOT of such a run "
-            "(latency - TTFT) / (output_len - 1) would read, and 1 / TPOT overstates what a user receives by as "
+            f"tokens after the first come about {gap * 1e3:,.4g} ms apart on average, as a benchmark's TPOT of such a "
+            "run (latency - TTFT) / (output_len - 1) would read, and 1 / TPOT overstates what a user receives by as "
             "much; a TPOT target judged on the decode step alone is judged at its shortest")
 
 
