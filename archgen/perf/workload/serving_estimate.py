@@ -64,6 +64,13 @@ OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request i
                 "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
                 "batch, to judge TTFT on a simulated run")
 
+#: Why a percentile target is not judged on the offline closed form (nor on `server` without an arrival rate): no
+#: request is simulated, so there is no distribution to take it from (newuser95: a partner's TTFT p99 read only
+#: "not provided for this workload").
+OFFLINE_PERCENTILE = ("{metric} is a percentile over a simulated run's requests, and an offline run simulates none "
+                      "(the closed form times one prefill and one decode step); state scenario: server with an "
+                      "arrival_rate, or scenario: concurrency with batch, to judge it")
+
 
 def spans_ranges(workload: Workload, arch: Arch, hw: Hardware) -> bool:
     """Whether a serving job's throughput band spans its span over the part's stated efficiency ranges.
@@ -308,7 +315,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
-    unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
+    unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))} | {
+        m: OFFLINE_PERCENTILE.format(metric=m) for m in ("ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
     unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user"),
                                                  NO_TPOT)
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
