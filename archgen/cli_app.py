@@ -108,7 +108,9 @@ def diff(
         metavar="BASE", help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],
     head: Annotated[str, typer.Argument(metavar="HEAD", help="Spec directory or git revision to compare to.")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
-    path: Annotated[str, typer.Option("--path", metavar="DIR", help="Spec directory inside a git revision.")] = "specs",
+    path: Annotated[str | None, typer.Option("--path", metavar="DIR", help="Spec directory inside a git revision "
+                                             "(default specs); refused where BASE and HEAD are both directories.")
+                    ] = None,
     threshold: Annotated[float, typer.Option(
         metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
     output: opt.Output = None,

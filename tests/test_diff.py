@@ -435,3 +435,15 @@ def test_a_fabric_tapered_reads_as_worse(tmp_path):
     assert (bisection["direction"], bisection["better"]) == ("worse", "higher")
     assert metric(doc, obj, "bisection_bandwidth")["direction"] == "worse"
     assert MetricChange(obj, "injection_per_accelerator", Q_(800, "Gb/s"), Q_(400, "Gb/s")).direction == "worse"
+
+
+def test_path_between_two_directories_is_refused(tmp_path, monkeypatch):
+    """newuser95: `diff a/ b/ --path specs` (meant to add the shipped clusters to both sides) was passed over, each
+    side failed its references alone and the report read "No differences"; --path names a folder of a revision."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("diff", "a", "b", "--path", "specs")
+    assert (r.code, r.out) == (2, "")
+    assert r.err.startswith("error: --path specs: BASE and HEAD are both spec directories, so no git revision is "
+                            "read and --path names nothing"), r.err

@@ -353,6 +353,20 @@ def test_an_accelerator_axis_swaps_the_chip_and_keeps_the_fabric(tmp_path, shipp
     assert row.metrics["power"] == pytest.approx(h200.it_power * 512 / 1016)
 
 
+def test_an_accelerator_axis_says_its_chip_runs_the_clusters_links(tmp_path):
+    """newuser95: an H200 on the DGX B200 SuperPOD runs NVLink 5 at 900 GB/s, not its own NVLink 4 at 450 GB/s (an
+    H200-against-B200 sweep read 510 tokens/s per H200 there, 441 on its own links); the summary and the document say
+    so. The cluster's own chip, and a chip whose links match the cluster's, get no note."""
+    from archgen.perf.explore.sweep_notes import scope_notes
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  accelerator: [h200-sxm-141gb, b200-sxm-180gb]\n  accelerators: [512]\n"))
+    (note,) = p.notes
+    assert note.startswith("The points of h200-sxm-141gb on dgx-b200-superpod run the cluster's scale-up links, "
+                           "900 GB/s per accelerator per direction, not h200-sxm-141gb's own NVLink 4 at 450 GB/s: ")
+    assert note in scope_notes(p, {})
+    assert not problem_of(tmp_path, TRAIN).notes
+
+
 def test_an_unknown_accelerator_on_the_axis_is_a_reference_error(tmp_path, cli):
     text = TRAIN.replace("  accelerators: [256, 512]\n", "  accelerator: [h300]\n")
     r = cli("check", sweep_file(tmp_path, text), SPECS)

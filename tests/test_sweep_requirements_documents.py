@@ -110,3 +110,19 @@ def test_a_documents_shall_on_a_figure_no_point_computes_is_refused_at_its_line(
     swp = [f for f in checked["findings"] if f["id"] == "SWP001" and f["object"] == "sweep/t"]
     assert [(Path(f["file"]).name, f["line"], f["message"].startswith(want.split("error: ")[1])) for f in swp] == \
         [("job.yaml", 7, True)]
+
+
+def test_a_glob_on_another_job_kinds_metric_is_not_applicable_to_the_sweep(tmp_path, cli):
+    """newuser95: a partner's serving SLA over `workload/*` (ttft_p99, a metric of inference jobs) is not applicable
+    to the training job in `check` (its glob matched a job that cannot have it); a sweep over that job refused itself
+    with SWP001 ("which a sweep does not compute") and, past that, failed every point ("not provided: the point has
+    no ttft_p99"). Now the sweep leaves it out as `check` does: no SWP001, and the points are judged on the rest."""
+    specs = _specs(tmp_path, subject="workload/*", metric="ttft_p99", target="<= 2 s")
+    checked = json.loads(cli("check", specs, _sweep(tmp_path), "--format", "json").out)
+    assert not [f for f in checked["findings"] if f["id"] == "SWP001"]
+    assert not [f for f in checked["findings"] if f.get("requirement") == "REQ-JOB-001"
+                and f["object"] == f"workload/{WORKLOAD}"]
+    analysed, sweeps = analyse(_sweep(tmp_path), [specs])
+    (problem,) = problems(analysed.specs, analysed.clusters, sweeps)
+    assert "REQ-JOB-001" not in stated_in(problem)
+    assert [r.feasible for r in evaluate(problem, 0, problem.size)] == [True, True]   # were [False, False]

@@ -12,6 +12,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.sweep_inputs import GOODPUT, POWER, PRICES, SWAPPED, TOKENS, missing, rests_on
 from archgen.binding import BoundRequirement
 from archgen.build import Design
+from archgen.checks.judgement import not_applicable
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an, did_you_mean
 from archgen.model.field_words import said
@@ -119,8 +120,8 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
     out: list[tuple[str, tuple, str]] = []
     for b in design.requirements_of(f"workload/{workload.id}"):
         req = b.req
-        if not fails(req.level, Status.NOT_PROVIDED):
-            continue
+        if not fails(req.level, Status.NOT_PROVIDED) or not_applicable(b, design):
+            continue   # a glob's requirement on another job kind's metric is not applicable, as `check` has it
         whose = f"sweep '{sweep.id}': {_named(b, workload, specs)} ({req.level.upper()}) targets "
         named = f"{whose}'{req.metric}'"
         if req.metric not in JOB_METRICS[job]:

@@ -36,7 +36,7 @@ from archgen.spec_files import printable
 CANNOT = "archgen diff: {side}, {label}, cannot be analysed:"
 
 
-def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1,
+def diff(base: str, head: str, fmt: str = "md", path: str | None = None, threshold: float = 0.1,
          as_of: str | None = None, pair: tuple[str, ...] = (), pairs_file: Path | None = None,
          audience: str = "internal") -> tuple[str, int]:
     """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
@@ -45,6 +45,10 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     `--pairs FILE`, more of them kept in a file (`compare.pairs.read_pairs`), read before `pair`.
 
     `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`as_of`), one date for both.
+
+    `path`: `--path`, the spec directory inside a git revision (``specs`` where not given); stated where BASE and
+    HEAD are both directories it would read nothing, so it is refused (newuser95: `diff a/ b/ --path specs`, meant to
+    add the shipped clusters to both sides, was passed over and the report read "No differences").
 
     `audience`: ``internal`` (the pull-request comment) or ``customer`` (the change list a partner receives, with
     nothing of ours: `output.diff_customer`); the rows, counts and exit code are the same.
@@ -58,6 +62,11 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
     if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
         raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
+    if path is not None and all(Path(arg).is_dir() for arg in (base, head)):
+        raise UsageError(f"--path {path}: BASE and HEAD are both spec directories, so no git revision is read and "
+                         "--path names nothing; give each side's specs as its directory (a design and the shipped "
+                         "specs it names together in one folder), or leave --path out")
+    path = "specs" if path is None else path
     pairs = parse_pairs((*(read_pairs(pairs_file) if pairs_file else ()), *pair))
     runs = []
     on = given(as_of)

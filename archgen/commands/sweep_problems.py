@@ -24,6 +24,7 @@ from archgen.analyse.sweep_figures import energy_price, facility_figures, sweep_
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import build
 from archgen.checks import Finding
+from archgen.checks.judgement import not_applicable
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
@@ -81,6 +82,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                  f"'{workload.id}' states none (give it `checkpoint: {{tokens: ...}}`, the tokens of "
                                  "the run; docs/sweeps.md)", where(*path))
         bases: dict[tuple[str, str | None], Machine] = {}
+        kept: list[str] = []   # where an accelerator axis's chip runs other scale-up links than its own (newuser95)
         for i, cid in enumerate(ids):
             cluster = specs.get(cid)
             if not isinstance(cluster, Cluster):
@@ -127,6 +129,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                     bases[(cid, aid)] = swapped = dataclasses.replace(
                         _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j)),
                         switch=_switch_ports(a, specs, aid))
+                    kept.append(_links_kept(cid, bases[(cid, None)], specs, aid,
+                                            bool(sweep.axes.scale_up_bandwidth)))
                     own = bases[(cid, None)].hardware.accelerator
                     for what, metric, _ in asked:  # the cluster's prices are its own systems', not the new chip's
                         if metric in COST_OBJECTIVES and per_hour is not None and \
@@ -139,11 +143,15 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
+        # a glob's requirement on another job kind's metric (ttft_p99 over `workload/*` on a training job) is not
+        # applicable, as `check` judges it, not a point's failure (newuser95)
         stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
-                       for b in design.requirements_of(f"workload/{workload.id}") if b.owner != workload.id)
+                       for b in design.requirements_of(f"workload/{workload.id}")
+                       if b.owner != workload.id and not not_applicable(b, design))
         tdp = {k: float(part.tdp.m_as("W")) for k, b in bases.items()
                if isinstance(part := specs.get(b.hardware.accelerator), Accelerator)}
-        out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility, tdp=tdp))
+        out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility, tdp=tdp,
+                                notes=tuple(dict.fromkeys(k for k in kept if k))))
     return out
 
 
@@ -215,6 +223,27 @@ def _switch_ports(a: ClusterAnalysis, specs: Specs, accelerator: str) -> SwitchP
     chip = (part.scale_up.links if isinstance(part, Accelerator) and part.scale_up is not None and
             own_links_domain(a.cluster.spec.scale_up) else 0)
     return SwitchPorts(su.switch_ports, su.links_per_accelerator, a.cluster.scale_up_link is not None, chip)
+
+
+def _links_kept(cluster: str, base: Machine, specs: Specs, accelerator: str, swept: bool = False) -> str:
+    """In words, where the cluster's scale-up links are not the swapped chip's own; else "" (newuser95).
+
+    An accelerator axis keeps the fabric (`_swapped`), so an H200 put on a DGX B200 SuperPOD runs NVLink 5 at
+    900 GB/s per direction, not its own NVLink 4 at 450 GB/s: its points are not an HGX H200's (Llama 3.1 70B FP8
+    at tp 8 offline: 510 tokens/s per GPU there, 441 at a scale_up_bandwidth of x0.5).
+    """
+    part = specs.get(accelerator)
+    if not isinstance(part, Accelerator) or part.scale_up is None or accelerator == base.hardware.accelerator:
+        return ""
+    own, theirs = part.scale_up.bandwidth.m_as("B/s"), base.hardware.scale_up_bandwidth
+    if math.isclose(own, theirs, rel_tol=1e-6):
+        return ""
+    at = " at the cluster's own scale-up bandwidth (the scale_up_bandwidth axis at x1)" if swept else ""
+    return (f"The points of {accelerator} on {cluster}{at} run the cluster's scale-up links, {theirs / 1e9:,.4g} "
+            f"GB/s per accelerator per direction, not {accelerator}'s own {part.scale_up.technology} at "
+            f"{own / 1e9:,.4g} GB/s: "
+            "an accelerator axis swaps the chip and keeps the fabric, so they are not that part's own system; a "
+            "scale_up_bandwidth axis, or a cluster of its own systems, gives its own links (docs/sweeps.md)")
 
 
 def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None) -> Machine:

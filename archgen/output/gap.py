@@ -16,7 +16,7 @@ from archgen.compare.answers import Answer
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
-from archgen.metrics import unbounded
+from archgen.metrics import lookup, unbounded
 from archgen.model import tolerance
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
@@ -52,7 +52,30 @@ def shown(row: GapRow, reference: bool = False) -> str:
     if float(q.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
         return unbounded(row.requirement.metric)
     value = _tidy(row.requirement.target.in_units(q))
-    return fmt.q(value, digits=_digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
+    return _q(row, value, _digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
+
+
+def _q(row: GapRow, value: Q, digits: int) -> str:
+    """`fmt.q` of `value`, but a rate in what its metric counts: ``869.1 tokens/s``, not ``869.1 1/s``.
+
+    As `check` and the documents show it (`display.metric_value`; newuser95: the gap table read ``>= 300 1/s``).
+    """
+    metric = lookup(row.subject, row.requirement.metric)
+    rate = metric.rate_unit() if metric is not None else None
+    if metric is None or rate is None or not metric.accepts(value):
+        return fmt.q(value, digits=digits)
+    return f"{fmt.decimals(float(metric.display(value).magnitude), digits)} {rate}"
+
+
+def target_cell(row: GapRow) -> str:
+    """The requirement's target as written, its tolerance after; a rate's in what its metric counts.
+
+    ``>= 300 tokens/s``, not ``>= 300 1/s``, as `check` words it (`display.target_text`), beside a value in the
+    target's unit.
+    """
+    req, metric = row.requirement, lookup(row.subject, row.requirement.metric)
+    rated = metric is not None and metric.rate_unit() is not None
+    return (fmt.target_text(req.target, metric) if rated else str(req.target)) + tolerance.text(req.tolerance)
 
 
 def deviation_text(row: GapRow) -> str:
@@ -65,7 +88,7 @@ def deviation_text(row: GapRow) -> str:
     if d is None:
         return "—"
     d = _tidy(d)
-    text = ("+" if float(d.magnitude) > 0 else "") + fmt.q(d, digits=max(fmt.digits_for(d), _digits(row, d)))
+    text = ("+" if float(d.magnitude) > 0 else "") + _q(row, d, max(fmt.digits_for(d), _digits(row, d)))
     if (ratio := row.deviation_ratio) is not None and ratio:
         text += f" ({ratio * 100:+.{2 if 0 < abs(ratio) < 0.01 else 1}f} %)"
     return f"{text}, {row.better}"
@@ -76,7 +99,7 @@ def margin_text(row: GapRow) -> str:
     if row.headroom is None or not math.isfinite(float(row.headroom.magnitude)):   # none, or no bound to measure to
         return "—"
     head = _tidy(row.headroom)
-    absolute = ("+" if float(head.magnitude) > 0 else "") + fmt.q(head, digits=_digits(row, head))
+    absolute = ("+" if float(head.magnitude) > 0 else "") + _q(row, head, _digits(row, head))
     m = row.margin
     if m is None:
         return absolute
@@ -168,7 +191,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
-                         f"{fmt.md(str(req.target) + tolerance.text(req.tolerance))} | {shown(r)} | "
+                         f"{fmt.md(target_cell(r))} | {shown(r)} | "
                          + f"{shown(r, reference=True)} | {deviation_text(r)} | " * ref
                          + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")

@@ -74,6 +74,9 @@ class SweepProblem:
     failing: dict[str, str] = field(default_factory=dict)
     #: The accelerator's TDP in W of each of `bases`, by its key: what a `tdp` axis scales or replaces (`point_base`).
     tdp: dict[tuple[str, str | None], float] = field(default_factory=dict)
+    #: What the points rest on that no figure of theirs shows, in words (`sweep_notes.scope_notes` says them): an
+    #: accelerator axis's chip on scale-up links other than its own (`commands.sweep_problems._links_kept`).
+    notes: tuple[str, ...] = ()
 
     @property
     def size(self) -> int:

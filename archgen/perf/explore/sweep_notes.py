@@ -83,4 +83,4 @@ def scope_notes(problem: SweepProblem, batch_bounds: dict[str, int]) -> list[str
     the same lines.
     """
     return [text for text in (power_note(problem), price_note(problem), peak_note(problem), batch_note(batch_bounds),
-                              path_note(problem)) if text]
+                              path_note(problem), *problem.notes) if text]

@@ -64,6 +64,13 @@ OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request i
                 "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
                 "batch, to judge TTFT on a simulated run")
 
+#: Why a percentile target is not judged on the offline closed form (nor on `server` without an arrival rate): no
+#: request is simulated, so there is no distribution to take it from (newuser95: a partner's TTFT p99 read only
+#: "not provided for this workload").
+OFFLINE_PERCENTILE = ("{metric} is a percentile over a simulated run's requests, and an offline run simulates none "
+                      "(the closed form times one prefill and one decode step); state scenario: server with an "
+                      "arrival_rate, or scenario: concurrency with batch, to judge it")
+
 
 def spans_ranges(workload: Workload, arch: Arch, hw: Hardware) -> bool:
     """Whether a serving job's throughput band spans its span over the part's stated efficiency ranges.
@@ -118,10 +125,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         if best_tp is None:
             why = f"the model does not fit on up to {share} x {hw.accelerator}"
             if inf.batch is not None and cands:
-                most = float(estimate_inference(hw, job, cands[-1], None).max_batch)
+                # the KV cache's own capacity, not `max_batch` (capped by the engine: newuser95 read "the KV cache
+                # holds at most 2048" of an engine's max_batch_size where the cache held 3,699)
+                most = float(estimate_inference(hw, job, cands[-1], None).kv_batch)
                 if most >= 1:
-                    why = (f"batch {inf.batch} does not fit: at tp {cands[-1]} the KV cache holds at most {most:g} "
-                           "sequences")
+                    why = (f"batch {inf.batch:,} does not fit: at tp {cands[-1]} the KV cache holds at most "
+                           f"{most:,.0f} sequences")
             return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why],
                             misfit=why, assumed=assumed)
         tp = best_tp
@@ -272,8 +281,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
-                    if run is not None else "one decode step with `batch` sequences in flight per replica, the time "
-                    f"between output tokens after the first: {FIRST_TOKEN}",
+                    if run is not None else "one decode step with `batch` sequences in flight per replica, the "
+                    f"least time between a request's output tokens after the first: {FIRST_TOKEN}"
+                    + interleaved(e, inf.output_len),
             "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
@@ -282,8 +292,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            if run is not None and run.stable else
                            "requests decoding per replica, time-weighted over the full replica's busy time (at "
                            "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
-                           "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens) "
-                           "unless `batch` is given",
+                           "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens "
+                           "and the engine's max_batch_size, per rank under attention DP) unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": kv_convention(reserve, inf.output_len_cv) + (f": {reserve_why}" if reserve_why else ""),
             "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
@@ -305,7 +315,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
-    unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
+    unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))} | {
+        m: OFFLINE_PERCENTILE.format(metric=m) for m in ("ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
     unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user"),
                                                  NO_TPOT)
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
@@ -314,6 +325,26 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     latency_spans=latency_spans, routing=routing,
                     load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed,
                     batch_bound=bound)
+
+
+def interleaved(e: InferenceEstimate, output_len: int) -> str:
+    """What an offline run's requests wait between their tokens, the other requests' prompts included (newuser95).
+
+    The closed form runs the batch's prompts between its decode steps (tokens/s per replica = B·out / (B·t_pre +
+    (out - 1)·t_dec)), so by Little's law a request lives B·out / (tokens/s per replica), its own prompt's share of
+    a prefill pass and out - 1 gaps of t_dec + (B - 1)·t_pre / (out - 1) each: the decode step alone is the
+    shortest gap, not the mean one a benchmark's TPOT reports.
+    """
+    rate, b = float(e.tokens_per_second_replica), float(e.batch)
+    if output_len < 2 or rate <= 0 or b < 1:
+        return ""
+    life = b * output_len / rate   # Little's law: the sequences in flight over the requests finished per second
+    gap = (life - float(e.prefill_per_request)) / (output_len - 1)   # less its own prompt's share of a pass
+    return (f". It leaves out the prompts the run prefills between those steps: by Little's law each request lives "
+            f"{b:,.0f} in flight x {output_len:,} tokens / {rate:,.0f} tokens/s per replica = {life:,.4g} s, so its "
+            f"tokens after the first come about {gap * 1e3:,.4g} ms apart on average, as a benchmark's TPOT of such a "
+            "run (latency - TTFT) / (output_len - 1) would read, and 1 / TPOT overstates what a user receives by as "
+            "much; a TPOT target judged on the decode step alone is judged at its shortest")
 
 
 #: What bounds a serving job's batch left to its limits where the engine's does not (`Estimate.batch_bound`).
