@@ -197,14 +197,14 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
     The same `_CACHE` entries and `fastest` that `_Groups.time` takes for such a request, without building
     the group (one estimate times a few such groups, issue 25); None where a request needs the general path.
     """
-    for op, size in requests:
-        if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
-            return None
     n = float(n)
+    if not n > 1:
+        for op, size in requests:
+            if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
+                return None
+        return [0.0 for _ in requests]
     k = float(hw.scale_up_size) if k is None else float(k)
     k = k if k < n else n  # `minimum` of two numbers, as `collective_times` takes it
-    if not n > 1:
-        return [0.0 for _ in requests]
     mine = _BY_HW.get(id(hw))
     if mine is None or mine[0] is not hw:
         try:
@@ -216,10 +216,14 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
             _BY_HW.clear()
         mine = _BY_HW[id(hw)] = (hw, hw_key, {})
     out = []
-    for op, size in requests:
+    for op, size in requests:  # (each request checked as it comes: one pass, issue 25)
+        if not isinstance(size, NUMBER):
+            return None
         if op == "p2p":
             out.append(_p2p(hw, k, size))
             continue
+        if op not in _PICKED:
+            return None
         got = mine[2].get((op, n, k))
         if got is None:
             got = _cached((op, mine[1], n, k, "auto"), hw, lambda: Topo(hw, n, k), op, "auto")

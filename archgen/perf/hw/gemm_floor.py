@@ -56,8 +56,9 @@ def gemm_kernel_times(hw: Hardware, dtype: str, m, n, k):
 
     The same floats as the two calls (a batch of one, one stream: the floor once, ceil(1 / 1) = 1 of it).
     """
-    fwd = K.gemm_time(hw, dtype, m, n, k)
-    if not hw.gemm_floor:
-        return fwd, K.gemm_backward_time(hw, dtype, m, n, k, 1.0, None)
+    g = K.gemm_time
+    fwd = g(hw, dtype, m, n, k)
+    if not hw.gemm_floor:  # `gemm_backward_time` without a floor, its two GEMMs (a call fewer, issue 25)
+        return fwd, g(hw, dtype, m, k, n) + g(hw, dtype, k, n, m)
     floor = hw.gemm_floor * 1.0
     return maximum(fwd, floor), K.gemm_backward_time(hw, dtype, m, n, k, 1.0, floor)

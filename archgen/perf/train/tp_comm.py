@@ -133,7 +133,7 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     a, rec, dtype = job.arch, job.recipe, job.precision
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
     gemms = tp_gemms(a, tp, moe_share)
-    x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
+    x_tp = C.comm_excess(hw, hbm, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar)
     if job.overlap_tp_comm and rec not in NO_USERBUFFERS:  # userbuffers (module docstring; TE refuses some recipes'
         # tensors: `model.training_rules.NO_USERBUFFERS`, a stated true refused there); one-usage FP8
         # buffers, MXFP8's second gather of the output gradient
@@ -227,8 +227,11 @@ def tp_sequence_parallel(hw: Hardware, dtype: str, T, gemms, passes, ag_in, rs, 
     shown = hidden = 0.0
     for n, k, method, share in gemms:
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            gather = maximum(ag_in - g(hw, dtype, T, k, n), 0.0)
-            scatter = maximum(rs - g(hw, dtype, k, n, T), 0.0)
+            gather, scatter = ag_in - g(hw, dtype, T, k, n), rs - g(hw, dtype, k, n, T)
+            if type(gather) is float and type(scatter) is float:  # numbers: `maximum` as branches (issue 25)
+                gather, scatter = gather if gather > 0.0 else 0.0, scatter if scatter > 0.0 else 0.0
+            else:
+                gather, scatter = maximum(gather, 0.0), maximum(scatter, 0.0)
             shown = shown + share * (passes * ag_in + gather + scatter)
             hidden = hidden + share * (ag_in - gather + rs - scatter)
         else:  # row-parallel: projection, FC2
