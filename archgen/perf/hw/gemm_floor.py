@@ -51,14 +51,14 @@ def gemm_kernel_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, stre
     return K.gemm_backward_time(hw, dtype, m, n, k, batch, floor)
 
 
-def gemm_kernel_times(hw: Hardware, dtype: str, m, n, k):
-    """(`gemm_kernel_time`, `gemm_kernel_backward_time`) of one GEMM kernel: one call for both (issue 25).
+def gemm_kernel_pass(hw: Hardware, dtype: str, m, n, k):
+    """(`gemm_kernel_time`, `gemm_kernel_backward_time`, `kernels.gemm_bytes`) of one GEMM kernel, in one call.
 
-    The same floats as the two calls (a batch of one, one stream: the floor once, ceil(1 / 1) = 1 of it).
+    The same floats as the three calls (a batch of one, one stream: the floor once, ceil(1 / 1) = 1 of it), from
+    `kernels.gemm_pass` (issue 25).
     """
-    g = K.gemm_time
-    fwd = g(hw, dtype, m, n, k)
-    if not hw.gemm_floor:  # `gemm_backward_time` without a floor, its two GEMMs (a call fewer, issue 25)
-        return fwd, g(hw, dtype, m, k, n) + g(hw, dtype, k, n, m)
+    fwd, grad_in, grad_w, moved = K.gemm_pass(hw, dtype, m, n, k)
+    if not hw.gemm_floor:
+        return fwd, grad_in + grad_w, moved
     floor = hw.gemm_floor * 1.0
-    return maximum(fwd, floor), K.gemm_backward_time(hw, dtype, m, n, k, 1.0, floor)
+    return maximum(fwd, floor), maximum(grad_in, floor) + maximum(grad_w, floor), moved

@@ -18,7 +18,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
-from archgen.perf.hw.numeric import where
+from archgen.perf.hw.numeric import NUMBER, where
 from archgen.perf.hw.record import quick_init
 from archgen.perf.train import contention as C
 from archgen.perf.train import cp_comm as CPC
@@ -54,9 +54,9 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     fp4 = hw.fp4  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
     for m, n, k in shapes:
-        f, b = F.gemm_kernel_times(hw, dt, m, n, k)
+        f, b, nbytes = F.gemm_kernel_pass(hw, dt, m, n, k)
         t, bwd = t + f, bwd + b
-        moved = moved + K.gemm_bytes(dt, m, n, k, fp4=fp4)
+        moved = moved + nbytes
     moved = moved + T * (a.heads + a.kv_heads) * (a.qk_head_dim + a.v_dim) * 2 / tp  # Q and O, K and V
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
@@ -162,7 +162,10 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     kernels = q_f + pad_k, q_b + pad_k
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
-    layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
+    if isinstance(rc, int) and isinstance(layer_f, NUMBER) and isinstance(layer_attn, NUMBER):  # one layout's code
+        layer_r = layer_f if rc == 2 else layer_attn if rc == 1 else 0.0  # the `where`s below, as branches (issue 25)
+    else:
+        layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: what each carries and what stays exposed (`tp_comm.tp_layer`).
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
@@ -177,7 +180,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
                                                                edge=True)) \
         if a.moe_layers else (0.0, 0.0, 0.0)  # edge: 0 without the overlap
 
-    out_f, out_b = F.gemm_kernel_times(hw, core, T, a.vocab / tp, a.hidden)
+    out_f, out_b, _ = F.gemm_kernel_pass(hw, core, T, a.vocab / tp, a.hidden)
     logits = out_f + out_b + loss_time(hw, job.cross_entropy, T * a.vocab / tp)  # the job's stack's cross entropy
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,
@@ -224,7 +227,7 @@ def mtp_time(hw: Hardware, job: Job, logits, embed, *, tp, mb, cp, ep, rc, sp, e
     block = layer_times(hw, replace(job, arch=replace(a, layers=1, dense_layers=0, mtp_layers=0)), tp=tp, mb=mb, cp=cp,
                         ep=ep, rc=rc, sp=sp, etp=etp)  # one layer: an MoE one wherever the model has experts
     T = mb * job.seq_len / cp
-    proj_f, proj_b = F.gemm_kernel_times(hw, job.precision, T, a.hidden / tp, 2.0 * a.hidden)
+    proj_f, proj_b, _ = F.gemm_kernel_pass(hw, job.precision, T, a.hidden / tp, 2.0 * a.hidden)
     norms = K.memory_time(hw, 3.0 * T * MTP_ELEMENTWISE_H * ACT_BYTES * a.hidden / where(sp, tp, 1.0))
     one = block.total + proj_f + proj_b + where(rc == 2, proj_f, 0.0) + norms + embed + logits
     return a.mtp_layers * one

@@ -146,7 +146,11 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
         if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
             shown, hidden = shown + hidden, 0.0
         seq = shown + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
-    return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0) + subshard_qkv(hw, a, T, tp, passes)
+    if isinstance(tp, NUMBER) and type(sp) is bool and isinstance(seq, NUMBER) and isinstance(ar, NUMBER):
+        shown = (seq if sp else 2.0 * (passes + 1.0) * ar) if tp > 1 else 0.0  # the `where`s below, as branches
+    else:
+        shown = where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0)
+    return shown + subshard_qkv(hw, a, T, tp, passes)
 
 
 def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):

@@ -101,15 +101,18 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     sends take the second hop whole (`racks.group_times`, `whole`), not its average over a ring's steps (hops2).
     """
     span = tp * cp * dp
-    k_pp = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
-    (p2p,) = group_times(hw, (("p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1)),), 2, k_pp,
+    if fast.plain(span, pp, tp):  # one layout: the `where`s of the `else` as branches (issue 25)
+        k_pp, split_by = 2.0 if domain_share(hw) % (span * pp) == 0 else 1.0, tp if tp > 1 else 1
+    else:
+        k_pp, split_by = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0), where(tp > 1, tp, 1)  # %: np.mod
+    (p2p,) = group_times(hw, (("p2p", T * job.arch.hidden * ACT_BYTES / split_by),), 2, k_pp,
                          inside=in_one_rack(hw, pp, span) if hw.rack_size else None, whole=True)  # (no rack: unread)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
         steady = maximum(0.0, p2p - fwd / v)
         overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
         hops = where(v > 1, minimum(hops, overlapped), hops)
-    return where(pp > 1, hops, 0.0)
+    return (hops if pp > 1 else 0.0) if fast.plain(pp, hops) else where(pp > 1, hops, 0.0)
 
 
 def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True):
@@ -169,8 +172,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
                                    flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
                                    etp=etp)
-    act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0) if not isinstance(
-        code, int) or code & 1 else 0.0
+    if isinstance(code, int):  # one layout's code: its bit as a branch (issue 25)
+        act_off = off.activation_exposed(hw, saved, layer_f, layer_b + layer_r) if code & 1 else 0.0
+    else:
+        act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
     # Weight offload (a model-only option): each layer's weights (ZeRO-3: its shard) in per micro-batch and pass.
     weights_out = not isinstance(code, int) or code & WEIGHT_OFFLOAD  # a layout of numbers without it: no such term
     w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0) if weights_out else 0.0
@@ -202,7 +207,8 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     norm = group_times(hx, (("all_reduce", 4.0),), dpcp_x, k_dp_x, tp_x)[0] + group_times(
         hx, (("all_reduce", 4.0),), tpp_x, ktp_x, inside=mp_in)[0]
     on = zero_x >= 1
-    over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
+    over_dp, over_edp = ((dpcp_x, edp_x) if on else (1.0, 1.0)) if fast.plain(on, dpcp_x, edp_x) else (
+        where(on, dpcp_x, 1.0), where(on, edp_x, 1.0))
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
     exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x, eep_x), timer, hbm_x,
@@ -248,8 +254,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     tokens = job.global_batch * job.seq_len
     model_flops = job.model_flops  # `a.model_flops` of the step's tokens
     # recomputed: the forward but the logits (the MTP layers' too), or the attention cores (the MTP blocks' too)
-    rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * (1 + a.mtp_layers) * tokens * a.hidden
-                                            * a.vocab) + where(rc == 1, 1.0, 0.0) * (
+    full, selective = ((1.0 if rc == 2 else 0.0), (1.0 if rc == 1 else 0.0)) if isinstance(rc, int) else (
+        where(rc == 2, 1.0, 0.0), where(rc == 1, 1.0, 0.0))  # (one layout's code: branches, issue 25)
+    rec_flops = full * (model_flops / 3.0 - 2.0 * (1 + a.mtp_layers) * tokens * a.hidden
+                        * a.vocab) + selective * (
         4.0 * tokens * job.seq_len * a.heads * a.core_head_dim * (a.layers + a.mtp_layers))
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
