@@ -227,7 +227,12 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         # Megatron-core's buckets, each its own collective (`BUCKET_PARAMS`); FSDP's gathers stay one per step's
         # parameters, as before (its units are not these buckets); without `overlap_grad_reduce` Megatron-core sets
         # the bucket to infinity (distributed_data_parallel.py at core_v0.14.0, lines 66-68): one collective
-        count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
+        if not grad_on:
+            count = 1.0
+        elif key is not None and isinstance(zero, NUMBER) and isinstance(bucket, NUMBER):  # numbers: branches
+            count = 1.0 if zero >= 3 else ceil((p if p > 1.0 else 1.0) / bucket)
+        else:
+            count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket))
         per = p / count
         gathered = (p * wb + high * (WEIGHT_BYTES - wb)) / count
         reduced = per * gb

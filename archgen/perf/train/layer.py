@@ -85,7 +85,8 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     Engine's recipe does it (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute
     capability): QKV, the projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
     """
-    h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
+    h = a.hidden / ((tp if sp else 1) if type(sp) is bool and isinstance(tp, NUMBER) else where(sp, tp, 1))  # SP
+    # splits the h-sized traffic (one layout's numbers: `where` as a branch, issue 25)
     if moe:
         f_elem, permute = a.top_k * a.expert_ffn, permute_h(
             a.top_k, ep, dispatcher, fused, a.experts, (a.router_groups, a.router_group_topk))
@@ -156,7 +157,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
     rb = R.router_bytes(a, job.moe_force_balance)  # its backward moves rb[1], not twice rb[0]
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b \
-        + moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0]))
+        + (moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0])) if a.moe_layers else 0.0)
+    # (a dense model's router term is 0.0 x 0.0 s: added as the 0.0 it is, issue 25)
     pad_k = Q.padding_kernels(a, job.recipe, job.moe_dispatcher)  # the routed rows' padding, per pass
     q_f, q_b = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # none in 16-bit
     kernels = q_f + pad_k, q_b + pad_k

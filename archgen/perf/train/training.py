@@ -101,7 +101,7 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     sends take the second hop whole (`racks.group_times`, `whole`), not its average over a ring's steps (hops2).
     """
     span = tp * cp * dp
-    if fast.plain(span, pp, tp):  # one layout: the `where`s of the `else` as branches (issue 25)
+    if isinstance(span, fast.NUMBER) and isinstance(pp, fast.NUMBER):  # one layout (tp too): the `where`s as branches
         k_pp, split_by = 2.0 if domain_share(hw) % (span * pp) == 0 else 1.0, tp if tp > 1 else 1
     else:
         k_pp, split_by = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0), where(tp > 1, tp, 1)  # %: np.mod
@@ -112,7 +112,8 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
         steady = maximum(0.0, p2p - fwd / v)
         overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
         hops = where(v > 1, minimum(hops, overlapped), hops)
-    return (hops if pp > 1 else 0.0) if fast.plain(pp, hops) else where(pp > 1, hops, 0.0)
+    return (hops if pp > 1 else 0.0) if isinstance(pp, fast.NUMBER) and isinstance(hops, fast.NUMBER) else where(
+        pp > 1, hops, 0.0)
 
 
 def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True):
@@ -129,7 +130,12 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True)
     """
     dpcp = dp * cp
     edp = expert_data_parallel(dpcp, tp, ep, etp)
-    return (minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m), dpcp, members_per_domain(hw, dpcp, tp), edp,
+    if isinstance(v, fast.NUMBER) and isinstance(pp, fast.NUMBER) and isinstance(m, fast.NUMBER):  # one layout
+        sched = 1.0 + (v - 1) * pp / v if v > 1 else 1.0  # the `else`'s `where` and `minimum` as branches (issue 25)
+        sched = sched if sched < m else m
+    else:
+        sched = minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m)
+    return (sched, dpcp, members_per_domain(hw, dpcp, tp), edp,
             members_per_domain(hw, edp, etp * ep) if experts else 1.0)
 
 
