@@ -69,7 +69,7 @@ def test_gemm_time_moves_gemm_bytes(accelerators):
 def test_gemm_kernel_pass_is_the_three_calls(accelerators):
     """`gemm_floor.gemm_kernel_pass` (one call for a GEMM kernel's forward, backward and bytes, issue 25, through
     `kernels.gemm_pass`) gives the floats of `gemm_kernel_time`, `gemm_kernel_backward_time` and `kernels.gemm_bytes`,
-    to the bit: every shipped part (those with a measured floor, Hopper's, and those without), each data type it
+    and its backward's two GEMMs unfloored those of `kernels.gemm_time`, to the bit: every shipped part (those with a measured floor, Hopper's, and those without), each data type it
     states a peak for, GEMMs below and above the floor, as numbers and as arrays."""
     floored = compared = 0
     for acc in accelerators.values():
@@ -80,12 +80,15 @@ def test_gemm_kernel_pass_is_the_three_calls(accelerators):
                 continue
             for m, n, k in ((64.0, 128.0, 256.0), (768.0, 2048.0, 256.0), (12288.0, 3072.0, 12288.0)):
                 want = (F.gemm_kernel_time(hw, dtype, m, n, k), F.gemm_kernel_backward_time(hw, dtype, m, n, k),
-                        K.gemm_bytes(dtype, m, n, k, fp4=hw.fp4))
+                        K.gemm_bytes(dtype, m, n, k, fp4=hw.fp4), (K.gemm_time(hw, dtype, m, k, n),
+                                                                   K.gemm_time(hw, dtype, k, n, m)))
                 assert F.gemm_kernel_pass(hw, dtype, m, n, k) == want, (acc.id, dtype, m, n, k)
                 rows = np.array([m, 2.0 * m])
                 got, wanted = F.gemm_kernel_pass(hw, dtype, rows, n, k), (
                     F.gemm_kernel_time(hw, dtype, rows, n, k), F.gemm_kernel_backward_time(hw, dtype, rows, n, k),
-                    K.gemm_bytes(dtype, rows, n, k, fp4=hw.fp4))
+                    K.gemm_bytes(dtype, rows, n, k, fp4=hw.fp4), K.gemm_time(hw, dtype, rows, k, n),
+                    K.gemm_time(hw, dtype, k, n, rows))
+                got = (*got[:3], *got[3])
                 assert all((g == w).all() for g, w in zip(got, wanted, strict=True)), (acc.id, dtype)
                 compared += 1
     assert floored and compared > 100

@@ -117,7 +117,7 @@ def tp_times(hw: Hardware, rec: str | None, tokens, hidden, tp):
 
 
 
-def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
+def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm, grads=None):
     """Exposed TP communication of one layer and micro-batch (every forward pass and the backward), seconds.
 
     Without sequence parallelism: 2 all-reduces of T x h per forward pass and 2 backward, all exposed (as
@@ -142,7 +142,7 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
         total = tp_carried(gemms, passes, one, rs, one, one, second)
         seq = shown + x_tp * (total - shown) + tp_overlap_cost(hw, dtype, T, tp, gemms, passes)
     else:
-        shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both)
+        shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both, grads)
         if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
             shown, hidden = shown + hidden, 0.0
         seq = shown + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
@@ -218,20 +218,23 @@ def tp_carried(gemms, passes, ag_in, rs, ag_grad, ag_w, second=0.0):
     return total
 
 
-def tp_sequence_parallel(hw: Hardware, dtype: str, T, gemms, passes, ag_in, rs, ag_grad):
+def tp_sequence_parallel(hw: Hardware, dtype: str, T, gemms, passes, ag_in, rs, ag_grad, grads=None):
     """TP communication exposed without userbuffers, with sequence parallelism: (exposed, overlapped) per layer.
 
     The forward's gathers and reduce-scatters and the row-parallel output gradient's gather block (`gemms` and the
     times as `tp_carried` takes them; the wgrad's gather carries `ag_in`'s bytes). The column-parallel backward's
     two run async (module docstring): the input's gather beside the dgrad GEMM, the dgrad's reduce-scatter beside
     the wgrad GEMM, each showing only beyond its own GEMM. What hides is returned apart: it runs beside the GEMM on
-    the SMs NCCL takes (`NCCL_CTAS`; `tp_layer`).
+    the SMs NCCL takes (`NCCL_CTAS`; `tp_layer`). `grads` holds the (dgrad, wgrad) times of GEMMs (T, n, k) by
+    (n, k) where the caller has timed them (`layer.layer_times`, `gemm_floor.gemm_kernel_pass`): the same floats.
     """
     g = K.gemm_time
     shown = hidden = 0.0
     for n, k, method, share in gemms:
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            gather, scatter = ag_in - g(hw, dtype, T, k, n), rs - g(hw, dtype, k, n, T)
+            known = grads.get((n, k)) if grads else None  # its dgrad and wgrad as `layer_times` timed them
+            dgrad, wgrad = known if known is not None else (g(hw, dtype, T, k, n), g(hw, dtype, k, n, T))
+            gather, scatter = ag_in - dgrad, rs - wgrad
             if type(gather) is float and type(scatter) is float:  # numbers: `maximum` as branches (issue 25)
                 gather, scatter = gather if gather > 0.0 else 0.0, scatter if scatter > 0.0 else 0.0
             else:
