@@ -54,9 +54,10 @@ def comm_share(hw: Hardware, received, seconds):
 def comm_excess(hw: Hardware, compute, received, seconds):
     """`excess` of the compute's HBM share `compute` and `comm_share` of a collective receiving `received` bytes.
 
-    For numbers the same operations in one call, not four (issue 25: seven an estimate).
+    For numbers the same operations in one call, not five (issue 25: seven an estimate): `kernels.memory_time` of
+    the bytes, written out (no working set: the HBM rate), `hbm_share` and `excess`.
     """
-    t = K.memory_time(hw, COMM_HBM_PER_BYTE * received)
+    t = COMM_HBM_PER_BYTE * received / (hw.hbm_bandwidth * hw.hbm_efficiency)
     if type(t) is float and type(seconds) is float and type(compute) is float:  # `hbm_share`'s and `excess`' branches
         over = compute + (t / (seconds if seconds > 1e-30 else 1e-30) if seconds > 0 else 0.0) - 1.0
         return over if over > 0.0 else 0.0
