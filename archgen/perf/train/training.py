@@ -220,6 +220,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x, eep_x), timer, hbm_x,
                           bucket=bucket_x, stride=tp_x)  # `dp_exposed`, its groups tp and etp·ep ranks apart
     fp8_gather = job.weight_bytes < WEIGHT_BYTES  # FP8 weights gathered, the other parameters in 16 bits
+    hbm_rate = hx.hbm_bandwidth * hx.hbm_efficiency  # `kernels.memory_time`'s rate (no working set), once
 
     def tail(params, experts, t_rank, layers, embedding, loss):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
@@ -228,13 +229,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         dp_c = exposed(params - experts, experts, layers * bwd_x * sched, layers * fwd_x * sched, t_rank, edge, high)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
-            opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
-                hx, ADAM_BYTES * shard)
+            opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else (
+                ADAM_BYTES * shard / hbm_rate)
         else:
             opt_c = where(cpu_step, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
                           K.memory_time(hx, ADAM_BYTES * shard))
         back = 0.0 if writeback is False else where(writeback, off.weight_writeback(hx, layers * w_layer_x), 0.0)
-        clip = K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard)  # `CLIP_BYTES`
+        clip = (params * job.grad_bytes + CLIP_BYTES * shard) / hbm_rate  # `CLIP_BYTES`, at `memory_time`'s rate
         return dp_c, opt_c + back + clip + norm
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
