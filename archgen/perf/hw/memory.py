@@ -194,8 +194,7 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     tokens = s * micro_batch
     h, low = arch.hidden, precision in ("fp8", "fp4")
     lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
-    one = type(sp) is bool and isinstance(tp, NUMBER) and isinstance(recompute, int)  # one layout: branches below
-    hs = (tp if sp else 1) if one else where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
+    hs = (tp if sp else 1) if type(sp) is bool and isinstance(tp, NUMBER) else where(sp, tp, 1)  # SP splits h-sized
     masks = 2.0 if dropout else 0.0
     if arch.experts:
         k, ef = arch.top_k, arch.expert_ffn
@@ -210,9 +209,6 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
     head_terms, more_h = attention_saved_bytes(arch, tp, hs, lin, low)  # Q, K, V, O (and MLA's latents)
     scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
-    if one and isinstance(scores, NUMBER) and isinstance(head_terms, NUMBER) and isinstance(ffn, NUMBER):
-        per_token = (h_terms + more_h) * h / hs + head_terms + ffn + (0.0 if recompute == 1 else scores)
-        return tokens * (2.0 * h / hs if recompute == 2 else per_token)
     per_token = (h_terms + more_h) * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
     return tokens * where(recompute == 2, 2.0 * h / hs, per_token)
 
