@@ -266,32 +266,50 @@ def fastest(cands: list, size, choosing: bool = False):
     return best
 
 
-def fastest_number(cands: list, size: float):
+#: `number_form`'s kind of a masked candidate, one that does not run (its time infinite).
+OFF = -1
+
+
+def number_form(cands: list) -> tuple | list:
+    """NCCL's candidates of numbers as `fastest_number` reads them: (lat, f, bus, kind, extra) each.
+
+    `f` is 1.0 where it is None (1.0 · size is size, bit for bit) and a masked candidate's kind `OFF`, so that
+    `fastest_number` checks neither per size (issue 25). RCCL's lists (and an empty one) stay lists, which
+    `fastest_number` hands to `fastest`.
+    """
+    if not cands or cands[0][3] == CORRECTED:
+        return cands
+    return tuple((lat, 1.0 if f is None else f, bus, OFF if mask is not None and not mask else kind, extra)
+                 for lat, f, bus, kind, extra, mask in cands)
+
+
+def fastest_number(form: tuple | list, size: float):
     """`fastest` of one size given as a number against NCCL's candidates of numbers: the same float, fewer checks.
 
-    `collectives._numbers`' path (one layout's collectives, issue 25): no candidate figure is an array, so each
-    candidate's time is `lat + x / bus` (the tree's `2 size / (bus · correction)`, a plateau's latency scaled where
-    `fastest` scales it) and a masked one infinite, and the least is kept as `numeric.minimum` keeps it (the later
-    one unless the earlier is less), without `fastest`'s array branches. RCCL's lists take `fastest`.
+    `collectives._numbers`' path (one layout's collectives, issue 25), the candidates in `number_form`: no figure is
+    an array, so each candidate's time is `lat + f · size / bus` (the tree's `2 size / (bus · correction)`, a
+    plateau's latency scaled where `fastest` scales it) and a masked one infinite, and the least is kept as
+    `numeric.minimum` keeps it (the later one unless the earlier is less; the first replaces the infinity `best`
+    starts from, whatever it is), without `fastest`'s array branches. RCCL's lists take `fastest`.
     """
-    if cands and cands[0][3] == CORRECTED:
-        return fastest(cands, size)
-    best = None
+    if type(form) is list:  # RCCL's (`number_form`)
+        return fastest(form, size)
+    best = np.inf
     tree = None
-    for lat, f, bus, kind, extra, mask in cands:
-        if kind == TREE:
+    for lat, f, bus, kind, extra in form:
+        if kind == PLAIN:
+            t = lat + f * size / bus
+        elif kind == TREE:
             if tree is None:  # `nccl.tree_correction_at`'s index, its table's range checked once (issue 25)
                 i = nccl.tree_index(size)
                 tree = (2.0 * size, i if i is not None and 0 <= i < nccl.TREE_SIZES else None)
             t = lat + tree[0] / (bus * (1.0 if tree[1] is None else nccl.TREE_CORRECTION[extra][tree[1]]))
+        elif kind == PLATEAU:
+            cross, cn, plateau = extra
+            t = lat * (plateau if cross & (size / cn >= 64) else 1.0) + f * size / bus
         else:
-            if kind == PLATEAU:
-                cross, cn, plateau = extra
-                lat = lat * (plateau if cross & (size / cn >= 64) else 1.0)
-            t = lat + (size if f is None else f * size) / bus
-        if mask is not None and not mask:
             t = np.inf
-        if best is None or not best < t:
+        if not best < t:
             best = t
     return best
 

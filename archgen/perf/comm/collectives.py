@@ -38,6 +38,7 @@ from archgen.perf.comm.algorithms import (
     fastest,
     fastest_number,
     hierarchical,
+    number_form,
     unless,
 )
 from archgen.perf.comm.group import Topo, busbw_factor, mesh_share, out_bandwidth, up_bandwidth
@@ -185,9 +186,9 @@ _hw_key = attrgetter(*HW_FIELDS)
 #: The operations `_numbers` times by their candidates (those NCCL picks an algorithm and protocol for; and p2p).
 _PICKED = frozenset(("all_reduce", "all_gather", "reduce_scatter"))
 #: `_CACHE`'s entries as `_numbers` found them for one hardware object: (that object, its `_hw_key`, {(op, n, k):
-#: candidates}) by its id (the object is held here, so its id is not reused while it is): the few lookups of one
-#: estimate without building and hashing the hardware's figures each time (issue 25).
-_BY_HW: dict[int, tuple[Hardware, tuple, dict[tuple, list]]] = {}
+#: candidates in `number_form`}) by its id (the object is held here, so its id is not reused while it is): the few
+#: lookups of one estimate without building and hashing the hardware's figures each time (issue 25).
+_BY_HW: dict[int, tuple[Hardware, tuple, dict[tuple, tuple | list]]] = {}
 _BY_HW_SIZE = 64
 
 
@@ -197,14 +198,14 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
     The same `_CACHE` entries and `fastest` that `_Groups.time` takes for such a request, without building
     the group (one estimate times a few such groups, issue 25); None where a request needs the general path.
     """
-    for op, size in requests:
-        if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
-            return None
     n = float(n)
+    if not n > 1:
+        for op, size in requests:
+            if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
+                return None
+        return [0.0 for _ in requests]
     k = float(hw.scale_up_size) if k is None else float(k)
     k = k if k < n else n  # `minimum` of two numbers, as `collective_times` takes it
-    if not n > 1:
-        return [0.0 for _ in requests]
     mine = _BY_HW.get(id(hw))
     if mine is None or mine[0] is not hw:
         try:
@@ -216,13 +217,17 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
             _BY_HW.clear()
         mine = _BY_HW[id(hw)] = (hw, hw_key, {})
     out = []
-    for op, size in requests:
+    for op, size in requests:  # (each request checked as it comes: one pass, issue 25)
+        if not isinstance(size, NUMBER):
+            return None
         if op == "p2p":
             out.append(_p2p(hw, k, size))
             continue
+        if op not in _PICKED:
+            return None
         got = mine[2].get((op, n, k))
         if got is None:
-            got = _cached((op, mine[1], n, k, "auto"), hw, lambda: Topo(hw, n, k), op, "auto")
+            got = number_form(_cached((op, mine[1], n, k, "auto"), hw, lambda: Topo(hw, n, k), op, "auto"))
             if len(mine[2]) >= _CACHE_SIZE:
                 mine[2].clear()
             mine[2][(op, n, k)] = got
@@ -328,6 +333,10 @@ class _Groups:
 def _p2p(hw: Hardware, k, size):
     """A point-to-point send of `size` bytes between two ranks, k of them in one domain (both: inside it)."""
     cross = k < 2
+    if type(cross) is bool:  # a number k: the `where`s below as one branch, the other side's figures not worked out
+        if cross:
+            return nccl.NET_STEP * nccl.US + hw.scale_out_latency + size / out_bandwidth(hw, 2.0)
+        return hw.scale_up_latency + size / (up_bandwidth(hw) * mesh_share(hw, 2.0))
     bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw) * mesh_share(hw, 2.0))  # one link in a mesh
     return where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
 

@@ -51,13 +51,16 @@ def gemm_kernel_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0, stre
     return K.gemm_backward_time(hw, dtype, m, n, k, batch, floor)
 
 
-def gemm_kernel_times(hw: Hardware, dtype: str, m, n, k):
-    """(`gemm_kernel_time`, `gemm_kernel_backward_time`) of one GEMM kernel: one call for both (issue 25).
+def gemm_kernel_pass(hw: Hardware, dtype: str, m, n, k):
+    """(`gemm_kernel_time`, `gemm_kernel_backward_time`, `kernels.gemm_bytes`, (input gradient, weight gradient)).
 
-    The same floats as the two calls (a batch of one, one stream: the floor once, ceil(1 / 1) = 1 of it).
+    One GEMM kernel in one call, from `kernels.gemm_pass` (issue 25): the same floats as the three calls (a batch of
+    one, one stream: the floor once, ceil(1 / 1) = 1 of it), and the backward's two GEMMs' roofline times without the
+    floor (`kernels.gemm_time` of (m, k, n) and (k, n, m)), which the TP collectives beside them are measured against
+    (`tp_comm.tp_sequence_parallel`).
     """
-    fwd = K.gemm_time(hw, dtype, m, n, k)
+    fwd, grad_in, grad_w, moved = K.gemm_pass(hw, dtype, m, n, k)
     if not hw.gemm_floor:
-        return fwd, K.gemm_backward_time(hw, dtype, m, n, k, 1.0, None)
+        return fwd, grad_in + grad_w, moved, (grad_in, grad_w)
     floor = hw.gemm_floor * 1.0
-    return maximum(fwd, floor), K.gemm_backward_time(hw, dtype, m, n, k, 1.0, floor)
+    return maximum(fwd, floor), maximum(grad_in, floor) + maximum(grad_w, floor), moved, (grad_in, grad_w)

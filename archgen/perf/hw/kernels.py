@@ -197,6 +197,28 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     return maximum(compute, memory)
 
 
+def gemm_pass(hw: Hardware, dtype: str, m, n, k):
+    """(forward, input gradient, weight gradient, forward bytes) of the GEMM (m x k) by (k x n): one call for three.
+
+    The floats of `gemm_time` of (m, n, k), (m, k, n) and (k, n, m) (`gemm_backward_time`'s two GEMMs) and of
+    `gemm_bytes` of (m, n, k), to the bit: the part's figures looked up once, each dimension's ramp worked out once
+    (issue 25: an estimate times its layer's GEMMs this way); each GEMM's FLOP and bytes in `gemm_time`'s own order.
+    """
+    best, stream, per, out = hw.gemm_kept.get(dtype) or _gemm_figures(hw, dtype)
+    h = hw.gemm_half_size
+    rm, rn, rk = m / (m + h), n / (n + h), k / (k + h)
+    lm, ln, lk = (rm, rn, rk) if not hw.gemm_k_fixed_steps else (
+        k_loop_efficiency(hw, dtype, m), k_loop_efficiency(hw, dtype, n), k_loop_efficiency(hw, dtype, k))
+    moved = (m * k + k * n) * per + m * n * out
+    fc, fm = 2.0 * m * n * k / (best * (rm * rn) * lk), moved / stream
+    ic, im = 2.0 * m * k * n / (best * (rm * rk) * ln), ((m * n + n * k) * per + m * k * out) / stream
+    wc, wm = 2.0 * k * n * m / (best * (rk * rn) * lm), ((k * m + m * n) * per + k * n * out) / stream
+    if type(fc) is float and type(fm) is float and type(ic) is float and type(im) is float and type(
+            wc) is float and type(wm) is float:  # `maximum` of numbers, without the calls
+        return fc if fc > fm else fm, ic if ic > im else im, wc if wc > wm else wm, moved
+    return maximum(fc, fm), maximum(ic, im), maximum(wc, wm), moved
+
+
 def _gemm_figures(hw: Hardware, dtype: str) -> tuple:
     """`Hardware.gemm_figures` and `gemm_bytes`' bytes per input and output element, kept in `Hardware.gemm_kept`."""
     best, stream = hw.gemm_figures(dtype)

@@ -194,7 +194,7 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     tokens = s * micro_batch
     h, low = arch.hidden, precision in ("fp8", "fp4")
     lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
-    hs = where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
+    hs = (tp if sp else 1) if type(sp) is bool and isinstance(tp, NUMBER) else where(sp, tp, 1)  # SP splits h-sized
     masks = 2.0 if dropout else 0.0
     if arch.experts:
         k, ef = arch.top_k, arch.expert_ffn

@@ -51,6 +51,19 @@ def comm_share(hw: Hardware, received, seconds):
     return hbm_share(hw, COMM_HBM_PER_BYTE * received, seconds)
 
 
+def comm_excess(hw: Hardware, compute, received, seconds):
+    """`excess` of the compute's HBM share `compute` and `comm_share` of a collective receiving `received` bytes.
+
+    For numbers the same operations in one call, not five (issue 25: seven an estimate): `kernels.memory_time` of
+    the bytes, written out (no working set: the HBM rate), `hbm_share` and `excess`.
+    """
+    t = COMM_HBM_PER_BYTE * received / (hw.hbm_bandwidth * hw.hbm_efficiency)
+    if type(t) is float and type(seconds) is float and type(compute) is float:  # `hbm_share`'s and `excess`' branches
+        over = compute + (t / (seconds if seconds > 1e-30 else 1e-30) if seconds > 0 else 0.0) - 1.0
+        return over if over > 0.0 else 0.0
+    return excess(compute, comm_share(hw, received, seconds))
+
+
 def excess(compute, comm):
     """Both members' extra slow-down while they overlap: the HBM shares' sum less 1, and exactly 0 where it is <= 1."""
     over = compute + comm - 1.0

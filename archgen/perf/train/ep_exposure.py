@@ -143,7 +143,7 @@ def ep_overlap_cost(hw: Hardware, job: Job, received, a2a, hbm):
     """
     if job.moe_dispatcher != "alltoall":
         return C.GPU_DRIVEN_PACE if job.ep_overlap_pace is None else job.ep_overlap_pace, 0.0
-    return 1.0, 1.0 - sm_kept(hw, EP_COMM_SMS) + C.excess(hbm, C.comm_share(hw, received, a2a))
+    return 1.0, 1.0 - sm_kept(hw, EP_COMM_SMS) + C.comm_excess(hw, hbm, received, a2a)
 
 
 def shared_shapes(arch, T, tp) -> list[tuple[Any, float, float]]:

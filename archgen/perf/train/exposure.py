@@ -135,7 +135,7 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm, rc=0):
     again = recomputed(rc)
     t = (1.0 + again) * fwd + bwd
     window = cp_window(attention, rc)
-    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / maximum(cp, 1.0)), fwd))  # beside the attention
+    x_cp = C.comm_excess(hw, hbm, kv_size * (1.0 - 1.0 / maximum(cp, 1.0)), fwd)  # beside the attention
     return where(cp > 1, maximum(0.0, t - window) + x_cp * minimum(t, window), 0.0)
 
 
@@ -227,7 +227,12 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         # Megatron-core's buckets, each its own collective (`BUCKET_PARAMS`); FSDP's gathers stay one per step's
         # parameters, as before (its units are not these buckets); without `overlap_grad_reduce` Megatron-core sets
         # the bucket to infinity (distributed_data_parallel.py at core_v0.14.0, lines 66-68): one collective
-        count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
+        if not grad_on:
+            count = 1.0
+        elif key is not None and isinstance(zero, NUMBER) and isinstance(bucket, NUMBER):  # numbers: branches
+            count = 1.0 if zero >= 3 else ceil((p if p > 1.0 else 1.0) / bucket)
+        else:
+            count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket))
         per = p / count
         gathered = (p * wb + high * (WEIGHT_BYTES - wb)) / count
         reduced = per * gb
@@ -240,9 +245,13 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
             asked.append(("all_gather", gathered))
         out = iter(group_times(hw, asked, n, k, apart) if timer is None else timer(group, asked, n, k, apart))
         live = (n > 1) & (p > 0)
-        got = [where(live, count * next(out), 0.0) if need[0] else 0.0,
-               where(live, count * next(out), 0.0) if need[1] else 0.0,
-               where(live, count * next(out), 0.0) if need[2] else 0.0]
+        if type(live) is bool and key is not None and hw._numbers:  # numbers timed as numbers: `where` a branch
+            got = [count * next(out) if live and need[0] else 0.0, count * next(out) if live and need[1] else 0.0,
+                   count * next(out) if live and need[2] else 0.0]
+        else:
+            got = [where(live, count * next(out), 0.0) if need[0] else 0.0,
+                   where(live, count * next(out), 0.0) if need[1] else 0.0,
+                   where(live, count * next(out), 0.0) if need[2] else 0.0]
         if key is not None:
             kept[key] = got
         return got
@@ -251,8 +260,10 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""
         if not on:
             return t
-        shown = maximum(t - window, edge * t)
-        return shown + (lost + C.excess(hbm, C.comm_share(hw, received, t))) * (t - shown)
+        late, least = t - window, edge * t
+        shown = (late if late > least else least) if type(late) is float and type(least) is float else maximum(
+            late, least)  # (`maximum` of two numbers, without the call: six an estimate, issue 25)
+        return shown + (lost + C.comm_excess(hw, hbm, received, t)) * (t - shown)
 
     def exposed(params, experts, bwd_window, fwd_window, t_mb, edge=None, high=0.0):
         """The class's exposed data-parallel communication per step."""
@@ -270,8 +281,14 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
             return m * maximum(0.0, 2.0 * ag + rs - t_mb)
         first = bucket if edge is None else edge  # the group gathered first and reduced last (`buckets.edge_params`)
         extra = high * (WEIGHT_BYTES - wb)  # what its 16-bit parameters add to the gathered bytes
-        edge_g = minimum(1.0, first / maximum(total, 1.0))
-        edge_w = minimum(1.0, (first * wb + extra) / maximum(total * wb + extra, 1.0))
+        if one and type(total) is float and type(first) is float and type(extra) is float:  # numbers: the `else`'s
+            weight = total * wb + extra                               # `minimum`s and `maximum`s as branches
+            edge_g, edge_w = first / (total if total > 1.0 else 1.0), (first * wb + extra) / (
+                weight if weight > 1.0 else 1.0)
+            edge_g, edge_w = 1.0 if 1.0 < edge_g else edge_g, 1.0 if 1.0 < edge_w else edge_w
+        else:
+            edge_g = minimum(1.0, first / maximum(total, 1.0))
+            edge_w = minimum(1.0, (first * wb + extra) / maximum(total * wb + extra, 1.0))
         if one:
             if zero >= 1:
                 return hidden(rs, bwd_window, grad_on, total * gb, edge_g) + hidden(

@@ -35,6 +35,8 @@ class RankClass(NamedTuple):
     position: float
 
 
+#: The types that are plain numbers for certain (`plain` and `classes` take them in one call, then `NUMBER`).
+_PLAIN = frozenset((float, int, bool))
 #: `classes` of recent splits (one layout's split is itself kept, `pipeline_split.split`), by identity.
 _SEEN: dict[int, tuple[Split, list[RankClass] | None]] = {}
 
@@ -45,9 +47,10 @@ def classes(sl: Split, *values) -> list[RankClass] | None:
     None unless `sl` is one layout's (1-D, at most `MOST` classes) and every one of `values` (the layout's and the
     hardware's figures the classes are timed with) is a plain number.
     """
-    for v in values:
-        if not isinstance(v, NUMBER):
-            return None
+    if not _PLAIN.issuperset(map(type, values)):  # (the types in one C call; a subclass asked one by one)
+        for v in values:
+            if not isinstance(v, NUMBER):
+                return None
     seen = _SEEN.get(id(sl))
     if seen is not None and seen[0] is sl:
         return seen[1]
@@ -65,7 +68,9 @@ def classes(sl: Split, *values) -> list[RankClass] | None:
 
 def plain(*values) -> bool:
     """Whether every one of `values` is a plain number (formulas of them give numbers, never arrays)."""
-    for v in values:
+    if _PLAIN.issuperset(map(type, values)):  # floats, ints and bools: their types in one C call (issue 25)
+        return True
+    for v in values:  # a subclass of a number (numpy's float64) or not a number
         if not isinstance(v, NUMBER):
             return False
     return True

@@ -137,7 +137,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.perf.hw.numeric import maximum, where
+from archgen.perf.hw.numeric import NUMBER, maximum, where
 from archgen.perf.train.job import Job
 from archgen.perf.train.router import router_kernels
 
@@ -302,7 +302,9 @@ def host_time(job: Job, counts, rc, attn_kernels=(0.0, 0.0)):
     their GPU cost, `with_calls` the dispatcher's calls), `attn_kernels` as `layer_ops` takes them.
     """
     fwd, bwd = issued(job, counts, attn_kernels)
-    again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
+    # full: the forward again; selective: the core (one layout's code and counts: branches, issue 25)
+    again = (fwd if rc == 2 else 1.0 if rc == 1 else 0.0) if isinstance(rc, int) and isinstance(fwd, NUMBER) else \
+        where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))
     return HOST_OP_TIME * fwd, HOST_OP_TIME * (bwd + again)
 
 

@@ -18,7 +18,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
-from archgen.perf.hw.numeric import where
+from archgen.perf.hw.numeric import NUMBER, where
 from archgen.perf.hw.record import quick_init
 from archgen.perf.train import contention as C
 from archgen.perf.train import cp_comm as CPC
@@ -31,7 +31,7 @@ from archgen.perf.train.job import Job
 from archgen.perf.train.loss import loss_time
 
 
-def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None):
+def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None, grads=None):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch (`attn`: the core's, if known).
 
     An MoE layer's router GEMM runs on the tokens the rank holds: under sequence parallelism T/tp (Megatron-core
@@ -41,6 +41,8 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward, HBM bytes): the second
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
     shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
+    `grads` (a dict, or None) receives each GEMM (T, n, k)'s input- and weight-gradient times by (n, k), without the
+    floor: what `tp_comm.tp_sequence_parallel` measures the TP collectives beside them against (issue 25).
     """
     a, dt = job.arch, job.precision
     shapes = []  # (M, N, K) of each GEMM (a loop: cheaper than a comprehension on two, issue 25)
@@ -54,9 +56,11 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     fp4 = hw.fp4  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
     for m, n, k in shapes:
-        f, b = F.gemm_kernel_times(hw, dt, m, n, k)
+        f, b, nbytes, raw = F.gemm_kernel_pass(hw, dt, m, n, k)
+        if grads is not None and m is T:  # (T, n, k)'s backward GEMMs, for the TP collectives beside them
+            grads[(n, k)] = raw
         t, bwd = t + f, bwd + b
-        moved = moved + K.gemm_bytes(dt, m, n, k, fp4=fp4)
+        moved = moved + nbytes
     moved = moved + T * (a.heads + a.kv_heads) * (a.qk_head_dim + a.v_dim) * 2 / tp  # Q and O, K and V
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
@@ -85,7 +89,8 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     Engine's recipe does it (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute
     capability): QKV, the projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
     """
-    h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
+    h = a.hidden / ((tp if sp else 1) if type(sp) is bool and isinstance(tp, NUMBER) else where(sp, tp, 1))  # SP
+    # splits the h-sized traffic (one layout's numbers: `where` as a branch, issue 25)
     if moe:
         f_elem, permute = a.top_k * a.expert_ffn, permute_h(
             a.top_k, ep, dispatcher, fused, a.experts, (a.router_groups, a.router_group_topk))
@@ -139,10 +144,11 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     attn_f, attn_b = K.attention_times(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp,
                                        head_dim=a.qk_head_dim, kernel=job.attention, causal=True, dropout=job.dropout,
                                        v_dim=a.v_dim)
+    grads: dict | None = {} if isinstance(tp, NUMBER) else None  # one tp: the GEMMs' gradients by (n, k), for TP
     dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, False,
-                                                                     attn=attn_f)
-    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, True, etp, attn_f) \
-        if a.moe_layers else (0.0, 0.0, 0.0, 0.0, 0.0)
+                                                                     attn=attn_f, grads=grads)
+    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, True, etp, attn_f,
+                                                           grads) if a.moe_layers else (0.0, 0.0, 0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
     hbm = C.hbm_share(hw, (1 - moe_share) * dense_m + moe_share * moe_m, layer_f)  # the compute beside overlaps
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
@@ -156,17 +162,21 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
     rb = R.router_bytes(a, job.moe_force_balance)  # its backward moves rb[1], not twice rb[0]
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b \
-        + moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0]))
+        + (moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0])) if a.moe_layers else 0.0)
+    # (a dense model's router term is 0.0 x 0.0 s: added as the 0.0 it is, issue 25)
     pad_k = Q.padding_kernels(a, job.recipe, job.moe_dispatcher)  # the routed rows' padding, per pass
     q_f, q_b = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # none in 16-bit
     kernels = q_f + pad_k, q_b + pad_k
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
-    layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
+    if isinstance(rc, int) and isinstance(layer_f, NUMBER) and isinstance(layer_attn, NUMBER):  # one layout's code
+        layer_r = layer_f if rc == 2 else layer_attn if rc == 1 else 0.0  # the `where`s below, as branches (issue 25)
+    else:
+        layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: what each carries and what stays exposed (`tp_comm.tp_layer`).
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
-    tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
+    tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm, grads)
 
     # Context parallelism: the job's cp_comm_type, its ring beside the attention, the rest exposed (`cp_comm`).
     cp_layer = CPC.cp_exposed(hw, job, cp, tp, mb, layer_attn, hbm, rc)
@@ -177,7 +187,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
                                                                edge=True)) \
         if a.moe_layers else (0.0, 0.0, 0.0)  # edge: 0 without the overlap
 
-    out_f, out_b = F.gemm_kernel_times(hw, core, T, a.vocab / tp, a.hidden)
+    out_f, out_b, _, _ = F.gemm_kernel_pass(hw, core, T, a.vocab / tp, a.hidden)
     logits = out_f + out_b + loss_time(hw, job.cross_entropy, T * a.vocab / tp)  # the job's stack's cross entropy
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,
@@ -224,7 +234,7 @@ def mtp_time(hw: Hardware, job: Job, logits, embed, *, tp, mb, cp, ep, rc, sp, e
     block = layer_times(hw, replace(job, arch=replace(a, layers=1, dense_layers=0, mtp_layers=0)), tp=tp, mb=mb, cp=cp,
                         ep=ep, rc=rc, sp=sp, etp=etp)  # one layer: an MoE one wherever the model has experts
     T = mb * job.seq_len / cp
-    proj_f, proj_b = F.gemm_kernel_times(hw, job.precision, T, a.hidden / tp, 2.0 * a.hidden)
+    proj_f, proj_b, _, _ = F.gemm_kernel_pass(hw, job.precision, T, a.hidden / tp, 2.0 * a.hidden)
     norms = K.memory_time(hw, 3.0 * T * MTP_ELEMENTWISE_H * ACT_BYTES * a.hidden / where(sp, tp, 1.0))
     one = block.total + proj_f + proj_b + where(rc == 2, proj_f, 0.0) + norms + embed + logits
     return a.mtp_layers * one

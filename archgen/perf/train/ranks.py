@@ -182,12 +182,12 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
     arrays = layout_arrays(job, layout) if arrays is None else arrays
     tp, pp, dp, cp, ep = arrays[:5]
     held = runtime_reserve(tp, pp, dp, cp, ep) if job.runtime_reserve else 0.0
-    m = _busiest(job, layout, sl, per_layer, arrays)  # (not `replace`: it walks the fields, issue 25)
-    return TrainingMemory(m.weights, m.gradients, m.optimizer, m.activations, m.host, held)
+    w, g, o, a, host = _busiest(job, layout, sl, per_layer, arrays)  # (one `TrainingMemory` built, issue 25)
+    return TrainingMemory(w, g, o, a, host, held)
 
 
-def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: LayoutArrays) -> TrainingMemory:
-    """`busiest_memory` less the runtime's reserve."""
+def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: LayoutArrays) -> tuple:
+    """`busiest_memory`'s weights, gradients, optimizer, activations and host, in `TrainingMemory`'s order."""
     tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = arrays
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
@@ -212,7 +212,7 @@ def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: Layo
             totals.append(0 + f[0] + f[1] + f[2] + f[3] if held else -np.inf)
             hosts.append(f[4] if held else 0.0)
         w, g, opt, act, _ = mems[fast.worst(totals)]
-        return TrainingMemory(float(w), float(g), float(opt), float(act), float(fast.most(hosts)))
+        return float(w), float(g), float(opt), float(act), float(fast.most(hosts))
     x = per_class
     mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
@@ -225,7 +225,7 @@ def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: Layo
         real = sl.count > 0
         i = int(np.argmax(np.where(real, 0 + fields[0] + fields[1] + fields[2] + fields[3], -np.inf)))
         w, g, o, a = (float(np.asarray(f)[i]) if np.ndim(f) else float(f) for f in fields[:4])
-        return TrainingMemory(w, g, o, a, float(np.max(np.where(real, fields[4], 0.0))))
+        return w, g, o, a, float(np.max(np.where(real, fields[4], 0.0)))
     shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
     parts = [np.broadcast_to(f, shape) for f in fields]
     real = np.broadcast_to(sl.count, shape) > 0
@@ -233,9 +233,9 @@ def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: Layo
     if len(shape) == 1:  # one layout: its busiest class by index (what take_along_axis picks)
         i = int(np.argmax(total))
         w, g, o, a = (float(f[i]) for f in parts[:4])
-        return TrainingMemory(w, g, o, a, float(np.max(np.where(real, parts[4], 0.0))))
+        return w, g, o, a, float(np.max(np.where(real, parts[4], 0.0)))
     worst = np.argmax(total, axis=-1)[..., None]
     pick = [np.take_along_axis(f, worst, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
     if pick[0].ndim == 0:
         pick = [float(f) for f in pick]
-    return TrainingMemory(*pick)
+    return tuple(pick)

@@ -117,7 +117,7 @@ def tp_times(hw: Hardware, rec: str | None, tokens, hidden, tp):
 
 
 
-def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
+def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm, grads=None):
     """Exposed TP communication of one layer and micro-batch (every forward pass and the backward), seconds.
 
     Without sequence parallelism: 2 all-reduces of T x h per forward pass and 2 backward, all exposed (as
@@ -133,7 +133,7 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     a, rec, dtype = job.arch, job.recipe, job.precision
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
     gemms = tp_gemms(a, tp, moe_share)
-    x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
+    x_tp = C.comm_excess(hw, hbm, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar)
     if job.overlap_tp_comm and rec not in NO_USERBUFFERS:  # userbuffers (module docstring; TE refuses some recipes'
         # tensors: `model.training_rules.NO_USERBUFFERS`, a stated true refused there); one-usage FP8
         # buffers, MXFP8's second gather of the output gradient
@@ -142,11 +142,15 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
         total = tp_carried(gemms, passes, one, rs, one, one, second)
         seq = shown + x_tp * (total - shown) + tp_overlap_cost(hw, dtype, T, tp, gemms, passes)
     else:
-        shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both)
+        shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both, grads)
         if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
             shown, hidden = shown + hidden, 0.0
         seq = shown + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
-    return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0) + subshard_qkv(hw, a, T, tp, passes)
+    if isinstance(tp, NUMBER) and type(sp) is bool and isinstance(seq, NUMBER) and isinstance(ar, NUMBER):
+        shown = (seq if sp else 2.0 * (passes + 1.0) * ar) if tp > 1 else 0.0  # the `where`s below, as branches
+    else:
+        shown = where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0)
+    return shown + subshard_qkv(hw, a, T, tp, passes)
 
 
 def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):
@@ -214,21 +218,27 @@ def tp_carried(gemms, passes, ag_in, rs, ag_grad, ag_w, second=0.0):
     return total
 
 
-def tp_sequence_parallel(hw: Hardware, dtype: str, T, gemms, passes, ag_in, rs, ag_grad):
+def tp_sequence_parallel(hw: Hardware, dtype: str, T, gemms, passes, ag_in, rs, ag_grad, grads=None):
     """TP communication exposed without userbuffers, with sequence parallelism: (exposed, overlapped) per layer.
 
     The forward's gathers and reduce-scatters and the row-parallel output gradient's gather block (`gemms` and the
     times as `tp_carried` takes them; the wgrad's gather carries `ag_in`'s bytes). The column-parallel backward's
     two run async (module docstring): the input's gather beside the dgrad GEMM, the dgrad's reduce-scatter beside
     the wgrad GEMM, each showing only beyond its own GEMM. What hides is returned apart: it runs beside the GEMM on
-    the SMs NCCL takes (`NCCL_CTAS`; `tp_layer`).
+    the SMs NCCL takes (`NCCL_CTAS`; `tp_layer`). `grads` holds the (dgrad, wgrad) times of GEMMs (T, n, k) by
+    (n, k) where the caller has timed them (`layer.layer_times`, `gemm_floor.gemm_kernel_pass`): the same floats.
     """
     g = K.gemm_time
     shown = hidden = 0.0
     for n, k, method, share in gemms:
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            gather = maximum(ag_in - g(hw, dtype, T, k, n), 0.0)
-            scatter = maximum(rs - g(hw, dtype, k, n, T), 0.0)
+            known = grads.get((n, k)) if grads else None  # its dgrad and wgrad as `layer_times` timed them
+            dgrad, wgrad = known if known is not None else (g(hw, dtype, T, k, n), g(hw, dtype, k, n, T))
+            gather, scatter = ag_in - dgrad, rs - wgrad
+            if type(gather) is float and type(scatter) is float:  # numbers: `maximum` as branches (issue 25)
+                gather, scatter = gather if gather > 0.0 else 0.0, scatter if scatter > 0.0 else 0.0
+            else:
+                gather, scatter = maximum(gather, 0.0), maximum(scatter, 0.0)
             shown = shown + share * (passes * ag_in + gather + scatter)
             hidden = hidden + share * (ag_in - gather + rs - scatter)
         else:  # row-parallel: projection, FC2

@@ -101,15 +101,19 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     sends take the second hop whole (`racks.group_times`, `whole`), not its average over a ring's steps (hops2).
     """
     span = tp * cp * dp
-    k_pp = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
-    (p2p,) = group_times(hw, (("p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1)),), 2, k_pp,
+    if isinstance(span, fast.NUMBER) and isinstance(pp, fast.NUMBER):  # one layout (tp too): the `where`s as branches
+        k_pp, split_by = 2.0 if domain_share(hw) % (span * pp) == 0 else 1.0, tp if tp > 1 else 1
+    else:
+        k_pp, split_by = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0), where(tp > 1, tp, 1)  # %: np.mod
+    (p2p,) = group_times(hw, (("p2p", T * job.arch.hidden * ACT_BYTES / split_by),), 2, k_pp,
                          inside=in_one_rack(hw, pp, span) if hw.rack_size else None, whole=True)  # (no rack: unread)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
         steady = maximum(0.0, p2p - fwd / v)
         overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
         hops = where(v > 1, minimum(hops, overlapped), hops)
-    return where(pp > 1, hops, 0.0)
+    return (hops if pp > 1 else 0.0) if isinstance(pp, fast.NUMBER) and isinstance(hops, fast.NUMBER) else where(
+        pp > 1, hops, 0.0)
 
 
 def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True):
@@ -126,7 +130,12 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True)
     """
     dpcp = dp * cp
     edp = expert_data_parallel(dpcp, tp, ep, etp)
-    return (minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m), dpcp, members_per_domain(hw, dpcp, tp), edp,
+    if isinstance(v, fast.NUMBER) and isinstance(pp, fast.NUMBER) and isinstance(m, fast.NUMBER):  # one layout
+        sched = 1.0 + (v - 1) * pp / v if v > 1 else 1.0  # the `else`'s `where` and `minimum` as branches (issue 25)
+        sched = sched if sched < m else m
+    else:
+        sched = minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m)
+    return (sched, dpcp, members_per_domain(hw, dpcp, tp), edp,
             members_per_domain(hw, edp, etp * ep) if experts else 1.0)
 
 
@@ -169,8 +178,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
                                    flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
                                    etp=etp)
-    act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0) if not isinstance(
-        code, int) or code & 1 else 0.0
+    if isinstance(code, int):  # one layout's code: its bit as a branch (issue 25)
+        act_off = off.activation_exposed(hw, saved, layer_f, layer_b + layer_r) if code & 1 else 0.0
+    else:
+        act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
     # Weight offload (a model-only option): each layer's weights (ZeRO-3: its shard) in per micro-batch and pass.
     weights_out = not isinstance(code, int) or code & WEIGHT_OFFLOAD  # a layout of numbers without it: no such term
     w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0) if weights_out else 0.0
@@ -202,12 +213,14 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     norm = group_times(hx, (("all_reduce", 4.0),), dpcp_x, k_dp_x, tp_x)[0] + group_times(
         hx, (("all_reduce", 4.0),), tpp_x, ktp_x, inside=mp_in)[0]
     on = zero_x >= 1
-    over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
+    over_dp, over_edp = ((dpcp_x, edp_x) if on else (1.0, 1.0)) if fast.plain(on, dpcp_x, edp_x) else (
+        where(on, dpcp_x, 1.0), where(on, edp_x, 1.0))
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
     exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x, eep_x), timer, hbm_x,
                           bucket=bucket_x, stride=tp_x)  # `dp_exposed`, its groups tp and etp·ep ranks apart
     fp8_gather = job.weight_bytes < WEIGHT_BYTES  # FP8 weights gathered, the other parameters in 16 bits
+    hbm_rate = hx.hbm_bandwidth * hx.hbm_efficiency  # `kernels.memory_time`'s rate (no working set), once
 
     def tail(params, experts, t_rank, layers, embedding, loss):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
@@ -216,13 +229,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         dp_c = exposed(params - experts, experts, layers * bwd_x * sched, layers * fwd_x * sched, t_rank, edge, high)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
-            opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
-                hx, ADAM_BYTES * shard)
+            opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else (
+                ADAM_BYTES * shard / hbm_rate)
         else:
             opt_c = where(cpu_step, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
                           K.memory_time(hx, ADAM_BYTES * shard))
         back = 0.0 if writeback is False else where(writeback, off.weight_writeback(hx, layers * w_layer_x), 0.0)
-        clip = K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard)  # `CLIP_BYTES`
+        clip = (params * job.grad_bytes + CLIP_BYTES * shard) / hbm_rate  # `CLIP_BYTES`, at `memory_time`'s rate
         return dp_c, opt_c + back + clip + norm
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
@@ -248,8 +261,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     tokens = job.global_batch * job.seq_len
     model_flops = job.model_flops  # `a.model_flops` of the step's tokens
     # recomputed: the forward but the logits (the MTP layers' too), or the attention cores (the MTP blocks' too)
-    rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * (1 + a.mtp_layers) * tokens * a.hidden
-                                            * a.vocab) + where(rc == 1, 1.0, 0.0) * (
+    full, selective = ((1.0 if rc == 2 else 0.0), (1.0 if rc == 1 else 0.0)) if isinstance(rc, int) else (
+        where(rc == 2, 1.0, 0.0), where(rc == 1, 1.0, 0.0))  # (one layout's code: branches, issue 25)
+    rec_flops = full * (model_flops / 3.0 - 2.0 * (1 + a.mtp_layers) * tokens * a.hidden
+                        * a.vocab) + selective * (
         4.0 * tokens * job.seq_len * a.heads * a.core_head_dim * (a.layers + a.mtp_layers))
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
