@@ -7,6 +7,7 @@ and a directory named that holds no spec file is an error that says what it hold
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable
@@ -59,7 +60,14 @@ def packaged(file: str) -> str | None:
 def _catalogs() -> set[Path]:
     """The shipped catalog as `shipped_catalog` names it and with its links followed."""
     catalog = shipped_catalog()
-    return {catalog, catalog.resolve()}
+    return {catalog, _real_catalog(catalog)}
+
+
+@functools.cache
+def _real_catalog(catalog: Path) -> Path:
+    """`catalog` with its links followed, once a process for each of `_CATALOG_PLACES`, as they are found once:
+    `shown_file` resolved the package's link to the catalog for every finding's file (fuzzpipe37)."""
+    return catalog.resolve()
 
 
 def _packaged(path: Path, catalogs: set[Path]) -> str | None:
