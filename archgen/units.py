@@ -165,9 +165,11 @@ COUNTS = ("token", "request", "sample", "interruption")
 
 @functools.lru_cache(maxsize=1024)
 def unit_base(name: str) -> str:
-    """The registry's name of a unit's base, its prefix and plural dropped (``ktokens`` → ``token``, ``kVA`` →
-    ``volt_ampere``): a pure function of the name in the one registry, so parsed once a name (pint's parse, asked
-    for every quantity validated and reported, was ~3 % of a small spec's `check`, fuzzpipe37)."""
+    """The registry's name of a unit's base, its prefix and plural dropped (``ktokens`` → ``token``).
+
+    A pure function of the name in the one registry, so parsed once a name: pint's parse, asked for every quantity
+    validated and reported, was ~3 % of a small spec's `check` (fuzzpipe37).
+    """
     return ureg.parse_unit_name(name)[0][1]
 
 
