@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,18 +159,24 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     shelf: dict[str, tuple[Document, Source]] = {}
     renamed: list[RenamedKey] = []
     versions: list[StatedVersion] = []
+    read = _library_read(library)
     for raw in every:
-        raw, too_new, stated = required(raw)  # `requires_archgen` off; an error where this archgen is older
-        problems.extend(too_new)
-        versions.extend([stated] if stated else [])
-        if too_new:
-            continue
-        doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
-        renamed.extend(moved)
-        problems.extend(twice)
-        model = None if twice else _validate_one(doc, problems)
-        if model is None:
-            continue
+        if (known := read.get(id(raw))) is not None:   # as the branch below reads it, read before
+            doc, stated, model, same = known
+            versions.extend([stated] if stated else [])
+            raw = raw if same else doc
+        else:
+            raw, too_new, stated = required(raw)  # `requires_archgen` off; an error where this archgen is older
+            problems.extend(too_new)
+            versions.extend([stated] if stated else [])
+            if too_new:
+                continue
+            doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
+            renamed.extend(moved)
+            problems.extend(twice)
+            model = None if twice else _validate_one(doc, problems)
+            if model is None:
+                continue
         if id(raw) in unused:
             shelf.setdefault(model.id, (model, doc))
             continue
@@ -185,6 +192,36 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed),
                  replaced={d.id: d for d in library if d.id in user_ids and d.id in items},
                  versions=tuple(v for v in versions if v.owner in items))
+
+
+#: `_library_read`'s answers, by the library's documents (their `id()`s, and the documents themselves kept).
+LIBRARY = Memo[tuple[tuple[Source, ...], dict[int, tuple[Source, StatedVersion | None, Document, bool]]]](8)
+
+
+def _library_read(library: Sequence[Source]) -> dict[int, tuple[Source, StatedVersion | None, Document, bool]]:
+    """What `validate` reads of each of the library's documents, by its `id()`, where all are loaded ones (`shared`).
+
+    For each: the document as validated (`required`, then `migrate`), the version it states, its model, and whether
+    the first is the loaded one itself. Empty where any is not loaded (no one can tell whether it changed) or reads
+    with a problem or a renamed key (those are found afresh, located as before). The catalog's ~100 documents are
+    the same objects in every run of a process: each run asked four memos for each of them (fuzzpipe37).
+    """
+    key = tuple(map(id, library))
+    known = LIBRARY.get(key)
+    if known is not None and all(map(operator.is_, known[0], library)):
+        return known[1]
+    if not all(map(shared, library)):
+        return {}
+    out = {}
+    for loaded in library:
+        raw, too_new, stated = required(loaded)
+        doc, moved, twice = migrate(raw) if not too_new else (raw, [], [])
+        found: list[SpecProblem] = []
+        model = None if too_new or moved or twice else _validate_one(doc, found)
+        if model is None or found:
+            return {}
+        out[id(loaded)] = (doc, stated, model, raw is loaded)
+    return LIBRARY.put(key, (tuple(library), out))[1]
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
