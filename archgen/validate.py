@@ -160,6 +160,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     renamed: list[RenamedKey] = []
     versions: list[StatedVersion] = []
     read = _library_read(library)
+    model: Document | None
     for raw in every:
         if (known := read.get(id(raw))) is not None:   # as the branch below reads it, read before
             doc, stated, model, same = known
