@@ -14,7 +14,7 @@ from typing import Any
 from archgen.metrics import UNBOUNDED
 from archgen.pint_import import pint
 from archgen.unit_definitions import CURRENCIES
-from archgen.units import Q_, ureg
+from archgen.units import Q_, unit_base, ureg
 
 
 def to_json(q: pint.Quantity) -> dict[str, Any]:
@@ -33,9 +33,14 @@ def to_json(q: pint.Quantity) -> dict[str, Any]:
 def json_text(doc: Any, **options: Any) -> str:
     """`json.dumps` as strict JSON (RFC 8259), with `options`; a non-finite number is written null.
 
-    That is what JavaScript's JSON.stringify writes, never the `Infinity`/`NaN` that strict parsers reject.
+    That is what JavaScript's JSON.stringify writes, never the `Infinity`/`NaN` that strict parsers reject. A
+    document holding none (most: a quantity's infinite value is already null, `to_json`) is written as it is; only
+    one that `allow_nan=False` refuses is copied with its non-finite numbers made null (fuzzpipe37).
     """
-    return json.dumps(_finite(doc), allow_nan=False, **options)
+    try:
+        return json.dumps(doc, allow_nan=False, **options)
+    except ValueError:
+        return json.dumps(_finite(doc), allow_nan=False, **options)
 
 
 def _finite(value: Any) -> Any:
@@ -73,7 +78,7 @@ def _json_unit(units: pint.Unit) -> str:
     if units in (ureg.degC, ureg.degF):
         return "degC"
     q = Q_(1.0, units)
-    if [(ureg.parse_unit_name(n)[0][1], p) for n, p in units._units.items()] == [("volt_ampere", 1)]:
+    if [(unit_base(n), p) for n, p in units._units.items()] == [("volt_ampere", 1)]:
         return "VA"
     if q.dimensionality == ureg.K.dimensionality:
         return "K"

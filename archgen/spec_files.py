@@ -7,6 +7,7 @@ and a directory named that holds no spec file is an error that says what it hold
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable
@@ -53,21 +54,28 @@ def packaged(file: str) -> str | None:
     path = Path(file)
     if not path.is_absolute():
         return None                               # the catalog is loaded from absolute paths; this is the user's
-    return _packaged(path, _catalogs())
+    home = _home(path)
+    return None if home is None or _in_checkout(path) else path.relative_to(home).as_posix()
 
 
 def _catalogs() -> set[Path]:
     """The shipped catalog as `shipped_catalog` names it and with its links followed."""
     catalog = shipped_catalog()
-    return {catalog, catalog.resolve()}
+    return {catalog, _real_catalog(catalog)}
 
 
-def _packaged(path: Path, catalogs: set[Path]) -> str | None:
-    """`packaged` of the absolute `path`, `catalogs` the `_catalogs` (resolved once for `shown_file`'s two asks)."""
-    for catalog in catalogs:
-        if path.is_relative_to(catalog):
-            return None if _in_checkout(path) else path.relative_to(catalog).as_posix()
-    return None
+@functools.cache
+def _real_catalog(catalog: Path) -> Path:
+    """`catalog` with its links followed, once a process (as `_CATALOG_PLACES` are found once).
+
+    `shown_file` resolved the package's link to the catalog for every finding's file (fuzzpipe37).
+    """
+    return catalog.resolve()
+
+
+def _home(path: Path) -> Path | None:
+    """The folder of `_catalogs` that the absolute `path` is under, or None (the first, as the set gives them)."""
+    return next((c for c in _catalogs() if path.is_relative_to(c)), None)
 
 
 def _in_checkout(path: Path) -> bool:
@@ -95,11 +103,10 @@ def shown_file(file: str) -> str:
     path = Path(file)
     if not path.is_absolute():
         return path.as_posix()
-    catalogs = _catalogs()
-    inside = _packaged(path, catalogs)
-    if inside is not None:
-        return "catalog/" + inside
-    if any(path.is_relative_to(c) for c in catalogs):
+    home = _home(path)
+    if home is not None:
+        if not _in_checkout(path):
+            return "catalog/" + path.relative_to(home).as_posix()
         path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
     try:
         return Path(os.path.relpath(path)).as_posix()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,13 +55,18 @@ class Specs:
 
     #: `of`'s answers by class: the items are never changed once validated, and a pipeline run asked for the same
     #: classes some 40 times, each sorting and testing every document again (about 5 % of a check case's run, pipe31).
+    #: Every item, sorted once, is kept as `object`'s answer, which each class's filters (fuzzpipe37).
     _of: dict[type, tuple[Document, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def of(self, cls: type) -> list:
         """All documents of a model class, sorted by id (a new list each call)."""
         known = self._of.get(cls)
         if known is None:
-            known = self._of[cls] = tuple(d for _, d in sorted(self.items.items()) if isinstance(d, cls))
+            every = self._of.get(object)
+            if every is None:
+                every = self._of[object] = tuple(d for _, d in sorted(self.items.items()))
+            fits = {t: issubclass(t, cls) for t in set(map(type, every))}  # a few classes, not every item
+            known = self._of[cls] = tuple(d for d in every if fits[type(d)])
         return list(known)
 
     def locate(self, ref: str, path: Iterable[str | int] = ()) -> Location | None:
@@ -153,18 +159,25 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     shelf: dict[str, tuple[Document, Source]] = {}
     renamed: list[RenamedKey] = []
     versions: list[StatedVersion] = []
+    read = _library_read(library)
+    model: Document | None
     for raw in every:
-        raw, too_new, stated = required(raw)  # `requires_archgen` off; an error where this archgen is older
-        problems.extend(too_new)
-        versions.extend([stated] if stated else [])
-        if too_new:
-            continue
-        doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
-        renamed.extend(moved)
-        problems.extend(twice)
-        model = None if twice else _validate_one(doc, problems)
-        if model is None:
-            continue
+        if (known := read.get(id(raw))) is not None:   # as the branch below reads it, read before
+            doc, stated, model, same = known
+            versions.extend([stated] if stated else [])
+            raw = raw if same else doc
+        else:
+            raw, too_new, stated = required(raw)  # `requires_archgen` off; an error where this archgen is older
+            problems.extend(too_new)
+            versions.extend([stated] if stated else [])
+            if too_new:
+                continue
+            doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
+            renamed.extend(moved)
+            problems.extend(twice)
+            model = None if twice else _validate_one(doc, problems)
+            if model is None:
+                continue
         if id(raw) in unused:
             shelf.setdefault(model.id, (model, doc))
             continue
@@ -182,6 +195,36 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
                  versions=tuple(v for v in versions if v.owner in items))
 
 
+#: `_library_read`'s answers, by the library's documents (their `id()`s, and the documents themselves kept).
+LIBRARY = Memo[tuple[tuple[Source, ...], dict[int, tuple[Source, StatedVersion | None, Document, bool]]]](8)
+
+
+def _library_read(library: Sequence[Source]) -> dict[int, tuple[Source, StatedVersion | None, Document, bool]]:
+    """What `validate` reads of each of the library's documents, by its `id()`, where all are loaded ones (`shared`).
+
+    For each: the document as validated (`required`, then `migrate`), the version it states, its model, and whether
+    the first is the loaded one itself. Empty where any is not loaded (no one can tell whether it changed) or reads
+    with a problem or a renamed key (those are found afresh, located as before). The catalog's ~100 documents are
+    the same objects in every run of a process: each run asked four memos for each of them (fuzzpipe37).
+    """
+    key = tuple(map(id, library))
+    known = LIBRARY.get(key)
+    if known is not None and all(map(operator.is_, known[0], library)):
+        return known[1]
+    if not all(map(shared, library)):
+        return {}
+    out = {}
+    for loaded in library:
+        raw, too_new, stated = required(loaded)
+        doc, moved, twice = migrate(raw) if not too_new else (raw, [], [])
+        found: list[SpecProblem] = []
+        model = None if too_new or moved or twice else _validate_one(doc, found)
+        if model is None or found:
+            return {}
+        out[id(loaded)] = (doc, stated, model, raw is loaded)
+    return LIBRARY.put(key, (tuple(library), out))[1]
+
+
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
     """The library's documents (`id()`s in `library`) of `LIBRARY_KINDS` that no other document names.
 
@@ -191,25 +234,31 @@ def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
     """
     lazy = [d for d in docs if d.kind in LIBRARY_KINDS and id(d) in library]
     waiting = {id(d) for d in lazy}
-    named = set().union(*(_names(d) for d in docs if id(d) not in waiting))
+    rest = [d for d in docs if id(d) not in waiting]
+    named = set(_names([d for d in rest if id(d) in library])).union(
+        *(_names([d]) for d in rest if id(d) not in library))
     while used := [d for d in lazy if d.id in named]:
         lazy = [d for d in lazy if d.id not in named]
-        named |= set().union(*(_names(d) for d in used))
+        named |= _names(used)
     return lazy
 
 
-def _names(doc: Source) -> frozenset[str]:
-    """`_strings` of a document's data, kept in `NAMES` for a loaded one (`load.shared`: no one changes it)."""
-    if not shared(doc):
-        return frozenset(_strings(doc.data))
-    known = NAMES.get(id(doc))
-    if known is not None and known[0] is doc:
+def _names(docs: list[Source]) -> frozenset[str]:
+    """`_strings` of the documents' data together, kept in `NAMES` where all are loaded ones (`load.shared`).
+
+    No one changes a loaded document; the library's documents that are not waiting to be named are asked as one group.
+    """
+    key = tuple(map(id, docs))
+    known = NAMES.get(key)
+    if known is not None and all(map(operator.is_, known[0], docs)):   # kept only where all were loaded ones
         return known[1]
-    return NAMES.put(id(doc), (doc, frozenset(_strings(doc.data))))[1]
+    names = frozenset().union(*(_strings(d.data) for d in docs))
+    return NAMES.put(key, (tuple(docs), names))[1] if all(map(shared, docs)) else names
 
 
-#: The strings of loaded documents, by document: every `pipeline.run` walked all of the catalog's data again.
-NAMES = Memo[tuple[Source, frozenset[str]]](2048)
+#: The strings of groups of loaded documents, by the documents: every `pipeline.run` walked all of the catalog's
+#: data again, and then joined the ~100 documents' strings again (fuzzpipe37).
+NAMES = Memo[tuple[tuple[Source, ...], frozenset[str]]](2048)
 
 
 def _strings(data: object) -> set[str]:

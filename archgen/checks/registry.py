@@ -6,6 +6,7 @@ registry and the file:line from the source map, producing frozen `Finding`s. Che
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from archgen.analyse.operations import Operations
 from archgen.as_of import AsOf, expired, judging
 from archgen.binding import is_pattern, matches
 from archgen.build import Design
+from archgen.cache import Memo
 from archgen.errors import InternalError, Location
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.moved import moved_since
@@ -111,7 +113,7 @@ class Check:
     func: Callable[[Context], Iterator[Violation]]
     aliases: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property   # a finding asks twice, and the docstring is the function's: read once (as `fix`)
     def summary(self) -> str:
         """First line of the docstring."""
         return (self.func.__doc__ or "").strip().splitlines()[0]
@@ -122,7 +124,7 @@ class Check:
         doc = (self.func.__doc__ or "").split("Severity:", 1)
         return " ".join(doc[1].split("\n\n", 1)[0].split()) if len(doc) == 2 else ""
 
-    @property
+    @functools.cached_property
     def fix(self) -> str:
         """The `Fix:` paragraph of the docstring."""
         doc = (self.func.__doc__ or "").split("Fix:", 1)
@@ -174,9 +176,7 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     unwaived: dict[tuple[str, str], dict[str, set[str]]] = {}  # (owner, check) -> subject -> requirements unwaived
     indexes: dict[str, WaiverIndex] = {}  # owner -> its waivers by (check, requirement) (`waiver_index`)
     on = judging(specs.items.values(), ctx.as_of)
-    for chk in sorted(REGISTRY.values(), key=lambda c: c.id):
-        if not selected(chk.id, select, ignore):
-            continue
+    for chk in _chosen(select, ignore):
         for v in chk.func(ctx):
             if v.owner not in indexes:
                 indexes[v.owner] = waiver_index(specs.get(v.owner))
@@ -216,6 +216,23 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
 
 
+def _chosen(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Check, ...]:
+    """The registered checks `selected` by `select` and `ignore`, by id.
+
+    Sorted and selected once while the registry holds the same checks (each run sorted and selected all ~150 again,
+    fuzzpipe37).
+    """
+    known = _CHOSEN.get((select, ignore))
+    if known is not None and known[0] == REGISTRY:
+        return known[1]
+    return _CHOSEN.put((select, ignore), (dict(REGISTRY), tuple(
+        c for c in sorted(REGISTRY.values(), key=lambda c: c.id) if selected(c.id, select, ignore))))[1]
+
+
+#: `_chosen`'s answers by selection, each with the registry it was chosen from.
+_CHOSEN = Memo[tuple[dict[str, Check], tuple[Check, ...]]](64)
+
+
 def _moved_defaults(specs: Specs, vendors: dict[str, str], version: str = __version__) -> Iterator[Finding]:
     """SPC005 at each `requires_archgen` older than `version`: the defaults moved since that the document leaves out.
 
@@ -245,7 +262,8 @@ def _unnamed_approvals(specs: Specs) -> Iterator[Finding]:
     approved by A's sign-off. A document stating no revision has nothing to judge an approval by: no finding.
     """
     for doc_id, doc in sorted(specs.items.items()):
-        info = getattr(doc, "document", None)
+        # only clusters and racks have one: asking every part for it raised and caught an AttributeError in pydantic
+        info = getattr(doc, "document", None) if "document" in type(doc).model_fields else None
         if not isinstance(info, DocumentInfo) or not info.revision:
             continue
         for i, a in enumerate(info.approvals):
