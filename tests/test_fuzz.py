@@ -17,7 +17,8 @@ integer, with probability 0.05, from the constants it finds in the source of the
 archgen, or a run that has imported other modules before a shard (this file alone, `-k`), draws other examples
 (suite37: the same seed and settings, one extra local module holding a constant, drew it). A failure's
 @reproduce_failure blob (`print_blob`) replays its choices whatever is imported. `make fuzz` runs
-`ARCHGEN_FUZZ_EXAMPLES` (100,000) with a random seed, under an address-space cap. `python -m tests.fuzz_round N` runs a round through every command and format in capped children.
+`ARCHGEN_FUZZ_EXAMPLES` (100,000) with a random seed, under an address-space cap. `python -m tests.fuzz_round N`
+runs a round through every command and format in capped children.
 """
 
 from __future__ import annotations
