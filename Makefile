@@ -70,6 +70,9 @@ demo: $(STAMP)
 #   suite uses the user's cache): tests/render -n 0, cache warm from a run before, 151.3, 147.2 -> 130.9, 128.0 CPU-s
 #   (every_document 49.3, 42.5 -> 25.5, 25.6; typst 27.7 -> 2.8); cold cache (clean clone): no change (148.8, 152.9
 #   -> 141.3: noise).
+# suite37 (6,711 tests; -n 2 worksteal from fresh worktrees, load 8-10): the same tree twice 597.5, 567.6 CPU-s
+#   (5 % noise), collection 12.5 a worker. Computed by both workers, by key: session fixtures 1.2 CPU-s, shared
+#   estimates 0.8, `run_cli` runs 0.2; hypothesis' scan of archgen's source for constants 0.2 a process (1.7 cold).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

@@ -10,9 +10,15 @@ the raw text. Each example runs `archgen check FILE --format json --output OUT` 
 the files it runs with (`estimate --cases FILE` for a case file). The unchanged documents are parsed once per
 session and handed to the pipeline (`pipeline.load` is patched), the shipped catalog's documents are validated once
 (`validate_one`), and the parsed-YAML cache is off, so an example costs the parse of one file plus the pipeline on a
-rack-sized design. `make test` runs 2,000 derandomised examples (the same ones on every machine) as 8 tests that
-`pytest -n` spreads over its workers; `make fuzz` runs `ARCHGEN_FUZZ_EXAMPLES` (100,000) with a random seed, under an
-address-space cap. `python -m tests.fuzz_round N` runs a round through every command and format in capped children.
+rack-sized design. `make test` runs 2,000 derandomised examples as 8 tests that `pytest -n` spreads over its workers:
+the same ones on every machine for the same archgen source imported as far, not for every run. Hypothesis draws an
+integer, with probability 0.05, from the constants it finds in the source of the local modules imported so far
+(archgen's, an editable install; hypothesis 6.170 `providers._get_local_constants`), so an edit to a number anywhere in
+archgen, or a run that has imported other modules before a shard (this file alone, `-k`), draws other examples
+(suite37: the same seed and settings, one extra local module holding a constant, drew it). A failure's
+@reproduce_failure blob (`print_blob`) replays its choices whatever is imported. `make fuzz` runs
+`ARCHGEN_FUZZ_EXAMPLES` (100,000) with a random seed, under an address-space cap. `python -m tests.fuzz_round N`
+runs a round through every command and format in capped children.
 """
 
 from __future__ import annotations
