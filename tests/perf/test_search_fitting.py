@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 
 from archgen.perf.hw.arch import Arch
+from archgen.perf.train import layout_times
 from archgen.perf.train.job import Job
-from archgen.perf.train.layout_times import _layer_times, bounds, estimates, groups
-from archgen.perf.train.layouts import KEYS, SearchResult, search_training
+from archgen.perf.train.layout_times import _layer_times, bounds, estimates, fastest, groups
+from archgen.perf.train.layouts import KEYS, SearchResult, enumerate_layouts, search_training
+from archgen.perf.train.pipeline_split import DEFAULT
 from archgen.perf.train.training import RECOMPUTE_CODES
 from archgen.perf.workload import training_estimate
 from tests.conftest import SPECS
@@ -105,3 +107,13 @@ def test_rows_are_ranked_as_np_unique_ranks_them():
                 assert np.array_equal(got, want)
             else:
                 assert len(got) == 0
+
+
+def test_every_step_time_infinite_picks_the_first_layout(h100, monkeypatch):
+    """argmin's rule on ties holds where every step time is infinite too: the first layout, not the last (`fastest`
+    kept its -1 for 'none yet', which indexed the last)."""
+    job, gpus = _random_job(random.Random(0))
+    lay = enumerate_layouts(job.arch, job, gpus, h100)
+    assert len(lay["tp"]) > layout_times.BLOCK  # more than one block
+    monkeypatch.setattr(layout_times, "_timed", lambda *args: np.full(len(args[-1]), np.inf))
+    assert fastest(h100, job, lay, True, DEFAULT) == int(np.argmin(np.full(len(lay["tp"]), np.inf))) == 0

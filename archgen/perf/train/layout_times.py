@@ -88,7 +88,7 @@ def fastest(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_paralle
             return int(np.argmin(_timed(hw, job, lay, sequence_parallel, pipeline, lt, group,
                                         np.arange(len(order)))))
         i = int(np.argmin(step))  # the block in enumeration order: its first of least step time
-        if step[i] < best_t or (step[i] == best_t and block[i] < best):
+        if best < 0 or step[i] < best_t or (step[i] == best_t and block[i] < best):  # (the first: even if inf)
             best_t, best = float(step[i]), int(block[i])
     return best
 
