@@ -14,8 +14,9 @@ The layouts are timed in blocks, least bound first (`BLOCK`, each next block twi
 its bound does not exceed the best step time found; a layout tied with the best is never left out (its bound is at
 most its step time), and the answer is the search's rule: the least step time, the first in enumeration order on
 ties. Timing a layout gives the same numbers whatever layouts are timed with it (tests/perf/test_search_fitting.py
-holds the answer to timing every layout, bit for bit); a step time that is not a number sends the search back to
-timing every fitting layout, as it did before (checkspeed37).
+holds the answer to timing every layout, bit for bit); a step time that is not a number, where one is timed, sends
+the search back to timing every fitting layout, as it did before (checkspeed37). One on a layout whose bound is
+above the best found is not timed, so not seen (timing every layout picked the first such, argmin's rule on NaN).
 """
 
 from __future__ import annotations
