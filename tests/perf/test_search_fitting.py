@@ -2,7 +2,7 @@
 
 The reference is the search as it was: every valid layout timed in one vectorised call, the least step time among
 those that fit, the first in enumeration order on ties. It is compared on the four training workloads the shipped
-specs search, on random jobs and on random searches over the odd corners (`_odd_search`; of 2,631 such searches
+specs search, on random jobs and on random searches over the odd corners (`_odd_search`; of 3,933 such searches
 with fitting layouts in review55, none picked apart), bit for bit: the pick, the counts, the fits, the chosen
 estimate; and the bound the search times the fitting layouts under (`layout_times.bounds`) never exceeds a layout's
 step time.
