@@ -10,6 +10,7 @@ when asked and labels a plan that takes it.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import pytest
 
@@ -20,9 +21,12 @@ from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import GATHER_WINDOW_LAYERS, OFFLOAD_CODES, WEIGHT_OFFLOAD, layer_params, params_per_gpu
 from archgen.perf.train import offload as off
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import search_training
+from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import estimate_training
 from archgen.units import Q_
+from tests.perf.test_fast import as_arrays, differences
 
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
 
@@ -129,3 +133,31 @@ def test_a_stated_offload_is_searched_not_dropped(hw):
     # before, a plan search with the offload stated evaluated nothing: no row without offload gave its group a bound
     plan = search_plan(hw, _job(), 256, "nemo-2025", {}, {"offload": "activations"})
     assert plan.best is not None and plan.best["offload"] == "activations" and plan.evaluated > 0
+
+
+#: Llama 3 8B's shape on two stages of 16 stated layers each: `pipeline_split.split` then lists a middle class with
+#: no ranks (first, middle, last), which holds no parameters.
+TWO_STAGES = PipelineOptions(first_stage_layers=16, last_stage_layers=16)
+LLAMA8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+
+
+@pytest.mark.parametrize("zero", [1, 3])
+def test_a_class_of_no_ranks_holds_no_weights_to_offload(h100_host, zero):
+    """One layout of plain numbers divided the middle class's ZeRO-3 shard by its parameters, 0 (ZeroDivisionError);
+    the layout as arrays of one reads the same bits (`fast.rank_parts` against `memory.rank_parts`)."""
+    job = Job(LLAMA8B, 4096, 256, "bf16", "flash")
+    lay = Layout(8, 2, 4, 1, recompute=0, zero=zero, pipeline=TWO_STAGES, offload=WEIGHT_OFFLOAD)
+    plain = estimate_training(h100_host, job, lay)
+    batch = estimate_training(h100_host, job, as_arrays(lay))
+    assert differences(plain, batch) == []
+    assert float(plain.memory.host) > 0  # the real ranks' layers are on the host
+
+
+def test_a_search_over_a_split_with_no_middle_ranks_warns_nothing(h100_host):
+    """The batched memory works the weight-offload share out for every class, the middle class of no ranks too: it
+    divided 0 by 0 there and numpy printed 'invalid value encountered in divide' beside a plain search."""
+    job = Job(LLAMA8B, 4096, 256, "bf16", "flash")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = search_training(h100_host, job, 64, {"pp": 2}, True, TWO_STAGES)
+    assert res.best is not None and res.best["pp"] == 2

@@ -338,7 +338,7 @@ def rank_parts(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0
     if isinstance(code, int) and not code & WEIGHT_OFFLOAD:  # one layout without it: what the `where`s give
         host = host + 0.0
     else:
-        share = where(stage >= 3, sharded3 / p, 1.0)
+        share = where(stage >= 3, sharded3 / where(p > 0, p, 1.0), 1.0)  # a class of no ranks holds none (p 0)
         host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
         weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
     return weights, grads, where(code & 2, 0.0, opt), act_gpu + logits, host

@@ -1,8 +1,9 @@
 """A simulated serving run's statistics: what `scheduler._loop` leaves, measured as serving benchmarks measure it.
 
-A closed loop is measured over the requests that replace the first `concurrency` (its steady state), tokens/s =
-N · out / mean request latency (Little's law); an open loop over its steady-state window, tokens/s = arrival rate x
-output_len when the replica keeps up (flow conservation), else the output tokens it makes in that window / its length.
+A closed loop is measured over its steady state, the rounds of `concurrency` between the ramp and the drain
+(`closed_measured`), tokens/s = N · out / mean request latency (Little's law); an open loop over its steady-state
+window, tokens/s = arrival rate x output_len when the replica keeps up (flow conservation), else the output tokens it
+makes in that window / its length.
 TTFT = first token - arrival, TPOT = (finish - first token) / (out - 1), as genai-perf and MLPerf's loadgen define them.
 """
 

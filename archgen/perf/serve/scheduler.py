@@ -69,7 +69,8 @@ from archgen.perf.serve.run import ServingRun, overrun
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
-#: Requests simulated in an open loop (at least), and replacement requests measured per slot in a closed loop.
+#: Requests simulated in an open loop (at least), and replacement requests simulated per slot in a closed loop (of
+#: the five, the middle three are measured: `measure.closed_measured`).
 OPEN_REQUESTS = 400
 CLOSED_ROUNDS = 5
 #: An open loop's arrivals span at least this many mean request latencies (the first and the last are left out of

@@ -146,7 +146,7 @@ def rank_parts(shared: tuple, c: RankClass) -> tuple:
     act_gpu = (act if act < resident else resident) if code & 1 else act
     host = (act - act_gpu) + (M.HOST_OPTIMIZER_BYTES * sharded1 if code & 2 else 0.0)
     if code & M.WEIGHT_OFFLOAD:
-        whole = sharded3 / p  # (worked out whatever the stage, as `where` does)
+        whole = sharded3 / (p if p > 0 else 1.0)  # (worked out whatever the stage, as `where` does; p 0: no ranks)
         share = whole if stage >= 3 else 1.0
         host = host + weight_bytes * n * layer * share
         weights = window + weight_bytes * (p - n * layer) * share

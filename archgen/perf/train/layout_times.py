@@ -14,8 +14,9 @@ The layouts are timed in blocks, least bound first (`BLOCK`, each next block twi
 its bound does not exceed the best step time found; a layout tied with the best is never left out (its bound is at
 most its step time), and the answer is the search's rule: the least step time, the first in enumeration order on
 ties. Timing a layout gives the same numbers whatever layouts are timed with it (tests/perf/test_search_fitting.py
-holds the answer to timing every layout, bit for bit); a step time that is not a number sends the search back to
-timing every fitting layout, as it did before (checkspeed37).
+holds the answer to timing every layout, bit for bit); a step time that is not a number, where one is timed, sends
+the search back to timing every fitting layout, as it did before (checkspeed37). One on a layout whose bound is
+above the best found is not timed, so not seen (timing every layout picked the first such, argmin's rule on NaN).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def fastest(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_paralle
             return int(np.argmin(_timed(hw, job, lay, sequence_parallel, pipeline, lt, group,
                                         np.arange(len(order)))))
         i = int(np.argmin(step))  # the block in enumeration order: its first of least step time
-        if step[i] < best_t or (step[i] == best_t and block[i] < best):
+        if best < 0 or step[i] < best_t or (step[i] == best_t and block[i] < best):  # (the first: even if inf)
             best_t, best = float(step[i]), int(block[i])
     return best
 
