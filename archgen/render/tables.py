@@ -176,6 +176,7 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
     """A workbook with one sheet per table: bold header row, frozen panes, number formats, column widths."""
     try:
         from openpyxl import Workbook
+        from openpyxl.cell.cell import Cell
         from openpyxl.styles import Font, PatternFill
         from openpyxl.utils import get_column_letter
     except ImportError:  # the `office` extra is optional (parse_formats says so before rendering starts)
@@ -192,29 +193,43 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
         for cell in ws[1]:
             cell.font = Font(bold=True)
             cell.fill = PatternFill("solid", fgColor="DDE4EE")
-        # each row's cells by its number and the table's width: `ws[ws.max_row]` looked at every cell of the sheet
-        # twice per row (openpyxl's max_row and max_column), 10 of the 12.8 CPU-s of the SU's 2,600-row BOM edition
-        for r, row in enumerate(table.rows, 2):
-            ws.append([v.expr if type(v) is Formula else _xlsx_cell(v, c)
-                       for v, c in zip(row, table.columns, strict=True)])
-            for cell, v in zip(next(ws.iter_rows(min_row=r, max_row=r, max_col=len(table.columns))), row,
-                               strict=True):
+        # each row's cells made here and appended (`Worksheet.append` takes a Cell as it is): `ws[ws.max_row]` looked
+        # at every cell of the sheet twice per row (openpyxl's max_row and max_column), 10 of the 12.8 CPU-s of the
+        # SU's 2,600-row BOM edition; reading each row back (`iter_rows`), and each column with a unit to give its
+        # number format, some 7 % of the rest (render37: the 32 workbooks of specs/, both editions, 4.64 -> 4.30
+        # CPU-s, the same bytes)
+        number_formats = [("#,##0" + ("." + "0" * c.digits if c.digits else "")) if c.unit else None
+                          for c in table.columns]
+        for row in table.rows:
+            cells = [Cell(ws, value=v.expr if type(v) is Formula else _xlsx_cell(v, c))
+                     for v, c in zip(row, table.columns, strict=True)]
+            for cell, v, number in zip(cells, row, number_formats, strict=True):
                 if cell.data_type == "f" and type(v) is not Formula:   # a string starting with '=' from a spec: text
                     cell.data_type = "s"
+                if number:
+                    cell.number_format = number
+            ws.append(cells)
             formulas = formulas or any(type(v) is Formula for v in row)
         for j, col in enumerate(table.columns, 1):
             letter = get_column_letter(j)
-            if col.unit:
-                for (cell,) in ws.iter_rows(min_row=2, min_col=j, max_col=j):
-                    cell.number_format = "#,##0" + ("." + "0" * col.digits if col.digits else "")
-            width = max([len(col.heading)] + [len(fmt.cell(v.value if type(v := r[j - 1]) is Formula else v, col.unit,
-                                                            col.digits)) for r in table.rows])
+            width = _widest(col, [r[j - 1] for r in table.rows])
             ws.column_dimensions[letter].width = min(max(width + 2, 8), 60)
         ws.freeze_panes = "A2"
     if formulas:   # no cached values: the spreadsheet computes every formula when it opens the workbook
         from openpyxl.workbook.properties import CalcProperties
         wb.calculation = CalcProperties(fullCalcOnLoad=True)
     return _pinned_zip(wb)
+
+
+def _widest(col: Column, values: list[Any]) -> int:
+    """The most characters a cell of `col` holding one of `values` shows (`fmt.cell`), or its heading's.
+
+    Each distinct text once: a port map's 3,000 rows repeat a few rack, device and media names (render37).
+    """
+    texts = {v for v in values if type(v) is str}
+    return max([len(col.heading)] + [len(fmt.cell(v)) for v in texts]
+               + [len(fmt.cell(v.value if type(v) is Formula else v, col.unit, col.digits)) for v in values
+                  if type(v) is not str])
 
 
 def _pinned_zip(wb) -> bytes:
@@ -226,7 +241,7 @@ def _pinned_zip(wb) -> bytes:
     """
     from openpyxl.writer.excel import ExcelWriter
     raw = io.BytesIO()
-    ExcelWriter(wb, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED)).save()   # closes the archive
+    ExcelWriter(wb, zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED)).save()   # closes it; compressed once, below
     out = io.BytesIO()
     with zipfile.ZipFile(raw) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
