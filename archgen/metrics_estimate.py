@@ -66,7 +66,8 @@ ESTIMATE: tuple[Metric, ...] = (
     *POOLS,  # a serving job read as a disaggregated deployment's pools (archgen/metrics_pools.py)
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
            "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
-           "`batch`.", _EI, _I),   # no better direction: under an open loop more in flight is more waiting (offtpot37)
+           "`batch`. No better direction: `diff` marks its change neither better nor worse (under an arrival rate "
+           "more in flight is more requests waiting, not more served).", _EI, _I),
     Metric("workload", "replica_capacity", "1/s", "1/s", 3, "Replica capacity", "Requests per second one replica "
            "completes when full: a simulated closed loop that keeps as many requests in flight as it admits (the KV "
            "cache's capacity, or `batch`); an open loop above it does not keep up (its queue grows without bound, "

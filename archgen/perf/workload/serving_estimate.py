@@ -342,7 +342,11 @@ def interleaved(e: InferenceEstimate, output_len: int) -> str:
             f"prefill pass ({float(e.prefill_per_request) * 1e3:,.4g} ms) before its first token and the rest over "
             f"its output_len - 1 gaps: each is one decode step of {b:,.0f} sequences ({step * 1e3:,.4g} ms, "
             "decode_step_time, the least gap) plus its share of the other requests' prompts prefilled between the "
-            f"steps. Mean lengths in a steady state, so about: {FIRST_TOKEN}")
+            "steps. That is the closed form's own schedule, every slot decoding and prompts prefilled as slots free: "
+            "at this tokens/s, the most a request waits between its tokens on average. An engine that gives its "
+            "token budget to the decodes first keeps fewer decoding and more waiting for their prompts, a shorter "
+            "TPOT and a longer wait for the first token (scenario: concurrency simulates that). Mean lengths in a "
+            f"steady state, so about: {FIRST_TOKEN}")
 
 
 #: What bounds a serving job's batch left to its limits where the engine's does not (`Estimate.batch_bound`).
