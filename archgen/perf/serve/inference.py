@@ -31,9 +31,10 @@ step with b sequences, both with their fixed costs):
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + (out - 1) · t_dec(b)): the prefill gives a request's first token and
   its decode steps tokens 2 to out (`lengths.FIRST_TOKEN`); TTFT = t_pre on an idle replica (no queueing);
-  TPOT = t_dec(b) + (b - 1) · t_pre,chunked / (out - 1), a request's mean gap (`lengths.offline_gap`). Prompts are prefilled in passes of the job's
-  `max_num_tokens` (TensorRT-LLM's token budget per iteration, `PREFILL_CHUNK` by default; per rank under attention
-  DP), several prompts a pass; a prompt longer than that runs whole in a pass of its own (`WHOLE_PROMPTS`).
+  TPOT = t_dec(b) + (b - 1) · t_pre,chunked / (out - 1), a request's mean gap (`lengths.offline_gap`). Prompts
+  are prefilled in passes of the job's `max_num_tokens` (TensorRT-LLM's token budget per iteration, `PREFILL_CHUNK`
+  by default; per rank under attention DP), several prompts a pass; a prompt longer than that runs whole in a pass
+  of its own (`WHOLE_PROMPTS`).
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 

@@ -22,7 +22,8 @@ tests/perf/data/mlperf-deepseek-r1-lengths.yaml). A dataset's CV is of its refer
 generates may spread differently (MLPerf's logs give only the mean).
 
 `lengths_convention` and `kv_convention` say in words what a serving estimate takes (moved from
-`perf.workload.serving_estimate` for its size).
+`perf.workload.serving_estimate` for its size). `offline_gap` is an offline run's TPOT as the benchmarks define it
+(`OFFLINE_TPOT`): a request's mean time between its tokens after the first, by Little's law over the run.
 """
 
 from __future__ import annotations
