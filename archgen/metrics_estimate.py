@@ -22,9 +22,14 @@ ESTIMATE: tuple[Metric, ...] = (
     Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill on an idle "
            "replica (offline), or the mean over a simulated run's requests of first token - arrival (concurrency, "
            "server with an arrival rate).", _EI, _I, minimise=True),
-    Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token: one decode step with the batch in "
-           "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _EI,
-           _I, minimise=True),
+    Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token after the first, the mean over the "
+           "requests of (latency - TTFT) / (output - 1), as trtllm-bench and vLLM's benchmark_serving.py report it: "
+           "of a simulated run (concurrency, server with an arrival rate), or offline by Little's law over the run, "
+           "a decode step plus the other requests' prompts prefilled between the steps (decode_step_time alone is "
+           "the least gap).", _EI, _I, minimise=True),
+    Metric("workload", "decode_step_time", "s", "ms", 2, "Decode step", "One decode step with the offline batch in "
+           "flight: the least time between a request's output tokens, not a benchmark's TPOT (an offline run "
+           "prefills other requests' prompts between the steps). Offline only.", _EI, _I, minimise=True),
     Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
            "(concurrency, or server with an arrival rate): the sorted requests' element at floor(n / 2), as MLPerf's "
            "loadgen reads it.", "perf/serve/scheduler.py", _I,
@@ -61,7 +66,8 @@ ESTIMATE: tuple[Metric, ...] = (
     *POOLS,  # a serving job read as a disaggregated deployment's pools (archgen/metrics_pools.py)
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
            "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
-           "`batch`.", _EI, _I, True),
+           "`batch`. No better direction: `diff` marks its change neither better nor worse (under an arrival rate "
+           "more in flight is more requests waiting, not more served).", _EI, _I),
     Metric("workload", "replica_capacity", "1/s", "1/s", 3, "Replica capacity", "Requests per second one replica "
            "completes when full: a simulated closed loop that keeps as many requests in flight as it admits (the KV "
            "cache's capacity, or `batch`); an open loop above it does not keep up (its queue grows without bound, "

@@ -447,3 +447,21 @@ def test_path_between_two_directories_is_refused(tmp_path, monkeypatch):
     assert (r.code, r.out) == (2, "")
     assert r.err.startswith("error: --path specs: BASE and HEAD are both spec directories, so no git revision is "
                             "read and --path names nothing"), r.err
+
+
+def test_concurrency_has_no_better_direction(tmp_path):
+    """offtpot37: a falling `concurrency` read "worse ▼" (the registry maximised it), yet under an arrival rate more
+    in flight is more requests waiting. Halving the shipped offline job's batch (2,048 -> 1,024 in flight) shortens
+    its requests' gaps between tokens (TPOT, better) and their decode step; concurrency has no direction."""
+    base, head = copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head")
+    workload = head / "workloads" / "llama3-70b.yaml"
+    text = workload.read_text(encoding="utf-8")
+    assert text.count("  output_len: 256\n") == 1
+    workload.write_text(text.replace("  output_len: 256\n", "  output_len: 256\n  batch: 1024\n"), encoding="utf-8")
+    r = run_cli("diff", base, head)
+    assert r.code == 0, r.err
+    obj = "`workload/llama3-70b-serve-b200`"
+    assert f"| {obj} | concurrency | 2,048 | 1,024 | -1,024 | -50.0 % | — |" in r.out
+    assert f"| {obj} | tpot | 295.6 ms | 151.1 ms |" in r.out and "| decode\\_step\\_time | 49.37 ms | 28.07 ms |" in r.out
+    tpot = next(line for line in r.out.splitlines() if line.startswith(f"| {obj} | tpot |"))
+    assert tpot.endswith("better ▼ |")

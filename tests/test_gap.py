@@ -448,9 +448,9 @@ def test_shipped_requirements_are_met_by_the_shipped_designs():
                         ("REL006", "workload/llama3-70b-pretrain-tpu-v4"),
                         # MFU >= 0.35 at risk: the dense-training band's low end, -37.9 % (mlperf-training-v5.yaml)
                         ("REQ004", "workload/llama3-405b-pretrain-gb200"),
-                        # TPOT <= 100 ms met by an offline estimate, but no published offline serving run measured
-                        # TPOT: no band bounds the model's error, so at risk, not met (issue 20 part 7)
-                        ("REQ004", "workload/llama3-70b-serve-b200"), ("REQ004", "workload/llama3-70b-serve-gb200")}
+                        # TPOT <= 100 ms (SHOULDs) not met offline: each request's tokens ~290-296 ms apart
+                        # (offtpot37; before, judged at risk on the decode step alone)
+                        ("PERF001", "workload/llama3-70b-serve-b200"), ("PERF001", "workload/llama3-70b-serve-gb200")}
 
 
 @pytest.mark.parametrize(("args", "message"), [

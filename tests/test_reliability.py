@@ -413,8 +413,9 @@ def test_a_reliability_requirement_met_only_inside_the_range_is_at_risk(tmp_path
     risk = {f.requirement: f for f in r.findings if f.id == "REQ004"}
     # REQ-PERF-001, the workload's MFU >= 0.35, is met at the dense-training band's low end (-37.9 %) since the
     # 512-GPU GB200 8B row left it (perf/comm/placement.py); it was at risk at -47.7 %
-    # REQ-PERF-011, the shipped offline serving job's TPOT, is at risk for want of a band (no published offline TPOT)
-    assert sorted(risk) == ["OWN-GP", "R-CGP", "R-INT", "R-MTTI", "REQ-PERF-011"]
+    # REQ-PERF-011, the shipped offline serving job's TPOT (a SHOULD), is not met since offtpot37 (each request's
+    # tokens ~296 ms apart), no longer at risk on the decode step
+    assert sorted(risk) == ["OWN-GP", "R-CGP", "R-INT", "R-MTTI"]
     # the cluster's goodput is its largest training job's, range and all (it had no range: judged at the point)
     assert [cluster[f"goodput{end}"] for end in ("", "_low", "_high")] == \
         [job[f"goodput{end}"] for end in ("", "_low", "_high")]

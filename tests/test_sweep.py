@@ -453,7 +453,8 @@ def test_a_point_that_does_not_fit_judges_memory_requirements_whoever_states_the
     B200's HBM) hold no sequence."""
     p = problem_of(tmp_path, MISFIT)
     fits, misfit = (evaluate_point(p, i) for i in range(p.size))
-    assert fits.status == "ok" and fits.met == {"REQ-PERF-011": True, "REQ-SWP-001": True,
+    # the workload's TPOT (a SHOULD) is missed at 2,048 in flight: its tokens ~296 ms apart (offtpot37)
+    assert fits.status == "ok" and fits.met == {"REQ-PERF-011": False, "REQ-SWP-001": True,
                                                 "REQ-SWP-002": True, "REQ-SWP-003": True}
     assert misfit.status == "does not fit" and misfit.metrics["memory_headroom"] < 0 and "power" not in misfit.metrics
     assert misfit.met == {"REQ-PERF-011": None, "REQ-SWP-001": False, "REQ-SWP-002": None,

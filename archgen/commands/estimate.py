@@ -8,6 +8,7 @@ from pathlib import Path
 
 from archgen.commands.common import located
 from archgen.errors import UsageError
+from archgen.model.requirements import miss_severity
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
     case_defaults_text,
@@ -161,7 +162,7 @@ def parse_what_if(items: list[str]) -> dict[str, float]:
 
 def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[str, float] | None = None,
                       explain: bool = False, search_plan: bool = False, model_only: bool = False) -> tuple[str, int]:
-    """A workload's estimate on a cluster as text or JSON; exit code 1 when it does not fit or misses a target.
+    """A workload's estimate on a cluster as text or JSON; exit code 1 when it does not fit or misses a SHALL target.
 
     `placed` is the workload on its cluster, or another (`pipeline.job_on_cluster`): its `estimate()` holds every
     note and its requirements judged, as a Python caller gets it. `what_if` multiplies hardware parameters
@@ -202,5 +203,7 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
         text += switches_text(used)
     if plan is not None and fmt != "json":
         text += plan_text(plan, float(est.metrics["step_time"].m) if "step_time" in est.metrics else None)
-    failed = not est.fits or any(o.met is False for o in est.requirements or ())
+    # a target missed fails as `check` judges it, by its level (`miss_severity`): a SHOULD missed is a warning there
+    failed = not est.fits or any(o.met is False and miss_severity(o.requirement.level) == "error"
+                                 for o in est.requirements or ())
     return text, 1 if failed else 0

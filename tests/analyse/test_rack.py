@@ -30,8 +30,8 @@ def test_shipped_examples_are_clean(shipped):
                     ("NET032", "cluster/gb200-nvl72-su/fabric/oob"),  # PDUs stating no management ports
                     # MFU >= 0.35 at risk: the dense-training band's low end, -37.9 % (mlperf-training-v5.yaml)
                     ("REQ004", "workload/llama3-405b-pretrain-gb200"),
-                    # TPOT <= 100 ms on offline jobs: no published offline run measured TPOT, no band (issue 20 part 7)
-                    ("REQ004", "workload/llama3-70b-serve-b200"), ("REQ004", "workload/llama3-70b-serve-gb200")}
+                    # TPOT <= 100 ms (SHOULDs) on offline jobs, not met: each request's tokens ~290-296 ms apart
+                    ("PERF001", "workload/llama3-70b-serve-b200"), ("PERF001", "workload/llama3-70b-serve-gb200")}
 
 
 #: The GB200 NVL72 rack's SN2201 pair, fed from outside its chain, and its input power (test_gb200_nvl72_power).

@@ -81,6 +81,6 @@ def test_llama_1b_decode_lies_between_the_megakernel_and_the_engines(h100):
     bubbles and still faster than the engines measured: the small kernels' own memory latencies (norms, RoPE,
     activation) are not charged, as no measurement isolates them."""
     e = estimate_inference(h100, ServeJob(LLAMA1B, 32, 128, "bf16"), 1, 1)
-    utilisation = 2.48e9 / 3.35e12 / float(e.tpot)
+    utilisation = 2.48e9 / 3.35e12 / float(e.decode_step)
     assert 0.50 < utilisation < 0.78
     assert utilisation == pytest.approx(0.62, abs=0.01)

@@ -38,7 +38,7 @@ def test_one_output_token_is_the_prefill_alone(h100) -> None:
 def test_the_offline_form_charges_output_len_minus_one_steps(h100, out) -> None:
     """b out / (b t_pre + (out - 1) t_dec): at 2 tokens one decode step a request, where the form charged two."""
     e = estimate_inference(h100, ServeJob(LLAMA70, 2048, out, "fp8"), 2, 64)
-    pre, step, b = float(e.prefill_per_request), float(e.tpot), 64.0
+    pre, step, b = float(e.prefill_per_request), float(e.decode_step), 64.0
     assert float(e.tokens_per_second_replica) == pytest.approx(b * out / (b * pre + (out - 1) * step), rel=1e-12)
 
 

@@ -68,7 +68,7 @@ def _serving(case, accelerators) -> dict:
     est = I.estimate_inference(hw, job, 1, None if inf.batch == "max" else inf.batch)
     b, out, inp, a = float(est.batch), inf.output_len, inf.input_len, job.arch
     chunk = max(job.max_num_tokens, inp)
-    model = b * float(est.prefill_per_request) + out * float(est.tpot)
+    model = b * float(est.prefill_per_request) + out * float(est.decode_step)
     measured = b * out / (case.measured[0].value / case.system.count)
 
     row = {"hw": hw, "arch": a, "batch": b, "model": model, "measured": measured,

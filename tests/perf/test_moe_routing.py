@@ -80,7 +80,7 @@ def held_job(accelerators):
 
 def test_the_decode_step_is_slower_than_balanced_and_faster_than_the_measured_skew(held_job):
     hw, job = held_job
-    step = {r: float(I.estimate_inference(hw, replace(job, imbalance=r), 8, 7168).tpot)
+    step = {r: float(I.estimate_inference(hw, replace(job, imbalance=r), 8, 7168).decode_step)
             for r in (0.0, None, R.TRTLLM_R1_IMBALANCE)}
     assert step[0.0] < step[None] < step[R.TRTLLM_R1_IMBALANCE]
 
@@ -88,11 +88,11 @@ def test_the_decode_step_is_slower_than_balanced_and_faster_than_the_measured_sk
 def test_dense_models_and_ep_1_do_not_move(held_job, accelerators):
     hw, job = held_job
     one = replace(job, ep=1, attention_dp=False)
-    assert float(I.estimate_inference(hw, one, 8, 64).tpot) == float(
-        I.estimate_inference(hw, replace(one, imbalance=0.0), 8, 64).tpot)
+    assert float(I.estimate_inference(hw, one, 8, 64).decode_step) == float(
+        I.estimate_inference(hw, replace(one, imbalance=0.0), 8, 64).decode_step)
     dense = replace(one, arch=replace(job.arch, experts=0, top_k=0, shared_experts=0, expert_ffn=0))
-    assert float(I.estimate_inference(hw, dense, 8, 64).tpot) == float(
-        I.estimate_inference(hw, replace(dense, imbalance=R.TRTLLM_R1_IMBALANCE), 8, 64).tpot)
+    assert float(I.estimate_inference(hw, dense, 8, 64).decode_step) == float(
+        I.estimate_inference(hw, replace(dense, imbalance=R.TRTLLM_R1_IMBALANCE), 8, 64).decode_step)
 
 
 def test_the_estimate_states_the_band_from_balanced_to_the_measured_imbalance(cli, tmp_path):

@@ -67,8 +67,8 @@ def test_the_step_reads_the_weighted_context(accelerators):
     spread = estimate_inference(hw, ServeJob(LLAMA70, 1000, 1000, "fp8", output_len_cv=1.0), 1, 64)
     long = estimate_inference(hw, ServeJob(LLAMA70, 1000, 2000, "fp8"), 1, 64)
     one = estimate_inference(hw, ServeJob(LLAMA70, 1000, 1000, "fp8"), 1, 64)
-    assert float(spread.tpot) == pytest.approx(float(long.tpot), rel=1e-12)
-    assert float(spread.tpot) > float(one.tpot)
+    assert float(spread.decode_step) == pytest.approx(float(long.decode_step), rel=1e-12)
+    assert float(spread.decode_step) > float(one.decode_step)
     assert float(spread.kv_per_sequence_per_gpu) == float(one.kv_per_sequence_per_gpu)  # 'full': I + O either way
     mean = estimate_inference(hw, ServeJob(LLAMA70, 1000, 1000, "fp8", "fp8", "mean", output_len_cv=1.0), 1, 64)
     mean_one = estimate_inference(hw, ServeJob(LLAMA70, 1000, 1000, "fp8", "fp8", "mean"), 1, 64)

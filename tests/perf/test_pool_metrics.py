@@ -120,7 +120,7 @@ def test_the_moe_bands_gap_is_not_the_aggregation() -> None:
     inf, hw = case.inference, case_hardware(case, accs)
     assert inf is not None
     e, _ = estimate_serving(hw, serve_job(case, hw), inf.tp, None, None, replicas=1)
-    prefill, decode = float(e.prefill_per_request), inf.output_len * float(e.tpot) / float(e.batch)
+    prefill, decode = float(e.prefill_per_request), inf.output_len * float(e.decode_step) / float(e.batch)
     share = prefill / (prefill + decode)
     assert share == pytest.approx(0.075, abs=0.005)   # the replica's time is 92.5 % decode
     pool = pool_metrics(serve_job(case, hw).arch, 1.0,

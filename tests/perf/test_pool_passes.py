@@ -49,8 +49,8 @@ def _m(run: dict, name: str) -> float:
 
 def test_the_decode_pool_is_decode_only_steps_at_the_replicas_concurrency(runs) -> None:
     closed, offline = runs["concurrency"], runs["offline"]
-    # the offline form's TPOT is one decode-only step of `batch` sequences: the pool makes 8,192 tokens a step
-    step = _m(offline, "tpot")
+    # the offline form's decode step is one decode-only step of `batch` sequences: the pool makes 8,192 tokens a step
+    step = _m(offline, "decode_step_time")
     assert _m(closed, "decode_tokens_per_second_per_gpu") == pytest.approx(8192 / step / 32, rel=1e-9)
     # and the prefill pool the offline form's prefill-only passes, whichever scenario the replica runs
     pre = offline["breakdown"]["prefill_per_request"]["value"]
@@ -124,4 +124,4 @@ def test_a_light_open_loops_decode_pool_steps_one_sequence(tmp_path) -> None:
     light, one = got["l70-light"], got["l70-one"]
     words = light["conventions"]["prefill_decode"]
     assert "decode-only steps of 1 sequence (one: the replica's mean in flight under its arrivals is 0.075;" in words
-    assert _m(light, "decode_tokens_per_second_per_gpu") == pytest.approx(1 / _m(one, "tpot") / 8, rel=1e-9)
+    assert _m(light, "decode_tokens_per_second_per_gpu") == pytest.approx(1 / _m(one, "decode_step_time") / 8, rel=1e-9)

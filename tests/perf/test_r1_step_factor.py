@@ -77,7 +77,7 @@ def _offline_step(hw, job) -> tuple[float, float]:
     est = I.estimate_inference(hw, job, TP)
     b, length = float(est.batch), float(job.output_len)
     measured = _row("offline-8xb200").measured[0].value
-    return (b * length / measured - b * float(est.prefill_per_request)) / length, float(est.tpot)
+    return (b * length / measured - b * float(est.prefill_per_request)) / length, float(est.decode_step)
 
 
 def test_the_logs_give_the_step_at_157_and_512_sequences_a_rank(b200):

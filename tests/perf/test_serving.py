@@ -131,7 +131,7 @@ def test_fixed_cost_per_kernel(h100x2, monkeypatch):
     with_cost = estimate_inference(h100x2, job, 2, 8)
     monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)
     without = estimate_inference(h100x2, job, 2, 8)
-    assert float(with_cost.tpot - without.tpot) == pytest.approx(964 * 1.3e-6, rel=1e-9)
+    assert float(with_cost.decode_step - without.decode_step) == pytest.approx(964 * 1.3e-6, rel=1e-9)
 
 
 def test_quantised_weights_keep_embeddings_in_bf16():

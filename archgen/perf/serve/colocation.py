@@ -99,7 +99,7 @@ def pool_times(hw: Hardware, job: I.ServeJob, tp: int, batch: float) -> tuple[fl
     their KV cache, so its rate is batch / step / tp whatever the prompts' share of a hybrid iteration.
     """
     e = I.estimate_inference(hw, job, tp, batch)
-    return float(e.prefill_per_request), (job.output_len - 1) * float(e.tpot) / max(float(batch), 1.0)
+    return float(e.prefill_per_request), (job.output_len - 1) * float(e.decode_step) / max(float(batch), 1.0)
 
 
 def pool_batch(e: I.InferenceEstimate, run: ServingRun | None, closed: bool) -> tuple[float, str]:

@@ -31,9 +31,10 @@ step with b sequences, both with their fixed costs):
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + (out - 1) · t_dec(b)): the prefill gives a request's first token and
   its decode steps tokens 2 to out (`lengths.FIRST_TOKEN`); TTFT = t_pre on an idle replica (no queueing);
-  TPOT = t_dec(b), the time between tokens after the first. Prompts are prefilled in passes of the job's
-  `max_num_tokens` (TensorRT-LLM's token budget per iteration, `PREFILL_CHUNK` by default; per rank under attention
-  DP), several prompts a pass; a prompt longer than that runs whole in a pass of its own (`WHOLE_PROMPTS`).
+  TPOT = t_dec(b) + (b - 1) · t_pre,chunked / (out - 1), a request's mean gap (`lengths.offline_gap`). Prompts
+  are prefilled in passes of the job's `max_num_tokens` (TensorRT-LLM's token budget per iteration, `PREFILL_CHUNK`
+  by default; per rank under attention DP), several prompts a pass; a prompt longer than that runs whole in a pass
+  of its own (`WHOLE_PROMPTS`).
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
@@ -67,7 +68,7 @@ from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
 from archgen.perf.hw.numeric import minimum, where
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
-from archgen.perf.serve.lengths import decode_context, reserved_context
+from archgen.perf.serve.lengths import decode_context, offline_gap, reserved_context
 from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.perf.serve.routing import busiest_rank_load, load_factor
 
@@ -189,7 +190,7 @@ class InferenceEstimate:
     batch: np.ndarray | float
     max_batch: np.ndarray | float
     ttft: np.ndarray | float
-    tpot: np.ndarray | float
+    tpot: np.ndarray | float   # a request's mean gap between tokens after the first; `decode_step` the step alone
     prefill_per_request: np.ndarray | float
     tokens_per_second_replica: np.ndarray | float
     tokens_per_second_per_gpu: np.ndarray | float
@@ -199,6 +200,7 @@ class InferenceEstimate:
     capacity: float
     overhead_per_step: np.ndarray | float = 0.0
     kv_batch: np.ndarray | float = 0.0
+    decode_step: np.ndarray | float = 0.0
 
     @property
     def fits(self):
@@ -380,7 +382,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     chunk = max(job.max_num_tokens, job.input_len) * ranks
     t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
     pre_req = t_chunk * inp / chunk
-    ttft, tpot = t_pre, t_dec
+    ttft, tpot = t_pre, offline_gap(t_dec, pre_req, b_eff, job.output_len)
     # the prefill makes each request's first token, its decode steps the other output_len - 1 (`FIRST_TOKEN`)
     tps = b_eff * job.output_len / (b_eff * pre_req + (job.output_len - 1) * t_dec)
     memory = weights + b / ranks * kv_seq
@@ -388,4 +390,4 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
         tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,
         tokens_per_second_replica=tps, tokens_per_second_per_gpu=tps / tp, weights_per_gpu=weights,
         kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed,
-        kv_batch=kv_batch)
+        kv_batch=kv_batch, decode_step=t_dec)

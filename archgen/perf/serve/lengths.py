@@ -22,7 +22,8 @@ tests/perf/data/mlperf-deepseek-r1-lengths.yaml). A dataset's CV is of its refer
 generates may spread differently (MLPerf's logs give only the mean).
 
 `lengths_convention` and `kv_convention` say in words what a serving estimate takes (moved from
-`perf.workload.serving_estimate` for its size).
+`perf.workload.serving_estimate` for its size). `offline_gap` is an offline run's TPOT as the benchmarks define it
+(`OFFLINE_TPOT`): a request's mean time between its tokens after the first, by Little's law over the run.
 """
 
 from __future__ import annotations
@@ -36,6 +37,30 @@ FIRST_TOKEN = ("a request's first output token is sampled from its prefill's log
                "request (NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/statistics.py at 385626572d, "
                "num_generated_tokens) and vLLM's benchmark divides latency - TTFT by output_len - 1 for TPOT "
                "(vllm-project/vllm benchmarks/benchmark_serving.py at 0049e29c41)")
+#: What the tools that report a TPOT mean by it for a run that queues every request at once (offtpot37).
+OFFLINE_TPOT = ("trtllm-bench times each request's (end - first token) / (output tokens - 1) and reports their "
+                "average as 'Average time-per-output-token [TPOT]' (NVIDIA/TensorRT-LLM "
+                "tensorrt_llm/bench/dataclasses/statistics.py at 77d7fe1eb2, intertoken_latency; reporting.py at "
+                "0249976575, tpot_percentiles, printed with --streaming only), as vLLM's benchmark_serving.py does "
+                "(latency - TTFT) / (output_len - 1) per request; vLLM's benchmark_throughput.py (at 018efffdeb) and "
+                "SGLang's bench_offline_throughput.py (at ad8e67641c) print throughput only, and MLPerf's Offline "
+                "scenario judges no latency")
+
+
+def offline_gap(step, prefill_per_request, batch, output_len: int):
+    """Mean time between a request's output tokens after the first in an offline run (`OFFLINE_TPOT`), in seconds.
+
+    The closed form's replica makes `batch` · `output_len` tokens in batch · t_pre + (output_len - 1) · t_dec, so by
+    Little's law each request lives that long; less its own prompt's share of a prefill pass (before its first
+    token), the rest is spread over its output_len - 1 gaps: t_dec + (batch - 1) · t_pre / (output_len - 1), the
+    decode `step` plus the other requests' prompts prefilled between the steps. Mean lengths, a steady state; one
+    output token has no gap (the step is returned).
+    """
+    if output_len < 2:
+        return step
+    return step + (batch - 1) * prefill_per_request / (output_len - 1)
+
+
 #: Why a spread of output lengths lengthens the offline decode context (the module docstring derives it).
 LENGTH_WEIGHTED = ("a slot holds a request for its output_len - 1 decode steps, so the steps read the length-weighted "
                    "mean context, about E[L (I + L/2)] / E[L]")

@@ -37,7 +37,7 @@ from archgen.perf.serve.inference import (
     estimate_inference,
     memory_reserve,
 )
-from archgen.perf.serve.lengths import FIRST_TOKEN, kv_convention, lengths_convention
+from archgen.perf.serve.lengths import FIRST_TOKEN, OFFLINE_TPOT, kv_convention, lengths_convention
 from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.run import KEEP_UP, capacity_metrics, run_breakdown
@@ -205,6 +205,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         metrics = {"ttft": Q_(float(e.ttft), "s")}
         if decodes and float(e.tpot) > 0:   # TPOT and a user's decode rate, 1 / TPOT: none where no token follows
             metrics |= {"tpot": Q_(float(e.tpot), "s"), "tokens_per_second_per_user": Q_(1.0 / float(e.tpot), "1/s")}
+            metrics |= {"decode_step_time": Q_(float(e.decode_step), "s")} if run is None else {}   # offtpot37
         metrics |= {"tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
                     "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
                     "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
@@ -224,7 +225,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     breakdown = {} if "ttft" not in metrics else \
         run_breakdown(run, inf.output_len, float(e.tokens_per_second_replica)) if run is not None else \
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
-         "decode_per_request": Q_((inf.output_len - 1) * float(e.tpot) / float(e.batch), "s")}
+         "decode_per_request": Q_((inf.output_len - 1) * float(e.decode_step) / float(e.batch), "s")}
     sens, span = {}, None
     # an open loop that keeps up serves its offered load whatever the hardware: its elasticities are of what the
     # hardware moves, the replica's capacity (its full closed loop, `full_run`); before newuser68 every one read 0
@@ -281,9 +282,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
-                    if run is not None else "one decode step with `batch` sequences in flight per replica, the "
-                    f"least time between a request's output tokens after the first: {FIRST_TOKEN}"
-                    + interleaved(e, inf.output_len),
+                    if run is not None else interleaved(e, inf.output_len),
             "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
@@ -317,7 +316,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))} | {
         m: OFFLINE_PERCENTILE.format(metric=m) for m in ("ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
-    unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user"),
+    unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user",
+                                                                "decode_step_time"),
                                                  NO_TPOT)
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, sensitivity_of="replica_capacity" if sens and keeps_up else "",
@@ -328,23 +328,25 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
 
 
 def interleaved(e: InferenceEstimate, output_len: int) -> str:
-    """What an offline run's requests wait between their tokens, the other requests' prompts included (newuser95).
+    """An offline run's TPOT in words: a request's mean gap by Little's law, not the decode step (newuser95, offtpot37).
 
-    The closed form runs the batch's prompts between its decode steps (tokens/s per replica = B·out / (B·t_pre +
-    (out - 1)·t_dec)), so by Little's law a request lives B·out / (tokens/s per replica), its own prompt's share of
-    a prefill pass and out - 1 gaps of t_dec + (B - 1)·t_pre / (out - 1) each: the decode step alone is the
-    shortest gap, not the mean one a benchmark's TPOT reports.
+    `lengths.offline_gap` gives the figure; this says what it holds, with the run's own numbers.
     """
-    rate, b = float(e.tokens_per_second_replica), float(e.batch)
-    if output_len < 2 or rate <= 0 or b < 1:
-        return ""
+    rate, b, step = float(e.tokens_per_second_replica), float(e.batch), float(e.decode_step)
+    if output_len < 2 or rate <= 0 or b < 1:   # no token after the first, or nothing in flight: no gap to explain
+        return f"time per output token after the first: {FIRST_TOKEN}"
     life = b * output_len / rate   # Little's law: the sequences in flight over the requests finished per second
-    gap = (life - float(e.prefill_per_request)) / (output_len - 1)   # less its own prompt's share of a pass
-    return (f". It leaves out the prompts the run prefills between those steps: by Little's law each request lives "
-            f"{b:,.0f} in flight x {output_len:,} tokens / {rate:,.0f} tokens/s per replica = {life:,.4g} s, so its "
-            f"tokens after the first come about {gap * 1e3:,.4g} ms apart on average, as a benchmark's TPOT of such a "
-            "run (latency - TTFT) / (output_len - 1) would read, and 1 / TPOT overstates what a user receives by as "
-            "much; a TPOT target judged on the decode step alone is judged at its shortest")
+    return (f"time per output token after the first, (request latency - TTFT) / (output_len - 1), as a benchmark "
+            f"of such a run reports it ({OFFLINE_TPOT}): by Little's law each request lives {b:,.0f} in flight x "
+            f"{output_len:,} tokens / {rate:,.0f} tokens/s per replica = {life:,.4g} s, its own prompt's share of a "
+            f"prefill pass ({float(e.prefill_per_request) * 1e3:,.4g} ms) before its first token and the rest over "
+            f"its output_len - 1 gaps: each is one decode step of {b:,.0f} sequences ({step * 1e3:,.4g} ms, "
+            "decode_step_time, the least gap) plus its share of the other requests' prompts prefilled between the "
+            "steps. That is the closed form's own schedule, every slot decoding and prompts prefilled as slots free: "
+            "at this tokens/s, the most a request waits between its tokens on average. An engine that gives its "
+            "token budget to the decodes first keeps fewer decoding and more waiting for their prompts, a shorter "
+            "TPOT and a longer wait for the first token (scenario: concurrency simulates that). Mean lengths in a "
+            f"steady state, so about: {FIRST_TOKEN}")
 
 
 #: What bounds a serving job's batch left to its limits where the engine's does not (`Estimate.batch_bound`).
