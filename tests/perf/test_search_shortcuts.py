@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from archgen.perf.comm.collectives import HW_FIELDS, _hw_key
-from archgen.perf.explore.plan_bound import _rank, groups
+from archgen.perf.train.layout_times import _rank, groups
 from archgen.perf.explore.vectorised import _least_floor
 
 
