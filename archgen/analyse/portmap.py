@@ -311,12 +311,14 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
     legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
-    # a NIC cage's module whose one connector carries its planes' links: one cable from that cage to several leaves
-    fans = [low is None and connector_links(o, speed, cage[0] if n else None, "a") > 1 for o in opts]
+    # a NIC cage's module whose one connector carries its planes' links, or a cable part split to several far ports
+    # (`links_per_cable`): one cable from that cage to several leaves
+    fans = [low is None and (_split_part(o) or connector_links(o, speed, cage[0] if n else None, "a") > 1)
+            for o in opts]
     # a lower switch's fibre connector carrying links to several upper switches (a twin-port 2 x DR4 at 400G, one
-    # link per pair): one cable from that connector, split at its far end, as the BOM counts it (`links_per_cable`)
-    spread = [low is not None and o.a.media not in COPPER_MEDIA and connector_links(o, speed, None, "a") > 1
-              for o in opts]
+    # link per pair), or a split cable part: one cable from that port, split at its far end, as the BOM counts it
+    spread = [low is not None and o.a.media not in COPPER_MEDIA
+              and (_split_part(o) or connector_links(o, speed, None, "a") > 1) for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
@@ -360,6 +362,16 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
 
 
 _TIER_CODE = {"access": "A", "leaf_spine": "LS", "spine_core": "SC"}
+
+
+def _split_part(opt: LinkOption) -> bool:
+    """Whether an optical option's part is one cable split to several far ports (`links_per_cable` above 1).
+
+    NVIDIA's DGX SuperPOD B300 Spectrum-X table counts one node-leaf cable per 800G SuperNIC port, its two 400G
+    halves on two planes (tests/data/fabrics/dgx-b300-spectrum-x-su.yaml): the port map lists that cable once, with
+    both far ends, as the BOM counts it (before, a row a link: 1,024 node-leaf cables for the table's 512).
+    """
+    return opt.a.media not in COPPER_MEDIA and max(opt.a.links_per_cable, opt.b.links_per_cable) > 1
 
 
 def _rank(keys: np.ndarray) -> np.ndarray:

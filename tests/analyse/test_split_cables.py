@@ -62,3 +62,25 @@ def test_the_estimate_says_it_sums_the_planes(tmp_path: Path):
         "default: one device of their summed speed, each send split over them; NVIDIA/nccl "
         "src/transport/net_ib/init.cc, p2p.cc); that the NIC's plane functions merge so is not confirmed, and a "
         "flow held to one plane would see 400 Gb/s"]
+
+
+def test_the_port_map_lists_a_split_cable_part_once(tmp_path: Path):
+    """A cable part split 2 x 400G to two planes (`links_per_cable: 2`, NVIDIA's B300 Spectrum-X table: 512 node-leaf
+    cables for one SU) is one port-map row from the SuperNIC cage to both planes' leaves, as the BOM counts it
+    (newuser96: a row a link, 1,024 node-leaf "cables" beside the BOM's and the JSON's 512)."""
+    import shutil
+
+    from archgen.analyse.portmap import port_map
+    from archgen.pipeline import analyse_paths
+
+    data = Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml"
+    shutil.copy(data, tmp_path / "b300.yaml")
+    catalog = Path(__file__).parents[2] / "specs" / "catalog"
+    a = analyse_paths([catalog, tmp_path]).clusters["cluster/b300-spectrum-x-su"]
+    rows = port_map(a).rows
+    for tier in a.cabling.tiers:
+        mine = [r for r in rows if r.tier == tier.tier]
+        assert (len(mine), sum(r.links for r in mine)) == (tier.physical, 2 * tier.physical) == (512, 1024)
+    first = next(r for r in rows if r.tier == "access")
+    assert (first.a.device, first.a.port, first.links) == ("dgx-b300-ethernet-01", "compute-1, compute-9", 2)
+    assert first.b.device == "compute-leaf-01 + compute-leaf-09"   # plane A's leaf and plane B's
