@@ -40,7 +40,14 @@ import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
-from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
+from archgen.analyse.link_ends import (
+    fans_out,
+    link_speed,
+    links_per_cable,
+    nic_cages,
+    node_cage_ports,
+    splitter_legs,
+)
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.port_numbers import TIER_ENDS, PortNumbering, port_names, switch_name, tier_switches
@@ -293,9 +300,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                             for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
         placed_ends, k_nodes = k + int((at[:, 0] >= 0).sum()), k
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
-        # a node's fabric ports run plane-major (`access_ports`): port p is its NIC cage p mod (ports / planes)
-        per_node = np.unique(node_key, return_counts=True, return_inverse=True)
-        nic = port_no % np.maximum(per_node[2][per_node[1]] // max(fa.planes, 1), 1)
+        nic = nic_cages(node_key, fa.planes)   # a node's fabric ports run plane-major (`access_ports`)
     else:
         assert low is not None and a_switch is not None, "only the access tier has no switch below it"
         a_dev = [switch_name(fid, low, int(i)) for i in a_switch]
@@ -313,12 +318,10 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
     # a NIC cage's module whose one connector carries its planes' links, or a cable part split to several far ports
     # (`links_per_cable`): one cable from that cage to several leaves
-    fans = [low is None and (_split_part(o) or connector_links(o, speed, cage[0] if n else None, "a") > 1)
-            for o in opts]
+    fans = [low is None and fans_out(o, speed, cage[0] if n else None) for o in opts]
     # a lower switch's fibre connector carrying links to several upper switches (a twin-port 2 x DR4 at 400G, one
     # link per pair), or a split cable part: one cable from that port, split at its far end, as the BOM counts it
-    spread = [low is not None and o.a.media not in COPPER_MEDIA
-              and (_split_part(o) or connector_links(o, speed, None, "a") > 1) for o in opts]
+    spread = [low is not None and fans_out(o, speed, None) for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
@@ -362,16 +365,6 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
 
 
 _TIER_CODE = {"access": "A", "leaf_spine": "LS", "spine_core": "SC"}
-
-
-def _split_part(opt: LinkOption) -> bool:
-    """Whether an optical option's part is one cable split to several far ports (`links_per_cable` above 1).
-
-    NVIDIA's DGX SuperPOD B300 Spectrum-X table counts one node-leaf cable per 800G SuperNIC port, its two 400G
-    halves on two planes (tests/data/fabrics/dgx-b300-spectrum-x-su.yaml): the port map lists that cable once, with
-    both far ends, as the BOM counts it (before, a row a link: 1,024 node-leaf cables for the table's 512).
-    """
-    return opt.a.media not in COPPER_MEDIA and max(opt.a.links_per_cable, opt.b.links_per_cable) > 1
 
 
 def _rank(keys: np.ndarray) -> np.ndarray:

@@ -84,3 +84,25 @@ def test_the_port_map_lists_a_split_cable_part_once(tmp_path: Path):
     first = next(r for r in rows if r.tier == "access")
     assert (first.a.device, first.a.port, first.links) == ("dgx-b300-ethernet-01", "compute-1, compute-9", 2)
     assert first.b.device == "compute-leaf-01 + compute-leaf-09"   # plane A's leaf and plane B's
+
+
+def test_a_split_cable_is_ordered_at_its_longest_leg(tmp_path: Path):
+    """A split cable's two legs run to two planes' leaves in two racks, at two lengths: it is one part bought at the
+    longer leg's bin, in the bill of materials as in the port map (newuser96: each leg took its own bin, half a
+    cable in each, so the BOM bought 544 splitters at 7 m and 32 at 15 m where the port map orders 528 and 48: 16
+    cables a bin short of their longer leg)."""
+    import shutil
+    from collections import Counter
+
+    from archgen.analyse.portmap import port_map
+    from archgen.pipeline import analyse_paths
+
+    shutil.copy(Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml", tmp_path / "b.yaml")
+    a = analyse_paths([Path(__file__).parents[2] / "specs" / "catalog", tmp_path]).clusters[
+        "cluster/b300-spectrum-x-su"]
+    access = next(t for t in a.cabling.tiers if t.tier == "access")
+    rows = [r for r in port_map(a).rows if r.tier == "access"]
+    assert dict(Counter(r.ordered for r in rows)) == {b: n for (_, b), n in access.cables_by_bin.items()}
+    assert access.cables_by_bin[("smf-800g-split-2x400g", 15.0)] == 48   # was 32
+    runs = next(r for r in a.cabling.runs if r.tier == "access")
+    assert (runs.bin >= runs.length - 1e-9).all()   # every leg within what is ordered
