@@ -106,3 +106,25 @@ def test_a_split_cable_is_ordered_at_its_longest_leg(tmp_path: Path):
     assert access.cables_by_bin[("smf-800g-split-2x400g", 15.0)] == 48   # was 32
     runs = next(r for r in a.cabling.runs if r.tier == "access")
     assert (runs.bin >= runs.length - 1e-9).all()   # every leg within what is ordered
+
+
+def test_the_run_list_counts_a_split_cable_once(tmp_path: Path):
+    """cabling.csv rows sum to the BOM's cables where a split cable's legs end on two leaves (two rows): before
+    (newuser96) each leg's row rounded its half cable up, 1,024 node-leaf cables for the SU's 512."""
+    import shutil
+    from collections import Counter
+
+    from archgen.pipeline import analyse_paths
+    from archgen.render.cabling import run_list
+
+    shutil.copy(Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml", tmp_path / "b.yaml")
+    a = analyse_paths([Path(__file__).parents[2] / "specs" / "catalog", tmp_path]).clusters[
+        "cluster/b300-spectrum-x-su"]
+    rows = run_list(a).rows
+    cables, links = Counter(), Counter()
+    for row in rows:
+        cables[row[1]] += row[-1]
+        links[row[1]] += row[-2]
+    assert (cables["endpoint to leaf"], links["endpoint to leaf"]) == (512, 1024)
+    assert cables["leaf to spine"] == 512
+    assert {row[-1] for row in rows if row[1] == "endpoint to leaf"} == {0, 1}   # a leg's row holds its cable or not
