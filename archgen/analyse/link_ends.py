@@ -18,8 +18,8 @@ from archgen.units import Q_, Q
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "connector_links", "fans_out", "link_speed", "links_per_cable", "module_power",
-           "nic_cages", "node_cage_ports", "optics_inside", "splitter_legs"]
+__all__ = ["_ports_per_module", "connector_links", "cords_per_link", "fans_out", "link_speed", "links_per_cable",
+           "module_power", "nic_cages", "node_cage_ports", "optics_inside", "splitter_legs"]
 
 #: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
 SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -83,6 +83,30 @@ def connector_links(opt: LinkOption, speed: Q, a_cage: int | None = None, ends: 
     """
     return max(_per_connector(opt.a, speed, a_cage) if "a" in ends else 1,
                _per_connector(opt.b, speed) if "b" in ends else 1)
+
+
+def cords_per_link(opt: LinkOption, speed: Q) -> int:
+    """Fibre cables one link of an optical option takes: a module end's connectors over the links it serves.
+
+    Each connector takes its own cable (`Link.connectors`), so an end with more connectors than links gives each
+    link several.
+
+    A twin-port 2 x SR4 or 2 x DR4 module (`mmf-800g-sr8`, `smf-800g-dr8`: "two, 4-channel MPO-12/APC optical
+    connectors with two 4-channel fiber cables", NVIDIA MMA4Z00-NS-T and MMS4X00-NS-T overviews) on one 800G link of
+    8 lanes: 2 cords of 8 fibres, 4 lanes each way on each (an 800GBASE-SR8 or DR8 link needs 16 fibres). Copper: 1.
+    """
+    if opt.a.media in COPPER_MEDIA:
+        return 1
+    return max(_cords(opt.a, speed), _cords(opt.b, speed))
+
+
+def _cords(end: Link, speed: Q) -> int:
+    """Connectors of a module end each of its links takes: its connectors over the links its rate carries at `speed`.
+
+    Not over those its cage leaves it (a twin-port module in a single-port cage, a UFM appliance's port, serves one
+    400G link on one connector, the other dark).
+    """
+    return max(1, (end.connectors or 1) // _ports_per_module(end, speed))
 
 
 def fans_out(opt: LinkOption, speed: Q, a_cage: int | None) -> bool:

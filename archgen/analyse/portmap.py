@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import (
+    cords_per_link,
     fans_out,
     link_speed,
     links_per_cable,
@@ -336,6 +337,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
         media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
         per = links_per_cable(opt, speed, cage[i0]) if opt is not None else 1
+        cords = cords_per_link(opt, speed) if opt is not None else 1   # a twin-port's two MPO cords on one 800G link
         links = [j for j in idx for _ in range(int(weight[j]))]
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
@@ -358,9 +360,13 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                         b_u[j] if b_u[j] >= 0 and len({b_dev[x] for x in chunk}) == 1 else None,
                         " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
-            rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
-                                 float(max(length[x] for x in chunk)), ordered, notes[j],
-                                 cable_part(opt, ordered, per), _fibres(opt)))
+            row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
+                           float(max(length[x] for x in chunk)), ordered, notes[j], cable_part(opt, ordered, per),
+                           _fibres(opt))
+            rows.append(row)
+            for k in range(2, cords + 1):   # the link's other cords: the same ends, its links on the first row
+                rows.append(replace(row, id=f"{fid}-{code}-{len(rows) + 1:04d}", links=0,
+                                    note=f"cord {k} of {cords} of the link on {row.id} (one per module connector)"))
     return rows
 
 
