@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from archgen.analyse.link_ends import links_per_cable
+from archgen.analyse.link_ends import cords_per_link, links_per_cable
 from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q
@@ -34,7 +34,8 @@ def run_cables(tr: Any, options: Sequence[LinkOption], speed: Q, a_cage: int | N
         return np.zeros(len(tr.weight))
     copper = np.array([o.a.media in COPPER_MEDIA for o in options])
     opt = np.clip(tr.option, 0, len(options) - 1)
-    share = tr.weight / run_legs(tr, options, speed, a_cage)
+    cords = np.array([cords_per_link(o, speed) for o in options], dtype=np.int64)   # a twin-port's 2 at 800G
+    share = tr.weight * cords[opt] / run_legs(tr, options, speed, a_cage)
     return np.where(copper[opt] & (tr.tier in PAIR_TIERS), np.ceil(share - 1e-9), share)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA, Link, nic_split_of
 from archgen.units import Q_, Q
@@ -16,8 +18,8 @@ from archgen.units import Q_, Q
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "connector_links", "link_speed", "links_per_cable", "module_power", "node_cage_ports",
-           "optics_inside", "splitter_legs"]
+__all__ = ["_ports_per_module", "connector_links", "cords_per_link", "fans_out", "link_speed", "links_per_cable",
+           "module_power", "nic_cages", "node_cage_ports", "optics_inside", "splitter_legs"]
 
 #: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
 SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -81,6 +83,57 @@ def connector_links(opt: LinkOption, speed: Q, a_cage: int | None = None, ends: 
     """
     return max(_per_connector(opt.a, speed, a_cage) if "a" in ends else 1,
                _per_connector(opt.b, speed) if "b" in ends else 1)
+
+
+def cords_per_link(opt: LinkOption, speed: Q) -> int:
+    """Fibre cables one link of an optical option takes: a module end's connectors over the links it serves.
+
+    Each connector takes its own cable (`Link.connectors`), so an end with more connectors than links gives each
+    link several.
+
+    A twin-port 2 x SR4 or 2 x DR4 module (`mmf-800g-sr8`, `smf-800g-dr8`: "two, 4-channel MPO-12/APC optical
+    connectors with two 4-channel fiber cables", NVIDIA MMA4Z00-NS-T and MMS4X00-NS-T overviews) on one 800G link of
+    8 lanes: 2 cords of 8 fibres, 4 lanes each way on each (an 800GBASE-SR8 or DR8 link needs 16 fibres). Copper: 1.
+    """
+    if opt.a.media in COPPER_MEDIA:
+        return 1
+    return max(_cords(opt.a, speed), _cords(opt.b, speed))
+
+
+def _cords(end: Link, speed: Q) -> int:
+    """Connectors of a module end each of its links takes: its connectors over the links its rate carries at `speed`.
+
+    Not over those its cage leaves it (a twin-port module in a single-port cage, a UFM appliance's port, serves one
+    400G link on one connector, the other dark).
+    """
+    return max(1, (end.connectors or 1) // _ports_per_module(end, speed))
+
+
+def fans_out(opt: LinkOption, speed: Q, a_cage: int | None) -> bool:
+    """Whether an access option's one cable leaves a node's NIC cage for several far ports (several planes' leaves).
+
+    An optical part split to several far ports (`links_per_cable`: NVIDIA's DGX SuperPOD B300 Spectrum-X SuperNIC
+    port, 2 x 400G to two planes, one cable in its Table 3), or a module at the cage whose one connector carries
+    several links (`connectors`). A copper splitter is `splitter_legs`'.
+    """
+    split = max(opt.a.links_per_cable, opt.b.links_per_cable) > 1
+    return opt.a.media not in COPPER_MEDIA and (split or connector_links(opt, speed, a_cage, "a") > 1)
+
+
+def nic_cages(node_key: np.ndarray, planes: int) -> np.ndarray:
+    """Per node port (`placement.access_ports` order, a node's ports plane-major), the NIC cage it leaves by.
+
+    Port p of a node of P fabric ports sits in cage p mod (P / planes): its halves on two planes share a cage.
+    A Python pass, not `np.unique`, which imports numpy.ma (tests/test_startup.py keeps it out of `check`).
+    """
+    rank = np.zeros(len(node_key), dtype=np.int64)
+    seen: dict[int, int] = {}
+    keys = node_key.tolist()
+    for i, k in enumerate(keys):
+        rank[i] = seen.get(k, 0)
+        seen[k] = int(rank[i]) + 1
+    per_node = np.array([seen[k] for k in keys], dtype=np.int64)
+    return rank % np.maximum(per_node // max(planes, 1), 1)
 
 
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:

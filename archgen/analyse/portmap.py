@@ -34,13 +34,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
-from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
+from archgen.analyse.link_ends import (
+    cords_per_link,
+    fans_out,
+    link_speed,
+    links_per_cable,
+    nic_cages,
+    node_cage_ports,
+    splitter_legs,
+)
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.port_numbers import TIER_ENDS, PortNumbering, port_names, switch_name, tier_switches
@@ -293,9 +301,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                             for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
         placed_ends, k_nodes = k + int((at[:, 0] >= 0).sum()), k
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
-        # a node's fabric ports run plane-major (`access_ports`): port p is its NIC cage p mod (ports / planes)
-        per_node = np.unique(node_key, return_counts=True, return_inverse=True)
-        nic = port_no % np.maximum(per_node[2][per_node[1]] // max(fa.planes, 1), 1)
+        nic = nic_cages(node_key, fa.planes)   # a node's fabric ports run plane-major (`access_ports`)
     else:
         assert low is not None and a_switch is not None, "only the access tier has no switch below it"
         a_dev = [switch_name(fid, low, int(i)) for i in a_switch]
@@ -311,12 +317,12 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
     legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
-    # a NIC cage's module whose one connector carries its planes' links: one cable from that cage to several leaves
-    fans = [low is None and connector_links(o, speed, cage[0] if n else None, "a") > 1 for o in opts]
+    # a NIC cage's module whose one connector carries its planes' links, or a cable part split to several far ports
+    # (`links_per_cable`): one cable from that cage to several leaves
+    fans = [low is None and fans_out(o, speed, cage[0] if n else None) for o in opts]
     # a lower switch's fibre connector carrying links to several upper switches (a twin-port 2 x DR4 at 400G, one
-    # link per pair): one cable from that connector, split at its far end, as the BOM counts it (`links_per_cable`)
-    spread = [low is not None and o.a.media not in COPPER_MEDIA and connector_links(o, speed, None, "a") > 1
-              for o in opts]
+    # link per pair), or a split cable part: one cable from that port, split at its far end, as the BOM counts it
+    spread = [low is not None and fans_out(o, speed, None) for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
@@ -331,6 +337,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
         media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
         per = links_per_cable(opt, speed, cage[i0]) if opt is not None else 1
+        cords = cords_per_link(opt, speed) if opt is not None else 1   # a twin-port's two MPO cords on one 800G link
         links = [j for j in idx for _ in range(int(weight[j]))]
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
@@ -353,9 +360,13 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                         b_u[j] if b_u[j] >= 0 and len({b_dev[x] for x in chunk}) == 1 else None,
                         " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
-            rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
-                                 float(max(length[x] for x in chunk)), ordered, notes[j],
-                                 cable_part(opt, ordered, per), _fibres(opt)))
+            row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
+                           float(max(length[x] for x in chunk)), ordered, notes[j], cable_part(opt, ordered, per),
+                           _fibres(opt))
+            rows.append(row)
+            for k in range(2, cords + 1):   # the link's other cords: the same ends, its links on the first row
+                rows.append(replace(row, id=f"{fid}-{code}-{len(rows) + 1:04d}", links=0,
+                                    note=f"cord {k} of {cords} of the link on {row.id} (one per module connector)"))
     return rows
 
 

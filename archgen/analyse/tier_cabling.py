@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, cord_bins, run_cables, run_legs
-from archgen.analyse.link_ends import _ports_per_module, links_per_cable, module_power, splitter_legs
+from archgen.analyse.link_ends import (
+    _ports_per_module,
+    cords_per_link,
+    links_per_cable,
+    module_power,
+    splitter_legs,
+)
 from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA, Link
 from archgen.units import Q_, Q
@@ -230,9 +236,10 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                     switch_power, at_switches[end.id] = switch_power + watts * k, at_switches[end.id] + k
                     switch_typical = switch_typical + (watts * k if side in in_typical else Q_(0, "W"))
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
-            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / per)
+            pulled = math.ceil(n / per) * cords_per_link(opt, speed)   # a twin-port's two cords at 800G
+            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + pulled
             if per_run is None:   # no runs: one 0 m bin (a length not known)
-                cords[(opt.label, 0.0, per)] = cords.get((opt.label, 0.0, per), 0) + math.ceil(n / per)
+                cords[(opt.label, 0.0, per)] = cords.get((opt.label, 0.0, per), 0) + pulled
             if per > 1:
                 split[opt.label] = max(split.get(opt.label, 1), per)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,

@@ -326,14 +326,16 @@ def _placed_elsewhere(path: str, spec: Cluster, a: ClusterAnalysis, counted: Cou
     loose = a.cabling.unplaced_switches if a.cabling is not None else ()
     for part in sorted({sid for _, _, sid, _ in loose}):
         tiers = [(f, t, n) for f, t, sid, n in loose if sid == part]
-        extra = sum(n for _, _, n in tiers) - counted[part]
+        total = sum(n for _, _, n in tiers)
+        extra = total - counted[part]
         if extra <= 0:
             continue
         held = sorted(rid for rid in a.cluster.rack_counts
                       if any(item.part.id == part for item in a.cluster.rack_types[rid].items))
         named = ", ".join(f"fabric '{f}' {t} x{n}" for f, t, n in tiers)
         verb = "is" if extra == 1 else "are"
-        yield Violation(path, spec.id, (), f"{extra} {part} of those placed in no rack by their tier ({named}) "
+        which = f"{extra} {part} of those" if extra == total else f"{extra} of the {total} {part}"   # newuser96
+        yield Violation(path, spec.id, (), f"{which} placed in no rack by their tier ({named}) "
                                            f"{verb} counted on the bill of materials as the spare {part} slots of "
                                            f"the '{', '.join(held)}' racks, where no tier puts them: the capex and "
                                            "space cost price those positions, not the switches' own, and their "

@@ -151,8 +151,11 @@ def _between_halls(floor: Any) -> str:
 def run_list(a: Any) -> Table:
     """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) in one row.
 
-    A row counts the links it carries and the cables to order (`cable_bins.run_cables`, rounded up per row), tiers
-    named as portmap.csv names them.
+    A row counts the links it carries and the cables to order (`cable_bins.run_cables`), tiers named as portmap.csv
+    names them. A cable whose legs run to several far ends (a 1:2 splitter from a NIC cage to two planes' leaves, a
+    leaf connector's links to two spines) holds a share of a cable on each leg's row: the shares are rounded up over
+    the rows of one A end, link option and bin, not row by row, so the rows sum to the BOM's cables (newuser96: the
+    B300 Spectrum-X SU's 512 node-leaf splitters read 1,024, a cable on each leg's row).
     """
     cab = a.cabling
     options = {(t.fabric, t.tier): t.options for t in cab.tiers}
@@ -172,12 +175,15 @@ def run_list(a: Any) -> Table:
         # plain lists, not a numpy scalar per cell: 10^5 distinct runs at 131,072 GPUs (`bench/bench_render.py`)
         ends = uniq.astype(np.int64).T.tolist()
         tier = tier_title(r.fabric, r.tier)
+        carried: dict[tuple[int, int, int, int], float] = {}   # shares of one A end, option and bin so far
         for (a_rack, a_u, b_rack, b_u, opt, bin_mm), length, weight, n in zip(ends, lengths.tolist(), weights.tolist(),
                                                                                cables.tolist(), strict=True):
+            before = carried.get((a_rack, a_u, opt, bin_mm), 0.0)
+            carried[(a_rack, a_u, opt, bin_mm)] = before + n
             link = opts[opt] if 0 <= opt < len(opts) else None
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
             rows.append((r.fabric, tier, _rack_name(cab, a_rack), _u(a_u), _rack_name(cab, b_rack), _u(b_u), name,
-                         length, bin_mm / 1000, int(weight), whole(n)))
+                         length, bin_mm / 1000, int(weight), whole(before + n) - whole(before)))
     cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
             Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
             Column("Links", digits=0), Column("Cables", digits=0))

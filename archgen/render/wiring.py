@@ -185,7 +185,8 @@ def figures(a: Any, pm: PortMap) -> dict[str, Any]:
 def rail_diagram(fa: Any, pm: PortMap) -> Figure:
     """One rail group: its first nodes (left), its leaves (right), one line per node port coloured by port index."""
     fid = fa.fabric.spec.id
-    rows = [r for r in pm.rows if r.fabric == fid and r.tier == "access" and r.a.u is not None]
+    # one line per node port: a link's further cords (`links` 0: the same ports) are not drawn again
+    rows = [r for r in pm.rows if r.fabric == fid and r.tier == "access" and r.a.u is not None and r.links]
     nodes: list[tuple[str, str]] = []
     leaves: list[str] = []
     lines = []

@@ -63,3 +63,18 @@ def test_spines_in_no_rack_beside_spare_slots_of_their_part_are_named(tmp_path):
                                           "capex and space cost price those positions, not the switches' own, and "
                                           "their runs take the floor's longest length (CAB004)")]
     assert not r.operations.cost[CLUSTER].unracked    # the bill of materials is unchanged: 34 qm9700, all in racks
+
+
+def test_the_spare_slot_warning_says_how_many_of_how_many(tmp_path: Path) -> None:
+    """Some of a tier's unplaced switches in other racks' spare slots, the rest in none: the second warning gives
+    both counts (newuser96: "8 sn5610 of those placed in no rack by their tier (spine x16, core x8)" read as if
+    the tiers' 24 were 8)."""
+    data = Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml"
+    text = data.read_text(encoding="utf-8").replace("    tiers: 2\n", "    tiers: 3\n")
+    text = text.replace("    spine: {rack: b300-eth}\n", "")   # spines and cores in no rack; 8 spare leaf-rack slots
+    (tmp_path / "b.yaml").write_text(text[:text.index("expect:")], encoding="utf-8")
+    r = run([Path(__file__).parents[2] / "specs" / "catalog", tmp_path])
+    found = [f.message for f in r.findings if f.id == "COST007"]
+    assert any(m.startswith("the switches placed in no rack, sn5610 x16 (32 U),") for m in found)
+    assert any(m.startswith("8 of the 24 sn5610 placed in no rack by their tier (fabric 'compute' spine x16, "
+                            "fabric 'compute' core x8) are counted") for m in found)

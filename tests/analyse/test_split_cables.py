@@ -62,3 +62,69 @@ def test_the_estimate_says_it_sums_the_planes(tmp_path: Path):
         "default: one device of their summed speed, each send split over them; NVIDIA/nccl "
         "src/transport/net_ib/init.cc, p2p.cc); that the NIC's plane functions merge so is not confirmed, and a "
         "flow held to one plane would see 400 Gb/s"]
+
+
+def test_the_port_map_lists_a_split_cable_part_once(tmp_path: Path):
+    """A cable part split 2 x 400G to two planes (`links_per_cable: 2`, NVIDIA's B300 Spectrum-X table: 512 node-leaf
+    cables for one SU) is one port-map row from the SuperNIC cage to both planes' leaves, as the BOM counts it
+    (newuser96: a row a link, 1,024 node-leaf "cables" beside the BOM's and the JSON's 512)."""
+    import shutil
+
+    from archgen.analyse.portmap import port_map
+    from archgen.pipeline import analyse_paths
+
+    data = Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml"
+    shutil.copy(data, tmp_path / "b300.yaml")
+    catalog = Path(__file__).parents[2] / "specs" / "catalog"
+    a = analyse_paths([catalog, tmp_path]).clusters["cluster/b300-spectrum-x-su"]
+    rows = port_map(a).rows
+    for tier in a.cabling.tiers:
+        mine = [r for r in rows if r.tier == tier.tier]
+        assert (len(mine), sum(r.links for r in mine)) == (tier.physical, 2 * tier.physical) == (512, 1024)
+    first = next(r for r in rows if r.tier == "access")
+    assert (first.a.device, first.a.port, first.links) == ("dgx-b300-ethernet-01", "compute-1, compute-9", 2)
+    assert first.b.device == "compute-leaf-01 + compute-leaf-09"   # plane A's leaf and plane B's
+
+
+def test_a_split_cable_is_ordered_at_its_longest_leg(tmp_path: Path):
+    """A split cable's two legs run to two planes' leaves in two racks, at two lengths: it is one part bought at the
+    longer leg's bin, in the bill of materials as in the port map (newuser96: each leg took its own bin, half a
+    cable in each, so the BOM bought 544 splitters at 7 m and 32 at 15 m where the port map orders 528 and 48: 16
+    cables a bin short of their longer leg)."""
+    import shutil
+    from collections import Counter
+
+    from archgen.analyse.portmap import port_map
+    from archgen.pipeline import analyse_paths
+
+    shutil.copy(Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml", tmp_path / "b.yaml")
+    a = analyse_paths([Path(__file__).parents[2] / "specs" / "catalog", tmp_path]).clusters[
+        "cluster/b300-spectrum-x-su"]
+    access = next(t for t in a.cabling.tiers if t.tier == "access")
+    rows = [r for r in port_map(a).rows if r.tier == "access"]
+    assert dict(Counter(r.ordered for r in rows)) == {b: n for (_, b), n in access.cables_by_bin.items()}
+    assert access.cables_by_bin[("smf-800g-split-2x400g", 15.0)] == 48   # was 32
+    runs = next(r for r in a.cabling.runs if r.tier == "access")
+    assert (runs.bin >= runs.length - 1e-9).all()   # every leg within what is ordered
+
+
+def test_the_run_list_counts_a_split_cable_once(tmp_path: Path):
+    """cabling.csv rows sum to the BOM's cables where a split cable's legs end on two leaves (two rows): before
+    (newuser96) each leg's row rounded its half cable up, 1,024 node-leaf cables for the SU's 512."""
+    import shutil
+    from collections import Counter
+
+    from archgen.pipeline import analyse_paths
+    from archgen.render.cabling import run_list
+
+    shutil.copy(Path(__file__).parents[1] / "data" / "fabrics" / "dgx-b300-spectrum-x-su.yaml", tmp_path / "b.yaml")
+    a = analyse_paths([Path(__file__).parents[2] / "specs" / "catalog", tmp_path]).clusters[
+        "cluster/b300-spectrum-x-su"]
+    rows = run_list(a).rows
+    cables, links = Counter(), Counter()
+    for row in rows:
+        cables[row[1]] += row[-1]
+        links[row[1]] += row[-2]
+    assert (cables["endpoint to leaf"], links["endpoint to leaf"]) == (512, 1024)
+    assert cables["leaf to spine"] == 512
+    assert {row[-1] for row in rows if row[1] == "endpoint to leaf"} == {0, 1}   # a leg's row holds its cable or not
