@@ -99,14 +99,12 @@ WHOLE_PROMPTS = ("TensorRT-LLM chunks a prompt only with context chunking on, wh
 BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
                      "at 16d2467ea8; per rank under attention DP)")
-#: vLLM's gpu_memory_utilization default, the KV budget of a `ServeJob` that names no engine (`model.kv_memory`).
-MEMORY_UTILISATION = DEFAULT_FRACTION
+MEMORY_UTILISATION = DEFAULT_FRACTION  #: vLLM's gpu_memory_utilization default: a `ServeJob` naming no engine
 
 
 #: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
 #: own memory has no figure of its own here (training holds back cited ones, `hw.reserve.TRAINING_RESERVE`).
-def memory_reserve(memory: str = "HBM", rule: KvRule = UNKNOWN_ENGINE,
-                   fraction: float = MEMORY_UTILISATION) -> str:
+def memory_reserve(memory: str = "HBM", rule: KvRule = UNKNOWN_ENGINE, fraction: float = DEFAULT_FRACTION) -> str:
     """`MEMORY_RESERVE` worded for a part's memory (`Accelerator.memory_word`: 'HBM', 'GDDR6') and engine's rule."""
     return ("no runtime figure of its own (CUDA or HIP context, allocator fragmentation, collective buffers, "
             f"workspaces): the KV cache's batch is sized in {rule.words(fraction, memory)}, the activation peak, "
@@ -162,8 +160,7 @@ class ServeJob:
             `attention_dp_config`, or None where it is off (`perf.serve.adp_balance`; simulated runs only).
         graph_sizes: CUDA-graph batch sizes a decode-only iteration is padded to (ascending), or None where it is
             not padded (`perf.serve.graph_padding`; simulated runs only).
-        kv_rule: How the engine sizes its KV cache (`model.kv_memory.KV_RULES`); vLLM's where none is named.
-        kv_fraction: The rule's fraction (its engine's default, or the job's).
+        kv_rule, kv_fraction: How the engine sizes its KV cache, at what fraction (`model.kv_memory`); vLLM's 0.9 else.
     """
 
     arch: Arch
@@ -192,11 +189,7 @@ class ServeJob:
 
 @dataclass(frozen=True)
 class InferenceEstimate:
-    """Per-replica latencies, throughput and memory (arrays when evaluated for many layouts).
-
-    `kv_space` is the bytes a rank's KV cache may take by its engine's rule (`model.kv_memory.kv_memory`), which
-    `kv_words` says.
-    """
+    """Per-replica latencies, throughput and memory (arrays for many layouts); kv_space/kv_words: a rank's KV budget."""
 
     tp: np.ndarray | int
     batch: np.ndarray | float
