@@ -17,6 +17,7 @@ from archgen.model.engine import (
     unhonoured,
 )
 from archgen.model.field_types import Precision
+from archgen.model.kv_memory import FRACTION_KEYS, fraction_problems
 from archgen.model.serving_features import refuse_unmodelled
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import Duration, RequestRate
@@ -97,6 +98,18 @@ class Inference(Spec):
                                 "in flight are at most this, the KV cache's capacity and max_num_tokens. Left out, "
                                 "the engine's default: TensorRT-LLM's max_batch_size 2,048; vLLM's max_num_seqs "
                                 "1,024 on GPUs of 70 GiB+ but the A100, 256 on others; SGLang's must be stated.")
+    free_gpu_memory_fraction: float | None = Field(
+        None, gt=0, le=1, description="TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the share of the memory "
+                                      "left after the weights its KV cache takes; left out, 0.9, its default "
+                                      "(model/kv_memory.py). Refused under another engine.")
+    gpu_memory_utilization: float | None = Field(
+        None, gt=0, le=1, description="vLLM's gpu_memory_utilization: the share of the whole memory its weights and "
+                                      "KV cache take (the cache gets it less the weights); left out, 0.9, its "
+                                      "default. Refused under another engine.")
+    mem_fraction_static: float | None = Field(
+        None, gt=0, le=1, description="SGLang's --mem-fraction-static: the share of the whole memory its weights and "
+                                      "KV cache take; SGLang derives its default per server, so an SGLang job states "
+                                      "it. Refused under another engine.")
     prefill: PrefillPolicy = Field(
         "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
                                "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "
@@ -151,6 +164,10 @@ class Inference(Spec):
                           "384, 512): a simulated run's decode-only iteration runs the next of these sizes a rank, "
                           "dummy requests added (perf/serve/graph_padding.py). Left out, unpadded, TensorRT-LLM's "
                           "default.")
+
+    def fractions(self) -> dict[str, float | None]:
+        """The KV cache fraction keys (`kv_memory.FRACTION_KEYS`) to what the job states of each (None: left out)."""
+        return {k: getattr(self, k) for k in FRACTION_KEYS}
 
     @field_validator("graph_batch_sizes")
     @classmethod
@@ -213,6 +230,7 @@ class Inference(Spec):
         if self.REFUSE_UNHONOURED:   # one error a field: a prompt too long for `separate` is said first
             errors += [FieldError((k,), why) for k, why in unhonoured(self.scenario, self.prefill, self.precision,
                                                                       self.quantised_attention) if k not in fields]
+        errors += [FieldError((k,), why) for k, why in fraction_problems(self.engine, self.fractions())]
         if self.engine == "sglang" and self.max_batch_size is None:
             errors.append(FieldError(("max_batch_size",), SGLANG_UNSTATED))
         if self.batcher is not None and self.arrival_rate is None:

@@ -39,7 +39,7 @@ from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.serve.adp_balance import balance_of
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of
+from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of, kv_rule_of
 from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.scheduler import estimate_serving
@@ -302,18 +302,23 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     """The serving job a case's `inference` states on its hardware `hw` (`case_hardware` where not given).
 
     A `max_batch_size` it leaves out is its engine's default on that hardware (`engine_defaults.batch_size_of`), and
-    so is a `kv_reserve` (`engine_defaults.kv_reserve_of`).
+    so is a `kv_reserve` (`engine_defaults.kv_reserve_of`) and the KV cache's share of memory
+    (`engine_defaults.kv_rule_of`).
     """
     inf = case.inference
     assert inf is not None, "called for serving cases"
     on = hw if hw is not None else case_hardware(case, load_accelerators())
     most, _ = batch_size_of(inf, on)
+    rule, fraction, refused = kv_rule_of(inf, on.vendor)
+    if refused:   # another engine's fraction on the part's vendor's engine: not ignored
+        raise ValueError("; ".join(why for _, why in refused))
     arch = serving_arch(Arch.from_model(_model(case)), inf.redundant_experts)
     return ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     kv_reserve_of(inf, on.vendor)[0], inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                     batcher_of(inf), inf.prefill, inf.ffn_activation, most, quantised_attention=inf.quantised_attention,
                     output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
-                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
+                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes,
+                    kv_rule=rule, kv_fraction=fraction)
 
 
 #: The metrics a case's `flop_counting` formula counts.

@@ -55,7 +55,8 @@ def test_json_near_capacity_bin_is_banded_since_measured_loads(rows):
     Binned at their measured capacity (`band_source.measured_loads`) it holds 8 MLPerf Server runs (TTFT p99 -97.9 %
     to -23.2 %), and Nebius's H200 TTFT p99, -81.1 %, lies inside it."""
     row = rows[("ho-mlperf51-llama2-70b-server-8xh200-nebius", "ttft_p99")]
-    assert row["in_band"] is True and row["band"]["measurements"] == 8
+    # 10 since TensorRT-LLM's KV rule (kvrule37): Dell's H200 and another Server run reach near capacity
+    assert row["in_band"] is True and row["band"]["measurements"] == 10
 
 
 def test_text_has_in_band_column_and_keeps_the_old_ones():
@@ -68,4 +69,5 @@ def test_text_has_in_band_column_and_keeps_the_old_ones():
     deepseek = next(ln for ln in text.splitlines() if ln.startswith(DEEPSEEK))
     assert "  no  " in deepseek
     # before nu68fix: 9 of 10 (12 with no band); the 12 held-out near-capacity latencies are banded now, 8 inside
-    assert "17 of 22 banded measurements inside their family's band (0 with no band)" in text
+    # (17 of 22); 21 of 22 since TensorRT-LLM's KV rule (kvrule37) widened the near-capacity bin to 10 runs
+    assert "21 of 22 banded measurements inside their family's band (0 with no band)" in text

@@ -44,7 +44,7 @@ def test_an_amd_job_with_no_engine_takes_vllm_s_default(spec_tree) -> None:
 
 
 @pytest.mark.parametrize(("extra", "most"), [("", 2048), (", engine: tensorrt-llm", 2048), (", engine: vllm", 1024),
-                                             (", engine: sglang, max_batch_size: 3000", 3000)])
+                                             (", engine: sglang, max_batch_size: 3000, mem_fraction_static: 0.88", 3000)])
 def test_the_stated_engine_sets_the_cap_on_a_b200(spec_tree, extra: str, most: int) -> None:
     est = _estimate(spec_tree, "dgx-b200-superpod", extra).estimate
     assert est is not None and est.metrics["concurrency"].m == most, extra

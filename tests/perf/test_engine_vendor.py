@@ -29,7 +29,7 @@ def test_tensorrt_llm_on_an_amd_part_is_refused_at_its_key(cli, tmp_path):
     assert "NVIDIA GPUs" in r.err and "Traceback" not in r.err
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang\n  max_batch_size: 512"])
+@pytest.mark.parametrize("engine", ["vllm", "sglang\n  max_batch_size: 512\n  mem_fraction_static: 0.85"])
 def test_the_engines_that_run_on_rocm_are_taken(cli, tmp_path, engine):
     (tmp_path / "w.yaml").write_text("\n".join([*LINES, f"  engine: {engine}"]) + "\n", encoding="utf-8")
     r = cli("estimate", SPECS, tmp_path, "--workload", "w")

@@ -74,12 +74,14 @@ def test_the_token_split_read_the_decode_pool_high(runs) -> None:
     Before pd2: 13,790 output tokens/s a GPU (+3.0 % on SGLang's 13,386); now 12,109 (-9.5 %). Held out, no band.
     The split itself read 13,675 after serve29 (the prompts' attention on the busiest rank, `chunks.busiest_rank`) and
     reads 17,321 since serve30, where each rank computes its own sequences' logits (`iteration.Pass._ranks_logits`:
-    the 8,192 decodes' logits had run on one rank, about 6 ms of each step).
+    the 8,192 decodes' logits had run on one rank, about 6 ms of each step), and 15,198 since kvrule37: the job names
+    no engine, so the GB200 runs TensorRT-LLM's KV rule (0.9 of what the weights leave), and the split, read from the
+    closed loop's decode time per request, moves with its larger cache; the decode pool, 8,192 decodes a step, does not.
     """
     closed = runs["concurrency"]
     split = 100 / closed["breakdown"]["decode_per_request"]["value"] / 32
     pool = _m(closed, "decode_tokens_per_second_per_gpu")
-    assert split == pytest.approx(17_321, rel=1e-3)
+    assert split == pytest.approx(15_198, rel=1e-3)
     assert pool == pytest.approx(12_109, rel=1e-3)
     assert pool < split
 

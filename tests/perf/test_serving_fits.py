@@ -58,7 +58,7 @@ def test_weights_above_hbm_do_not_fit_under_load(cases):
     accs = load_accelerators()
     for cid in ("bf16-c16", "bf16-server"):
         why = unfit_reason(by_id[cid], footprint(by_id[cid], case_hardware(by_id[cid], accs)))
-        assert why is not None and "no sequence fits" in why and "weights (101." in why, why
+        assert why is not None and "no sequence fits" in why and "(weights 101." in why, why
         assert case_fits(by_id[cid], accs) is False
     fp8 = by_id["fp8-c2048"]
     assert unfit_reason(fp8, footprint(fp8, case_hardware(fp8, accs))) is None and case_fits(fp8, accs) is True
@@ -74,7 +74,9 @@ def test_a_concurrency_above_the_kv_cache_shows_the_admission_cap(cases):
     text = admission_cap(by_id["fp8-c2048"], predicted(by_id["fp8-c2048"], accs))
     assert text is not None
     kv = int(text.split("the replica admits ")[1].split(" ")[0])
-    assert 60 <= kv <= 90, text   # by hand above: under 90 sequences of 297 MB in about 26 GB
+    # by hand: TensorRT-LLM's 0.9 x (85.5 GB - 51.7 GB of weights) = 30.4 GB holds about 102 sequences of 297 MB
+    # (under 90 in vLLM's 0.9 x 85.5 - 51.7 = 25.3 GB before kvrule37)
+    assert 95 <= kv <= 105, text
     assert text.startswith("concurrency 2,048 is above the") and "KV cache" in text and "queue" in text
     # it does not fit at all: `unfit_reason` says so
     assert admission_cap(by_id["bf16-c16"], predicted(by_id["bf16-c16"], accs)) is None

@@ -61,8 +61,10 @@ def test_a_requirement_on_it_is_judged_as_the_same_limit_on_tpot(cli, tmp_path) 
     first = _estimate(cli, tmp_path)
     user = first["metrics"]["tokens_per_second_per_user"]["value"]
     low, high = (first["bands"]["tokens_per_second_per_user"][end]["value"] for end in ("low", "high"))
-    assert low < high < user   # the model over-predicted every closed-loop run near capacity (docs/accuracy.md)
-    rates = {"met": 0.9 * low, "at risk": (low + high) / 2, "not met": 1.1 * user}
+    # the model over-predicted every closed-loop run near capacity until kvrule37 (high < user); under TensorRT-LLM's
+    # KV rule NIM's rows above the cache's edge read TPOT +7 %, so the band now reaches past the estimate
+    assert low < user < high
+    rates = {"met": 0.9 * low, "at risk": (low + user) / 2, "not met": 1.1 * user}
     reqs = "".join(f"  - {{id: REQ-U-{k}, statement: u, metric: tokens_per_second_per_user, target: '>= {r!r} 1/s'}}\n"
                    f"  - {{id: REQ-T-{k}, statement: t, metric: tpot, target: '<= {1 / r!r} s'}}\n"
                    for k, r in enumerate(rates.values()))

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from archgen.model.engine import VLLM_NO_DEVICE_MEMORY, default_max_batch_size, serving_engine, vendor_engine
 from archgen.model.inference import Inference
+from archgen.model.kv_memory import FRACTION_KEYS, KV_RULES, UNKNOWN_ENGINE, KvRule, fraction_problems
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
 
-__all__ = ["batch_size_of", "kv_reserve_of"]
+__all__ = ["batch_size_of", "kv_reserve_of", "kv_rule_of"]
 
 #: vLLM's max_num_seqs default, cited (model/engine.py `VLLM_MAX_NUM_SEQS`).
 VLLM_SOURCE = ("vLLM's max_num_seqs, the requests it schedules at once: by default 1,024 on a GPU of at least 70 GiB "
@@ -69,3 +70,24 @@ def kv_reserve_of(inf: Inference, vendor: str) -> tuple[str, str]:
     own = vendor_engine(vendor)
     engine = inf.engine or (own[0] if own else None)
     return ("mean", VLLM_KV_RESERVE) if engine == "vllm" else (inf.kv_reserve, "")
+
+
+def kv_rule_of(inf: Inference, vendor: str) -> tuple[KvRule, float, list[tuple[str, str]]]:
+    """How the job's engine sizes its KV cache (`model.kv_memory.KV_RULES`), the fraction it takes, and the problems.
+
+    The engine is the job's, else its part's vendor's (`model.engine.serving_engine`). On a part of no cited vendor
+    that names none (it stated max_batch_size), the rule of the one fraction key it states, else vLLM's, the smallest
+    cache (`kv_memory.UNKNOWN_ENGINE`). The fraction is the job's key for that engine, else the engine's default.
+    The problems are `kv_memory.fraction_problems`' (another engine's key, SGLang's left out), each (key, why).
+    """
+    try:
+        engine: str | None = serving_engine(inf.engine, vendor)
+    except ValueError:   # no engine known: `engine_problem` let the job through on its max_batch_size
+        engine = None
+    fractions = inf.fractions()
+    problems = fraction_problems(engine, fractions)
+    named = [FRACTION_KEYS[k] for k, v in fractions.items() if v is not None]
+    rule = KV_RULES[engine] if engine is not None else named[0] if len(named) == 1 else UNKNOWN_ENGINE
+    stated = getattr(inf, rule.key)
+    fraction = stated if stated is not None else rule.default
+    return rule, fraction if fraction is not None else 0.0, problems

@@ -38,12 +38,14 @@ step with b sequences, both with their fixed costs):
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
-Each sequence holds KV cache for `lengths.reserved_context` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
-`gpu_memory_utilization` default) after the weights: by default the whole request (input + output), as
-TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request only when its whole KV cache is
-guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput keeps that default); or the
-mean context (input + output/2) under a scheduler that allocates as sequences grow and may pause them
-(`kv_reserve: mean`: vLLM, TensorRT-LLM's MAX_UTILIZATION). Decode attention reads the mean context either way.
+Each sequence holds KV cache for `lengths.reserved_context` tokens, in the memory its engine gives the cache
+(`model.kv_memory`: TensorRT-LLM's free_gpu_memory_fraction of the HBM left after the weights, vLLM's
+gpu_memory_utilization or SGLang's mem_fraction_static of HBM less the weights; `ServeJob.kv_rule`): by default the
+whole request (input + output), as TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request
+only when its whole KV cache is guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput
+keeps that default); or the mean context (input + output/2) under a scheduler that allocates as sequences grow and
+may pause them (`kv_reserve: mean`: vLLM, TensorRT-LLM's MAX_UTILIZATION).
+Decode attention reads the mean context either way.
 Where the outputs differ in length (`output_len_cv`, offline only) the mean context is weighted by length, input +
 output (1 + CV^2) / 2, and so is a 'mean' reservation (`lengths`).
 The KV cache and the attention core use `kv_cache_dtype.serving_kv_dtype` (FP8 under FP4 weights).
@@ -56,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.engine import MAX_BATCH_SIZE, MAX_NUM_TOKENS
+from archgen.model.kv_memory import DEFAULT_FRACTION, UNKNOWN_ENGINE, KvRule, kv_memory
 from archgen.perf.comm.placement import replica_members
 from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
@@ -97,18 +100,18 @@ WHOLE_PROMPTS = ("TensorRT-LLM chunks a prompt only with context chunking on, wh
 BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
                      "at 16d2467ea8; per rank under attention DP)")
-MEMORY_UTILISATION = 0.9
+MEMORY_UTILISATION = DEFAULT_FRACTION  #: vLLM's gpu_memory_utilization default: a `ServeJob` naming no engine
 
 
 #: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
 #: own memory has no figure of its own here (training holds back cited ones, `hw.reserve.TRAINING_RESERVE`).
-def memory_reserve(memory: str = "HBM") -> str:
-    """`MEMORY_RESERVE` worded for a part's memory (`Accelerator.memory_word`: 'HBM', 'GDDR6')."""
+def memory_reserve(memory: str = "HBM", rule: KvRule = UNKNOWN_ENGINE, fraction: float = DEFAULT_FRACTION) -> str:
+    """`MEMORY_RESERVE` worded for a part's memory (`Accelerator.memory_word`: 'HBM', 'GDDR6') and engine's rule."""
     return ("no runtime figure of its own (CUDA or HIP context, allocator fragmentation, collective buffers, "
-            f"workspaces): the KV cache's batch is sized in {MEMORY_UTILISATION:.0%} of {memory} after the weights "
-            "(vLLM's gpu_memory_utilization default), the rest left to the runtime, and a batch the spec sets "
-            f"is judged against the whole {memory}; fits means the total is at most the {memory} capacity, and the "
-            "headroom is an upper bound")
+            f"workspaces): the KV cache's batch is sized in {rule.words(fraction, memory)}, the activation peak, "
+            "CUDA graphs and the rest that engine takes out before its cache not modelled (model/kv_memory.py), and "
+            f"a batch the spec sets is judged against the whole {memory}; fits means the total is at most the "
+            f"{memory} capacity, and the headroom is an upper bound")
 
 
 MEMORY_RESERVE = memory_reserve()
@@ -158,6 +161,7 @@ class ServeJob:
             `attention_dp_config`, or None where it is off (`perf.serve.adp_balance`; simulated runs only).
         graph_sizes: CUDA-graph batch sizes a decode-only iteration is padded to (ascending), or None where it is
             not padded (`perf.serve.graph_padding`; simulated runs only).
+        kv_rule, kv_fraction: How the engine sizes its KV cache, at what fraction (`model.kv_memory`); vLLM's 0.9 else.
     """
 
     arch: Arch
@@ -180,11 +184,13 @@ class ServeJob:
     redundant_experts: int = 0
     adp_balance: tuple[int, int] | None = None
     graph_sizes: tuple[int, ...] | None = None
+    kv_rule: KvRule = UNKNOWN_ENGINE
+    kv_fraction: float = MEMORY_UTILISATION
 
 
 @dataclass(frozen=True)
 class InferenceEstimate:
-    """Per-replica latencies, throughput and memory (arrays when evaluated for many layouts)."""
+    """Per-replica latencies, throughput and memory (arrays for many layouts); kv_space/kv_words: a rank's KV budget."""
 
     tp: np.ndarray | int
     batch: np.ndarray | float
@@ -201,6 +207,8 @@ class InferenceEstimate:
     overhead_per_step: np.ndarray | float = 0.0
     kv_batch: np.ndarray | float = 0.0
     decode_step: np.ndarray | float = 0.0
+    kv_space: np.ndarray | float = 0.0
+    kv_words: str = ""
 
     @property
     def fits(self):
@@ -361,7 +369,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = decode_context(job.input_len, job.output_len, job.output_len_cv)
     kv_seq = per_tok * reserved_context(job.kv_reserve, job.input_len, job.output_len, job.output_len_cv)
-    usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
+    usable = kv_memory(job.kv_rule, job.kv_fraction, hw.hbm_capacity, weights)
     ranks = scheduling_ranks(job, tp) + 0.0  # ranks that each hold and schedule their own sequences (`RANK_LIMITS`)
     kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     # each decoding sequence is one token of an iteration's budget (`TOKEN_BUDGET_SOURCE`): no more than
@@ -390,4 +398,5 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
         tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,
         tokens_per_second_replica=tps, tokens_per_second_per_gpu=tps / tp, weights_per_gpu=weights,
         kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed,
-        kv_batch=kv_batch, decode_step=t_dec)
+        kv_batch=kv_batch, decode_step=t_dec, kv_space=usable,
+        kv_words=job.kv_rule.words(job.kv_fraction, hw.memory_type))

@@ -26,10 +26,9 @@ from archgen.perf.serve.colocation import (
     pool_metrics,
     pool_times,
 )
-from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of
+from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of, kv_rule_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
-    MEMORY_UTILISATION,
     TOKEN_BUDGET_SOURCE,
     WHOLE_PROMPTS,
     InferenceEstimate,
@@ -96,12 +95,15 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
     reserve, reserve_why = kv_reserve_of(inf, hw.vendor)   # likewise
+    rule, fraction, refused = kv_rule_of(inf, hw.vendor)   # likewise
+    for field, why in refused:   # at the key at fault, as below
+        raise WorkloadError(workload.id, why, subject=(workload.id, ("inference", field)))
     assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
     job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
                    inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                    batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
-                   adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
+                   adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes, kv_rule=rule, kv_fraction=fraction)
     notes: list[str] = []
     for key, problem in (("engine", foreign_engine_problem(inf.engine, hw.vendor)),
                          ("adp_balance", balancer_problem(inf.engine, hw.vendor, inf.adp_balance is not None)),
@@ -301,7 +303,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
-            "memory_reserve": memory_reserve(hw.memory_type),
+            "memory_reserve": memory_reserve(hw.memory_type, rule, fraction),
             "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len, pools),
             "decoding": DECODING}
     if arch.experts and (optimistic := moe_serving_convention()) is not None:
@@ -372,10 +374,9 @@ def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int, source: str
 def serving_misfit(e: InferenceEstimate, hw: Hardware) -> str:
     """Why a replica's estimate `e` does not fit (`Estimate.misfit`, PERF002; a validation case's `unfit_reason`)."""
     if float(e.batch) < 1:
-        left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
+        left = float(e.kv_space)
         return (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
-                f"accelerator, and {MEMORY_UTILISATION:.0%} of {hw.memory_type} after the weights "
-                f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
+                f"accelerator, and {e.kv_words} (weights {float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
                 + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
     return (f"weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of {float(e.batch):g} sequences "
             f"need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, {hw.hbm_capacity / 1e9:.1f} GB available")

@@ -1,0 +1,114 @@
+"""The memory a serving engine gives its KV cache, and the key a job states it with (`Inference`).
+
+Each engine sizes its KV cache by its own rule, read from its code (kvrule37; before, every job took vLLM's):
+
+* TensorRT-LLM (PyTorch backend): `KvCacheConfig.free_gpu_memory_fraction`, 0.9 where unset, of the memory left
+  after a profiling run: `available_kv_mem = (total_gpu_memory - peak_memory + <the profiling run's own KV>) x
+  fraction`, the peak being the weights plus the run's activations (a pass of max_num_tokens dummy prompt tokens)
+  plus what is held outside torch (NCCL, CUDA graphs) (NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/_util.py
+  at d8ae02ca, `KvCacheCreator._get_free_gpu_memory_fraction`, `estimate_max_tokens`, `_cal_max_tokens`).
+* vLLM (V1): `gpu_memory_utilization`, 0.9 by default, of the whole memory, less the same kind of peak:
+  `available_kv_cache_memory = total_gpu_memory x gpu_memory_utilization - peak_memory` (vllm-project/vllm
+  vllm/v1/worker/gpu_worker.py at 0012cf69, `Worker.determine_available_memory`, after `profile_run`).
+* SGLang: `mem_fraction_static` of the whole memory, less what is used once the weights are loaded (no profiling
+  run: activations and CUDA graphs live in the 1 - fraction): `rest_memory = available_gpu_memory - total_gpu_memory
+  x (1 - mem_fraction_static)` (sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
+  226149ac, `profile_max_num_token`). Its default is no constant: `ServerArgs._handle_gpu_memory_settings` derives it
+  from a reserve grown with chunked_prefill_size, cuda_graph_max_bs, tp x pp and DP attention, at least 10 GiB on a
+  GPU of more than 60 GiB (python/sglang/srt/server_args.py at 469c63e5), so an SGLang job states it.
+
+The model subtracts the weights only: the activation peak, CUDA graphs, NCCL buffers and the CUDA context are not
+modelled (an upper bound on the cache, said in the estimate's `memory_reserve`).
+"""
+
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_FRACTION", "FRACTION_KEYS", "KV_RULES", "UNKNOWN_ENGINE", "KvRule", "fraction_problems",
+           "kv_memory"]
+
+
+@dataclass(frozen=True)
+class KvRule:
+    """How an engine sizes its KV cache.
+
+    Attributes:
+        engine: The engine (`model.engine.Engine`).
+        key: The engine's own name for the fraction, the `Inference` key that states it.
+        default: Its default, or None where it has no fixed one (the job states it).
+        of_free: True where the fraction is of the memory left after the weights (TensorRT-LLM), False where it is of
+            the whole memory, the weights then taken out of that share (vLLM, SGLang).
+        source: Where the rule and the default are read, in words.
+    """
+
+    engine: str
+    key: str
+    default: float | None
+    of_free: bool
+    source: str
+
+    def words(self, fraction: float, memory: str = "HBM") -> str:
+        """The budget in words: '90% of the HBM left after the weights (TensorRT-LLM's free_gpu_memory_fraction)'."""
+        where = f"of the {memory} left after the weights" if self.of_free else f"of {memory}, less the weights"
+        stated = "" if fraction == self.default else ", as the job states"
+        return f"{fraction:.0%} {where} ({self.engine_name}'s {self.key}{stated})"
+
+    @property
+    def engine_name(self) -> str:
+        """The engine as people write it."""
+        return {"tensorrt-llm": "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang"}.get(self.engine, self.engine)
+
+
+#: TensorRT-LLM's free_gpu_memory_fraction and vLLM's gpu_memory_utilization where a run sets none: both 0.9.
+DEFAULT_FRACTION = 0.9
+KV_RULES: dict[str, KvRule] = {
+    "tensorrt-llm": KvRule("tensorrt-llm", "free_gpu_memory_fraction", DEFAULT_FRACTION, True,
+                           "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/_util.py at d8ae02ca, "
+                           "KvCacheCreator._cal_max_tokens: (total - peak) x fraction, 0.9 where unset"),
+    "vllm": KvRule("vllm", "gpu_memory_utilization", DEFAULT_FRACTION, False,
+                   "vllm-project/vllm vllm/v1/worker/gpu_worker.py at 0012cf69, "
+                   "Worker.determine_available_memory: total x gpu_memory_utilization - peak, 0.9 by default"),
+    "sglang": KvRule("sglang", "mem_fraction_static", None, False,
+                     "sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at "
+                     "226149ac, profile_max_num_token: free after loading - total x (1 - mem_fraction_static); "
+                     "its default is derived per server (server_args.py at 469c63e5), so it is stated"),
+}
+#: The fraction keys, each its engine's rule.
+FRACTION_KEYS: dict[str, KvRule] = {r.key: r for r in KV_RULES.values()}
+#: The rule a job of no known engine takes (a part of no cited vendor that states max_batch_size): vLLM's, the
+#: smallest cache of the engines' defaults (0.9 of HBM less the weights is below 0.9 of what the weights leave).
+UNKNOWN_ENGINE = KV_RULES["vllm"]
+
+
+def kv_memory(rule: KvRule, fraction: float, capacity, weights):
+    """The bytes a rank's KV cache may take under `rule` at `fraction`, before what the model leaves out (arrays too).
+
+    TensorRT-LLM: fraction x (capacity - weights); vLLM and SGLang: fraction x capacity - weights.
+    """
+    return fraction * (capacity - weights) if rule.of_free else fraction * capacity - weights
+
+
+def fraction_problems(engine: str | None, stated: dict[str, float | None]) -> list[tuple[str, str]]:
+    """The fraction keys a job of `engine` may not state, each as (key, why); SGLang's unstated one too.
+
+    `stated`: each of `FRACTION_KEYS` to its value (None where left out). `engine` None: the engine is not known here
+    (the part's vendor picks it, `model.engine.serving_engine`); a key is then only refused beside another.
+    """
+    given = [k for k, v in stated.items() if v is not None]
+    out = []
+    for key in given:
+        owner = FRACTION_KEYS[key]
+        if engine is not None and owner.engine != engine:
+            own = KV_RULES[engine]
+            out.append((key, f"{key} is {owner.engine_name}'s KV cache fraction, and this job runs {own.engine_name}, "
+                             f"whose own is {own.key} ({own.source}): state {own.key}, or the engine {key} is "
+                             f"{owner.engine_name}'s"))
+        elif engine is None and len(given) > 1:
+            out.append((key, f"{' and '.join(given)} are different engines' KV cache fractions; a job runs one "
+                             "engine: state the one its engine reads"))
+    if engine == "sglang" and stated.get("mem_fraction_static") is None:
+        out.append(("mem_fraction_static", "SGLang has no fixed default for mem_fraction_static, the share of memory "
+                    "its weights and KV cache take: it derives one per server from its chunked prefill size, CUDA "
+                    "graph batch and parallel sizes (sgl-project/sglang python/sglang/srt/server_args.py at "
+                    "469c63e5, _handle_gpu_memory_settings), which the model does not reproduce; state it (the "
+                    "'mem_fraction_static' its server log prints)"))
+    return out

@@ -1,0 +1,118 @@
+"""The KV cache's share of memory is its engine's own rule, not vLLM's for every job (kvrule37, issue 20).
+
+newuser95 found every serving job sized its cache in 90 % of HBM less the weights, vLLM's gpu_memory_utilization
+rule, while an NVIDIA job runs TensorRT-LLM, whose KvCacheConfig.free_gpu_memory_fraction (0.9 where unset) is a
+share of the memory left once the weights are loaded: `available_kv_mem = (total_gpu_memory - peak_memory + ...) x
+fraction` (NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/_util.py at d8ae02ca, `_cal_max_tokens`), where vLLM
+takes `total_gpu_memory x gpu_memory_utilization - peak_memory` (vllm-project/vllm vllm/v1/worker/gpu_worker.py at
+0012cf69) and SGLang `available_gpu_memory - total_gpu_memory x (1 - mem_fraction_static)` (sgl-project/sglang
+model_runner_kv_cache_mixin.py at 226149ac). The model subtracts the weights as the peak. Each fraction is a key of
+its engine's name; another engine's key is refused, and SGLang's, which has no fixed default, is stated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import yaml
+
+from archgen.errors import ValidateError
+from archgen.model.kv_memory import KV_RULES, kv_memory
+from archgen.model.workload import Model
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.serve.inference import ServeJob, estimate_inference, weights_per_gpu
+from archgen.pipeline import run
+from archgen.scoring.catalog import load_accelerators
+from tests.conftest import SPECS
+
+SERVE = ("kind: Workload\nid: long\nname: long requests\nmodel: llama3-8b\ncluster: {cluster}\n"
+         "accelerators: 8\ninference: {{precision: fp8, tp: 1, input_len: 4096, output_len: 4096{extra}}}\n")
+#: Llama 3.1 8B's KV cache a sequence: 32 layers x 8 KV heads x 128 head dim x K and V x 1 B (FP8) x 8,192 tokens.
+KV_PER_SEQ = 32 * 8 * 128 * 2 * 1 * 8192
+GIB = 2**30
+
+
+def _run(spec_tree, extra: str = "", cluster: str = "dgx-b200-superpod"):
+    root = spec_tree({"w.yaml": SERVE.format(cluster=cluster, extra=extra)})
+    return run([root, SPECS / "clusters", SPECS / "racks"]).workloads["workload/long"]
+
+
+def _llama8b() -> Arch:
+    doc = yaml.safe_load((SPECS / "catalog" / "models" / "llama3-8b.yaml").read_text(encoding="utf-8"))
+    return Arch.from_model(Model.model_validate(doc))
+
+
+def _weights() -> float:
+    return float(weights_per_gpu(_llama8b(), "fp8", 1))
+
+
+def test_the_rules_from_the_engines_code() -> None:
+    trt, vllm, sglang = KV_RULES["tensorrt-llm"], KV_RULES["vllm"], KV_RULES["sglang"]
+    # (total - weights) x fraction against total x fraction - weights, on 180 GiB with 9 GB of weights
+    assert kv_memory(trt, 0.9, 180 * GIB, 9e9) == pytest.approx(0.9 * (180 * GIB - 9e9))
+    assert kv_memory(vllm, 0.9, 180 * GIB, 9e9) == pytest.approx(0.9 * 180 * GIB - 9e9)
+    assert kv_memory(sglang, 0.85, 180 * GIB, 9e9) == pytest.approx(0.85 * 180 * GIB - 9e9)
+    # TensorRT-LLM leaves the runtime 10 % of what the weights leave, so its cache is 0.1 x weights larger
+    assert kv_memory(trt, 0.9, 180 * GIB, 9e9) - kv_memory(vllm, 0.9, 180 * GIB, 9e9) == pytest.approx(0.9e9)
+    assert (trt.default, vllm.default, sglang.default) == (0.9, 0.9, None)
+
+
+def test_an_nvidia_job_sizes_its_cache_by_tensorrt_llm_s_rule(spec_tree) -> None:
+    w = _weights()
+    trt = _run(spec_tree).estimate
+    vllm = _run(spec_tree, ", engine: vllm, kv_reserve: full").estimate   # vLLM's own reserve is "mean"
+    assert trt.metrics["concurrency"].m == math.floor(0.9 * (180 * GIB - w) / KV_PER_SEQ)      # 308
+    assert vllm.metrics["concurrency"].m == math.floor((0.9 * 180 * GIB - w) / KV_PER_SEQ)     # 307
+    assert "90% of the HBM left after the weights (TensorRT-LLM's free_gpu_memory_fraction)" \
+        in trt.conventions["memory_reserve"]
+    assert "90% of HBM, less the weights (vLLM's gpu_memory_utilization)" in vllm.conventions["memory_reserve"]
+
+
+@pytest.mark.parametrize(("extra", "share", "of_free"), [
+    (", free_gpu_memory_fraction: 0.5", 0.5, True),
+    (", engine: vllm, kv_reserve: full, gpu_memory_utilization: 0.5", 0.5, False),
+    (", engine: sglang, max_batch_size: 4096, mem_fraction_static: 0.5", 0.5, False)])
+def test_a_stated_fraction_is_honoured(spec_tree, extra: str, share: float, of_free: bool) -> None:
+    w = _weights()
+    est = _run(spec_tree, extra).estimate
+    space = share * (180 * GIB - w) if of_free else share * 180 * GIB - w
+    assert est.metrics["concurrency"].m == math.floor(space / KV_PER_SEQ), extra
+    assert "50% of" in est.conventions["memory_reserve"] and "as the job states" in est.conventions["memory_reserve"]
+
+
+def test_another_engine_s_key_is_refused(spec_tree) -> None:
+    with pytest.raises(ValidateError) as err:
+        _run(spec_tree, ", engine: vllm, free_gpu_memory_fraction: 0.9")
+    text = str(err.value)
+    assert "inference.free_gpu_memory_fraction: free_gpu_memory_fraction is TensorRT-LLM's" in text, text
+    assert "this job runs vLLM, whose own is gpu_memory_utilization" in text
+
+
+def test_a_key_foreign_to_the_vendor_s_engine_is_refused_at_estimate(cli, tmp_path) -> None:
+    # no engine stated: an AMD part runs vLLM (model/engine.py VENDOR_ENGINES), which has no free_gpu_memory_fraction
+    lines = ["kind: Workload", "id: w", "name: w", "model: llama3-8b", "cluster: mi355x-th5", "accelerators: 8",
+             "inference:", "  precision: fp8", "  tp: 1", "  input_len: 128", "  output_len: 128",
+             "  free_gpu_memory_fraction: 0.9"]
+    (tmp_path / "w.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = cli("estimate", SPECS, tmp_path, "--workload", "w")
+    assert r.code != 0 and f"w.yaml:{len(lines)}:" in r.err and "Traceback" not in r.err, r.err
+    assert "free_gpu_memory_fraction is TensorRT-LLM's KV cache fraction, and this job runs vLLM" in r.err
+
+
+def test_an_sglang_job_states_its_fraction(spec_tree) -> None:
+    with pytest.raises(ValidateError) as err:
+        _run(spec_tree, ", engine: sglang, max_batch_size: 4096")
+    text = str(err.value)
+    assert "inference.mem_fraction_static: SGLang has no fixed default" in text and "469c63e5" in text, text
+
+
+def test_the_closed_form_takes_the_job_s_rule() -> None:
+    hw = hardware_for(load_accelerators()["b200-sxm-180gb"], scale_up_size=8)
+    arch = _llama8b()
+    base = ServeJob(arch, 4096, 4096)   # a job that names no engine: vLLM's rule
+    trt = ServeJob(arch, 4096, 4096, kv_rule=KV_RULES["tensorrt-llm"], kv_fraction=0.9)
+    e0, e1 = estimate_inference(hw, base, 1), estimate_inference(hw, trt, 1)
+    assert float(e1.kv_space) - float(e0.kv_space) == pytest.approx(0.1 * float(e0.weights_per_gpu))
+    assert float(e1.kv_batch) == math.floor(float(e1.kv_space) / float(e1.kv_per_sequence_per_gpu))
