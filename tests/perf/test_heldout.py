@@ -63,22 +63,32 @@ def test_near_capacity_poisson_latencies_are_banded_at_measured_loads(rows):
 
     nu68fix: the scored Server rows are binned at their measured capacity where their file has its Offline log
     (`band_source.measured_loads`), and 8 ran near it, so the bin has a band again (TTFT p99 -97.9 % to -23.2 %):
-    all six of Nebius's latencies lie inside, and four of Lenovo's lie just above it (TTFT p99 -22.4 %, TPOT p99
-    -3.9 %, against NVIDIA's own B200 row's -24.5 % and -4.6 % at the high end)."""
-    outside = {("ho-mlperf51-llama2-70b-server-8xb200-lenovo", m) for m in ("tpot", "ttft_p99", "tpot_p50",
-                                                                            "tpot_p99")}
-    for case in ("ho-mlperf51-llama2-70b-server-8xb200-lenovo", "ho-mlperf51-llama2-70b-server-8xh200-nebius"):
+    all six of Nebius's latencies lay inside, and four of Lenovo's just above it (TTFT p99 -22.4 %, TPOT p99
+    -3.9 %, against NVIDIA's own B200 row's -24.5 % and -4.6 % at the high end).
+
+    serve37: a replica's capacity is its closed loop's steady rounds' (the drain left out), 4-10 % lower, so the
+    405B B200 and GB200 Server rows, binned at the model's load for want of a scored Offline twin, read 0.86 and
+    0.87 (0.80 and 0.81 before) and join the bin: 10 rows, and its high ends are theirs (TTFT p99 +64.4 %, TPOT p99
+    +16.0 %). All twelve lie inside now, Lenovo's four because the band widened, not because the errors moved
+    (TTFT p99 still -22.4 %, TPOT p99 -3.9 %)."""
+    lenovo = "ho-mlperf51-llama2-70b-server-8xb200-lenovo"
+    for case in (lenovo, "ho-mlperf51-llama2-70b-server-8xh200-nebius"):
         for metric in ("ttft", "tpot", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"):
             row = rows[(case, metric)]
-            assert row.bin == "near-capacity" and row.count == 8 >= MIN_BIN
-            assert row.banded and row.inside == ((case, metric) not in outside), (case, metric)
+            assert row.bin == "near-capacity" and row.count == 10 >= MIN_BIN
+            assert row.banded and row.inside, (case, metric)
+    # above every 70B row's error: inside only by the 405B rows' over-prediction
+    assert rows[(lenovo, "ttft_p99")].result.error == pytest.approx(-0.224, abs=5e-4)
+    assert rows[(lenovo, "tpot_p99")].result.error == pytest.approx(-0.039, abs=5e-4)
 
 
 def test_dell_h200_rows_state_the_fused_ffn_activation_their_config_builds():
     """closed/Dell/configs/XE9680L_H200_SXM_141GBx8/{Offline,Server}/llama2-70b.py (inference_results_v5.1@965182b0)
     build with 'gemm_swiglu_plugin': 'fp8' in every entry, which the model states as `ffn_activation: fused`; the
-    rows took the default `separate` before. Stated, the Server run is at moderate load by the model's own replica
-    (below 0.85), and the Offline row's error is +2.5 % (was -0.2 %)."""
+    rows took the default `separate` before. Stated, the Server run was at moderate load by the model's own replica
+    (0.84, below 0.85); since serve37 measures a closed loop's steady rounds (the drain left out) the replica's
+    capacity is 16.0 requests/s, not 17.0, and the run reads 0.89, near capacity, as its measured 0.96 bins it
+    (`band_source.measured_loads`). The Offline row's error is +2.5 % (was -0.2 %), a closed form serve37 left."""
     from archgen.scoring.cases import read_case_file
     from archgen.scoring.scores import score_cases
     cf = read_case_file(HELD.parent / "mlperf-inference-v5.yaml")
@@ -86,7 +96,7 @@ def test_dell_h200_rows_state_the_fused_ffn_activation_their_config_builds():
     assert len(dell) == 2 and all(c.inference.ffn_activation == "fused" for c in dell)
     results = [r for r in score_cases(cf).results if "h200-dell" in r.id]
     server = next(r for r in results if "-server-" in r.id and r.metric == "ttft_p99")
-    assert server.load is not None and server.load < NEAR_CAPACITY
+    assert server.load is not None and NEAR_CAPACITY < server.load == pytest.approx(0.894, abs=0.001)
     offline = next(r for r in results if "-offline-" in r.id)
     assert 0.0 < offline.error < 0.04
 

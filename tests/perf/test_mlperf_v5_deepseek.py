@@ -129,8 +129,10 @@ def test_mlperf_deepseek_latency_limits_are_judged_at_the_pessimistic_end(spec_t
     (Wilks 1941), under the 66 % "likely" a met target needs (`bands.LIKELY`; nu45fix, nu68fix). Since serve30 each
     attention-DP rank computes its own sequences' logits (`iteration.Pass._ranks_logits`), the replica's capacity
     rose, the load is 0.22 and reaches 0.48, still light (< 0.5), where 1 Server row (GB300) was measured, fewer than
-    a band needs: no band, and both targets are at risk for want of one. Before serve3 the GB300 row streamed FP4
-    decode at 0.85 of HBM; before newuser33 there was no band at all."""
+    a band needs: no band, and both targets are at risk for want of one. Since serve37 a replica's capacity is its
+    closed loop's steady rounds' (the drain left out), 1.3 % lower here: the load is 0.228 and reaches 0.490, light
+    still, 2 % under the moderate bin's edge. Before serve3 the GB300 row streamed FP4 decode at 0.85 of HBM; before
+    newuser33 there was no band at all."""
     specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER})
     doc = json.loads(run_cli("estimate", "--workload", "dsr1-mlperf-server", "--format", "json", "--path",
                              str(SPECS), "--path", str(specs)).out)
@@ -138,8 +140,8 @@ def test_mlperf_deepseek_latency_limits_are_judged_at_the_pessimistic_end(spec_t
         b = doc["bands"][metric]
         assert (b["family"], b["measurements"], b["load"]["bin"]) == ("moe-serving-under-load", 1, "light"), metric
         assert b["error"] is None and b["high"] is None, metric
-        assert b["load"]["load"] == pytest.approx(0.225, abs=0.001)
-        assert b["load"]["reach"] == pytest.approx(0.484, abs=0.001)
+        assert b["load"]["load"] == pytest.approx(0.228, abs=0.001)
+        assert b["load"]["reach"] == pytest.approx(0.490, abs=0.001)
     reqs = {r["id"]: r for r in doc["requirements"]}
     measured = {"REQ-DSR1-TTFT": 1.696, "REQ-DSR1-TPOT": 0.07218}  # seconds, the B200 Server log's p99s
     for rid, value in measured.items():

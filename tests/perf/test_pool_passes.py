@@ -74,12 +74,16 @@ def test_the_token_split_read_the_decode_pool_high(runs) -> None:
     Before pd2: 13,790 output tokens/s a GPU (+3.0 % on SGLang's 13,386); now 12,109 (-9.5 %). Held out, no band.
     The split itself read 13,675 after serve29 (the prompts' attention on the busiest rank, `chunks.busiest_rank`) and
     reads 17,321 since serve30, where each rank computes its own sequences' logits (`iteration.Pass._ranks_logits`:
-    the 8,192 decodes' logits had run on one rank, about 6 ms of each step).
+    the 8,192 decodes' logits had run on one rank, about 6 ms of each step), and 15,198 since serve37: the split
+    divides output_len / the run's tokens/s, and a closed loop's tokens/s is its steady rounds' now (its last round,
+    run while the replica drains, finished sooner and read the capacity high). This trial's tokens/s fell 14.7 %
+    (43,481 -> 37,098), more than the 4-10 % of serve37's MLPerf replicas (why the drain weighed more in this
+    8,192-sequence, 100-token loop was not measured).
     """
     closed = runs["concurrency"]
     split = 100 / closed["breakdown"]["decode_per_request"]["value"] / 32
     pool = _m(closed, "decode_tokens_per_second_per_gpu")
-    assert split == pytest.approx(17_321, rel=1e-3)
+    assert split == pytest.approx(15_198, rel=1e-3)
     assert pool == pytest.approx(12_109, rel=1e-3)
     assert pool < split
 
