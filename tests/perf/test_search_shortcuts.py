@@ -11,8 +11,8 @@ import dataclasses
 import numpy as np
 
 from archgen.perf.comm.collectives import HW_FIELDS, _hw_key
-from archgen.perf.train.layout_times import _rank, groups
 from archgen.perf.explore.vectorised import _least_floor
+from archgen.perf.train.layout_times import _rank, groups
 
 
 def test_hw_fields_name_what_a_collective_reads(accelerators):
