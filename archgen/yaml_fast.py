@@ -20,35 +20,35 @@ from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT
 
 _TAG = "tag:yaml.org,2002:"
 #: ruamel.yaml 0.19's implicit resolvers for YAML 1.2 (`ruamel.yaml.resolver.implicit_resolvers`): tag, pattern,
-#: first characters, in its order (the first that matches wins).
+#: flags, first characters, in its order (the first that matches wins).
 RESOLVERS = (
-    ("bool", r"""^(?:true|True|TRUE|false|False|FALSE)$""", tuple("tTfF")),
+    ("bool", r"""^(?:true|True|TRUE|false|False|FALSE)$""", re.X, tuple("tTfF")),
     ("float", r"""^(?:
          [-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
         |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
         |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
         |[-+]?\.(?:inf|Inf|INF)
-        |\.(?:nan|NaN|NAN))$""", tuple("-+0123456789.")),
+        |\.(?:nan|NaN|NAN))$""", re.X, tuple("-+0123456789.")),
     ("int", r"""^(?:[-+]?0b[0-1_]+
         |[-+]?0o?[0-7_]+
         |[-+]?[0-9_]+
-        |[-+]?0x[0-9a-fA-F_]+)$""", tuple("-+0123456789")),
-    ("merge", r"^(?:<<)$", ("<",)),
+        |[-+]?0x[0-9a-fA-F_]+)$""", re.X, tuple("-+0123456789")),
+    ("merge", r"^(?:<<)$", 0, ("<",)),
     ("null", r"""^(?: ~
         |null|Null|NULL
-        | )$""", ("~", "n", "N", "")),
+        | )$""", re.X, ("~", "n", "N", "")),
     ("timestamp", r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
         |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
         (?:[Tt]|[ \t]+)[0-9][0-9]?
         :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
-        (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""", tuple("0123456789")),
-    ("value", r"^(?:=)$", ("=",)),
-    ("yaml", r"^(?:!|&|\*)$", tuple("!&*")),
+        (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""", re.X, tuple("0123456789")),
+    ("value", r"^(?:=)$", 0, ("=",)),
+    ("yaml", r"^(?:!|&|\*)$", 0, tuple("!&*")),
 )
 _BY_FIRST: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-for _tag, _pattern, _first in RESOLVERS:
+for _tag, _pattern, _flags, _first in RESOLVERS:
     for _ch in _first:
-        _BY_FIRST.setdefault(_ch, []).append((_tag, re.compile(_pattern, re.X)))
+        _BY_FIRST.setdefault(_ch, []).append((_tag, re.compile(_pattern, _flags)))
 #: Ints as ruamel builds them, sign and base: no `_` (ruamel keeps them in a ScalarInt; "0x_" fails there).
 _INT = re.compile(r"([-+]?)(?:0x([0-9a-fA-F]+)|0o([0-7]+)|0b([01]+)|([0-9]+))")
 #: Characters that send a file to ruamel: tab (libyaml and ruamel allow it in different places), line breaks other
@@ -105,12 +105,12 @@ def documents(text: str, max_nodes: int, max_chars: int) -> list[tuple[dict, dic
     if not getattr(yaml, "__with_libyaml__", False) or _DECLINED.search(text):
         return None
     try:
-        return _build(yaml.CBaseLoader(text), yaml, max_nodes, max_chars)
+        return _build(yaml.CBaseLoader(text), yaml, max_nodes, max_chars, text.endswith("\n"))
     except (_Decline, yaml.YAMLError):
         return None
 
 
-def _build(parser: Any, yaml: Any, max_nodes: int, max_chars: int) -> list[tuple[dict, dict]]:
+def _build(parser: Any, yaml: Any, max_nodes: int, max_chars: int, ends: bool) -> list[tuple[dict, dict]]:
     docs: list[tuple[dict, dict]] = []
     counts = [0, 0]  # entries, characters of string values: `load._Counter`'s, over the whole file
     while (event := parser.get_event()) is not None:
@@ -118,7 +118,7 @@ def _build(parser: Any, yaml: Any, max_nodes: int, max_chars: int) -> list[tuple
             if event.version or event.tags:
                 raise _Decline
             positions: dict[tuple[str | int, ...], tuple[int, int]] = {}
-            root = _node(parser, parser.get_event(), yaml, (), positions, counts, 0, (max_nodes, max_chars))
+            root = _node(parser, parser.get_event(), yaml, (), positions, counts, 0, (max_nodes, max_chars, ends))
             if root is not None:
                 if not isinstance(root, dict):
                     raise _Decline   # ruamel's message: a document must be a mapping
@@ -129,7 +129,7 @@ def _build(parser: Any, yaml: Any, max_nodes: int, max_chars: int) -> list[tuple
 
 
 def _node(parser: Any, event: Any, yaml: Any, path: tuple, positions: dict, counts: list[int], depth: int,
-          limits: tuple[int, int]) -> Any:
+          limits: tuple[int, int, bool]) -> Any:
     """The value of the node `event` starts, its entries' positions added to `positions` in ruamel's order."""
     if isinstance(event, yaml.AliasEvent) or event.anchor is not None or event.tag is not None \
             or depth >= MAX_DEPTH:
@@ -167,10 +167,10 @@ def _node(parser: Any, event: Any, yaml: Any, path: tuple, positions: dict, coun
         at, k, v = path + (name,), key.start_mark, value.start_mark
         # `load._pos`: a collection, or an empty value on a later line, at its key; a scalar where it stands. An
         # empty value (`max:`) is where ruamel's next token starts, libyaml's just after the colon: the next event
-        # on a later line is at the key in both, anything else (`{max: }`, `max:` at the end of the file) declined.
+        # on a later line is at the key in both, anything else (`{max: }`, `max:` ending the file) declined.
         empty = isinstance(value, yaml.ScalarEvent) and value.implicit[0] and value.value == ""
-        if empty and parser.peek_event().start_mark.line <= k.line:
-            raise _Decline
+        if empty and (parser.peek_event().start_mark.line <= k.line or not limits[2]):
+            raise _Decline   # at the end of a file without a last line break libyaml marks the next line
         on_key = empty or not isinstance(value, yaml.ScalarEvent) or (
             v.line > k.line and value.implicit[0] and resolve(value.value) == "null")
         positions[at] = (k.line + 1, k.column + 1) if on_key else (v.line + 1, v.column + 1)
@@ -179,7 +179,7 @@ def _node(parser: Any, event: Any, yaml: Any, path: tuple, positions: dict, coun
     return out
 
 
-def _tick(counts: list[int], limits: tuple[int, int]) -> None:
+def _tick(counts: list[int], limits: tuple[int, int, bool]) -> None:
     counts[0] += 1
     if counts[0] > limits[0]:
         raise _Decline
