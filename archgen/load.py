@@ -1,6 +1,7 @@
 """Find spec files and load their YAML documents safely, with a source map of every key.
 
-Safety: YAML 1.2 (ruamel, round-trip loader), duplicate keys rejected, files over 5 MiB (`MAX_FILE_BYTES`) refused
+Safety: YAML 1.2 (ruamel's round-trip loader, the reference; libyaml reads a file only where `yaml_fast` holds its
+reading to ruamel's, with the same guards before), duplicate keys rejected, files over 5 MiB (`MAX_FILE_BYTES`) refused
 before parsing, `MAX_NODES` counted while the file is composed (so a 5 MiB list stops after its first 200,000 items,
 not after parsing all of it) and again after alias expansion, deep nesting reported as an error. Only the tags of the
 YAML core schema are read (`!!python/object`, `!!binary`, local tags are refused), and text that no XML or terminal

@@ -18,7 +18,6 @@ from typing import Any
 
 from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT
 
-_TAG = "tag:yaml.org,2002:"
 #: ruamel.yaml 0.19's implicit resolvers for YAML 1.2 (`ruamel.yaml.resolver.implicit_resolvers`): tag, pattern,
 #: flags, first characters, in its order (the first that matches wins).
 RESOLVERS = (
