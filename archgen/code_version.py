@@ -55,7 +55,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 #: The modules, relative to `ROOT`, that decide what a YAML file parses to (`parser_digest`): `archgen.load` and the
 #: archgen modules it imports. PyYAML (`yaml_guard.precount`) only refuses a file, which nothing keeps.
 PARSER = ("__init__.py", "cache.py", "code_version.py", "errors.py", "load.py", "path_links.py", "spec_files.py",
-          "yaml_guard.py")
+          "yaml_fast.py", "yaml_guard.py")
 #: The digest of this process (`digest`): the code does not change under a running process. None: the modules could
 #: not be listed.
 _DIGEST: list[bytes | None] = []
@@ -84,8 +84,8 @@ def digest() -> bytes | None:
 def parser_digest() -> bytes | None:
     """The key of the parser running (once a process): its modules' text, not where they are or when written.
 
-    Python's version, the text of `PARSER` and of ruamel.yaml's package file (its version); None where a `PARSER`
-    module cannot be read, so that nothing is kept.
+    Python's version, the text of `PARSER` and of ruamel.yaml's package file (its version), PyYAML's and libyaml's
+    versions (`yaml_fast` reads with them); None where a `PARSER` module cannot be read, so that nothing is kept.
     """
     if not _PARSER_DIGEST:
         h = hashlib.sha256(sys.version.encode("utf-8", "surrogatepass"))
@@ -102,6 +102,7 @@ def parser_digest() -> bytes | None:
                 h.update(b"\0ruamel.yaml\0" + f.read())
         except OSError:
             h.update(b"\0ruamel.yaml\0missing")
+        h.update(b"\0libyaml\0" + _libyaml().encode())
         _PARSER_DIGEST.append(h.digest())
     return _PARSER_DIGEST[0]
 
@@ -135,3 +136,13 @@ def _origin(module: str) -> str:
     except (ImportError, ValueError):
         return ""
     return (spec.origin or "") if spec is not None else ""
+
+
+def _libyaml() -> str:
+    """PyYAML's version and libyaml's, as `yaml_fast` reads with them ("" parts where there is none)."""
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        return ""
+    get = getattr(getattr(yaml, "_yaml", None), "get_version_string", None)
+    return f"{yaml.__version__} {get() if get is not None and yaml.__with_libyaml__ else ''}"

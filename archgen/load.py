@@ -1,6 +1,7 @@
 """Find spec files and load their YAML documents safely, with a source map of every key.
 
-Safety: YAML 1.2 (ruamel, round-trip loader), duplicate keys rejected, files over 5 MiB (`MAX_FILE_BYTES`) refused
+Safety: YAML 1.2 (ruamel's round-trip loader, the reference; libyaml reads a file only where `yaml_fast` holds its
+reading to ruamel's, with the same guards before), duplicate keys rejected, files over 5 MiB (`MAX_FILE_BYTES`) refused
 before parsing, `MAX_NODES` counted while the file is composed (so a 5 MiB list stops after its first 200,000 items,
 not after parsing all of it) and again after alias expansion, deep nesting reported as an error. Only the tags of the
 YAML core schema are read (`!!python/object`, `!!binary`, local tags are refused), and text that no XML or terminal
@@ -18,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from archgen import cache, code_version, yaml_guard
+from archgen import cache, code_version, yaml_fast, yaml_guard
 from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, excerpt, excerpts
 from archgen.spec_files import find_files as find_files
 from archgen.spec_files import packaged as packaged
@@ -164,11 +165,10 @@ def shared(doc: SourceDocument) -> bool:
 
 
 def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
-    """Parse YAML text (one or more documents) into `SourceDocument`s; `name` is for locations, `keys` for messages."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.constructor import DuplicateKeyError
-    from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning
+    """Parse YAML text (one or more documents) into `SourceDocument`s; `name` is for locations, `keys` for messages.
 
+    libyaml reads a file in `yaml_fast`'s plain subset (the same values and positions), ruamel every other file.
+    """
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise UnreadableError([SpecProblem(Location(name, 1, 1), message="file is empty",
                                      expected=f"one or more YAML documents with {keys}")])
@@ -184,6 +184,18 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
         raise UnreadableError([SpecProblem(Location(name, line, 1), message=f"%YAML {version.group(1)} directive",
                                            expected="YAML 1.2 (or 1.1); no other version exists")])
     precount(text, name, MAX_NODES)
+    fast = yaml_fast.documents(text, MAX_NODES, MAX_EXPANDED_CHARS)
+    if fast is not None:
+        return [SourceDocument(name, data, positions) for data, positions in fast]
+    return ruamel_documents(text, name, keys)
+
+
+def ruamel_documents(text: str, name: str, keys: str) -> list[SourceDocument]:
+    """`load_text`'s documents as ruamel's YAML 1.2 round-trip loader reads them (the reference), once guarded."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning
+
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     yaml.Composer = composer(name, MAX_NODES)

@@ -134,9 +134,9 @@ def precount(text: str, name: str, max_nodes: int) -> None:
     """Count entries with libyaml's event parser and stop at the first over `max_nodes`.
 
     libyaml is about 30 times faster than ruamel's pure-Python parser, so a 5 MiB list is refused in a fraction of a
-    second instead of after composing 200,000 items in Python. Counting only: ruamel remains the parser (YAML 1.2,
-    positions, messages), so a libyaml error is left for ruamel to report, and without libyaml the composer's own
-    count is the limit.
+    second instead of after composing 200,000 items in Python. Counting only: ruamel remains the reference parser (YAML
+    1.2, positions, messages; `yaml_fast` reads with libyaml only what it reads the same), so a libyaml error is left
+    for ruamel to report, and without libyaml the composer's own count is the limit.
     """
     try:
         import yaml as pyyaml
