@@ -13,17 +13,16 @@ so small batches are bandwidth-bound) and its attention reads each sequence's KV
 pays `kernels.KERNEL_OVERHEAD` per kernel it launches (`pass_costs.kernels_per_pass`): on an H100, even inside a CUDA
 graph, each kernel costs about 1.3 us of setup and teardown in which no weights stream (Hazy Research, "Look Ma, No
 Bubbles! Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: vLLM and SGLang reach at most 50 % of H100
-bandwidth at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's
-`top_k_top_p_sampling_from_logits` runs its rounds of rejection sampling in a single kernel) reading the FP32 logits
-once.
+bandwidth at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's sampling from logits
+runs its rounds of rejection sampling in a single kernel) reading the FP32 logits once.
 
 Weights: the linear layers inside the transformer blocks are stored in the serving precision, FP4 in the part's
 format (`generation.fp4_format`: NVFP4 with one FP8 E4M3 scale per 16 values, or on AMD's CDNA 4 OCP MXFP4 with one
 E8M0 scale per 32); the embedding and the output layer stay in BF16, as NVIDIA's
 ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
 blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16. A checkpoint
-may leave attention projections out too (`quantised_attention`, `attention_quant.ATTENTION_SOURCE`): those GEMMs run
-in BF16, their weights are BF16, and their input needs no cast.
+may leave attention projections out too (`quantised_attention`, `attention_quant.ATTENTION_SOURCE`): those GEMMs run in
+BF16, their weights are BF16, and their input needs no cast.
 
 Scenarios (uniform requests of `input_len` + `output_len` tokens; t_pre is one request's prefill, t_dec(b) a decode
 step with b sequences, both with their fixed costs):
@@ -393,10 +392,9 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     ttft, tpot = t_pre, offline_gap(t_dec, pre_req, b_eff, job.output_len)
     # the prefill makes each request's first token, its decode steps the other output_len - 1 (`FIRST_TOKEN`)
     tps = b_eff * job.output_len / (b_eff * pre_req + (job.output_len - 1) * t_dec)
-    memory = weights + b / ranks * kv_seq
     return InferenceEstimate(
         tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,
         tokens_per_second_replica=tps, tokens_per_second_per_gpu=tps / tp, weights_per_gpu=weights,
-        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed,
-        kv_batch=kv_batch, decode_step=t_dec, kv_space=usable,
+        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=weights + b / ranks * kv_seq, capacity=hw.hbm_capacity,
+        overhead_per_step=fixed, kv_batch=kv_batch, decode_step=t_dec, kv_space=usable,
         kv_words=job.kv_rule.words(job.kv_fraction, hw.memory_type))
