@@ -26,7 +26,8 @@ def test_serving_cost_per_token_has_the_throughputs_band_turned(shipped):
     # the cost per hour is exact as far as the model goes: cost / (tokens / (1 + e)) spans the turned band
     assert value / (1 + cost.high) == pytest.approx(value * (1 + tput.low), rel=1e-3)   # 0.468 µUSD
     assert value / (1 + cost.low) == pytest.approx(value * (1 + tput.high), rel=1e-3)   # 0.727 µUSD
-    assert value / (1 + cost.high) == pytest.approx(0.468e-6, abs=0.001e-6)   # 0.470 with nu62fix's optics
+    # 0.468 before kvrule37 gave TensorRT-LLM jobs its own KV budget (the offline band's low end moved)
+    assert value / (1 + cost.high) == pytest.approx(0.4705e-6, abs=0.001e-6)   # 0.470 with nu62fix's optics
     # 0.745 before outputcv: the offline rows' stated output spread moved the band's high end +45.6 % -> +42.1 %
     # 0.727 before decode36 counted output_len - 1 decode steps a request offline (band high +42.1 % -> +42.4 %)
     assert value / (1 + cost.low) == pytest.approx(0.728e-6, abs=0.001e-6)   # 0.730 with nu62fix's optics

@@ -16,7 +16,7 @@ from archgen.model.engine import (
     spread_problem,
     unhonoured,
 )
-from archgen.model.field_types import Precision
+from archgen.model.field_types import PositiveFraction, Precision
 from archgen.model.kv_memory import FRACTION_KEYS, fraction_problems
 from archgen.model.serving_features import refuse_unmodelled
 from archgen.model.spec import FieldError, Spec, raise_each
@@ -98,16 +98,16 @@ class Inference(Spec):
                                 "in flight are at most this, the KV cache's capacity and max_num_tokens. Left out, "
                                 "the engine's default: TensorRT-LLM's max_batch_size 2,048; vLLM's max_num_seqs "
                                 "1,024 on GPUs of 70 GiB+ but the A100, 256 on others; SGLang's must be stated.")
-    free_gpu_memory_fraction: float | None = Field(
-        None, gt=0, le=1, description="TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the share of the memory "
+    free_gpu_memory_fraction: PositiveFraction | None = Field(
+        None, description="TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the share of the memory "
                                       "left after the weights its KV cache takes; left out, 0.9, its default "
                                       "(model/kv_memory.py). Refused under another engine.")
-    gpu_memory_utilization: float | None = Field(
-        None, gt=0, le=1, description="vLLM's gpu_memory_utilization: the share of the whole memory its weights and "
+    gpu_memory_utilization: PositiveFraction | None = Field(
+        None, description="vLLM's gpu_memory_utilization: the share of the whole memory its weights and "
                                       "KV cache take (the cache gets it less the weights); left out, 0.9, its "
                                       "default. Refused under another engine.")
-    mem_fraction_static: float | None = Field(
-        None, gt=0, le=1, description="SGLang's --mem-fraction-static: the share of the whole memory its weights and "
+    mem_fraction_static: PositiveFraction | None = Field(
+        None, description="SGLang's --mem-fraction-static: the share of the whole memory its weights and "
                                       "KV cache take; SGLang derives its default per server, so an SGLang job states "
                                       "it. Refused under another engine.")
     prefill: PrefillPolicy = Field(

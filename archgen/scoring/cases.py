@@ -311,7 +311,7 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     most, _ = batch_size_of(inf, on)
     rule, fraction, refused = kv_rule_of(inf, on.vendor)
     if refused:   # another engine's fraction on the part's vendor's engine: not ignored
-        raise ValueError("; ".join(why for _, why in refused))
+        raise AnalyseError(f"case '{case.id}': " + "; ".join(why for _, why in refused))
     arch = serving_arch(Arch.from_model(_model(case)), inf.redundant_experts)
     return ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     kv_reserve_of(inf, on.vendor)[0], inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
