@@ -4,7 +4,8 @@ ruamel's pure-Python round-trip parse is the reference (YAML 1.2, its positions,
 `check`'s time: 0.57 CPU-s for the 122 shipped spec files, where libyaml's event parser takes 0.016 (suite37). So
 `documents` builds `load.load_text`'s plain values and positions from libyaml's events, for a plain subset only: no
 anchor, alias, tag, directive or merge key, no key but a plain or quoted string, no duplicate key, no tab, no line
-break but LF, no BOM, no string that `yaml_guard.NOT_TEXT` refuses, and each plain scalar resolved by ruamel's own
+break but LF, no BOM, no second `...` before a `---`, no block scalar without an indentation indicator whose first
+line is spaces only, no string that `yaml_guard.NOT_TEXT` refuses, and each plain scalar resolved by ruamel's own
 YAML 1.2 table (`RESOLVERS`, held equal to `ruamel.yaml.resolver` by tests/test_yaml_fast.py), built as ruamel's
 round-trip constructor builds it (ints without `_`, floats but NaN; timestamps declined). Anything else, any libyaml
 error, a limit near (`MAX_DEPTH`, `MAX_INT`, nodes, expanded text) or a document that is not a mapping: None, and
@@ -53,6 +54,11 @@ _INT = re.compile(r"([-+]?)(?:0x([0-9a-fA-F]+)|0o([0-7]+)|0b([01]+)|([0-9]+))")
 #: Characters that send a file to ruamel: tab (libyaml and ruamel allow it in different places), line breaks other
 #: than LF (YAML 1.1 breaks lines at NEL, LS and PS, 1.2 does not), BOM.
 _DECLINED = re.compile("[\t\r\x85\u2028\u2029\ufeff]")
+#: A document end marker `...` again before any `---`: libyaml reads it as nothing, ruamel 0.19 refuses it.
+_ENDS = re.compile(r"^\.\.\.(?=[ \n]|$)(?:(?!^---(?:[ \n]|$)).)*?^\.\.\.(?=[ \n]|$)", re.MULTILINE | re.DOTALL)
+#: A block scalar header without an indentation indicator whose next line is spaces only: ruamel 0.19 refuses a
+#: later leading line or first content line indented more ("more indented follow up line than first"), libyaml not.
+_BLANK_FIRST = re.compile(r"[|>][-+]?[ ]*(?:#[^\n]*)?\n[ ]+\n")
 
 
 class _Decline(Exception):
@@ -101,7 +107,8 @@ def documents(text: str, max_nodes: int, max_chars: int) -> list[tuple[dict, dic
         import yaml
     except ImportError:  # pragma: no cover - PyYAML is a dependency
         return None
-    if not getattr(yaml, "__with_libyaml__", False) or _DECLINED.search(text):
+    if not getattr(yaml, "__with_libyaml__", False) or _DECLINED.search(text) or _ENDS.search(text) \
+            or _BLANK_FIRST.search(text):
         return None
     try:
         return _build(yaml.CBaseLoader(text), yaml, max_nodes, max_chars, text.endswith("\n"))

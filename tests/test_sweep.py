@@ -603,3 +603,16 @@ def _unbanded(names: list[str]) -> list[str]:
     """`names` without the error band's ends (`metrics_bands.BANDED`), which the tables show last."""
     from archgen.metrics_bands import BANDED
     return [n for n in names if not (n.endswith(("_low", "_high")) and n.rsplit("_", 1)[0] in BANDED)]
+
+
+def test_a_concurrency_objective_states_its_goal(tmp_path, cli):
+    """review56: offtpot37 gave `concurrency` no better direction, and an objective of it was then minimised by
+    default as a power is ('best concurrency: 64' of batch 64 and 2,048): it is refused at its line without a goal."""
+    text = ("kind: Sweep\nid: s\nworkload: llama3-70b-serve-b200\naxes: {batch: [64, 2048]}\n"
+            "objectives:\n  - {metric: tpot}\n  - {metric: concurrency}\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code != 0 and "Traceback" not in r.err, r.err
+    assert "sweep.yaml:7:14: error: " in r.err and "objective 'concurrency' has no better direction" in r.err, r.err
+    stated = Sweep.model_validate({"id": "s", "workload": "w", "axes": {"batch": [64, 2048]},
+                                   "objectives": [{"metric": "concurrency", "goal": "max"}]})
+    assert stated.objectives[0].maximise

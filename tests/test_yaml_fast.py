@@ -122,7 +122,12 @@ def test_block_flow_and_multi_document_files_read_the_same(text):
 
 @pytest.mark.parametrize("text", ["a: 1\na: 2\n", "a: &x 1\nb: *x\n", "%TAG !e! tag:e.com,2000:\n---\na: 1\n",
                                   "[1, 2]\n", "a: 1\n- b\n", "? [a]\n: 1\n", "1: x\n", "a: 1\r\nb: 2\r\n",
-                                  "- \n- x\n", "{a: }\n", "a:"])
+                                  "- \n- x\n", "{a: }\n", "a:",
+                                  # a second `...` before any `---`: ruamel 0.19 refuses it, libyaml reads nothing
+                                  "a: 1\n...\n...\n", "a: 1\n... # c\n\n...\n", "---\n...\n...\n---\na: 1\n",
+                                  # a block scalar's first line spaces only, a later one indented more: ruamel 0.19
+                                  # refuses it ("more indented follow up line than first"), libyaml reads it
+                                  "a: |\n \n  x\n", "a: >+\n   \n      x\n", "a:\n  - |-  # c\n    \n      x\n"])
 def test_duplicates_aliases_directives_and_what_ruamel_places_its_own_way_are_declined(text):
     assert yaml_fast.documents(text, 100, 10**6) is None
 

@@ -54,6 +54,10 @@ JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.jo
 MAXIMISED = frozenset(name for name in SWEEP_METRICS
                       if (m := metrics.find("workload", name) or metrics.find("point", name)) and m.maximise)
 
+#: Metrics with no better direction that a sweep may not minimise by default as it does a power or a count: more
+#: sequences in flight raise a replica's tokens/s and its TPOT both (offtpot37 took `concurrency`'s maximise away).
+UNDIRECTED = frozenset({"concurrency"})
+
 #: Most points a sweep may have unless its `max_points` says more.
 DEFAULT_MAX_POINTS = 100_000
 
@@ -75,7 +79,7 @@ class Objective(Spec):
                                     "energy_per_token or accelerators.")
     goal: Literal["min", "max"] | None = Field(
         None, description="Minimise or maximise; default: max for throughputs, MFU, headroom, busbw, goodput and "
-                          "MTTI (and their ranges' ends), else min.")
+                          "MTTI (and their ranges' ends), else min; concurrency has none (state it).")
 
     @field_validator("metric")
     @classmethod
@@ -110,7 +114,11 @@ class Sweep(Document):
     def _distinct_objectives(cls, objectives: list[Objective]) -> list[Objective]:
         names = [o.metric for o in objectives]
         raise_each([FieldError((i, "metric"), f"objective '{m}' is listed twice") for i, m in enumerate(names)
-                    if m in names[:i]], cls.__name__)
+                    if m in names[:i]] +
+                   [FieldError((i, "metric"), f"objective '{o.metric}' has no better direction (more sequences in "
+                                              "flight give more tokens/s and a longer time per token): state its "
+                                              "goal, min or max")
+                    for i, o in enumerate(objectives) if o.metric in UNDIRECTED and o.goal is None], cls.__name__)
         return objectives
 
     @field_validator("requirements")
