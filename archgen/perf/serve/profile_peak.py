@@ -30,7 +30,7 @@ from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import maximum
 from archgen.perf.hw.reserve import holds_reserve, runtime_reserve
 
-__all__ = ["MEMORY_RESERVE", "LOGIT_BYTES", "activation_peak", "memory_reserve", "profile_peak"]
+__all__ = ["LOGIT_BYTES", "activation_peak", "memory_reserve", "profile_peak"]
 
 #: Bytes of a logit in vLLM's sampler: FP32 ("Use float32 for the logits", vllm/v1/sample/sampler.py).
 LOGIT_BYTES = 4.0
