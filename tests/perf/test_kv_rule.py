@@ -128,3 +128,16 @@ def test_the_closed_form_takes_the_job_s_rule() -> None:
     want = 0.1 * float(e0.weights_per_gpu) + vllm_peak - 0.9 * TRT_PEAK
     assert float(e1.kv_space) - float(e0.kv_space) == pytest.approx(want)
     assert float(e1.kv_batch) == math.floor(float(e1.kv_space) / float(e1.kv_per_sequence_per_gpu))
+
+
+def test_the_profiling_peak_is_held_only_where_the_engine_profiles() -> None:
+    """kvpeak37: TensorRT-LLM's and vLLM's peak beyond the weights, none under SGLang's rule (it runs no profiling
+    pass); on a TPU (Google) no CUDA context or NCCL communicator is held, the activations still are."""
+    from archgen.perf.serve.profile_peak import profile_peak
+    arch, kw = _llama8b(), {"tokens": 8192, "seqs": 1024, "attention_dp": False}
+    assert profile_peak(KV_RULES["sglang"], arch, 2, vendor="NVIDIA", **kw) == 0.0
+    trt = profile_peak(KV_RULES["tensorrt-llm"], arch, 2, vendor="NVIDIA", **kw)
+    # TP 2: the FFN's gate+up output, 8,192 x 2 x 14,336 / 2 x 2 B, the CUDA context and one NCCL communicator
+    assert trt == pytest.approx(8192 * 14336 * 2 + 0.4e9 + 0.688e9)
+    tpu = profile_peak(KV_RULES["vllm"], arch, 2, vendor="Google", **kw)
+    assert tpu == pytest.approx(1024 * 128256 * 4)   # vLLM's FP32 logits alone, larger than the FFN's output
