@@ -79,8 +79,9 @@ def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: fl
     cache = f"the KV cache's batch is sized in {rule.words(fraction, memory)}"
     if rule.profiles:
         runtime = ("the CUDA context 0.4 GB and, for tp > 1, one NCCL communicator 0.688 GB, the training "
-                   "reserve's cited figures (hw/reserve.py)" if holds_reserve(vendor) else "no runtime figure (the part's runtime holds no CUDA "
-                   "context or NCCL communicator, and no source found states its own)")
+                   "reserve's cited figures (hw/reserve.py)" if holds_reserve(vendor) else
+                   "no runtime figure (the part's runtime holds no CUDA context or NCCL communicator, and no source "
+                   "found states its own)")
         peak = (f"; its profiling peak is the weights, {runtime}, and the activations of one forward over "
                 "max_num_tokens tokens taken at the lower end of their range: the largest single BF16 tensor of a "
                 "layer (residual stream, an attention projection's or the FFN's up/gate output), or vLLM's FP32 "
