@@ -30,7 +30,8 @@ def test_serving_cost_per_token_has_the_throughputs_band_turned(shipped):
     assert value / (1 + cost.high) == pytest.approx(0.4705e-6, abs=0.001e-6)   # 0.470 with nu62fix's optics
     # 0.745 before outputcv: the offline rows' stated output spread moved the band's high end +45.6 % -> +42.1 %
     # 0.727 before decode36 counted output_len - 1 decode steps a request offline (band high +42.1 % -> +42.4 %)
-    assert value / (1 + cost.low) == pytest.approx(0.728e-6, abs=0.001e-6)   # 0.730 with nu62fix's optics
+    # 0.728 before kvpeak37 held the engines' profiling peak (band high +42.4 % -> +42.0 %: MI300X's vLLM row)
+    assert value / (1 + cost.low) == pytest.approx(0.726e-6, abs=0.001e-6)   # 0.730 with nu62fix's optics
     assert tokens > 0 and "cost_per_million_tokens" in est.bands
 
 

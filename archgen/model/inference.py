@@ -100,11 +100,12 @@ class Inference(Spec):
                                 "1,024 on GPUs of 70 GiB+ but the A100, 256 on others; SGLang's must be stated.")
     free_gpu_memory_fraction: PositiveFraction | None = Field(
         None, description="TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction: the share of the memory "
-                                      "left after the weights its KV cache takes; left out, 0.9, its default "
+                                      "left after its profiling peak (the weights, a max_num_tokens pass's "
+                                      "activations) its KV cache takes; left out, 0.9, its default "
                                       "(model/kv_memory.py). Refused under another engine.")
     gpu_memory_utilization: PositiveFraction | None = Field(
         None, description="vLLM's gpu_memory_utilization: the share of the whole memory its weights and "
-                                      "KV cache take (the cache gets it less the weights); left out, 0.9, its "
+                                      "KV cache take (the cache gets it less its profiling peak); left out, 0.9, its "
                                       "default. Refused under another engine.")
     mem_fraction_static: PositiveFraction | None = Field(
         None, description="SGLang's --mem-fraction-static: the share of the whole memory its weights and "

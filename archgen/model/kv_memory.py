@@ -17,8 +17,9 @@ Each engine sizes its KV cache by its own rule, read from its code (kvrule37; be
   from a reserve grown with chunked_prefill_size, cuda_graph_max_bs, tp x pp and DP attention, at least 10 GiB on a
   GPU of more than 60 GiB (python/sglang/srt/server_args.py at 469c63e5), so an SGLang job states it.
 
-The model subtracts the weights only: the activation peak, CUDA graphs, NCCL buffers and the CUDA context are not
-modelled (an upper bound on the cache, said in the estimate's `memory_reserve`).
+Where an engine profiles (TensorRT-LLM, vLLM), the model's peak is the weights plus `perf.serve.profile_peak`: the
+activations of the max_num_tokens pass (the lower end of their range), the CUDA context and NCCL (kvpeak37); CUDA
+graphs and workspaces are not modelled (an upper bound on the cache, said in the estimate's `memory_reserve`).
 """
 
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ class KvRule:
         of_free: True where the fraction is of the memory left after the weights (TensorRT-LLM), False where it is of
             the whole memory, the weights then taken out of that share (vLLM, SGLang).
         source: Where the rule and the default are read, in words.
+        profiles: Whether the engine runs a profiling pass whose peak (beyond the weights) it takes out, as the
+            fraction's rule says (TensorRT-LLM, vLLM); SGLang's activations live in 1 - its fraction.
     """
 
     engine: str
@@ -45,10 +48,12 @@ class KvRule:
     default: float | None
     of_free: bool
     source: str
+    profiles: bool = True
 
     def words(self, fraction: float, memory: str = "HBM") -> str:
-        """The budget in words: '90% of the HBM left after the weights (TensorRT-LLM's free_gpu_memory_fraction)'."""
-        where = f"of the {memory} left after the weights" if self.of_free else f"of {memory}, less the weights"
+        """The budget in words: '90% of the HBM left after its profiling peak (TensorRT-LLM's ...)'."""
+        held = "its profiling peak" if self.profiles else "the weights"
+        where = f"of the {memory} left after {held}" if self.of_free else f"of {memory}, less {held}"
         stated = "" if fraction == self.default else ", as the job states"
         return f"{fraction:.0%} {where} ({self.engine_name}'s {self.key}{stated})"
 
@@ -70,7 +75,7 @@ KV_RULES: dict[str, KvRule] = {
     "sglang": KvRule("sglang", "mem_fraction_static", None, False,
                      "sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at "
                      "226149ac, profile_max_num_token: free after loading - total x (1 - mem_fraction_static); "
-                     "its default is derived per server (server_args.py at 469c63e5), so it is stated"),
+                     "its default is derived per server (server_args.py at 469c63e5), so it is stated", False),
 }
 #: The fraction keys, each its engine's rule.
 FRACTION_KEYS: dict[str, KvRule] = {r.key: r for r in KV_RULES.values()}
@@ -79,12 +84,15 @@ FRACTION_KEYS: dict[str, KvRule] = {r.key: r for r in KV_RULES.values()}
 UNKNOWN_ENGINE = KV_RULES["vllm"]
 
 
-def kv_memory(rule: KvRule, fraction: float, capacity, weights):
+def kv_memory(rule: KvRule, fraction: float, capacity, weights, peak=0.0):
     """The bytes a rank's KV cache may take under `rule` at `fraction`, before what the model leaves out (arrays too).
 
-    TensorRT-LLM: fraction x (capacity - weights); vLLM and SGLang: fraction x capacity - weights.
+    `peak`: what the engine's profiling pass holds beyond the weights (`perf.serve.profile_peak`; 0 where it runs
+    none). TensorRT-LLM: fraction x (capacity - weights - peak); vLLM: fraction x capacity - weights - peak; SGLang:
+    fraction x capacity - weights.
     """
-    return fraction * (capacity - weights) if rule.of_free else fraction * capacity - weights
+    held = weights + peak
+    return fraction * (capacity - held) if rule.of_free else fraction * capacity - held
 
 
 def fraction_problems(engine: str | None, stated: dict[str, float | None]) -> list[tuple[str, str]]:

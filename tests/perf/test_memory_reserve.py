@@ -12,7 +12,7 @@ convention (text, JSON and the documents' notes). Training now holds back the CU
 from __future__ import annotations
 
 from archgen.perf.hw.reserve import TRAINING_RESERVE, XLA_RESERVE
-from archgen.perf.serve.inference import MEMORY_RESERVE
+from archgen.perf.serve.profile_peak import MEMORY_RESERVE
 
 
 def test_training_and_serving_estimates_state_the_reserve(shipped) -> None:
@@ -32,7 +32,7 @@ def test_training_and_serving_estimates_state_the_reserve(shipped) -> None:
     assert kinds == {"training", "inference"}
     # serving leaves the engine's share of HBM to the runtime and says so: vLLM's gpu_memory_utilization 0.9 where
     # no engine is named, TensorRT-LLM's free_gpu_memory_fraction on NVIDIA's parts (test_kv_rule.py)
-    assert "90% of HBM, less the weights (vLLM's gpu_memory_utilization)" in MEMORY_RESERVE
+    assert "90% of HBM, less its profiling peak (vLLM's gpu_memory_utilization)" in MEMORY_RESERVE
     assert "upper bound" in MEMORY_RESERVE
 
 

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from archgen.model.accelerator import Accelerator
 from archgen.perf.hw.from_spec import hardware_for
-from archgen.perf.serve.inference import MEMORY_RESERVE, memory_reserve
+from archgen.perf.serve.profile_peak import MEMORY_RESERVE, memory_reserve
 from archgen.perf.workload.efficiency_range import memory_name, memory_note
 from archgen.perf.workload.roofline import Roofline
 from archgen.render import alt_text
@@ -47,8 +47,8 @@ def test_a_gddr_part_is_named_by_its_memory():
     hbm = hardware_for(_part(memory_type="HBM3e"), scale_up_size=1)
     assert memory_name(gddr) == "GDDR6 memory efficiency" and memory_name(hbm) == "HBM efficiency"
     assert "GDDR6, not HBM" in memory_note(gddr) and memory_note(hbm) == ""
-    assert memory_reserve() == MEMORY_RESERVE and "90% of HBM, less the weights" in MEMORY_RESERVE
-    assert "90% of GDDR6, less the weights" in memory_reserve("GDDR6") and "HBM" not in memory_reserve("GDDR6")
+    assert memory_reserve() == MEMORY_RESERVE and "90% of HBM, less its profiling peak" in MEMORY_RESERVE
+    assert "90% of GDDR6, less its profiling peak" in memory_reserve("GDDR6") and "HBM" not in memory_reserve("GDDR6")
 
 
 def test_the_l40s_estimate_says_gddr6_and_that_its_copy_range_is_hbm_parts(cli):
@@ -60,7 +60,7 @@ def test_the_l40s_estimate_says_gddr6_and_that_its_copy_range_is_hbm_parts(cli):
             "is measured in the catalog)") in notes
     assert "l40s's memory is GDDR6, not HBM" in notes
     # an NVIDIA part: TensorRT-LLM's share of what the weights leave (model/kv_memory.py)
-    assert "90% of the GDDR6 left after the weights" in out["conventions"]["memory_reserve"]
+    assert "90% of the GDDR6 left after its profiling peak" in out["conventions"]["memory_reserve"]
     text = cli("estimate", str(PCIE), "--workload", "l40s-serve-70b").out
     assert "hbm_capacity                 48 GiB (51.54 GB)  (GDDR6, not HBM)" in text
 

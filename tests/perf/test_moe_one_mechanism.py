@@ -142,10 +142,12 @@ def test_the_serving_miss_scales_with_the_work(serving):
     over the model's 452 kernels a pass (271 passes for 2,707 requests on H200), 8 to 30 times what the training
     row needs; a slower expert GEMM would carry it at 1.41-1.64 times the model's expert GEMM time. (Before the
     activation's and the combine's bytes were charged, issue 20: 27-36 %, 77-78 %, 113-405 µs, 1.48-1.71.)"""
-    want = {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": (100.1, 1.43),
-            "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": (95.1, 1.408),
+    # kvpeak37: the KV cache less the engines' profiling peak holds 2,662 on H200 (2,707) and 4,045 on MI300X (4,237),
+    # the per-kernel figures 100.1/95.1/366.5 µs and factors 1.43/1.408/1.644 before
+    want = {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": (99.0, 1.428),
+            "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": (94.1, 1.407),
             "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": (253.1, 1.485),
-            "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": (366.5, 1.644)}
+            "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": (352.1, 1.642)}
     for cid, row in serving.items():
         missing = row["measured"] - row["model"]
         assert 0.22 < missing / row["measured"] < 0.33, cid
@@ -173,7 +175,7 @@ def test_what_closes_one_row_moves_the_other_by_a_fraction(training, serving):
         share = (factor - 1.0) * training["experts"] / training["missing"]
         assert 0.17 < share < 0.30, cid
     assert moved == {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": 3.9,
-                     "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": 3.8,
+                     "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": 3.9,   # 3.8 before kvpeak37
                      "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": 1.9,
                      "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": 1.9}
 
@@ -217,7 +219,7 @@ def test_the_few_token_grouped_gemm_floor_reaches_neither_row(training, serving,
     a = row["arch"]
     m = row["batch"] * a.top_k / a.experts
     up = K.gemm_time(row["hw"], "fp8", m, 2 * a.expert_ffn, a.hidden, a.experts)
-    assert m == pytest.approx(676.75)
+    assert m == pytest.approx(665.5)   # 2,662 sequences (676.75 of 2,707 before kvpeak37's profiling peak)
     assert float(up) / (fixed + a.experts * 2 * a.expert_ffn * a.hidden / rate) == pytest.approx(4.0, abs=0.1)
 
 
@@ -235,10 +237,11 @@ def test_tensorrt_llm_moe_runner_moves_bytes_the_serving_model_does_not_charge(s
     +31.3/+29.8/+36.1/+47.6 %. Left: k(2f + 2h) = 74 kB, the GEMMs' 16-bit outputs (counted in FP8 by
     `kernels.gemm_bytes`) and TensorRT-LLM's expansion (vLLM's kernel gathers in place). Charged, they would take
     the rows to +28.3/+26.8/+33.2/+44.4 %, where charging all of the lead on the old model put them."""
-    want = {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": (31.3, 28.3),
-            "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": (29.8, 26.8),
+    # kvpeak37 (the profiling peak out of the KV cache): 31.3/28.3, 29.8/26.8 and 47.6/44.4 before
+    want = {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": (31.2, 28.2),
+            "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": (29.7, 26.7),
             "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": (36.1, 33.2),
-            "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": (47.6, 44.4)}
+            "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": (47.5, 44.3)}
     for cid, row in serving.items():
         a = row["arch"]
         lead = a.top_k * (7 * a.expert_ffn + 4 * a.hidden) + 2 * a.hidden

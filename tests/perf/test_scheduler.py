@@ -140,14 +140,20 @@ def test_nim_under_load_is_scored():
     says many more did: TTFT -76 % there (-26 % before), -19 % to -11 % above it. TensorRT-LLM takes its profiling
     pass's peak (activations of a max_num_tokens pass, NCCL's buffers, CUDA graphs) out before the fraction; the
     model does not (docs/perf-model.md, KV cache budget, per engine), so its cache is an upper bound and its TTFT at
-    the cache's edge a lower one. TPOT above the cache's edge is now +7 % (-1 % before)."""
+    the cache's edge a lower one. TPOT above the cache's edge is now +7 % (-1 % before).
+
+    kvpeak37: the model now takes that peak out too, at the low end of its range (perf/serve/profile_peak.py: the
+    largest BF16 tensor of a max_num_tokens pass, 8,192 x 28,672 x 2 B of FFN gate+up output on a rank of TP 2, the
+    CUDA context and one NCCL communicator; CUDA graphs still not): the replica holds 95, and TTFT at concurrency 100
+    is -57 % (-76 % without the peak); 150-250 -16 % to -9 %, TPOT +4 %. The rest of the miss is what the low end
+    and the unmodelled CUDA graphs leave in the cache."""
     errors = {(r.id, r.metric): r.error for r in score_case_file(DATA / "nim-llama33-70b-concurrency.yaml").results}
     assert len(errors) == 25
     edge = ("nim18-llama33-70b-2xh100-fp8-5000-500-c100", "ttft")
     assert all(abs(e) <= 0.41 for k, e in errors.items() if k != edge), errors
-    assert -0.80 < errors[edge] < -0.41   # the queue of an upper-bound cache: predicted short
+    assert -0.62 < errors[edge] < -0.41   # the queue of an upper-bound cache: predicted short (-0.571; -0.761 before kvpeak37)
     ttft = [e for (_, m), e in errors.items() if m == "ttft"]
-    assert float(np.median(np.abs(ttft))) < 0.14   # 0.136 (0.12 before kvrule37)
+    assert float(np.median(np.abs(ttft))) < 0.14   # 0.108 (0.136 before kvpeak37, 0.12 before kvrule37)
     assert -0.15 < errors[("nim18-llama33-70b-2xh100-fp8-500-2000-c1", "ttft")] < 0
 
 

@@ -72,6 +72,7 @@ from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtyp
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.lengths import decode_context, offline_gap, reserved_context
 from archgen.perf.serve.pass_costs import fixed_per_pass
+from archgen.perf.serve.profile_peak import profile_peak
 from archgen.perf.serve.routing import busiest_rank_load, load_factor
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
@@ -102,18 +103,6 @@ BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedul
 MEMORY_UTILISATION = DEFAULT_FRACTION  #: vLLM's gpu_memory_utilization default: a `ServeJob` naming no engine
 
 
-#: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
-#: own memory has no figure of its own here (training holds back cited ones, `hw.reserve.TRAINING_RESERVE`).
-def memory_reserve(memory: str = "HBM", rule: KvRule = UNKNOWN_ENGINE, fraction: float = DEFAULT_FRACTION) -> str:
-    """`MEMORY_RESERVE` worded for a part's memory (`Accelerator.memory_word`: 'HBM', 'GDDR6') and engine's rule."""
-    return ("no runtime figure of its own (CUDA or HIP context, allocator fragmentation, collective buffers, "
-            f"workspaces): the KV cache's batch is sized in {rule.words(fraction, memory)}, the activation peak, "
-            "CUDA graphs and the rest that engine takes out before its cache not modelled (model/kv_memory.py), and "
-            f"a batch the spec sets is judged against the whole {memory}; fits means the total is at most the "
-            f"{memory} capacity, and the headroom is an upper bound")
-
-
-MEMORY_RESERVE = memory_reserve()
 #: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
 #: before its dropout masks were split out (`kernels.ELEMENTWISE_H` 10 h of norms and residual adds, plus 1 h of the
 #: masks, which inference does not write). Kept so, not re-derived from the serving engines' fused kernels: open.
@@ -368,7 +357,9 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = decode_context(job.input_len, job.output_len, job.output_len_cv)
     kv_seq = per_tok * reserved_context(job.kv_reserve, job.input_len, job.output_len, job.output_len_cv)
-    usable = kv_memory(job.kv_rule, job.kv_fraction, hw.hbm_capacity, weights)
+    peak = profile_peak(job.kv_rule, a, tp, tokens=job.max_num_tokens, seqs=job.max_batch_size,
+                        attention_dp=adp, vendor=hw.vendor)
+    usable = kv_memory(job.kv_rule, job.kv_fraction, hw.hbm_capacity, weights, peak)
     ranks = scheduling_ranks(job, tp) + 0.0  # ranks that each hold and schedule their own sequences (`RANK_LIMITS`)
     kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     # each decoding sequence is one token of an iteration's budget (`TOKEN_BUDGET_SOURCE`): no more than

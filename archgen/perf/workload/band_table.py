@@ -34,20 +34,20 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8774, 0.03, 0.31),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0799, 0.4243, 0.0525),
+        'tokens_per_second': (53, -0.0808, 0.4197, 0.0515),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0361),
         'tpot@light..moderate@closed': (4, -0.1825, -0.0791, 0.1488),
         'tpot@light..moderate@poisson': (1, 0.1501, 0.1501, 0.1501),
-        'tpot@light..near-capacity@closed': (9, -0.1825, 0.0696, 0.0696),
+        'tpot@light..near-capacity@closed': (9, -0.1825, 0.0411, 0.0411),
         'tpot@light..near-capacity@poisson': (11, -0.7893, 0.1501, 0.349),
         'tpot@light@closed': (3, -0.1825, -0.1352, 0.1623),
-        'tpot@moderate..near-capacity@closed': (6, -0.0791, 0.0696, 0.0682),
+        'tpot@moderate..near-capacity@closed': (6, -0.0791, 0.0411, 0.0402),
         'tpot@moderate..near-capacity@poisson': (11, -0.7893, 0.1501, 0.349),
         'tpot@moderate@closed': (1, -0.0791, -0.0791, 0.0791),
         'tpot@moderate@poisson': (1, 0.1501, 0.1501, 0.1501),
-        'tpot@near-capacity@closed': (5, -0.0402, 0.0696, 0.0679),
+        'tpot@near-capacity@closed': (5, -0.0402, 0.0411, 0.0401),
         'tpot@near-capacity@poisson': (10, -0.7893, 0.0117, 0.4286),
         'tpot_p50@light..moderate@poisson': (1, 0.1415, 0.1415, 0.1415),
         'tpot_p50@light..near-capacity@poisson': (11, -0.7834, 0.1415, 0.3343),
@@ -61,14 +61,14 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'tpot_p99@near-capacity@poisson': (10, -0.8342, 0.16, 0.4104),
         'ttft@light..moderate@closed': (5, -0.1437, 0.4089, 0.1184),
         'ttft@light..moderate@poisson': (1, 0.1054, 0.1054, 0.1054),
-        'ttft@light..near-capacity@closed': (10, -0.7613, 0.4089, 0.1272),
+        'ttft@light..near-capacity@closed': (10, -0.5712, 0.4089, 0.1132),
         'ttft@light..near-capacity@poisson': (11, -0.9759, 0.552, 0.4422),
         'ttft@light@closed': (4, -0.1437, 0.4089, 0.131),
-        'ttft@moderate..near-capacity@closed': (6, -0.7613, 0.1022, 0.1212),
+        'ttft@moderate..near-capacity@closed': (6, -0.5712, 0.1022, 0.1051),
         'ttft@moderate..near-capacity@poisson': (11, -0.9759, 0.552, 0.4422),
         'ttft@moderate@closed': (1, 0.1022, 0.1022, 0.1022),
         'ttft@moderate@poisson': (1, 0.1054, 0.1054, 0.1054),
-        'ttft@near-capacity@closed': (5, -0.7613, -0.0029, 0.1359),
+        'ttft@near-capacity@closed': (5, -0.5712, -0.0029, 0.108),
         'ttft@near-capacity@poisson': (10, -0.9759, 0.552, 0.4971),
         'ttft_p50@light..moderate@poisson': (1, -0.0885, -0.0885, 0.0885),
         'ttft_p50@light..near-capacity@poisson': (11, -0.9752, 0.4923, 0.4758),
@@ -82,7 +82,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity@poisson': (10, -0.979, 0.6443, 0.5585),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2895, 1.1519, 0.4108),
+        'tokens_per_second': (6, 0.2888, 1.1519, 0.4099),
     },
     'moe-serving-under-load': {
         'tpot@light..moderate@poisson': (3, -0.6294, -0.5616, 0.588),
@@ -216,7 +216,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'AMD': (3, -0.1807, -0.088, 0.1408, False), 'NVIDIA': (84, -0.3815, 0.1046, 0.0883, False)},
     },
     'moe-offline-serving': {
-        'tokens_per_second': {'AMD': (2, 0.3549, 0.4667, 0.4108, False), 'NVIDIA': (4, 0.2895, 1.1519, 0.6635, False)},
+        'tokens_per_second': {'AMD': (2, 0.3549, 0.4648, 0.4099, False), 'NVIDIA': (4, 0.2888, 1.1519, 0.6631, False)},
     },
     'moe-serving-under-load': {
         'tpot@light..moderate@poisson': {'NVIDIA': (3, -0.6294, -0.5616, 0.588, False)},
@@ -254,7 +254,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'NVIDIA': (38, -0.8774, 0.03, 0.31, False)},
     },
     'offline-serving': {
-        'tokens_per_second': {'AMD': (2, 0.1949, 0.4243, 0.3096, True), 'NVIDIA': (51, -0.0799, 0.2718, 0.0513, False)},
+        'tokens_per_second': {'AMD': (2, 0.1949, 0.4197, 0.3073, True), 'NVIDIA': (51, -0.0808, 0.2717, 0.0513, False)},
     },
     'serving-under-load': {
         'tokens_per_second': {
@@ -262,18 +262,18 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'tpot@light..moderate@closed': {'NVIDIA': (4, -0.1825, -0.0791, 0.1488, False)},
         'tpot@light..moderate@poisson': {'NVIDIA': (1, 0.1501, 0.1501, 0.1501, False)},
-        'tpot@light..near-capacity@closed': {'NVIDIA': (9, -0.1825, 0.0696, 0.0696, False)},
+        'tpot@light..near-capacity@closed': {'NVIDIA': (9, -0.1825, 0.0411, 0.0411, False)},
         'tpot@light..near-capacity@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False), 'NVIDIA': (9, -0.7893, 0.1501, 0.349, False),
         },
         'tpot@light@closed': {'NVIDIA': (3, -0.1825, -0.1352, 0.1623, False)},
-        'tpot@moderate..near-capacity@closed': {'NVIDIA': (6, -0.0791, 0.0696, 0.0682, False)},
+        'tpot@moderate..near-capacity@closed': {'NVIDIA': (6, -0.0791, 0.0411, 0.0402, False)},
         'tpot@moderate..near-capacity@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False), 'NVIDIA': (9, -0.7893, 0.1501, 0.349, False),
         },
         'tpot@moderate@closed': {'NVIDIA': (1, -0.0791, -0.0791, 0.0791, False)},
         'tpot@moderate@poisson': {'NVIDIA': (1, 0.1501, 0.1501, 0.1501, False)},
-        'tpot@near-capacity@closed': {'NVIDIA': (5, -0.0402, 0.0696, 0.0679, False)},
+        'tpot@near-capacity@closed': {'NVIDIA': (5, -0.0402, 0.0411, 0.0401, False)},
         'tpot@near-capacity@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False), 'NVIDIA': (8, -0.7893, 0.0117, 0.4286, False),
         },
@@ -301,18 +301,18 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'ttft@light..moderate@closed': {'NVIDIA': (5, -0.1437, 0.4089, 0.1184, False)},
         'ttft@light..moderate@poisson': {'NVIDIA': (1, 0.1054, 0.1054, 0.1054, False)},
-        'ttft@light..near-capacity@closed': {'NVIDIA': (10, -0.7613, 0.4089, 0.1272, False)},
+        'ttft@light..near-capacity@closed': {'NVIDIA': (10, -0.5712, 0.4089, 0.1132, False)},
         'ttft@light..near-capacity@poisson': {
             'AMD': (2, -0.9035, -0.1398, 0.5217, False), 'NVIDIA': (9, -0.9759, 0.552, 0.4422, False),
         },
         'ttft@light@closed': {'NVIDIA': (4, -0.1437, 0.4089, 0.131, False)},
-        'ttft@moderate..near-capacity@closed': {'NVIDIA': (6, -0.7613, 0.1022, 0.1212, False)},
+        'ttft@moderate..near-capacity@closed': {'NVIDIA': (6, -0.5712, 0.1022, 0.1051, False)},
         'ttft@moderate..near-capacity@poisson': {
             'AMD': (2, -0.9035, -0.1398, 0.5217, False), 'NVIDIA': (9, -0.9759, 0.552, 0.4422, False),
         },
         'ttft@moderate@closed': {'NVIDIA': (1, 0.1022, 0.1022, 0.1022, False)},
         'ttft@moderate@poisson': {'NVIDIA': (1, 0.1054, 0.1054, 0.1054, False)},
-        'ttft@near-capacity@closed': {'NVIDIA': (5, -0.7613, -0.0029, 0.1359, False)},
+        'ttft@near-capacity@closed': {'NVIDIA': (5, -0.5712, -0.0029, 0.108, False)},
         'ttft@near-capacity@poisson': {
             'AMD': (2, -0.9035, -0.1398, 0.5217, False), 'NVIDIA': (8, -0.9759, 0.552, 0.4971, False),
         },

@@ -34,10 +34,10 @@ from archgen.perf.serve.inference import (
     InferenceEstimate,
     ServeJob,
     estimate_inference,
-    memory_reserve,
 )
 from archgen.perf.serve.lengths import FIRST_TOKEN, OFFLINE_TPOT, kv_convention, lengths_convention
 from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
+from archgen.perf.serve.profile_peak import memory_reserve
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.run import KEEP_UP, capacity_metrics, run_breakdown
 from archgen.perf.serve.scheduler import estimate_serving, full_run
@@ -303,7 +303,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
-            "memory_reserve": memory_reserve(hw.memory_type, rule, fraction),
+            "memory_reserve": memory_reserve(hw.memory_type, rule, fraction, hw.vendor),
             "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len, pools),
             "decoding": DECODING}
     if arch.experts and (optimistic := moe_serving_convention()) is not None:
