@@ -200,13 +200,14 @@ def test_a_plan_evaluated_in_row_chunks_is_the_one_call_bit_for_bit(hw, plan_of,
     import numpy as np
 
     from archgen.perf.explore import plan_bound
+    from archgen.perf.train.layout_times import layout_of
     from archgen.perf.train.training import estimate_training
 
     chunked, seen = plan_bound.Search._times, []
 
     def checked(self, job, sub, todo):  # type: ignore[no-untyped-def]
         got, n = chunked(self, job, sub, todo), len(sub["tp"])
-        whole = estimate_training(self.bounds.hw, job, plan_bound.layout(
+        whole = estimate_training(self.bounds.hw, job, layout_of(
             {k: np.tile(v, len(todo)) for k, v in sub.items()}, np.repeat(todo, n), self.bounds.pipeline))
         step, fits = (np.broadcast_to(f, (n * len(todo),)) for f in (whole.step_time, whole.fits))
         for j, sp in enumerate(todo):

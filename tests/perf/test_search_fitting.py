@@ -21,11 +21,11 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train import layout_times
 from archgen.perf.train.job import Job
-from archgen.perf.train.layout_times import _layer_times, bounds, estimates, fastest, groups
-from archgen.perf.train.layouts import KEYS, SearchResult, enumerate_layouts, search_training
+from archgen.perf.train.layout_times import _layer_times, bounds, fastest, groups, layout_of
+from archgen.perf.train.layouts import KEYS, SearchResult, enumerate_layouts, least_memory, search_training
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.stacks import resolve
-from archgen.perf.train.training import RECOMPUTE_CODES
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload import training_estimate
 from archgen.units import Q_
 from tests.conftest import SPECS
@@ -34,7 +34,7 @@ from tests.perf.conftest import PCIE5
 
 def same_as_exhaustive(res: SearchResult, hw, job: Job, sequence_parallel: bool, pipeline, tight: float = 0.3) -> None:
     """`res` is what timing every one of its layouts gives; the bound is on average above `tight` of the step time."""
-    est = estimates(hw, job, res.layouts, sequence_parallel, pipeline)
+    est = estimate_training(hw, job, layout_of(res.layouts, sequence_parallel, pipeline))
     n = len(res.layouts["tp"])
     fits, step = np.broadcast_to(est.fits, (n,)), np.broadcast_to(est.step_time, (n,))
     assert np.array_equal(res.fits, fits) and res.fitting == int(fits.sum()) and res.evaluated == n
@@ -43,6 +43,13 @@ def same_as_exhaustive(res: SearchResult, hw, job: Job, sequence_parallel: bool,
     assert np.all(bound <= step) and np.mean(bound / step) > tight  # a lower bound, and not a trivial one
     if not fits.any():
         assert res.best is None and res.estimate is None
+        # the note's nearest to fitting (`least_memory`, from the memory alone) is the full estimates' (tidy37)
+        total, host = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (est.memory.total, est.memory.host))
+        i = int(np.argmin(np.maximum(total / hw.hbm_capacity,
+                                     np.where(host > 0, host / max(hw.host_capacity, 1.0), 0.0))))
+        text, need, held = least_memory(hw, job, res.layouts, sequence_parallel, pipeline)
+        assert (need, held) == (float(total[i]), float(host[i]))
+        assert text.startswith(", ".join(f"{k} {int(res.layouts[k][i])}" for k in ("tp", "pp", "dp", "cp", "ep")))
         return
     i = int(np.argmin(np.where(fits, step, np.inf)))
     assert res.best is not None and res.estimate is not None
@@ -134,7 +141,9 @@ def test_nothing_fits_without_offload_then_the_offloads_are_searched_alike(h100,
     gpt3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
     job = Job(gpt3, 2048, 1536, "bf16", "flash")
     pinned = {"tp": 8, "pp": 4, "micro_batch": 8, "recompute": "none"}  # fits only with offload (tests/perf/test_offload.py)
-    assert search_training(h100, job, 1024, pinned).best is None
+    none = search_training(h100, job, 1024, pinned)
+    assert none.best is None and none.evaluated > 1  # its note names the nearest to fitting: `same_as_exhaustive`
+    same_as_exhaustive(none, h100, job, True, DEFAULT)
     res = search_training(h100_host, job, 1024, pinned)
     assert res.best is not None and res.best.get("offload") and 0 < res.fitting < res.evaluated
     same_as_exhaustive(res, h100_host, job, True, res.timed[3] if res.timed else None)

@@ -37,13 +37,12 @@ from archgen.model.switches import SWITCHES, as_written
 from archgen.model.training_rules import NO_USERBUFFERS
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, with_switches
-from archgen.perf.explore.plan_bound import layout as rows_layout
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layout_rules import divisors
-from archgen.perf.train.layout_times import groups
+from archgen.perf.train.layout_times import groups, layout_of
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.moot import moot
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
@@ -188,7 +187,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         more = {k: v[cand] for k, v in lay.items()}
         more["offload"] = (more["offload"].astype(int) | WEIGHT_OFFLOAD).astype(float)
         low = replace(job, attention="flash" if "flash" in kernels else kernels[0])  # the kernel of least memory
-        mem = busiest_memory(low, rows_layout(more, np.full(len(cand), b.sp), pipeline))
+        mem = busiest_memory(low, layout_of(more, np.full(len(cand), b.sp), pipeline))
         room = (mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity)  # memory alone, before the times
         if not exhaustive:  # then their own time, timed here for the rows the fit left out
             unset = np.ones(n, dtype=bool)

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import ep_overlap_refused
+from archgen.perf.train.layout_times import layout_of
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import moe_tp_refused
@@ -70,7 +71,7 @@ class Bounds:
         low, fit = np.full(len(rows), np.inf), np.full(len(rows), np.inf)
         for attention in self.kernels:
             job, steps, fits, known = self.memo[attention]
-            est = estimate_training(self.hw, job, layout(sub, np.full(len(rows), self.sp), self.pipeline))
+            est = estimate_training(self.hw, job, layout_of(sub, np.full(len(rows), self.sp), self.pipeline))
             t = np.broadcast_to(est.compute + est.optimizer, (len(rows),))
             ok = np.broadcast_to(est.fits, (len(rows),))
             steps[rows], fits[rows], known[rows] = np.broadcast_to(est.step_time, (len(rows),)), ok, True
@@ -86,7 +87,7 @@ class Bounds:
             if len(todo) == 0:
                 break
             sub = {k: v[rows[todo]] for k, v in self.lay.items()}
-            mem = busiest_memory(self.memo[attention][0], layout(sub, np.full(len(todo), self.sp), self.pipeline))
+            mem = busiest_memory(self.memo[attention][0], layout_of(sub, np.full(len(todo), self.sp), self.pipeline))
             fit[todo] = np.broadcast_to((mem.total <= self.hw.hbm_capacity) & (mem.host <= self.hw.host_capacity),
                                         (len(todo),))
         return fit
@@ -166,7 +167,7 @@ class Search:
         for start in range(0, n, ROWS):
             part = {k: v[start:start + ROWS] for k, v in sub.items()}
             m = len(part["tp"])
-            est = estimate_training(b.hw, job, layout({k: np.tile(v, len(todo)) for k, v in part.items()},
+            est = estimate_training(b.hw, job, layout_of({k: np.tile(v, len(todo)) for k, v in part.items()},
                                                       np.repeat(todo, m), b.pipeline))
             step[:, start:start + m] = np.broadcast_to(est.step_time, (m * len(todo),)).reshape(len(todo), m)
             fits[:, start:start + m] = np.broadcast_to(est.fits, (m * len(todo),)).reshape(len(todo), m)
@@ -181,9 +182,3 @@ def with_switches(job: Job, combo: dict[str, object]) -> Job:
                    overlap_grad_reduce=bool(combo["overlap_grad_reduce"]),
                    overlap_param_gather=bool(combo["overlap_param_gather"]),
                    overlap_ep_comm=bool(combo["overlap_ep_comm"]))
-
-
-def layout(lay: dict[str, np.ndarray], sp: np.ndarray, pipeline: PipelineOptions) -> Layout:
-    """The `Layout` of the rows `lay` (layout fields as float arrays) under the sequence-parallel settings `sp`."""
-    return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
-                  lay["recompute"].astype(int), sp, lay["zero"], pipeline, lay["offload"].astype(int))

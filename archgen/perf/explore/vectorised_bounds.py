@@ -33,6 +33,7 @@ from archgen.perf.explore.vectorised_grid import batch_hw, grid_hw
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.numeric import where
+from archgen.perf.train import layout_times
 from archgen.perf.train.exposure import bucket_params, dp_exposed
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layer import LayerTimes, layer_times
@@ -68,11 +69,8 @@ class Prepared:
 
 
 def layout_of(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
-    """The search's `Layout` of the rows `take`, as `layouts.search_training` builds it."""
-    return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
-                  lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
-                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int),
-                  lay["etp"][take])
+    """The search's `Layout` of the rows `take`, as `layouts.search_training` builds it (`layout_times.layout_of`)."""
+    return layout_times.layout_of({k: v[take] for k, v in lay.items()}, setup.knobs.sequence_parallel, setup.pipeline)
 
 
 def _unique_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import LayerTimes, layer_times
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
-from archgen.perf.train.training import TrainingEstimate, estimate_training
+from archgen.perf.train.training import estimate_training
 
 #: What a layer's times read of a layout (`layer.layer_times`): worked out once per combination.
 LAYER_KEYS = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
@@ -40,17 +40,14 @@ BLOCK = 256
 SLACK = 1e-9
 
 
-def layout_of(lay: dict[str, np.ndarray], sequence_parallel: bool, pipeline: PipelineOptions) -> Layout:
-    """The `Layout` of the layouts `lay` (parallel arrays, `layouts.KEYS` and etp)."""
+def layout_of(lay: dict[str, np.ndarray], sequence_parallel: bool | np.ndarray, pipeline: PipelineOptions) -> Layout:
+    """The `Layout` of the layouts `lay` (parallel arrays, `layouts.KEYS` and etp; without etp, etp is tp).
+
+    `sequence_parallel`: one setting, or one per layout (the plan search's, `perf.explore.plan_bound`).
+    """
     return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
                   lay["recompute"].astype(int), sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
-                  lay["etp"])
-
-
-def estimates(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-              pipeline: PipelineOptions) -> TrainingEstimate:
-    """Every layout of `lay` estimated in one vectorised call."""
-    return estimate_training(hw, job, layout_of(lay, sequence_parallel, pipeline))
+                  lay.get("etp"))
 
 
 def fits(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,

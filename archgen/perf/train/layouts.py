@@ -33,9 +33,10 @@ from archgen.perf.train.layout_rules import (
     interleaves,
     layout_problems,
 )
-from archgen.perf.train.layout_times import estimates, fastest, step_times
+from archgen.perf.train.layout_times import fastest, layout_of, step_times
 from archgen.perf.train.layout_times import fits as layout_fits
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems, uniform_layout
+from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import (
     cp_splits,
     kv_heads_problem,
@@ -302,7 +303,7 @@ def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_pa
     GB per accelerator").
     """
     n = len(lay["tp"])
-    mem = estimates(hw, job, lay, sequence_parallel, pipeline).memory
+    mem = busiest_memory(job, layout_of(lay, sequence_parallel, pipeline))  # its memory alone, as `fits` (no times)
     total, host = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (mem.total, mem.host))
     over = np.maximum(total / hw.hbm_capacity, np.where(host > 0, host / max(hw.host_capacity, 1.0), 0.0))
     i = int(np.argmin(over))
