@@ -65,8 +65,9 @@ def _fabric(fa: FabricAnalysis, owner: str) -> Iterator[Violation]:
             down, up = _written(over)
             yield Violation(fa.fabric.path, owner, here + key,
                             f"{name} oversubscription {down}:{up} as stated is down:up, so each {name} switch gets "
-                            f"more up than down bandwidth ({ports}, {built:.3g}:1 as built); for {up} down to {down} up (a taper, as "
-                            f"Meta's Llama 3 paper writes 7 down to 1 up as '1:7'), write '{up}:{down}'; for spare "
+                            f"more up than down bandwidth ({ports}, {built:.3g}:1 as built); for {up} down to "
+                            f"{down} up (a taper, as Meta's Llama 3 paper writes 7 down to 1 up as '1:7'), write "
+                            f"'{up}:{down}'; for spare "
                             "uplinks on purpose, give `up` ports",
                             count(built), count(1),
                             public=f"the {name} switches are built with more uplink than downlink bandwidth "

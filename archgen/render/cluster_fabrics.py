@@ -59,7 +59,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
             Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
             Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
             Column("Bisection / accelerator", "Gbit/s", 0, "right"), Column("Full bisection", align="right"),
-            Column("Max oversubscription as used", digits=2, align="right"), Column("Max hops", digits=0, align="right"))
+            Column("Max oversubscription as used", digits=2, align="right"),
+            Column("Max hops", digits=0, align="right"))
     section.add(Para("Bandwidths are one direction. Injection is what each accelerator sends into the fabric. "
                      "Bisection is the bandwidth across the narrowest cut that splits the fabric's endpoints into "
                      "two halves, divided by all the accelerators: each half can send to the other at most this "
