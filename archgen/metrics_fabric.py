@@ -66,9 +66,12 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
     Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
            "plane.", _N),
-    Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth of the ports in use "
-           "at tier <tier>, not of its port split: leaf, the endpoint ports of its fullest leaf over that leaf's "
-           "uplinks; spine, the leaf links of its fullest pod over that pod's core links (1 is non-blocking).", _F),
+    Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription as used", "Oversubscription as used "
+           "(down:up, a ratio with no unit; 1 is non-blocking): the bandwidth of the down ports in use at tier <tier> "
+           "over its up ports; leaf, the endpoint ports of its fullest leaf over that leaf's uplinks; spine, the leaf "
+           "links of its fullest pod over that pod's core links. Neither the ratio as built (all the down ports over "
+           "the up ports, which NET033 holds to the stated ratio) nor as stated: it is lower where down ports stay "
+           "free (a 96-port leaf split 3:1 whose rail groups use 64 of its 96 down ports is 2 as used).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
     Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
            "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),

@@ -14,6 +14,7 @@ import pytest
 
 from archgen.analyse.topologies import rail_only_figures
 from archgen.errors import SpecError
+from archgen.metrics import find
 from archgen.pipeline import run
 from tests.data.clusters.small import files
 
@@ -252,3 +253,20 @@ def test_a_rail_fabrics_non_blocking_pod_is_its_whole_rail_groups_in_one_pod(spe
     assert (fa.leaves_per_group, fa.group_domains, fa.shape.pod_leaves, fa.accelerators) == (4, 12, spine_down, 672)
     path = result.clusters["cluster/c"].scale_out
     assert (path.pod, path.oversubscription) == (pod, 2.0)
+
+
+def test_each_oversubscription_names_its_ratio_as_stated_built_or_used(spec_tree) -> None:
+    """newuser96: a spine stated "2:1" read "built 2.05:1" in NET033 and 1.52 in the metric, and nothing said which
+    was which. Here 43 down ports at 2:1 take 21 up (43:21 = 2.05 as built, all down ports) while the pods fill 32 of
+    them (128 leaf links over 84 core links = 1.52 as used); each output names its ratio."""
+    result = _small(spec_tree, "spine: {rack: net}", "spine: {rack: net, down: {ports: 1-43}, oversubscription: '2:1'}",
+                    tiers=3)
+    assert result.metrics["cluster/c/fabric/f"]["spine.oversubscription"].m == pytest.approx(1.52, abs=0.01)
+    metric = find("fabric", "spine.oversubscription")
+    assert metric is not None and metric.title == "Oversubscription as used"
+    assert all(w in metric.description for w in ("as used", "down ports in use", "as built", "as stated"))
+    net033 = [f for f in result.findings if f.id == "NET033"]
+    assert [f.severity for f in net033] == ["info"]
+    assert "spine oversubscription 2:1 as stated is 2.05:1 as built, all down ports over up ports" in net033[0].message
+    assert "spine.oversubscription is the ratio as used" in net033[0].message
+    assert "oversubscription as used counts only the down ports in use" in net033[0].public

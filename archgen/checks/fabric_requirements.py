@@ -28,8 +28,8 @@ def bisection_shortfalls(ctx: Context) -> Iterator[Violation]:
                     if ratio > spec.max_oversubscription + 1e-9:
                         yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                         ("max_oversubscription",),
-                                        f"{tier} oversubscription {ratio:.3g}:1 exceeds "
-                                        f"{spec.max_oversubscription:g}:1", count(ratio),
+                                        f"{tier} oversubscription as used {ratio:.3g}:1 (the down ports in use "
+                                        f"over the up ports) exceeds {spec.max_oversubscription:g}:1", count(ratio),
                                         count(spec.max_oversubscription))
             need = spec.min_bisection_per_accelerator
             if need is not None and fa.served:

@@ -63,7 +63,10 @@ def planes(ctx: Context) -> Iterator[Violation]:
 
 @check("NET006", "network.oversubscription_bisection")
 def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
-    """Every tier's oversubscription and the bisection per accelerator meet the fabric's requirements.
+    """Every tier's oversubscription as used and the bisection per accelerator meet the fabric's requirements.
+
+    The ratio judged is the metric `<tier>.oversubscription`: the down ports in use over the up ports, not all the
+    down ports a split sets aside (as built, NET033) nor the ratio stated.
 
     Fix: add spines or uplinks (lower the oversubscription), or relax `max_oversubscription` /
     `min_bisection_per_accelerator` with the requirement's owner.

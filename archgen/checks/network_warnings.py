@@ -145,7 +145,9 @@ def stated_oversubscription(ctx: Context) -> Iterator[Violation]:
     A ratio under 1:1 gives a tier more up than down bandwidth: "1:3" written for a 3:1 taper, as Meta's Llama 3
     paper writes 7 down to 1 up "1:7", builds three times the uplinks (a warning at the key). A ratio the ports
     cannot give exactly is built more oversubscribed, u = ⌊d·s / (o·s_up)⌋ (info, with the ratio as built;
-    `checks.stated_ratios`).
+    `checks.stated_ratios`). As built is all of a tier's down ports over its up ports; the metric
+    `<tier>.oversubscription` is the ratio as used (the down ports in use over the up ports), lower where down ports
+    stay free, so a spine stated 2:1 may be built 2.05:1 and used at 1.52:1.
 
     Fix: write the ratio down:up ('3:1' for three down to one up); for spare uplinks on purpose, and where the ports
     do not divide, give `down` and `up` ports for the split wanted; or waive the finding with the reason.

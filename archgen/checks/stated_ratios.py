@@ -14,6 +14,11 @@ A ratio the ports cannot give exactly is built more oversubscribed than stated: 
 below it, u = ⌊d·s / (o·s_up)⌋ (`analyse.tiers.split`), so a spine of 47 down ports at "3:1" takes 15 up, 3.13:1,
 and a `max_oversubscription` of "3:1" then fails at NET006 on the ratio the design itself stated. An info finding
 says so, with the ratio as built and the ports that give the stated one or better.
+
+Three ratios are in play, and every message names which it gives: as stated (the key), as built (all of a switch's
+down ports over its up ports, what this check compares), and as used (the down ports in use over the up ports, the
+metric `<tier>.oversubscription`, lower where down ports stay free). newuser96's spine stated "2:1" is built 2.05:1
+here while its metric reads 1.52 as used; without the names the two read as a contradiction.
 """
 
 from __future__ import annotations
@@ -59,23 +64,27 @@ def _fabric(fa: FabricAnalysis, owner: str) -> Iterator[Violation]:
         if over < 1 - _SAME:
             down, up = _written(over)
             yield Violation(fa.fabric.path, owner, here + key,
-                            f"{name} oversubscription {down}:{up} is down:up, so each {name} switch gets more up "
-                            f"than down bandwidth ({ports}, {built:.3g}:1); for {up} down to {down} up (a taper, as "
-                            f"Meta's Llama 3 paper writes 7 down to 1 up as '1:7'), write '{up}:{down}'; for spare "
+                            f"{name} oversubscription {down}:{up} as stated is down:up, so each {name} switch gets "
+                            f"more up than down bandwidth ({ports}, {built:.3g}:1 as built); for {up} down to "
+                            f"{down} up (a taper, as Meta's Llama 3 paper writes 7 down to 1 up as '1:7'), write "
+                            f"'{up}:{down}'; for spare "
                             "uplinks on purpose, give `up` ports",
                             count(built), count(1),
                             public=f"the {name} switches are built with more uplink than downlink bandwidth "
-                            f"({ports}, {built:.3g}:1), which a stated ratio of {down}:{up} asks for")
+                            f"({ports}, {built:.3g}:1 as built), which a stated ratio of {down}:{up} asks for")
         elif built > over * (1 + _SAME):
             more = up_ports(t.down * s / s_up, over) + 1
             advice = (f"{more} up ports give {t.down * s / (more * s_up):.3g}:1 where they fit" if tier.down is not None
                       and tier.down.ports is not None else "give `down` and `up` ports to choose the split")
             yield Violation(fa.fabric.path, owner, here + key,
-                            f"{name} oversubscription {over:g}:1 is built {built:.3g}:1 ({ports}): the up ports are "
-                            f"the whole number below the stated ratio; {advice}",
+                            f"{name} oversubscription {over:g}:1 as stated is {built:.3g}:1 as built, all down "
+                            f"ports over up ports ({ports}; the metric {name}.oversubscription is the ratio as "
+                            f"used, the down ports in use over them): the up ports are the whole number below the "
+                            f"stated ratio; {advice}",
                             count(built), count(over), severity="info",
-                            public=f"the {name} switches are built at {built:.3g}:1 ({ports}), more oversubscribed "
-                            f"than the stated {over:g}:1")
+                            public=f"the {name} switches are built at {built:.3g}:1, all down ports over up ports "
+                            f"({ports}), more oversubscribed than the stated {over:g}:1; their oversubscription as "
+                            "used counts only the down ports in use")
 
 
 def _written(over: float) -> tuple[str, str]:

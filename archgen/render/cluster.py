@@ -152,7 +152,7 @@ def abstract(scope: Scope, a: Any) -> Section:
     for fa in a.fabrics:
         over = max(fa.oversubscription.values(), default=1.0)
         rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), "
-                     f"{bisection_text(fa)}, oversubscription {over:.2f}:1"))
+                     f"{bisection_text(fa)}, oversubscription as used {over:.2f}:1"))
     return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
 
 
@@ -175,7 +175,7 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
             Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
             Column("Down", digits=0, align="right"), Column("Up", digits=0, align="right"),
             Column("Ports used", digits=0, align="right"),
-            Column("Oversubscription (down:up)", digits=2, align="right"))
+            Column("Oversubscription as used (down ports in use : up, fullest switch)", digits=2, align="right"))
     section.add(Table("scaling", "Scaling table: switches per fabric tier", cols, tuple(rows)))
     if series is not None and series.points and series.fabric:
         section.sub("growth", "Growth of the design", *growth(series))

@@ -59,13 +59,16 @@ def fabrics(scope: Scope, a: Any) -> Section:
             Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
             Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
             Column("Bisection / accelerator", "Gbit/s", 0, "right"), Column("Full bisection", align="right"),
-            Column("Max oversubscription", digits=2, align="right"), Column("Max hops", digits=0, align="right"))
+            Column("Max oversubscription as used", digits=2, align="right"),
+            Column("Max hops", digits=0, align="right"))
     section.add(Para("Bandwidths are one direction. Injection is what each accelerator sends into the fabric. "
                      "Bisection is the bandwidth across the narrowest cut that splits the fabric's endpoints into "
                      "two halves, divided by all the accelerators: each half can send to the other at most this "
                      "much per accelerator of the cluster, so a non-blocking fabric's bisection per accelerator "
                      "is half its injection (full bisection, 100 %), not a 2:1 taper. Oversubscription is "
-                     "down:up bandwidth at a tier (1.00 is non-blocking)."
+                     "down:up bandwidth at a tier (1.00 is non-blocking), as used: the down ports in use over the "
+                     "up ports, not all the down ports a switch's split sets aside (as built) nor the ratio the "
+                     "design states."
                      + (" A torus that is a slice of a larger pod divides by the slice's accelerators, whose "
                         "links it is." if any(fa.served < fa.accelerators for fa in a.fabrics) else "")),
                 Table("fabrics", "Fabrics", cols, tuple(summary)))
@@ -103,7 +106,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
                 Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
                 Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
                 Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
-                Column("Up used", digits=0, align="right"), Column("Oversubscription", digits=2, align="right"))
+                Column("Up used", digits=0, align="right"),
+                Column("Oversubscription as used (down ports in use : up, fullest switch)", digits=2, align="right"))
         failures = [_failure_row(k, v) for k, v in sorted(fa.failure.items(), key=_registry_order)]
         sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
                           Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. Total bisection "

@@ -138,7 +138,7 @@ def test_bisection_is_stated_with_its_convention_and_the_injection(cluster_out):
     assert bis == pytest.approx(inj / 2)                      # min(E·s/2, ...) over all E endpoints: docs/clusters.md
     stated = (f"bisection {bis:,.0f} Gb/s per accelerator (one direction, over all accelerators; 100 % of full "
               f"bisection, which is half the injection of {inj:,.0f} Gb/s per accelerator)")
-    assert f"| Fabric compute | 2 tier(s), 1 plane(s), {stated}, oversubscription 1.00:1 |" in md
+    assert f"| Fabric compute | 2 tier(s), 1 plane(s), {stated}, oversubscription as used 1.00:1 |" in md
     assert re.search(rf"^\| compute \| compute \(east-west\) \|.*\| {inj:,.0f} \| {bis:,.0f} \| 100 % \| 1.00 \|",
                      md, re.M)
     assert "is half its injection (full bisection, 100 %), not a 2:1 taper" in md
