@@ -37,11 +37,9 @@ from archgen.perf.hw.from_spec import DEFAULT_SCALE_OUT_LATENCY, hardware_for
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
-from archgen.perf.serve.adp_balance import balance_of
-from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of, kv_rule_of
+from archgen.perf.serve.batcher import replica_rate
+from archgen.perf.serve.engine_defaults import batch_size_of, job_of, kv_reserve_of, kv_rule_of
 from archgen.perf.serve.inference import ServeJob
-from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.refused import runs_split
@@ -312,13 +310,7 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     rule, fraction, refused = kv_rule_of(inf, on.vendor)
     if refused:   # another engine's fraction on the part's vendor's engine: not ignored
         raise AnalyseError(f"case '{case.id}': " + "; ".join(why for _, why in refused))
-    arch = serving_arch(Arch.from_model(_model(case)), inf.redundant_experts)
-    return ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                    kv_reserve_of(inf, on.vendor)[0], inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
-                    batcher_of(inf), inf.prefill, inf.ffn_activation, most, quantised_attention=inf.quantised_attention,
-                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
-                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes,
-                    kv_rule=rule, kv_fraction=fraction)
+    return job_of(inf, Arch.from_model(_model(case)), most, kv_reserve_of(inf, on.vendor)[0], rule, fraction)
 
 
 #: The metrics a case's `flop_counting` formula counts.

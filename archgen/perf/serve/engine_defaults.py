@@ -14,10 +14,14 @@ from __future__ import annotations
 from archgen.model.engine import VLLM_NO_DEVICE_MEMORY, default_max_batch_size, serving_engine, vendor_engine
 from archgen.model.inference import Inference
 from archgen.model.kv_memory import FRACTION_KEYS, KV_RULES, UNKNOWN_ENGINE, KvRule, fraction_problems
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
+from archgen.perf.serve.adp_balance import balance_of
+from archgen.perf.serve.batcher import batcher_of
+from archgen.perf.serve.inference import BATCH_SIZE_SOURCE, ServeJob
+from archgen.perf.serve.routing import serving_arch
 
-__all__ = ["batch_size_of", "kv_reserve_of", "kv_rule_of"]
+__all__ = ["batch_size_of", "job_of", "kv_reserve_of", "kv_rule_of"]
 
 #: vLLM's max_num_seqs default, cited (model/engine.py `VLLM_MAX_NUM_SEQS`).
 VLLM_SOURCE = ("vLLM's max_num_seqs, the requests it schedules at once: by default 1,024 on a GPU of at least 70 GiB "
@@ -91,3 +95,16 @@ def kv_rule_of(inf: Inference, vendor: str) -> tuple[KvRule, float, list[tuple[s
     stated = getattr(inf, rule.key)
     fraction = stated if stated is not None else rule.default
     return rule, fraction if fraction is not None else 0.0, problems
+
+
+def job_of(inf: Inference, arch: Arch, limit: int, reserve: str, rule: KvRule, fraction: float) -> ServeJob:
+    """The serving job `inf` states for `arch` with its engine's values (`batch_size_of`, `kv_reserve_of` ...).
+
+    One reading of an `Inference` (with `kv_rule_of`) for a workload's estimate and a validation case's prediction.
+    """
+    return ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
+                    inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
+                    batcher_of(inf), inf.prefill, inf.ffn_activation, limit,
+                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv,
+                    redundant_experts=inf.redundant_experts, adp_balance=balance_of(inf),
+                    graph_sizes=inf.graph_batch_sizes, kv_rule=rule, kv_fraction=fraction)

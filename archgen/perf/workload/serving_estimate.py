@@ -17,8 +17,7 @@ from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.serve.adp_balance import balance_of
-from archgen.perf.serve.batcher import batcher_of, replica_rate
+from archgen.perf.serve.batcher import replica_rate
 from archgen.perf.serve.colocation import (
     colocation_convention,
     disaggregated_reading,
@@ -26,19 +25,17 @@ from archgen.perf.serve.colocation import (
     pool_metrics,
     pool_times,
 )
-from archgen.perf.serve.engine_defaults import batch_size_of, kv_reserve_of, kv_rule_of
+from archgen.perf.serve.engine_defaults import batch_size_of, job_of, kv_reserve_of, kv_rule_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
     TOKEN_BUDGET_SOURCE,
     WHOLE_PROMPTS,
     InferenceEstimate,
-    ServeJob,
     estimate_inference,
 )
 from archgen.perf.serve.lengths import FIRST_TOKEN, OFFLINE_TPOT, kv_convention, lengths_convention
 from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
 from archgen.perf.serve.profile_peak import memory_reserve
-from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.run import KEEP_UP, capacity_metrics, run_breakdown
 from archgen.perf.serve.scheduler import estimate_serving, full_run
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
@@ -99,11 +96,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     for field, why in refused:   # at the key at fault, as below
         raise WorkloadError(workload.id, why, subject=(workload.id, ("inference", field)))
     assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
-    job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
-                   inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
-                   batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
-                   output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
-                   adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes, kv_rule=rule, kv_fraction=fraction)
+    job = job_of(inf, arch, limit, reserve, rule, fraction)
     notes: list[str] = []
     for key, problem in (("engine", foreign_engine_problem(inf.engine, hw.vendor)),
                          ("adp_balance", balancer_problem(inf.engine, hw.vendor, inf.adp_balance is not None)),
