@@ -28,7 +28,7 @@ from archgen.model.kv_memory import DEFAULT_FRACTION, UNKNOWN_ENGINE, KvRule
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import maximum
-from archgen.perf.hw.reserve import holds_reserve, runtime_reserve
+from archgen.perf.hw.reserve import CUDA_CONTEXT_BYTES, NCCL_COMM_BYTES, holds_reserve, runtime_reserve
 
 __all__ = ["LOGIT_BYTES", "activation_peak", "memory_reserve", "profile_peak"]
 
@@ -78,8 +78,9 @@ def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: fl
     fraction = DEFAULT_FRACTION if fraction is None else fraction
     cache = f"the KV cache's batch is sized in {rule.words(fraction, memory)}"
     if rule.profiles:
-        runtime = ("the CUDA context 0.4 GB and, for tp > 1, one NCCL communicator 0.688 GB, the training "
-                   "reserve's cited figures (hw/reserve.py)" if holds_reserve(vendor) else
+        runtime = (f"the CUDA context {CUDA_CONTEXT_BYTES / 1e9:g} GB and, for tp > 1, one NCCL communicator "
+                   f"{NCCL_COMM_BYTES / 1e9:g} GB, the training reserve's cited figures (hw/reserve.py)"
+                   if holds_reserve(vendor) else
                    "no runtime figure (the part's runtime holds no CUDA context or NCCL communicator, and no source "
                    "found states its own)")
         peak = (f"; its profiling peak is the weights, {runtime}, and the activations of one forward over "
