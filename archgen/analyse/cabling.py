@@ -317,10 +317,11 @@ def _split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, options: t
     longest = np.zeros(len(tr.length))
     np.maximum.at(longest, label, tr.length[on])
     choice, ordered = _pick(longest[label], options, bins)
+    moved = bool((choice != tr.option[on]).any())   # a leg moved to another option: its cables are cut anew
     option, binned = tr.option.copy(), tr.bin.copy()
     option[on], binned[on] = choice, ordered
     tr = replace(tr, option=option, bin=binned)
-    return replace(tr, lead=first_legs(a, fa, tr))
+    return replace(tr, lead=first_legs(fa, tr, split_legs(a, fa, tr) if moved else legs))
 
 
 def media_choice(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndarray:

@@ -112,13 +112,13 @@ def joined(runs: np.ndarray, cable: np.ndarray, n: int) -> np.ndarray:
         label = new
 
 
-def first_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns) -> np.ndarray | None:
+def first_legs(fa: FabricAnalysis, tr: TierRuns, legs: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+               ) -> np.ndarray | None:
     """Per run, the split cables (their fibre cords) whose first leg it holds; -1 where its links are no cable's legs.
 
-    None where the tier has no split cable. The run list counts a split cable on its first leg's row and 0 on the
-    others (newuser96: shares rounded over rows read 1, 0, 1, 0 in no stated order).
+    `legs`: the tier's `split_legs`; None where it has no split cable. The run list counts a split cable on its
+    first leg's row and 0 on the others (newuser96: shares rounded over rows read 1, 0, 1, 0 in no stated order).
     """
-    legs = split_legs(a, fa, tr)
     if legs is None:
         return None
     on, runs, cable = legs

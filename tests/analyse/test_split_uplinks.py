@@ -131,3 +131,44 @@ def test_a_nic_cage_split_is_counted_on_its_first_planes_row(b300):
     assert sum(r[-1] for r in listed) == 512
     assert {where[(r[4], r[5])] for r in listed if r[-1]} == first
     assert {where[(r[4], r[5])] for r in listed if not r[-1]} == {f"compute-leaf-{i:02d}" for i in range(9, 17)}
+
+
+SHORT = """---
+kind: Link
+id: smf-800g-split-5m
+name: 800G cable split 2 x 400G to two ports, 5 m reach (test part)
+source: test part, the fixture's split cable at a reach some leaf-spine legs exceed
+media: singlemode
+rate: 800 Gbit/s
+reach: 5 m
+power_per_end: 17 W
+lanes: 8
+cages: [OSFP, OSFP-RHS]
+links_per_cable: 2
+"""
+
+
+def test_split_cables_are_cut_from_the_runs_that_take_the_split_part(tmp_path: Path):
+    """A tier listing a split part of 5 m reach and a straight one: the runs past 5 m (to the other rack) take the
+    straight cords, and the split cables are dealt and cut from the others only, each still to two spines; the port
+    map, the BOM and the run list count the same cables."""
+    from archgen.analyse.portmap import port_map
+    from archgen.render.cabling import run_list
+
+    text = DATA.read_text(encoding="utf-8").replace("leaf_spine: [smf-800g-split-2x400g]",
+                                                    "leaf_spine: [smf-800g-split-5m, smf-800g-dr8]")
+    text = text.replace("leaf_spine: 512}", "leaf_spine: 896}")   # 128 split cables and 768 straight cords
+    (tmp_path / "b300.yaml").write_text(text.replace("\n---\nkind: System", "\n" + SHORT + "---\nkind: System", 1),
+                                        encoding="utf-8")
+    a, metrics = _analyse(tmp_path)
+    tier = next(t for t in a.cabling.tiers if t.tier == "leaf_spine")
+    runs = next(r for r in a.cabling.runs if r.tier == "leaf_spine")
+    split = runs.option == 0
+    assert split.any() and (~split).any() and (runs.length[split] <= 5.0).all()
+    rows = [r for r in port_map(a).rows if r.tier == "leaf_spine"]
+    assert len(rows) == tier.physical == metrics["cables.leaf_spine"].m == 896
+    halves = [r for r in rows if r.links == 2]
+    assert all(len({e.split(" ")[0] for e in r.b.port.split(", ")}) == 2 for r in halves) and len(halves) == 128
+    assert sum(r.links for r in rows) == 1024
+    listed = [r for r in run_list(a).rows if r[1] == "leaf to spine"]
+    assert sum(r[-1] for r in listed) == 896
