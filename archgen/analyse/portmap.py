@@ -6,7 +6,8 @@ cables: the links of a tier are grouped by their two devices and link option, in
 cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
 an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one connector carries its links to
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
-the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them).
+the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
+switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
 
 Naming and numbering:
 
