@@ -38,21 +38,16 @@ from archgen.analyse.bom_line import BomLine
 from archgen.analyse.copper_choice import copper_fit, shortest_sold
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.facility import facility_metrics
-from archgen.analyse.link_ends import (
-    fans_out,
-    link_speed,
-    nic_cages,
-    node_cage_ports,
-    optics_inside,
-)
+from archgen.analyse.link_ends import link_speed, node_cage_ports, optics_inside
 from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.other_ports import exit_runs, rack_xy
-from archgen.analyse.placement import Taken, access_ports, place_switches, unplaced
+from archgen.analyse.placement import Taken, place_switches, unplaced
 from archgen.analyse.rail_layout import rail_ends
 from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
+from archgen.analyse.split_legs import first_legs, joined, split_legs
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.tier_cabling import TierCabling, TierRuns, tier_totals
 from archgen.analyse.tier_ends import fat_tree_ends
@@ -230,7 +225,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 ends = (rail_ends if fa.topology == "rail-only" else fat_tree_ends)(cluster, fa, tier_name, placed)
                 tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends[:6], options, x, y, bins)
                 tr = replace(tr, b_switch=ends[6]) if len(ends) > 6 else tr
-                tr = _split_legs(a, fa, tr, bins) if tier_name == "access" else tr
+                tr = _split_legs(a, fa, tr, options, bins) if fa.topology == "fat-tree" or tier_name == "access" else tr
                 runs.append(tr)
             else:
                 tr = None
@@ -303,36 +298,30 @@ def _pick(length: np.ndarray, options: tuple[LinkOption, ...], bins: np.ndarray)
     return choice, ordered
 
 
-def _split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, bins: np.ndarray) -> TierRuns:
-    """The legs of one cable split from a NIC cage to several leaves take its longest leg's option and length bin.
+def _split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, options: tuple[LinkOption, ...],
+                bins: np.ndarray) -> TierRuns:
+    """The legs of one split cable take its longest leg's option and length bin; the run list's count its first leg.
 
-    Such a cable (`link_ends.fans_out`: a SuperNIC port's 800G split 2 x 400G to two planes) is one part bought at
-    one length, as the port map orders it (`portmap._tier_rows`, the longest leg's bin). Each leg took its option and
-    bin alone, so the bill of materials bought half a cable in each leg's bin (newuser96: NVIDIA's B300 Spectrum-X
-    SU ordered 544 splitters at 7 m and 32 at 15 m where the port map orders 528 and 48), and a leg past the split
-    part's reach could take another part than its other half.
+    Such a cable (`split_legs`: a SuperNIC port's 800G split 2 x 400G to two planes, a leaf's twin-port cage to two
+    spines) is one part bought at one length, as the port map orders it (`portmap._tier_rows`, the longest leg's
+    bin). Each leg took its option and bin alone, so the bill of materials bought half a cable in each leg's bin
+    (newuser96: NVIDIA's B300 Spectrum-X SU ordered 544 splitters at 7 m and 32 at 15 m where the port map orders 528
+    and 48), and a leg past the split part's reach could take another part than its other half. A switch tier's runs
+    carry many links each, their cables' legs on several runs: runs joined by cables take one length (`joined`).
     """
-    options, cage = fa.fabric.tiers["leaf"].links, node_cage_ports(a, fa)
-    speed = link_speed(fa, "access")
-    fans = np.array([fans_out(o, speed, cage) for o in options], dtype=bool)
-    if not fans.any():
+    legs = split_legs(a, fa, tr)
+    if legs is None:
         return tr
-    node_rack, node_u = access_ports(a.cluster, fa)[:2]
-    k = min(len(node_rack), len(tr.length))
-    on = np.zeros(len(tr.length), dtype=bool)
-    on[:k] = (tr.option[:k] >= 0) & fans[np.clip(tr.option[:k], 0, len(options) - 1)]
-    if not on.any():
-        return tr
-    key = node_rack[:k] * 10_000 + node_u[:k]
-    cables: dict[tuple[int, int], int] = {}
-    ids = np.array([cables.setdefault(c, len(cables)) for c in zip(key.tolist(), nic_cages(key, fa.planes).tolist(),
-                                                                     strict=True)], dtype=np.int64)[on[:k]]
-    longest = np.zeros(len(cables))
-    np.maximum.at(longest, ids, tr.length[on])
-    choice, ordered = _pick(longest[ids], options, bins)
+    on, runs, cable = legs
+    label = joined(runs, cable, len(tr.length))[on]
+    longest = np.zeros(len(tr.length))
+    np.maximum.at(longest, label, tr.length[on])
+    choice, ordered = _pick(longest[label], options, bins)
+    moved = bool((choice != tr.option[on]).any())   # a leg moved to another option: its cables are cut anew
     option, binned = tr.option.copy(), tr.bin.copy()
     option[on], binned[on] = choice, ordered
-    return replace(tr, option=option, bin=binned)
+    tr = replace(tr, option=option, bin=binned)
+    return replace(tr, lead=first_legs(fa, tr, split_legs(a, fa, tr) if moved else legs))
 
 
 def media_choice(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndarray:

@@ -6,7 +6,8 @@ cables: the links of a tier are grouped by their two devices and link option, in
 cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
 an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one connector carries its links to
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
-the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them).
+the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
+switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
 
 Naming and numbering:
 
@@ -53,6 +54,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.port_numbers import TIER_ENDS, PortNumbering, port_names, switch_name, tier_switches
 from archgen.analyse.rack_ports import row_cdus
+from archgen.analyse.split_legs import dealt
 from archgen.analyse.tier_cabling import TierRuns
 from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
@@ -321,7 +323,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     # (`links_per_cable`): one cable from that cage to several leaves
     fans = [low is None and fans_out(o, speed, cage[0] if n else None) for o in opts]
     # a lower switch's fibre connector carrying links to several upper switches (a twin-port 2 x DR4 at 400G, one
-    # link per pair), or a split cable part: one cable from that port, split at its far end, as the BOM counts it
+    # link per pair), or a split cable part: one cable from that port, split at its far end to as many upper
+    # switches as it has legs where the switch has them (`split_legs.dealt`), as the BOM counts it
     spread = [low is not None and fans_out(o, speed, None) for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
@@ -338,7 +341,10 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
         per = links_per_cable(opt, speed, cage[i0]) if opt is not None else 1
         cords = cords_per_link(opt, speed) if opt is not None else 1   # a twin-port's two MPO cords on one 800G link
-        links = [j for j in idx for _ in range(int(weight[j]))]
+        if 0 <= option[i0] < len(opts) and spread[option[i0]]:   # dealt over its upper switches (`split_legs`)
+            links = [idx[x] for x in dealt(np.zeros(len(idx), dtype=np.int64), b_index[idx], weights[idx]).tolist()]
+        else:
+            links = [j for j in idx for _ in range(int(weight[j]))]
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]

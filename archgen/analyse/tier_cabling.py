@@ -60,6 +60,9 @@ class TierRuns:
     weight: np.ndarray
     #: Access tier: the leaf (index over all planes) of each run, as the port map names it; None on other tiers.
     b_switch: np.ndarray | None = None
+    #: Per run, the split cables whose first leg it holds (`split_legs.first_legs`; -1: its links are no split
+    #: cable's legs): the run list puts a split cable's count on its first leg's row. None: no split cable.
+    lead: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

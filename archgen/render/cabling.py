@@ -153,9 +153,11 @@ def run_list(a: Any) -> Table:
 
     A row counts the links it carries and the cables to order (`cable_bins.run_cables`), tiers named as portmap.csv
     names them. A cable whose legs run to several far ends (a 1:2 splitter from a NIC cage to two planes' leaves, a
-    leaf connector's links to two spines) holds a share of a cable on each leg's row: the shares are rounded up over
-    the rows of one A end, link option and bin, not row by row, so the rows sum to the BOM's cables (newuser96: the
-    B300 Spectrum-X SU's 512 node-leaf splitters read 1,024, a cable on each leg's row).
+    leaf cage's halves to two spines) is counted on its first leg's row, as portmap.csv lists its far ends first to
+    last (`split_legs.first_legs`: the lowest plane's leaf, the first spine), and 0 on the others, so the rows sum to
+    the BOM's cables (newuser96: the B300 Spectrum-X SU's 512 node-leaf splitters read 1,024, a cable on each leg's
+    row; then halves rounded over a node's rows read 1, 0, 1, 0 in no stated order). Other shares of a cable are
+    rounded up over the rows of one A end, link option and bin.
     """
     cab = a.cabling
     options = {(t.fabric, t.tier): t.options for t in cab.tiers}
@@ -168,7 +170,8 @@ def run_list(a: Any) -> Table:
         uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
         weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
         share = shares.get((r.fabric, r.tier))
-        cables = np.bincount(inverse.ravel(), weights=r.weight if share is None else share, minlength=uniq.shape[1])
+        share = r.weight if share is None else share if r.lead is None else np.where(r.lead >= 0, r.lead, share)
+        cables = np.bincount(inverse.ravel(), weights=share, minlength=uniq.shape[1])
         lengths = np.zeros(uniq.shape[1])
         np.maximum.at(lengths, inverse.ravel(), r.length)
         opts = options.get((r.fabric, r.tier), ())
