@@ -75,12 +75,13 @@ def test_a_stated_key_is_held_and_listed_as_stated(tmp_path, baseline, key, trai
         assert plan["searched"]["zero"] == [0] and plan["layout"]["zero"] == 0
 
 
-def test_the_text_lists_a_stated_etp_and_the_plan_is_timed_at_it(cli, tmp_path):
-    (tmp_path / "w.yaml").write_text(qwen3_training("w", "{tp: 4, etp: 1}", stack="nemo-2025"), encoding="utf-8")
+def test_the_text_lists_what_is_stated_and_the_best_plan_shows_the_stated_etp(cli, tmp_path):
+    (tmp_path / "w.yaml").write_text(qwen3_training("w", "{tp: 4, etp: 1}", stack="nemo-2025", overlap_tp_comm=False),
+                                     encoding="utf-8")
     r = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--search-plan")
     assert r.code == 0, r.err
     section = r.out.partition("\nPlan search (--search-plan")[2]
-    assert "\n  kept as stated: tp=4, etp=1\n" in section and " etp=1: step " in section
+    assert "\n  kept as stated: tp=4, etp=1, overlap_tp_comm=false\n" in section and " etp=1: step " in section
     assert "held at its default" not in section  # stated, not held
 
 

@@ -367,7 +367,7 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
     if held:
         lines.append("  held at one value: " + _values(held))
     if res.kept:
-        lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
+        lines.append("  kept as stated: " + ", ".join(f"{k}={as_written(v)}" for k, v in res.kept.items()))
     used = [f"{k}={as_written(v)}" for k, (v, why) in res.profile.items() if not why]
     if used:
         lines.append("  not searched (the stack profile's value): " + ", ".join(used))
