@@ -92,7 +92,8 @@ def qwen3() -> Arch:
 
 
 def test_the_best_plan_is_timed_at_the_stated_etp(h100, qwen3):
-    """The plan's own estimate is that of its layout at the stated etp 1, not at etp = tp (4), which differs."""
+    """The plan's own estimate is that of its layout at the stated etp 1, not at etp = tp (4), which differs; the
+    pruned search's best is the exhaustive one's (its bounds are taken at the stated etp)."""
     job = Job.from_knobs(qwen3, 4096, 128, "bf16", resolve("nemo-2025", {}, "bf16"))
     plan = search_plan(h100, job, 32, "nemo-2025", {}, {"tp": 4, "etp": 1})
     assert plan.best is not None and plan.best["etp"] == 1 and plan.best["tp"] == 4 and plan.estimate is not None
@@ -103,3 +104,6 @@ def test_the_best_plan_is_timed_at_the_stated_etp(h100, qwen3):
         RECOMPUTE_CODES[str(plan.best["recompute"])], bool(plan.switches["sequence_parallel"]), b["zero"], DEFAULT,
         OFFLOAD_CODES[str(plan.best.get("offload", "none"))], etp)).step_time) for etp in (1, None)}
     assert float(plan.estimate.step_time) == at[1] != at[None]
+    every = search_plan(h100, job, 32, "nemo-2025", {}, {"tp": 4, "etp": 1}, exhaustive=True)  # pruned at etp 1 too
+    assert every.best == plan.best and every.estimate is not None
+    assert float(every.estimate.step_time) == float(plan.estimate.step_time)
