@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from archgen.model.stack_features import lacks, without
 from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES, as_written
 from archgen.model.training_rules import NO_USERBUFFERS
@@ -88,8 +89,7 @@ class PlanResult:
     stack: str = ""                     # the profile those are judged against
     memory_limit: str = ""              # the workload's own memory targets the search kept within, or missed
     #                                     (`memory_limit.searched_within`); "" where it states none
-    defaults: dict[str, tuple[object, str]] = field(default_factory=dict)  # neither stated, searched nor the
-    #                                     profile's: held at Megatron-core's default, with the words naming it (etp)
+    defaults: dict[str, tuple[object, str]] = field(default_factory=dict)  # held at Megatron's default: `etp_held`
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -97,8 +97,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                 exhaustive: bool = False, model_only: bool = False) -> PlanResult:
     """The fastest plan that fits: a layout and the switches, each within what `stack` allows.
 
-    `stated` holds the switches the workload states, `fixed` the layout fields it states (etp too): each is held as
-    stated and listed in `PlanResult.kept`.
+    `stated` and `fixed` hold the switches and the layout fields (etp too) the workload states: held, listed (`kept`).
     `exhaustive` evaluates every combination on every fitting layout (the reference the tests compare against).
     `model_only` also searches weight offload, which no stack runs, with each offload the stack allows.
     """
@@ -292,19 +291,21 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
         h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
         lambda r: r.best is not None)
     placed = {k: getattr(t.parallelism, k) for k in PLACEMENT if k in given}  # held as stated, through `pipeline`
-    etp = ETP_DEFAULT if setup.job.arch.experts and "etp" not in given else {}
-    return replace(res, kept=res.kept | placed, profile=not_searched(res, setup.knobs, bool(setup.job.arch.experts),
-                                                                     t.precision),
+    etp = etp_held(t.stack) if (moe := bool(setup.job.arch.experts)) and "etp" not in given else {}
+    return replace(res, kept=res.kept | placed, profile=not_searched(res, setup.knobs, moe, t.precision),
                    turned_off=turned_off(res, setup.knobs), stack=t.stack, memory_limit=within, defaults=etp)
 
 
 #: Layout fields that place the layers (`training_setup.pipeline_options`) or split CP: held as stated, listed so.
 PLACEMENT = ("hierarchical_context_parallel_sizes", "embedding_slot", "loss_slot", "first_stage_layers",
              "last_stage_layers", "pipeline_layout")
-#: An MoE model's etp left out: held at tp, as Megatron-core takes it (`train.experts`), not searched, and said so
-#: (plan38: a stated etp was dropped too, every plan timed at etp = tp).
-ETP_DEFAULT: dict[str, tuple[object, str]] = {"etp": ("tp", "the expert tensor-parallel size Megatron-core takes where "
-                                                            "it is left out; not searched (state etp to fix another)")}
+
+
+def etp_held(stack: str) -> dict[str, tuple[object, str]]:
+    """An MoE model's etp left out: tp, as Megatron-core takes it (`train.experts`), not searched, in words (plan38)."""
+    return {"etp": ("tp", f"the only expert tensor-parallel size the stack runs: {without(stack, 'etp')}" if lacks(
+        stack, "etp", 1) else "the expert tensor-parallel size Megatron-core takes where it is left out; not searched "
+                              "(state etp to fix another)")}
 
 
 def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
@@ -330,9 +331,8 @@ def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str) -> di
     """The switches the plan search took from the stack profile without searching them, with their values.
 
     Each with why the best plan does not use it (`moot`; "" where it does). The distributed optimizer goes with
-    the ZeRO stage searched; a stated switch is `PlanResult.kept` (plan38: a stated MoE dispatcher read as the
-    profile's), an MoE model's open `etp` `ETP_DEFAULT`. Before (newuser38), the output named only the switches
-    searched and stated, and left the MoE dispatcher, CUDA graphs, the FP8 recipe and the rest unsaid.
+    the ZeRO stage searched; a stated one is `PlanResult.kept` (plan38: a stated MoE dispatcher read as the profile's).
+    Before (newuser38), the output named only the switches searched and stated, and left the rest unsaid.
     """
     covered = {*res.searched, *res.kept} | ({"distributed_optimizer"} if "zero" in res.searched else set())
     return {n: (getattr(knobs, n), moot(n, res.best or {}, moe, precision) or "") for n in SWITCHES if n not in covered}
