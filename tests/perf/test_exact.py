@@ -175,11 +175,21 @@ def training() -> dict:
     out = {"530b-tp8-pp35-dp8": _fields(estimate_training(hw, job, Layout(8, 35, 8, 1, recompute=2)))}
     res = search_training(hw, job, 2240)
     out["530b-search-2240"] = {"best": res.best, "evaluated": res.evaluated, "fitting": res.fitting,
-                               "steps": _digest(res.step_times, res.fits), "best_fields": _fields(res.estimate)}
+                               "steps": _digest(_steps(hw, job, res), res.fits), "best_fields": _fields(res.estimate)}
     for name, hw in _hardware().items():
         if not hw.torus:
-            out[f"530b-search-2240/{name}"] = _digest(search_training(hw, job, 2240).step_times)
+            out[f"530b-search-2240/{name}"] = _digest(_steps(hw, job, search_training(hw, job, 2240)))
     return out
+
+
+def _steps(hw: Hardware, job, res) -> np.ndarray:
+    """Every layout's step time of the layout search `res` (s), fitting or not: one call over all of them."""
+    from archgen.perf.train.layout_times import layout_of
+    from archgen.perf.train.pipeline_split import DEFAULT
+    from archgen.perf.train.training import estimate_training
+    n = len(res.layouts["tp"])
+    return np.broadcast_to(estimate_training(hw, job, layout_of(res.layouts, True, DEFAULT)).step_time, (n,)) if n \
+        else np.zeros(0)
 
 
 def values() -> dict:

@@ -14,7 +14,10 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import divisors, interleaves, layout_problems
+from archgen.perf.train.layout_times import layout_of
 from archgen.perf.train.layouts import search_training
+from archgen.perf.train.pipeline_split import DEFAULT
+from archgen.perf.train.training import estimate_training
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import estimate
 
@@ -52,7 +55,8 @@ def test_search_finds_the_fastest_fitting_layout(h100):
     assert res.evaluated > 50 and 0 < res.fitting <= res.evaluated
     assert res.best["tp"] * res.best["pp"] * res.best["dp"] == 2240
     assert bool(res.estimate.fits)
-    assert float(res.estimate.step_time) == pytest.approx(float(res.step_times[res.fits].min()))
+    every = estimate_training(h100, job, layout_of(res.layouts, True, DEFAULT)).step_time  # every layout, timed
+    assert float(res.estimate.step_time) == pytest.approx(float(every[res.fits].min()))
 
 
 def test_a_model_that_does_not_fit_is_a_finding_not_a_crash(h100):

@@ -38,7 +38,6 @@ def same_as_exhaustive(res: SearchResult, hw, job: Job, sequence_parallel: bool,
     n = len(res.layouts["tp"])
     fits, step = np.broadcast_to(est.fits, (n,)), np.broadcast_to(est.step_time, (n,))
     assert np.array_equal(res.fits, fits) and res.fitting == int(fits.sum()) and res.evaluated == n
-    assert np.array_equal(res.step_times, step)  # timed on first read: every layout
     bound = bounds(job, res.layouts, *_layer_times(hw, job, res.layouts, sequence_parallel))
     assert np.all(bound <= step) and np.mean(bound / step) > tight  # a lower bound, and not a trivial one
     if not fits.any():
@@ -96,7 +95,7 @@ def test_random_jobs_pick_what_timing_every_layout_picks(h100, h100_host, seed):
     job, gpus = _random_job(rng)
     hw = h100_host if seed % 2 else h100  # host memory: where nothing fits, the offloads are tried too
     res = search_training(hw, job, gpus)
-    same_as_exhaustive(res, hw, job, True, res.timed[3] if res.timed else None)
+    same_as_exhaustive(res, hw, job, True, DEFAULT)
 
 
 #: Seeds of `_odd_search` whose searches time some layout, among them interleaving, cp 2, etp, weight offload with
@@ -146,7 +145,7 @@ def test_nothing_fits_without_offload_then_the_offloads_are_searched_alike(h100,
     same_as_exhaustive(none, h100, job, True, DEFAULT)
     res = search_training(h100_host, job, 1024, pinned)
     assert res.best is not None and res.best.get("offload") and 0 < res.fitting < res.evaluated
-    same_as_exhaustive(res, h100_host, job, True, res.timed[3] if res.timed else None)
+    same_as_exhaustive(res, h100_host, job, True, DEFAULT)
 
 
 def test_rows_are_ranked_as_np_unique_ranks_them():

@@ -58,7 +58,11 @@ def test_the_plan_search_accounts_for_every_switch(cli, tmp_path):
     assert held["cuda_graphs"]["value"] == "none" and held["etp"]["value"] == "tp"   # MoE, etp not stated
     text = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--search-plan").out
     line = next(ln for ln in text.splitlines() if ln.startswith("  not searched (the stack profile's value): "))
-    assert "moe_dispatcher=hybridep" in line and "cuda_graphs=none" in line and "etp=tp" in line
+    assert "moe_dispatcher=hybridep" in line and "cuda_graphs=none" in line and "etp" not in line
+    # etp = tp is Megatron-core's default, not the profile's value (plan38): its own line, with the words naming it
+    assert "\n  held at its default: etp = tp, the expert tensor-parallel size Megatron-core takes where it is left " \
+           "out; not searched (state etp to fix another)\n" in text
+    assert "not searched" in held["etp"]["why"] and held["etp"]["used"] is True
 
 
 def test_a_dense_models_cp_is_named_as_held(cli, tmp_path):

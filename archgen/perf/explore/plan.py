@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from archgen.model.stack_features import lacks, without
 from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES, as_written
 from archgen.model.training_rules import NO_USERBUFFERS
@@ -67,7 +68,7 @@ class PlanResult:
     """Outcome of a plan search: the best plan, what was searched and how much the pruning left to evaluate."""
 
     searched: dict[str, tuple]          # every knob searched, with the values tried
-    kept: dict[str, object]             # switches the workload states (not searched)
+    kept: dict[str, object]             # what the workload states, held as stated: layout fields and switches
     layouts: int                        # layouts enumerated (tp, pp, dp, cp, ep, mb, v, recompute, zero, offload)
     fitting: int                        # layouts that fit under some plan
     evaluated: int                      # (layout, switch combination) pairs evaluated
@@ -88,6 +89,7 @@ class PlanResult:
     stack: str = ""                     # the profile those are judged against
     memory_limit: str = ""              # the workload's own memory targets the search kept within, or missed
     #                                     (`memory_limit.searched_within`); "" where it states none
+    defaults: dict[str, tuple[object, str]] = field(default_factory=dict)  # held at Megatron's default: `etp_held`
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -95,7 +97,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                 exhaustive: bool = False, model_only: bool = False) -> PlanResult:
     """The fastest plan that fits: a layout and the switches, each within what `stack` allows.
 
-    `stated` holds the switches the workload states (kept as stated); `fixed` the layout fields it states.
+    `stated` and `fixed` hold the switches and the layout fields (etp too) the workload states: held, listed (`kept`).
     `exhaustive` evaluates every combination on every fitting layout (the reference the tests compare against).
     `model_only` also searches weight offload, which no stack runs, with each offload the stack allows.
     """
@@ -103,7 +105,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     a = job.arch
     host = bool(np.any(hw.host_capacity > 0))
     searched: dict[str, tuple] = {}
-    kept = {k: v for k, v in stated.items() if v is not None and (k in JOB_SWITCHES or k == "sequence_parallel")}
+    kept = given | {k: v for k, v in stated.items() if v is not None}  # held as stated
 
     def values(name: str, everything: tuple) -> tuple:
         if name in kept:
@@ -140,7 +142,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                                 given | {"cp": cp, "ep": ep}, pipeline, zeros)  # the stack's splits (UNEVEN_SPLITS)
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
-    lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
+    lay = {k: np.concatenate([t[k] for t in tables]) for k in (*KEYS, "etp")}  # etp: a stated one, else tp
     spread = _spread(lay, given)
     lay = {k: np.repeat(v, len(offs)) for k, v in lay.items()}
     lay["offload"] = np.tile(np.asarray(offs, dtype=float), len(lay["tp"]) // max(len(offs), 1))
@@ -203,8 +205,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     best, evaluated = state.best, state.evaluated
     if best is None:
         return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, None, {}, (), None,
-                          None,
-                          searched_model_only=model_only, layout_searched=spread)
+                          None, searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
     if (placed := uniform_layout(a.layers, int(layout["pp"]), int(layout["interleave"]), pipeline, a.mtp_layers)
@@ -218,8 +219,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     on = _turned_on(layout, switches)
     extra = ("weight offload",) if OFFLOAD_CODES[str(layout.get("offload", "none"))] & WEIGHT_OFFLOAD else ()
     return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, layout, switches, on,
-                      one, plan_job, extra,
-                      model_only, spread)
+                      one, plan_job, extra, model_only, spread)
 
 
 def _acts(layout: dict[str, int | str]) -> dict[str, bool]:
@@ -258,6 +258,8 @@ def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     out: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
     out["recompute"] = names[int(lay["recompute"][i])]
+    if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently (`layouts.search_training`)
+        out["etp"] = int(lay["etp"][i])
     code = out.pop("offload")
     if code:
         out["offload"] = NAMES[int(code)]
@@ -268,7 +270,7 @@ def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOpt
     return Layout(int(layout["tp"]), int(layout["pp"]), int(layout["dp"]), int(layout["micro_batch"]),
                   int(layout["cp"]), int(layout["ep"]), int(layout["interleave"]),
                   RECOMPUTE_CODES[str(layout["recompute"])], sp, int(layout["zero"]), pipeline,
-                  OFFLOAD_CODES[str(layout.get("offload", "none"))])
+                  OFFLOAD_CODES[str(layout.get("offload", "none"))], int(layout["etp"]) if "etp" in layout else None)
 
 
 def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int,
@@ -288,9 +290,22 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     res, within = searched_within(memory_limit(workload, hw.hbm_capacity), hw, lambda h: search_plan(
         h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
         lambda r: r.best is not None)
-    return replace(res, profile=not_searched(res, setup.knobs, bool(setup.job.arch.experts), t.precision,
-                                             "etp" not in given), turned_off=turned_off(res, setup.knobs),
-                   stack=t.stack, memory_limit=within)
+    placed = {k: getattr(t.parallelism, k) for k in PLACEMENT if k in given}  # held as stated, through `pipeline`
+    etp = etp_held(t.stack) if (moe := bool(setup.job.arch.experts)) and "etp" not in given else {}
+    return replace(res, kept=res.kept | placed, profile=not_searched(res, setup.knobs, moe, t.precision),
+                   turned_off=turned_off(res, setup.knobs), stack=t.stack, memory_limit=within, defaults=etp)
+
+
+#: Layout fields that place the layers (`training_setup.pipeline_options`) or split CP: held as stated, listed so.
+PLACEMENT = ("hierarchical_context_parallel_sizes", "embedding_slot", "loss_slot", "first_stage_layers",
+             "last_stage_layers", "pipeline_layout")
+
+
+def etp_held(stack: str) -> dict[str, tuple[object, str]]:
+    """An MoE model's etp left out: tp, as Megatron-core takes it (`train.experts`), not searched, in words (plan38)."""
+    return {"etp": ("tp", f"the only expert tensor-parallel size the stack runs: {without(stack, 'etp')}" if lacks(
+        stack, "etp", 1) else "the expert tensor-parallel size Megatron-core takes where it is left out; not searched "
+                              "(state etp to fix another)")}
 
 
 def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
@@ -312,20 +327,15 @@ def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
     return tuple(off)
 
 
-def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str, etp_open: bool) -> dict[str, tuple]:
+def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str) -> dict[str, tuple]:
     """The switches the plan search took from the stack profile without searching them, with their values.
 
     Each with why the best plan does not use it (`moot`; "" where it does). The distributed optimizer goes with
-    the ZeRO stage searched; an MoE model's `etp` is held at tp where not stated. Before (newuser38), the output named
-    only the switches searched and stated, and left the MoE dispatcher, CUDA graphs, the FP8 recipe and the rest
-    unsaid.
+    the ZeRO stage searched; a stated one is `PlanResult.kept` (plan38: a stated MoE dispatcher read as the profile's).
+    Before (newuser38), the output named only the switches searched and stated, and left the rest unsaid.
     """
     covered = {*res.searched, *res.kept} | ({"distributed_optimizer"} if "zero" in res.searched else set())
-    out: dict[str, tuple] = {n: (getattr(knobs, n), moot(n, res.best or {}, moe, precision) or "")
-                             for n in SWITCHES if n not in covered}
-    if moe and etp_open:
-        out["etp"] = ("tp", "")
-    return out
+    return {n: (getattr(knobs, n), moot(n, res.best or {}, moe, precision) or "") for n in SWITCHES if n not in covered}
 
 
 def plan_dict(res: PlanResult) -> dict[str, object]:
@@ -339,7 +349,8 @@ def plan_dict(res: PlanResult) -> dict[str, object]:
             "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
             "turned_on": list(res.turned_on), "turned_off": list(res.turned_off),
             "not_searched": {k: {"value": v, "used": not why, "why": why or "the stack profile's value, not searched"}
-                             for k, (v, why) in res.profile.items()},
+                             for k, (v, why) in res.profile.items()}
+            | {k: {"value": v, "used": True, "why": words} for k, (v, words) in res.defaults.items()},
             "memory_limit": res.memory_limit or None,
             "step_time_s": float(est.step_time) if est is not None else None,
             "memory_per_gpu_bytes": float(est.memory.total) if est is not None else None,
@@ -356,12 +367,13 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
     if held:
         lines.append("  held at one value: " + _values(held))
     if res.kept:
-        lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
+        lines.append("  kept as stated: " + ", ".join(f"{k}={as_written(v)}" for k, v in res.kept.items()))
     used = [f"{k}={as_written(v)}" for k, (v, why) in res.profile.items() if not why]
     if used:
         lines.append("  not searched (the stack profile's value): " + ", ".join(used))
     if unused := [k for k, (_, why) in res.profile.items() if why]:
         lines.append("  not searched, unused by the best plan: " + ", ".join(unused))
+    lines += [f"  held at its default: {k} = {v}, {words}" for k, (v, words) in res.defaults.items()]
     lines.append("  model-only (no stack runs it): weight offload, " + (
         "searched" if res.searched_model_only else "not searched (--model-only to search it)"))
     if res.memory_limit:

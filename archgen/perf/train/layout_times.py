@@ -57,15 +57,6 @@ def fits(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: 
     return np.broadcast_to((mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity), (len(lay["tp"]),))
 
 
-def step_times(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
-               pipeline: PipelineOptions) -> np.ndarray:
-    """The step time of every layout of `lay` (s), in one vectorised call."""
-    if len(lay["tp"]) == 0:
-        return np.zeros(0)
-    lt, group = _layer_times(hw, job, lay, sequence_parallel)
-    return _timed(hw, job, lay, sequence_parallel, pipeline, lt, group, np.arange(len(lay["tp"])))
-
-
 def fastest(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
             pipeline: PipelineOptions) -> int:
     """The first layout of `lay` (all of which fit) of least step time, timed best first under the bound."""

@@ -11,11 +11,10 @@ so the search turns to it where memory binds.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from archgen.perf.train.layout_rules import (
     interleaves,
     layout_problems,
 )
-from archgen.perf.train.layout_times import fastest, layout_of, step_times
+from archgen.perf.train.layout_times import fastest, layout_of
 from archgen.perf.train.layout_times import fits as layout_fits
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems, uniform_layout
 from archgen.perf.train.ranks import busiest_memory
@@ -132,8 +131,9 @@ class SearchResult:
     """Outcome of a layout search.
 
     `fits` is each layout's fit (`TrainingEstimate.fits`, from its memory alone). The search times only layouts that
-    fit, best first (`layout_times.fastest`); `step_times`, every layout's step time, is timed on first read, in one
-    vectorised call over all of them (what the exact-number tests pin).
+    fit, best first (`layout_times.fastest`); every layout's step time, which only the tests read, is one
+    `estimate_training` call over `layouts` (plan38: it was a property here, and `layout_times.step_times`, read by
+    nothing else).
     """
 
     evaluated: int
@@ -142,14 +142,6 @@ class SearchResult:
     estimate: TrainingEstimate | None
     layouts: dict[str, np.ndarray]
     fits: np.ndarray
-    timed: tuple[Hardware, Job, bool, PipelineOptions] | None = field(default=None, repr=False, compare=False)
-
-    @functools.cached_property
-    def step_times(self) -> np.ndarray:
-        """Every layout's step time (s), fitting or not."""
-        if self.timed is None or not len(self.fits):
-            return np.zeros(len(self.fits))
-        return step_times(*self.timed[:2], self.layouts, *self.timed[2:])
 
 
 def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
@@ -259,9 +251,8 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
     lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job,
                              sequence_parallel)
-    timed = (hw, job, sequence_parallel, pipeline)
     if len(lay["tp"]) == 0:
-        return SearchResult(0, 0, None, None, lay, np.zeros(0, dtype=bool), timed)
+        return SearchResult(0, 0, None, None, lay, np.zeros(0, dtype=bool))
     fits = layout_fits(hw, job, lay, sequence_parallel, pipeline)
     if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and offloads and not fits.any():
         tight = {k: np.repeat(v[~fits], len(offloads)) for k, v in lay.items()}  # none fits: each again, offloading
@@ -271,7 +262,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         fits = np.concatenate([fits, layout_fits(hw, job, tight, sequence_parallel, pipeline)])
     n = len(lay["tp"])
     if not fits.any():
-        return SearchResult(n, 0, None, None, lay, fits, timed)
+        return SearchResult(n, 0, None, None, lay, fits)
     at = np.flatnonzero(fits)  # only a layout that fits can be the best: those alone are timed, best first
     i = int(at[fastest(hw, job, {k: v[at] for k, v in lay.items()}, sequence_parallel, pipeline)])
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
@@ -289,7 +280,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],
                                             num["ep"], num["interleave"], num["recompute"],
                                             sequence_parallel, num["zero"], pipeline, code, int(lay["etp"][i])))
-    return SearchResult(n, int(fits.sum()), best, one, lay, fits, timed)
+    return SearchResult(n, int(fits.sum()), best, one, lay, fits)
 
 
 def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
