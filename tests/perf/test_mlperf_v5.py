@@ -90,8 +90,8 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
 def test_offline_and_server_throughput(errors):
     """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 4-5 % low (6-7 % before their NVFP4 points were
     re-derived over B300's own 14,000 TFLOP/s), on B300 (v6.1, the model's defaults for what
-    is not stored) +1 %, FP8 on Dell's H200 -0.2 %; GB300's 405B +7 % (+3 % before its NVFP4 fraction was taken over
-    the B300's corrected 14,000 TFLOP/s), MI325X's vLLM run +19 %, Llama 3.1 8B +25 %
+    is not stored) +1 %, FP8 on Dell's H200 -0.2 %; GB300's 405B +9 % (+7 % at the default KV fraction 0.9, before
+    kvcfg38 stated its 0.95; +3 % before its NVFP4 fraction was taken over the B300's corrected 14,000 TFLOP/s), MI325X's vLLM run +19 %, Llama 3.1 8B +25 %
     with each dataset's output spread stated (outputcv, `output_len_cv`: the decode context weighted by length; at
     one length 3-5 % low, +5, +3, +3, +21, +25 %; before the FFN activation's bytes were charged, issue 20: within
     2 %, +12, +6, +13, +24, +35 %).
@@ -104,7 +104,8 @@ def test_offline_and_server_throughput(errors):
     assert all(-0.06 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.03 for s in ("8xb200", "4xgb200"))
     # +3 % since serve3 streams GB300's FP4 decode GEMMs at B200's measured 0.405 (its stated range [0.405, 0.85]);
     # +6.6 % since GB300's NVFP4 GEMM fraction is its die's over the B300's corrected 14,000 TFLOP/s (0.382, was 0.357)
-    assert 0.05 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.08
+    # +8.8 % since kvcfg38 stated its config's kvcache_free_gpu_mem_frac 0.95 (`batch: max`, 135 sequences, not 128)
+    assert 0.07 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.10
     assert 0.0 <= offline["mlperf61-llama2-70b-offline-8xb300-tp1-fp4"] <= 0.05
     # +2.5 % with the FFN activation in the GEMM epilogue, as Dell's config builds it (gemm_swiglu_plugin fp8;
     # -0.2 % with the default separate kernel, newuser45)
