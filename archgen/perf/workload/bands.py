@@ -237,8 +237,9 @@ class Band:
                     + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error "
                        "beyond that not bounded" if self.span else ""))
         side = ("" if self.low <= 0 <= self.high else
-                f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them, so the band lies "
-                f"{'below' if self.low > 0 else 'above'} the estimate")
+                f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them"
+                + ("" if self.carried else   # a carried band's ends are its split's, each side of the estimate
+                   f", so the band lies {'below' if self.low > 0 else 'above'} the estimate"))
         return (f"{self.carried}model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
                 f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
                 f"{self._bin()}{self._on()}{side}{self._spread()}{self._vendor()}")
