@@ -69,10 +69,6 @@ def delivered(bands_: Mapping[str, Band], rate: float, replicas: int, capacity: 
                        delivered=text) for m in DELIVERED if m in bands_}
 
 
-#: An offline run's metrics that are its TPOT seen from one side or the other (`offline_gap`).
-GAP_METRICS = ("tpot", "tokens_per_second_per_user")
-
-
 def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: float, kv_bound: bool
                 ) -> dict[str, Band]:
     """An offline run's TPOT bands (and tokens/s per user's, 1 / TPOT): the tokens/s band carried by Little's law.
@@ -102,7 +98,7 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
             "model's error in the same direction; ")
     caveat = (f"the {batch:,.0f} in flight are the KV cache's capacity by the model's memory estimate, which no "
               "published run measured: a larger cache holds more requests in flight and lengthens each one's gaps in "
-              "proportion (docs/perf-model.md, Error bands)") if kv_bound else ""
+              "proportion") if kv_bound else ""
     time_errors = turned(tput.low, tput.high)
     own = {"tpot": (*time_errors, (step / tpot / b, 1 / a)),
            "tokens_per_second_per_user": (tput.low, tput.high, (a, b * tpot / step))}
