@@ -91,9 +91,9 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
     a, b = tput.spread or (1.0, 1.0)   # tokens/s's factors over the stated efficiency ranges (rates)
     ranges = f" and, as tokens/s does, {tput.span} over the part's stated efficiency ranges" if tput.span else ""
     said = (f"no published offline run's TPOT is scored; by Little's law a request lives {batch:,.0f} in flight x "
-            "its output tokens / the replica's tokens/s, so TPOT moves as 1 / tokens/s and takes its band turned, from the "
-            f"decode step of the batch ({significant(step * 1e3)} ms, the closed form's least gap; an engine that "
-            "decodes first, fewer decoding, may go below it) to the closed form's schedule "
+            "its output tokens / the replica's tokens/s, so TPOT moves as 1 / tokens/s and takes its band turned, "
+            f"from the decode step of the batch ({significant(step * 1e3)} ms, the closed form's least gap; an engine "
+            "that decodes first, fewer decoding, may go below it) to the closed form's schedule "
             f"({significant(tpot * 1e3)} ms, prompts prefilled between the steps){ranges}, each end taken with the "
             "model's error in the same direction; ")
     caveat = (f"the {batch:,.0f} in flight are the KV cache's capacity by the model's memory estimate, which no "
