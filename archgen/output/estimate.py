@@ -106,7 +106,9 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     `envelope.metric_quantity`). `expected_coverage` is the share of further comparable runs the band's n errors are
     expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`; null without a band). An MoE serving rate's
     `routing` gives its value at the published routing skew (`low`, null where none bounds it) and at balanced
-    routing (`high`), which the band's ends do not take in (`Band.routing_values`); null elsewhere.
+    routing (`high`), which the band's ends do not take in (`Band.routing_values`); null elsewhere. `carried` says
+    where a band carried from another quantity's comes from (an offline TPOT's: the tokens/s band by Little's law,
+    `band_lookup.offline_gap`), `caveat` why a target met at both its ends is still at risk; null elsewhere.
     """
     ends = band_ends(b, value, others, metric) if others is not None else b.values(value)
     pair = ranged(others or {}).get(metric)
@@ -123,13 +125,13 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
                 "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None,
-                "range": span, "expected_coverage": None, "routing": routing}
+                "range": span, "expected_coverage": None, "routing": routing, "carried": None, "caveat": None}
     return {"family": b.family, "measurements": b.count, "expected_coverage": b.coverage, "on_accelerator": on,
             "load": load, "context": context,
             "error": {"low": b.low, "high": b.high, "median": b.median}, "vendor": vendor,
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
             "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span,
-            "routing": routing}
+            "routing": routing, "carried": b.carried.rstrip(": ") or None, "caveat": b.caveat or None}
 
 
 def band_text(b: Band | None, value: Q, metric: str) -> str:

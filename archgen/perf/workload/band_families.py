@@ -46,7 +46,9 @@ QUANTITIES: dict[str, dict[str, str]] = {
                   # the replica read as a disaggregated deployment's pools: quantities no scored run measured
                   "prefill_tokens_per_second_per_gpu": "prefill_pool", "decode_tokens_per_second_per_gpu":
                   "decode_pool", "prefill_decode_ratio": "pool_ratio", "kv_transfer_time": "kv_transfer",
-                  "kv_transfer_time_across_domains": "kv_transfer"},
+                  "kv_transfer_time_across_domains": "kv_transfer",
+                  # an offline run's decode step alone, the least gap between a request's tokens: no run times it
+                  "decode_step_time": "decode_step"},
     "collective": {"time": "time", "busbw": "time"},
 }
 #: Quantities no published run of any family is scored on, with why (`bands.Band` says it where their band is empty):
@@ -57,7 +59,10 @@ _POOLS = ("no published run of a disaggregated pool is scored: every scored serv
           "decode on one replica), and SGLang's published DeepSeek-R1 pool rates on GB200 NVL72 (lmsys.org/blog/"
           "2025-09-25-gb200-part-2) state no decode batch, so they are held out; the aggregated tokens/s band does "
           "not carry over (docs/perf-model.md, Disaggregated reading)")
-UNSCORED: dict[str, str] = {"prefill_pool": _POOLS, "decode_pool": _POOLS, "pool_ratio": _POOLS,
+UNSCORED: dict[str, str] = {"decode_step": "no published run's decode step alone is scored: a benchmark times a "
+                                           "request's gaps (TPOT), which in an offline run hold the other requests' "
+                                           "prompts as well, and its tokens/s, made of both",
+                            "prefill_pool": _POOLS, "decode_pool": _POOLS, "pool_ratio": _POOLS,
                             "kv_transfer": "no published KV transfer time is scored, and the figure is a lower bound "
                                            "(bytes / link bandwidth; NIXL's or Mooncake's efficiency over NVLink or "
                                            "RDMA unsourced)"}

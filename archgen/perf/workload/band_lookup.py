@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from archgen.display import significant
 from archgen.perf.workload.band_families import KINDS, QUANTITIES, quantity_family
-from archgen.perf.workload.band_span import Span
+from archgen.perf.workload.band_span import Span, turned
 from archgen.perf.workload.bands import Band, band
 
 
@@ -67,3 +67,42 @@ def delivered(bands_: Mapping[str, Band], rate: float, replicas: int, capacity: 
     errors = (1 / high - 1, 1 / low - 1) if low > 0 else (1 / high - 1, float("inf"))
     return {m: replace(cap, metric=m, low=errors[0], high=errors[1], median=0.0, spread=None, span="", reach=None,
                        delivered=text) for m in DELIVERED if m in bands_}
+
+
+def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: float, kv_bound: bool
+                ) -> dict[str, Band]:
+    """An offline run's TPOT bands (and tokens/s per user's, 1 / TPOT): the tokens/s band carried by Little's law.
+
+    No published offline run's TPOT is scored (MLPerf's Offline judges no latency; trtllm-bench prints it only with
+    --streaming and NVIDIA's perf-overview tables give throughput alone). But a request's mean latency over a run of
+    `batch` in flight is batch x output_len / tokens/s per replica (Little's law), so at the same split of it between
+    the first token and the gaps TPOT moves as 1 / tokens/s: the offline family's tokens/s band, turned, holds it. The
+    split is the scheduler's: the closed form's point `tpot` is the most a request waits between its tokens at its
+    tokens/s (every prompt prefilled between the steps, `lengths.offline_gap`), the decode `step` the least (an engine
+    that decodes first), so the band runs from the step at the model's error one way to the point at the error the
+    other (`Band.spread`, with the tokens/s band's own spread over the stated efficiency ranges where it has one).
+    Where the `batch` is the KV cache's capacity by the model's memory estimate (`kv_bound`), which no published run
+    measured, a TPOT target met across the band is at risk (`Band.caveat`). Empty where tokens/s has no measured band
+    or the metrics' own bands were measured (a scored offline TPOT, whose band is its own).
+    """
+    tput = bands_.get("tokens_per_second")
+    if tput is None or not tput.measured or tpot <= 0 or step <= 0:
+        return {}
+    a, b = tput.spread or (1.0, 1.0)   # tokens/s's factors over the stated efficiency ranges (rates)
+    ranges = f" and, as tokens/s does, {tput.span} over the part's stated efficiency ranges" if tput.span else ""
+    said = (f"no published offline run's TPOT is scored; by Little's law a request lives {batch:,.0f} in flight x "
+            "its output tokens / the replica's tokens/s, so TPOT moves as 1 / tokens/s and takes its band turned, "
+            f"from the decode step of the batch ({significant(step * 1e3)} ms, the closed form's least gap; an engine "
+            "that decodes first, fewer decoding, may go below it) to the closed form's schedule "
+            f"({significant(tpot * 1e3)} ms, prompts prefilled between the steps){ranges}, each end taken with the "
+            "model's error in the same direction; ")
+    caveat = (f"the {batch:,.0f} in flight are the KV cache's capacity by the model's memory estimate, which no "
+              "published run measured: a larger cache holds more requests in flight and lengthens each one's gaps in "
+              "proportion") if kv_bound else ""
+    time_errors = turned(tput.low, tput.high)
+    own = {"tpot": (*time_errors, (step / tpot / b, 1 / a)),
+           "tokens_per_second_per_user": (tput.low, tput.high, (a, b * tpot / step))}
+    return {m: replace(tput, metric=m, low=low, high=high, spread=spread, span="", routing=None, routed="",
+                       carried=said + ("tokens/s's band as a time: " if m == "tpot" else "tokens/s's band: "),
+                       caveat=caveat)
+            for m, (low, high, spread) in own.items() if m in bands_ and not bands_[m].measured}

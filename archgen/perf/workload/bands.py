@@ -125,6 +125,8 @@ class Band:
     reach: float | None = None  # an open loop's load at its capacity band's low end, where past `load` (`reached`)
     capacity_high: float = 0.0  # the offline family's highest throughput error that puts it there
     delivered: str = ""  # an open loop that keeps up: its throughput's band is min(offered, capacity band), in words
+    carried: str = ""  # a band carried from another quantity's, in words (an offline TPOT's, `band_lookup.offline_gap`)
+    caveat: str = ""  # why a target met at both ends is still at risk, other than few measurements (`coverage_note`)
 
     @property
     def measured(self) -> bool:
@@ -146,13 +148,15 @@ class Band:
 
     @property
     def likely(self) -> bool:
-        """Whether a target met at both the band's ends is likely met: its expected coverage is at least `LIKELY`."""
-        return self.coverage is not None and self.coverage >= LIKELY
+        """Whether a target met at both the band's ends is likely met: coverage at least `LIKELY`, and no `caveat`."""
+        return self.coverage is not None and self.coverage >= LIKELY and not self.caveat
 
     def coverage_note(self) -> str:
-        """Why a target met across this band is at risk: the band's expected coverage is under `LIKELY` ('' if not)."""
+        """Why a target met across this band is at risk: its expected coverage is under `LIKELY`, or its `caveat`."""
         if self.coverage is None or self.likely:
             return ""
+        if self.coverage >= LIKELY:
+            return self.caveat
         return (f"the band of {self.count} measurement{'s' if self.count != 1 else ''} is expected to hold "
                 f"{self.coverage:.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a met target "
                 "needs (docs/perf-model.md, Error bands)")
@@ -233,9 +237,10 @@ class Band:
                     + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error "
                        "beyond that not bounded" if self.span else ""))
         side = ("" if self.low <= 0 <= self.high else
-                f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them, so the band lies "
-                f"{'below' if self.low > 0 else 'above'} the estimate")
-        return (f"model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
+                f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them"
+                + ("" if self.carried else   # a carried band's ends are its split's, each side of the estimate
+                   f", so the band lies {'below' if self.low > 0 else 'above'} the estimate"))
+        return (f"{self.carried}model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
                 f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
                 f"{self._bin()}{self._on()}{side}{self._spread()}{self._vendor()}")
 
@@ -269,7 +274,7 @@ class Band:
                 f"is not typical of {self.vendor}'s parts (docs/accuracy.md, Error bands by vendor)")
 
     def _spread(self) -> str:
-        if self.spread is None:
+        if self.spread is None or not self.span:   # a carried band's spread is its own, said in `carried`
             return ""
         return (f", so the band also spans {self.span} over its stated efficiency ranges, each end taken with the "
                 "model's error in the same direction (low end / (1 + highest error), high end / (1 + lowest error))")

@@ -17,7 +17,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, run_scenario
-from archgen.perf.workload.band_lookup import bands, context_of, delivered
+from archgen.perf.workload.band_lookup import bands, context_of, delivered, offline_gap
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -33,7 +33,7 @@ from archgen.perf.workload.defaults_note import (
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.mtp_note import mtp_note
-from archgen.perf.workload.serving_estimate import serving_estimate
+from archgen.perf.workload.serving_estimate import KV_BOUND, serving_estimate
 from archgen.perf.workload.training_estimate import training_estimate
 from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_
@@ -144,6 +144,10 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
     arrival = arrival_of(inf.scenario) if inf is not None else ""
     got = bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload), hw.vendor, arrival,
                 est.latency_spans, at_engine_cap(inf), est.routing)
+    tpot, step = est.metrics.get("tpot"), est.metrics.get("decode_step_time")
+    if tpot is not None and step is not None:   # an offline run's TPOT: the tokens/s band by Little's law
+        got |= offline_gap(got, tpot.m_as("s"), step.m_as("s"), float(est.metrics["concurrency"].m),
+                           est.batch_bound == KV_BOUND)
     keep, capacity = got.get("replicas_to_keep_up"), est.metrics.get("replica_capacity")
     if capacity is not None and inf is not None and inf.arrival_rate is not None:   # an open loop's rate
         rate, each = inf.arrival_rate.m_as("1/s"), capacity.m_as("1/s")

@@ -52,9 +52,10 @@ def moe_serving_convention(table: dict[str, dict[str, tuple[int, float, float, f
         lo, hi = min(v[1] for v in tpot), max(v[2] for v in tpot)
         text += (f"; under load it read the mean TPOT of all {count} scored MoE server runs short, by {lo:+.1%} to "
                  f"{hi:+.1%} (the step {1 / (1 + hi):.1f} to {1 / (1 + lo):.1f} times longer in the runs)")
-    return (text + ". An offline TPOT and TTFT have no band, and come from the same forward pass, so read them as "
-            "short too. Compared component by component with published breakdowns, no sourced term closes the gap: "
-            "the fixed per-kernel costs are 5 to 7 % of a DeepSeek-R1 step, none of the runs decoded speculatively, "
+    return (text + ". An offline TTFT has no band and an offline TPOT only the tokens/s band by Little's law; both "
+            "come from the same forward pass, so read them as short too. Compared component by component with "
+            "published breakdowns, no sourced term closes the gap: the fixed per-kernel costs are 5 to 7 % of a "
+            "DeepSeek-R1 step, none of the runs decoded speculatively, "
             "attention-DP imbalance costs a balanced run at most 11 % (TensorRT-LLM's ADP-balance blog), and routing "
             "skew's one published ratio is at EP 32 and cannot reach the Mixtral runs, which have no expert "
             f"parallelism ({WHERE}). {APPLIES}")
