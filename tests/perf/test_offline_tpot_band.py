@@ -37,7 +37,7 @@ def est(shipped):
 
 def test_the_tpot_band_is_the_tokens_per_second_band_turned_from_the_step_to_the_schedule(est):
     """The ends: the decode step over (1 + the time's highest error), the closed form's TPOT over (1 + its lowest),
-    the errors the offline family's tokens/s row turned (53 measurements, -8.1 % to +42.0 %, docs/accuracy.md)."""
+    the errors the offline family's tokens/s row turned (53 measurements, -8.1 % to +43.0 %, docs/accuracy.md)."""
     count, low, high, _ = TABLE["offline-serving"]["tokens_per_second"]
     t_low, t_high = turned(low, high)
     b = est.bands["tpot"]
@@ -47,7 +47,7 @@ def test_the_tpot_band_is_the_tokens_per_second_band_turned_from_the_step_to_the
     ends = [e.m_as("s") for e in b.values(est.metrics["tpot"])]
     assert ends == pytest.approx([step / (1 + t_high), tpot / (1 + t_low)])
     assert ends[1] == pytest.approx(tpot * (1 + high))   # Little's law: a request lives (1 + h) longer
-    assert ends == pytest.approx([0.04538, 0.4196], abs=5e-5)
+    assert ends == pytest.approx([0.04538, 0.4226], abs=5e-5)
     words = b.describe()
     assert words.startswith("no published offline run's TPOT is scored; by Little's law a request lives 2,048 in flight")
     assert "49.37 ms" in words and "295.6 ms" in words and "on 53 offline serving measurements" in words
@@ -60,10 +60,10 @@ def test_tokens_per_user_is_the_same_band_seen_as_a_rate(est):
     assert rate_ends == pytest.approx([1 / time_ends[1], 1 / time_ends[0]])
 
 
-@pytest.mark.parametrize(("target", "status"), [("<= 300 ms", Status.AT_RISK), ("<= 420 ms", Status.MET),
+@pytest.mark.parametrize(("target", "status"), [("<= 300 ms", Status.AT_RISK), ("<= 425 ms", Status.MET),
                                                 ("<= 250 ms", Status.NOT_MET)])
 def test_a_tpot_target_is_judged_at_the_band_s_pessimistic_end(est, target, status):
-    """Met at 295.6 ms but not at the band's 419.6 ms: at risk; met at both: met (the 2,048 in flight are the engine's
+    """Met at 295.6 ms but not at the band's 422.6 ms: at risk; met at both: met (the 2,048 in flight are the engine's
     max_batch_size, not a memory estimate); missed at the estimate: not met."""
     (o,) = judge_requirements([_req("tpot", target)], est)
     assert o.status is status
