@@ -100,7 +100,6 @@ WHOLE_PROMPTS = ("TensorRT-LLM chunks a prompt only with context chunking on, wh
 BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
                      "at 16d2467ea8; per rank under attention DP)")
-MEMORY_UTILISATION = DEFAULT_FRACTION  #: vLLM's gpu_memory_utilization default: a `ServeJob` naming no engine
 
 
 #: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
@@ -173,7 +172,7 @@ class ServeJob:
     adp_balance: tuple[int, int] | None = None
     graph_sizes: tuple[int, ...] | None = None
     kv_rule: KvRule = UNKNOWN_ENGINE
-    kv_fraction: float = MEMORY_UTILISATION
+    kv_fraction: float = DEFAULT_FRACTION
 
 
 @dataclass(frozen=True)
