@@ -61,6 +61,8 @@ def test_the_rules_from_the_engines_code() -> None:
     assert kv_memory(trt, 0.9, 180 * GIB, 9e9) == pytest.approx(0.9 * (180 * GIB - 9e9))
     assert kv_memory(vllm, 0.9, 180 * GIB, 9e9) == pytest.approx(0.9 * 180 * GIB - 9e9)
     assert kv_memory(sglang, 0.85, 180 * GIB, 9e9) == pytest.approx(0.85 * 180 * GIB - 9e9)
+    # SGLang's fraction is of what is free before the weights load, the runtime (CUDA context, NCCL) up (review57)
+    assert kv_memory(sglang, 0.85, 180 * GIB, 9e9, 1e9) == pytest.approx(0.85 * (180 * GIB - 1e9) - 9e9)
     # TensorRT-LLM leaves the runtime 10 % of what the weights leave, so its cache is 0.1 x weights larger
     assert kv_memory(trt, 0.9, 180 * GIB, 9e9) - kv_memory(vllm, 0.9, 180 * GIB, 9e9) == pytest.approx(0.9e9)
     assert (trt.default, vllm.default, sglang.default) == (0.9, 0.9, None)
@@ -78,14 +80,17 @@ def test_an_nvidia_job_sizes_its_cache_by_tensorrt_llm_s_rule(spec_tree) -> None
     assert "90% of HBM, less its profiling peak (vLLM's gpu_memory_utilization)" in vllm.conventions["memory_reserve"]
 
 
-@pytest.mark.parametrize(("extra", "share", "of_free", "peak"), [
-    (", free_gpu_memory_fraction: 0.5", 0.5, True, TRT_PEAK),
-    (", engine: vllm, kv_reserve: full, gpu_memory_utilization: 0.5", 0.5, False, VLLM_PEAK),
-    (", engine: sglang, max_batch_size: 4096, mem_fraction_static: 0.5", 0.5, False, 0.0)])  # SGLang: no profiling
-def test_a_stated_fraction_is_honoured(spec_tree, extra: str, share: float, of_free: bool, peak: float) -> None:
-    w = _weights() + peak
+@pytest.mark.parametrize(("extra", "share", "peak", "space"), [
+    (", free_gpu_memory_fraction: 0.5", 0.5, TRT_PEAK, lambda w, p: 0.5 * (180 * GIB - w - p)),
+    (", engine: vllm, kv_reserve: full, gpu_memory_utilization: 0.5", 0.5, VLLM_PEAK,
+     lambda w, p: 0.5 * 180 * GIB - w - p),
+    # SGLang runs no profiling pass; its fraction is of what is free before the weights load, the CUDA context (0.4 GB)
+    # up: `total_gpu_memory` in profile_max_num_token is ModelRunner.init_torch_distributed's free memory (review57)
+    (", engine: sglang, max_batch_size: 4096, mem_fraction_static: 0.5", 0.5, 0.4e9,
+     lambda w, p: 0.5 * (180 * GIB - p) - w)])
+def test_a_stated_fraction_is_honoured(spec_tree, extra: str, share: float, peak: float, space) -> None:
     est = _run(spec_tree, extra).estimate
-    space = share * (180 * GIB - w) if of_free else share * 180 * GIB - w
+    space = space(_weights(), peak)
     assert est.metrics["concurrency"].m == math.floor(space / KV_PER_SEQ), extra
     assert "50% of" in est.conventions["memory_reserve"] and "as the job states" in est.conventions["memory_reserve"]
 
@@ -131,11 +136,12 @@ def test_the_closed_form_takes_the_job_s_rule() -> None:
 
 
 def test_the_profiling_peak_is_held_only_where_the_engine_profiles() -> None:
-    """kvpeak37: TensorRT-LLM's and vLLM's peak beyond the weights, none under SGLang's rule (it runs no profiling
-    pass); on a TPU (Google) no CUDA context or NCCL communicator is held, the activations still are."""
+    """kvpeak37: TensorRT-LLM's and vLLM's peak beyond the weights; under SGLang's rule (no profiling pass) the
+    runtime up before the weights load alone (review57: none before, while SGLang measures after NCCL's init); on a TPU
+    (Google) no CUDA context or NCCL communicator is held, the activations still are."""
     from archgen.perf.serve.profile_peak import profile_peak
     arch, kw = _llama8b(), {"tokens": 8192, "seqs": 1024, "attention_dp": False}
-    assert profile_peak(KV_RULES["sglang"], arch, 2, vendor="NVIDIA", **kw) == 0.0
+    assert profile_peak(KV_RULES["sglang"], arch, 2, vendor="NVIDIA", **kw) == pytest.approx(0.4e9 + 0.688e9)
     trt = profile_peak(KV_RULES["tensorrt-llm"], arch, 2, vendor="NVIDIA", **kw)
     # TP 2: the FFN's gate+up output, 8,192 x 2 x 14,336 / 2 x 2 B, the CUDA context and one NCCL communicator
     assert trt == pytest.approx(8192 * 14336 * 2 + 0.4e9 + 0.688e9)
