@@ -97,6 +97,3 @@ def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: fl
     return (f"{cache}{peak}; CUDA graphs, kernel workspaces, the MoE all-to-all's buffers and allocator fragmentation "
             f"are not held back, and a batch the spec sets is judged against the whole {memory}; fits means the "
             f"total is at most the {memory} capacity, and the headroom is an upper bound")
-
-
-MEMORY_RESERVE = memory_reserve()
