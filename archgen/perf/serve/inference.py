@@ -38,8 +38,9 @@ step with b sequences, both with their fixed costs):
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
 Each sequence holds KV cache for `lengths.reserved_context` tokens, in the memory its engine gives the cache
-(`model.kv_memory`: TensorRT-LLM's free_gpu_memory_fraction of the HBM left after the weights, vLLM's
-gpu_memory_utilization or SGLang's mem_fraction_static of HBM less the weights; `ServeJob.kv_rule`): by default the
+(`model.kv_memory`: TensorRT-LLM's free_gpu_memory_fraction of the HBM left after its profiling peak, vLLM's
+gpu_memory_utilization of HBM less that peak, SGLang's mem_fraction_static of the HBM free before the weights load
+less the weights; `ServeJob.kv_rule`, `profile_peak`): by default the
 whole request (input + output), as TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request
 only when its whole KV cache is guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput
 keeps that default); or the mean context (input + output/2) under a scheduler that allocates as sequences grow and
