@@ -9,7 +9,13 @@ Each engine sizes its KV cache by its own rule, read from its code (kvrule37; be
   at d8ae02ca, `KvCacheCreator._get_free_gpu_memory_fraction`, `estimate_max_tokens`, `_cal_max_tokens`).
 * vLLM (V1): `gpu_memory_utilization`, 0.9 by default, of the whole memory, less the same kind of peak:
   `available_kv_cache_memory = total_gpu_memory x gpu_memory_utilization - peak_memory` (vllm-project/vllm
-  vllm/v1/worker/gpu_worker.py at 0012cf69, `Worker.determine_available_memory`, after `profile_run`).
+  vllm/v1/worker/gpu_worker.py at 0012cf69, `Worker.determine_available_memory`, after `profile_run`). Its peak,
+  `non_kv_cache_memory`, is the weights, the profiling run's torch peak and the memory outside torch that grew since
+  `Worker.init_device`'s `MemorySnapshot`, which is taken after `init_worker_distributed_environment` ("Initialize
+  the distributed environment BEFORE taking memory snapshot. This ensures NCCL buffers are allocated before we
+  measure available memory", gpu_worker.py at 35d5cda1; vllm/utils memory_profiling: `non_torch_increase` is from
+  that snapshot): the CUDA context and NCCL are not in it (vllm-project/vllm#45517, 2026-06-13, proposes an opt-in
+  to change that; review57: the model took them out of vLLM's budget too).
 * SGLang: `mem_fraction_static` of the memory free before the weights load, less the weights (no profiling run:
   activations and CUDA graphs live in the 1 - fraction): `rest_memory = available_gpu_memory - total_gpu_memory x
   (1 - mem_fraction_static)` (sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
@@ -47,6 +53,10 @@ class KvRule:
         source: Where the rule and the default are read, in words.
         profiles: Whether the engine runs a profiling pass whose peak (beyond the weights) it takes out, as the
             fraction's rule says (TensorRT-LLM, vLLM); SGLang's activations live in 1 - its fraction.
+        holds_runtime: Whether the CUDA context and NCCL's buffers, up before the weights load, come out of the
+            cache's budget: TensorRT-LLM's peak is all the memory in use, SGLang's fraction is of what is free once
+            they are up; vLLM's budget is total x fraction less what grew after its memory snapshot, which it takes
+            once they are up, so they sit in its 1 - fraction (review57).
     """
 
     engine: str
@@ -55,6 +65,7 @@ class KvRule:
     of_free: bool
     source: str
     profiles: bool = True
+    holds_runtime: bool = True
 
     def words(self, fraction: float, memory: str = "HBM") -> str:
         """The budget in words: '90% of the HBM left after its profiling peak (TensorRT-LLM's ...)'."""
@@ -80,7 +91,8 @@ KV_RULES: dict[str, KvRule] = {
                            "KvCacheCreator._cal_max_tokens: (total - peak) x fraction, 0.9 where unset"),
     "vllm": KvRule("vllm", "gpu_memory_utilization", DEFAULT_FRACTION, False,
                    "vllm-project/vllm vllm/v1/worker/gpu_worker.py at 0012cf69, "
-                   "Worker.determine_available_memory: total x gpu_memory_utilization - peak, 0.9 by default"),
+                   "Worker.determine_available_memory: total x gpu_memory_utilization - peak, 0.9 by default",
+                   holds_runtime=False),
     "sglang": KvRule("sglang", "mem_fraction_static", None, False,
                      "sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at "
                      "226149ac, profile_max_num_token: free after loading - free before loading x (1 - "

@@ -60,12 +60,14 @@ def activation_peak(a: Arch, tokens: float, tp, attention_dp: bool):
 def profile_peak(rule: KvRule, a: Arch, tp, *, tokens: float, seqs: float, attention_dp: bool, vendor: str):
     """What the engine holds beyond the weights when it sizes its KV cache, a rank (`kv_memory.kv_memory`'s `peak`).
 
-    The CUDA context and NCCL (`hw.reserve`, none on a TPU), plus, under a rule with a profiling run, its activations.
-    SGLang runs none: it measures what is free once the CUDA context and NCCL are up, before the weights load
-    (`model.kv_memory`; review57: that runtime was left out, its cache read fraction x 1.09 GB large at tp > 1).
+    The CUDA context and NCCL (`hw.reserve`, none on a TPU) where the rule takes them out (`KvRule.holds_runtime`:
+    not vLLM's, whose memory snapshot is taken once they are up), plus, under a rule with a profiling run, its
+    activations. SGLang runs none: it measures what is free once the CUDA context and NCCL are up, before the weights
+    load (`model.kv_memory`; review57: that runtime was left out, its cache read fraction x 1.09 GB large at tp > 1,
+    and vLLM's held it, its cache 0.4 to 1.09 GB small).
     `tokens`: max_num_tokens a rank; `seqs`: max_num_seqs (the job's max_batch_size), for vLLM's sampler rows.
     """
-    held = runtime_reserve(tp, 1, 1, 1, 1) if holds_reserve(vendor) else 0.0 * tp
+    held = runtime_reserve(tp, 1, 1, 1, 1) if rule.holds_runtime and holds_reserve(vendor) else 0.0 * tp
     if not rule.profiles:
         return held
     act = activation_peak(a, tokens, tp, attention_dp)
@@ -85,6 +87,9 @@ def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: fl
                if holds_reserve(vendor) else
                "no runtime figure (the part's runtime holds no CUDA context or NCCL communicator, and no source "
                "found states its own)")
+    if not rule.holds_runtime:   # vLLM: up before its memory snapshot, so in the rest
+        runtime = (f"no runtime figure ({rule.engine_name} takes its memory snapshot once the CUDA context and NCCL "
+                   "are up: they sit in the rest)")
     if rule.profiles:
         peak = (f"; its profiling peak is the weights, {runtime}, and the activations of one forward over "
                 "max_num_tokens tokens taken at the lower end of their range: the largest single BF16 tensor of a "
