@@ -102,7 +102,8 @@ KV_RULES: dict[str, KvRule] = {
 #: The fraction keys, each its engine's rule.
 FRACTION_KEYS: dict[str, KvRule] = {r.key: r for r in KV_RULES.values()}
 #: The rule a job of no known engine takes (a part of no cited vendor that states max_batch_size): vLLM's, the
-#: smallest cache of the engines' defaults (0.9 of HBM less the weights is below 0.9 of what the weights leave).
+#: smaller cache of the two defaults (0.9 x HBM - weights - activations is below 0.9 x (HBM - weights - activations -
+#: runtime) while the weights and activations exceed 9 x the CUDA context and NCCL it leaves out, 3.6 to 9.8 GB).
 UNKNOWN_ENGINE = KV_RULES["vllm"]
 
 
