@@ -33,7 +33,7 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TEST_ONLY = frozenset("""
 archgen/analyse/rack_heat.py:unracked_heat archgen/perf/hw/kernels.py:attention_backward
 archgen/perf/comm/dispatcher.py:KERNEL_SMS archgen/perf/serve/attention_quant.py:ATTENTION_SOURCE
-archgen/perf/serve/profile_peak.py:MEMORY_RESERVE archgen/perf/serve/inference.py:RANK_LIMITS
+archgen/perf/serve/inference.py:RANK_LIMITS
 archgen/perf/train/host.py:LAUNCH_RANGE
 archgen/perf/hw/memory.py:activation_bytes archgen/perf/hw/memory.py:params_per_gpu
 archgen/perf/serve/chunks.py:prompt_chunks archgen/perf/serve/mlperf.py:server_requirements

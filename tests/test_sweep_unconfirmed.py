@@ -44,8 +44,9 @@ def test_requirements_met_on_unconfirmed_figures_are_named_once(tmp_path):
     # and the NVIDIA engine its serving estimates assume (small25, PERF005), as a training sweep's stack
     assert note.endswith("(REQ005): trainium2 scale_up.bandwidth (unconfirmed). They also assume serving engine vllm "
                          "as it runs on NVIDIA GPUs (its CUDA kernels per pass, 1.3 us per kernel and 2.26 us per "
-                         "GEMM's fill as measured on Hopper, the KV cache in 90% of HBM): no AWS engine profile, so "
-                         "trainium2's own serving backend's kernels, their costs and its memory are not modelled.")
+                         "GEMM's fill as measured on Hopper, the KV cache in 90% of HBM, less its profiling peak (vLLM's "
+                         "gpu_memory_utilization)): no AWS engine profile, so trainium2's own serving backend's "
+                         "kernels, their costs and its memory are not modelled.")
     assert "REQ-T-002" not in note    # the point's accelerator count rests on no estimate
     assert "REQ-T-003" not in note    # met at no point
 

@@ -9,16 +9,27 @@ Each engine sizes its KV cache by its own rule, read from its code (kvrule37; be
   at d8ae02ca, `KvCacheCreator._get_free_gpu_memory_fraction`, `estimate_max_tokens`, `_cal_max_tokens`).
 * vLLM (V1): `gpu_memory_utilization`, 0.9 by default, of the whole memory, less the same kind of peak:
   `available_kv_cache_memory = total_gpu_memory x gpu_memory_utilization - peak_memory` (vllm-project/vllm
-  vllm/v1/worker/gpu_worker.py at 0012cf69, `Worker.determine_available_memory`, after `profile_run`).
-* SGLang: `mem_fraction_static` of the whole memory, less what is used once the weights are loaded (no profiling
-  run: activations and CUDA graphs live in the 1 - fraction): `rest_memory = available_gpu_memory - total_gpu_memory
-  x (1 - mem_fraction_static)` (sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
-  226149ac, `profile_max_num_token`). Its default is no constant: `ServerArgs._handle_gpu_memory_settings` derives it
-  from a reserve grown with chunked_prefill_size, cuda_graph_max_bs, tp x pp and DP attention, at least 10 GiB on a
-  GPU of more than 60 GiB (python/sglang/srt/server_args.py at 469c63e5), so an SGLang job states it.
+  vllm/v1/worker/gpu_worker.py at 0012cf69, `Worker.determine_available_memory`, after `profile_run`). Its peak,
+  `non_kv_cache_memory`, is the weights, the profiling run's torch peak and the memory outside torch that grew since
+  `Worker.init_device`'s `MemorySnapshot`, which is taken after `init_worker_distributed_environment` ("Initialize
+  the distributed environment BEFORE taking memory snapshot. This ensures NCCL buffers are allocated before we
+  measure available memory", gpu_worker.py at 35d5cda1; vllm/utils memory_profiling: `non_torch_increase` is from
+  that snapshot): the CUDA context and NCCL are not in it (vllm-project/vllm#45517, 2026-06-13, proposes an opt-in
+  to change that; review57: the model took them out of vLLM's budget too).
+* SGLang: `mem_fraction_static` of the memory free before the weights load, less the weights (no profiling run:
+  activations and CUDA graphs live in the 1 - fraction): `rest_memory = available_gpu_memory - total_gpu_memory x
+  (1 - mem_fraction_static)` (sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
+  226149ac, `profile_max_num_token`), where `total_gpu_memory` is not the device's total but what
+  `ModelRunner.init_torch_distributed` finds free once the CUDA context and NCCL are up, before the weights load
+  (model_runner.py: `min_per_gpu_memory = self.init_torch_distributed()`, "Get memory before model loading", passed to
+  `init_memory_pool`; review57: read before as the whole memory). Its default is no constant:
+  `ServerArgs._handle_gpu_memory_settings` derives it from a reserve grown with chunked_prefill_size,
+  cuda_graph_max_bs, tp x pp and DP attention, at least 10 GiB on a GPU of more than 60 GiB
+  (python/sglang/srt/server_args.py at 469c63e5), so an SGLang job states it.
 
 Where an engine profiles (TensorRT-LLM, vLLM), the model's peak is the weights plus `perf.serve.profile_peak`: the
-activations of the max_num_tokens pass (the lower end of their range), the CUDA context and NCCL (kvpeak37); CUDA
+activations of the max_num_tokens pass (the lower end of their range), the CUDA context and NCCL (kvpeak37); under
+SGLang's rule `profile_peak` is the CUDA context and NCCL alone, held before it measures (review57); CUDA
 graphs and workspaces are not modelled (an upper bound on the cache, said in the estimate's `memory_reserve`).
 """
 
@@ -37,10 +48,15 @@ class KvRule:
         key: The engine's own name for the fraction, the `Inference` key that states it.
         default: Its default, or None where it has no fixed one (the job states it).
         of_free: True where the fraction is of the memory left after the weights (TensorRT-LLM), False where it is of
-            the whole memory, the weights then taken out of that share (vLLM, SGLang).
+            the whole memory (vLLM) or of what is free before the weights load (SGLang), the weights then taken out of
+            that share.
         source: Where the rule and the default are read, in words.
         profiles: Whether the engine runs a profiling pass whose peak (beyond the weights) it takes out, as the
             fraction's rule says (TensorRT-LLM, vLLM); SGLang's activations live in 1 - its fraction.
+        holds_runtime: Whether the CUDA context and NCCL's buffers, up before the weights load, come out of the
+            cache's budget: TensorRT-LLM's peak is all the memory in use, SGLang's fraction is of what is free once
+            they are up; vLLM's budget is total x fraction less what grew after its memory snapshot, which it takes
+            once they are up, so they sit in its 1 - fraction (review57).
     """
 
     engine: str
@@ -49,11 +65,15 @@ class KvRule:
     of_free: bool
     source: str
     profiles: bool = True
+    holds_runtime: bool = True
 
     def words(self, fraction: float, memory: str = "HBM") -> str:
         """The budget in words: '90% of the HBM left after its profiling peak (TensorRT-LLM's ...)'."""
-        held = "its profiling peak" if self.profiles else "the weights"
-        where = f"of the {memory} left after {held}" if self.of_free else f"of {memory}, less {held}"
+        if not self.profiles:   # SGLang: of what is free once the runtime is up, before the weights load
+            where = f"of the {memory} free before the weights load, less the weights"
+        else:
+            where = f"of the {memory} left after its profiling peak" if self.of_free else \
+                f"of {memory}, less its profiling peak"
         stated = "" if fraction == self.default else ", as the job states"
         return f"{fraction:.0%} {where} ({self.engine_name}'s {self.key}{stated})"
 
@@ -71,26 +91,31 @@ KV_RULES: dict[str, KvRule] = {
                            "KvCacheCreator._cal_max_tokens: (total - peak) x fraction, 0.9 where unset"),
     "vllm": KvRule("vllm", "gpu_memory_utilization", DEFAULT_FRACTION, False,
                    "vllm-project/vllm vllm/v1/worker/gpu_worker.py at 0012cf69, "
-                   "Worker.determine_available_memory: total x gpu_memory_utilization - peak, 0.9 by default"),
+                   "Worker.determine_available_memory: total x gpu_memory_utilization - peak, 0.9 by default",
+                   holds_runtime=False),
     "sglang": KvRule("sglang", "mem_fraction_static", None, False,
                      "sgl-project/sglang python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at "
-                     "226149ac, profile_max_num_token: free after loading - total x (1 - mem_fraction_static); "
-                     "its default is derived per server (server_args.py at 469c63e5), so it is stated", False),
+                     "226149ac, profile_max_num_token: free after loading - free before loading x (1 - "
+                     "mem_fraction_static); its default is derived per server (server_args.py at 469c63e5), so it "
+                     "is stated", False),
 }
 #: The fraction keys, each its engine's rule.
 FRACTION_KEYS: dict[str, KvRule] = {r.key: r for r in KV_RULES.values()}
 #: The rule a job of no known engine takes (a part of no cited vendor that states max_batch_size): vLLM's, the
-#: smallest cache of the engines' defaults (0.9 of HBM less the weights is below 0.9 of what the weights leave).
+#: smaller cache of the two defaults (0.9 x HBM - weights - activations is below 0.9 x (HBM - weights - activations -
+#: runtime) while the weights and activations exceed 9 x the CUDA context and NCCL it leaves out, 3.6 to 9.8 GB).
 UNKNOWN_ENGINE = KV_RULES["vllm"]
 
 
 def kv_memory(rule: KvRule, fraction: float, capacity, weights, peak=0.0):
     """The bytes a rank's KV cache may take under `rule` at `fraction`, before what the model leaves out (arrays too).
 
-    `peak`: what the engine's profiling pass holds beyond the weights (`perf.serve.profile_peak`; 0 where it runs
-    none). TensorRT-LLM: fraction x (capacity - weights - peak); vLLM: fraction x capacity - weights - peak; SGLang:
-    fraction x capacity - weights.
+    `peak`: what the engine holds beyond the weights when it measures (`perf.serve.profile_peak`): TensorRT-LLM:
+    fraction x (capacity - weights - peak); vLLM: fraction x capacity - weights - peak; SGLang, whose `peak` is the
+    runtime up before the weights load: fraction x (capacity - peak) - weights.
     """
+    if not rule.profiles:
+        return fraction * (capacity - peak) - weights
     held = weights + peak
     return fraction * (capacity - held) if rule.of_free else fraction * capacity - held
 

@@ -47,7 +47,7 @@ def assumed_stacks(problem: SweepProblem) -> tuple[str, ...]:
     if t is not None:
         said = (assumed_stack(m.hardware, on_vendor(t, m.hardware.vendor).stack) for m in problem.bases.values())
     elif inf is not None:
-        said = (assumed_engine(m.hardware, inf.engine)
+        said = (assumed_engine(m.hardware, inf)
                 for m in problem.bases.values() if not engine_problem(inf.engine, inf.max_batch_size,
                                                                       m.hardware.vendor))
     else:

@@ -19,9 +19,10 @@ from tests.conftest import REPO, SPECS, run_specs
 DATA = REPO / "tests" / "data"
 
 
-def _engine(vendor: str, part: str) -> str:
+def _engine(vendor: str, part: str, kv: str = "90% of HBM, less its profiling peak (vLLM's gpu_memory_utilization)"
+            ) -> str:
     return ("serving engine vllm as it runs on NVIDIA GPUs (its CUDA kernels per pass, 1.3 us per kernel and 2.26 us "
-            "per GEMM's fill as measured on Hopper, the KV cache in 90% of HBM): no " + vendor + " engine profile, so "
+            f"per GEMM's fill as measured on Hopper, the KV cache in {kv}): no " + vendor + " engine profile, so "
             + part + "'s own serving backend's kernels, their costs and its memory are not modelled")
 
 
@@ -37,6 +38,19 @@ def test_serving_on_another_vendor_states_the_engine(cli, folder, workload, vend
     assert _json(cli, SPECS, DATA / folder, workload=workload)["assumed"] == [_engine(vendor, part)]
     text = cli("estimate", str(SPECS), str(DATA / folder), "--workload", workload).out
     assert f"\nassumed: {_engine(vendor, part)}\n" in text
+
+
+def test_the_engine_note_states_the_jobs_kv_fraction(cli, tmp_path) -> None:
+    """review57: the note said "the KV cache in 90% of HBM" whatever gpu_memory_utilization the job stated (and
+    without the profiling peak kvrule37/kvpeak37 take out); it now says the fraction and the rule the estimate uses."""
+    for f in (DATA / "trn2").iterdir():
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    job = tmp_path / "cluster.yaml"
+    job.write_text(job.read_text(encoding="utf-8").replace("  tp: 16\n", "  tp: 16\n  gpu_memory_utilization: 0.6\n",
+                                                              1), encoding="utf-8")
+    stated = _engine("AWS", "trainium2", "60% of HBM, less its profiling peak (vLLM's gpu_memory_utilization, as the "
+                                         "job states)")
+    assert _json(cli, SPECS, tmp_path, workload="llama3-70b-serve-trn2")["assumed"] == [stated]
 
 
 def test_serving_on_nvidia_assumes_no_engine(cli) -> None:

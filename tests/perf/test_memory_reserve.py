@@ -12,7 +12,7 @@ convention (text, JSON and the documents' notes). Training now holds back the CU
 from __future__ import annotations
 
 from archgen.perf.hw.reserve import TRAINING_RESERVE, XLA_RESERVE
-from archgen.perf.serve.profile_peak import MEMORY_RESERVE
+from archgen.perf.serve.profile_peak import memory_reserve
 
 
 def test_training_and_serving_estimates_state_the_reserve(shipped) -> None:
@@ -23,7 +23,7 @@ def test_training_and_serving_estimates_state_the_reserve(shipped) -> None:
             continue
         kinds.add(e.kind)
         # training holds the runtime's reserve back and says what it leaves out (test_runtime_reserve.py)
-        want = TRAINING_RESERVE if e.kind == "training" else MEMORY_RESERVE[:MEMORY_RESERVE.index(" in 90%")]
+        want = TRAINING_RESERVE if e.kind == "training" else "the KV cache's batch is sized in "
         # on a part that is not an NVIDIA GPU (MI355X) it adds that the figures are NVIDIA's (newuser50); a TPU
         # (v4) holds none and says its own runtime's is not provided (nu71fix, test_tpu_reserve.py)
         if e.kind == "training" and e.accelerator.startswith("tpu-"):
@@ -32,8 +32,8 @@ def test_training_and_serving_estimates_state_the_reserve(shipped) -> None:
     assert kinds == {"training", "inference"}
     # serving leaves the engine's share of HBM to the runtime and says so: vLLM's gpu_memory_utilization 0.9 where
     # no engine is named, TensorRT-LLM's free_gpu_memory_fraction on NVIDIA's parts (test_kv_rule.py)
-    assert "90% of HBM, less its profiling peak (vLLM's gpu_memory_utilization)" in MEMORY_RESERVE
-    assert "upper bound" in MEMORY_RESERVE
+    assert "90% of HBM, less its profiling peak (vLLM's gpu_memory_utilization)" in memory_reserve()
+    assert "upper bound" in memory_reserve()
 
 
 def test_the_text_output_shows_it(cli) -> None:

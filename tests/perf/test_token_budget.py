@@ -14,9 +14,10 @@ import math
 
 import pytest
 
+from archgen.model.kv_memory import DEFAULT_FRACTION
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
-from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, _forward, estimate_inference
+from archgen.perf.serve.inference import ServeJob, _forward, estimate_inference
 from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.pipeline import run
 from tests.conftest import SPECS
@@ -39,7 +40,7 @@ def _kv_capacity() -> int:
     180 GiB HBM less the weights the estimate states.
     """
     kv_per_seq = 32 * 8 * 128 * 2 * 1 * (128 + 128)
-    return math.floor((180 * 2**30 * MEMORY_UTILISATION - 9.081e9) / kv_per_seq)
+    return math.floor((180 * 2**30 * DEFAULT_FRACTION - 9.081e9) / kv_per_seq)
 
 
 def test_the_kv_cache_would_hold_more_than_the_budget():

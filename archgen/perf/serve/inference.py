@@ -38,8 +38,9 @@ step with b sequences, both with their fixed costs):
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
 Each sequence holds KV cache for `lengths.reserved_context` tokens, in the memory its engine gives the cache
-(`model.kv_memory`: TensorRT-LLM's free_gpu_memory_fraction of the HBM left after the weights, vLLM's
-gpu_memory_utilization or SGLang's mem_fraction_static of HBM less the weights; `ServeJob.kv_rule`): by default the
+(`model.kv_memory`: TensorRT-LLM's free_gpu_memory_fraction of the HBM left after its profiling peak, vLLM's
+gpu_memory_utilization of HBM less that peak, SGLang's mem_fraction_static of the HBM free before the weights load
+less the weights; `ServeJob.kv_rule`, `profile_peak`): by default the
 whole request (input + output), as TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request
 only when its whole KV cache is guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput
 keeps that default); or the mean context (input + output/2) under a scheduler that allocates as sequences grow and
@@ -100,7 +101,6 @@ WHOLE_PROMPTS = ("TensorRT-LLM chunks a prompt only with context chunking on, wh
 BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
                      "at 16d2467ea8; per rank under attention DP)")
-MEMORY_UTILISATION = DEFAULT_FRACTION  #: vLLM's gpu_memory_utilization default: a `ServeJob` naming no engine
 
 
 #: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
@@ -173,7 +173,7 @@ class ServeJob:
     adp_balance: tuple[int, int] | None = None
     graph_sizes: tuple[int, ...] | None = None
     kv_rule: KvRule = UNKNOWN_ENGINE
-    kv_fraction: float = MEMORY_UTILISATION
+    kv_fraction: float = DEFAULT_FRACTION
 
 
 @dataclass(frozen=True)

@@ -58,16 +58,21 @@ def activation_peak(a: Arch, tokens: float, tp, attention_dp: bool):
 
 
 def profile_peak(rule: KvRule, a: Arch, tp, *, tokens: float, seqs: float, attention_dp: bool, vendor: str):
-    """What the engine's profiling peak holds beyond the weights, a rank (0 under a rule with no profiling run).
+    """What the engine holds beyond the weights when it sizes its KV cache, a rank (`kv_memory.kv_memory`'s `peak`).
 
+    The CUDA context and NCCL (`hw.reserve`, none on a TPU) where the rule takes them out (`KvRule.holds_runtime`:
+    not vLLM's, whose memory snapshot is taken once they are up), plus, under a rule with a profiling run, its
+    activations. SGLang runs none: it measures what is free once the CUDA context and NCCL are up, before the weights
+    load (`model.kv_memory`; review57: that runtime was left out, its cache read fraction x 1.09 GB large at tp > 1,
+    and vLLM's held it, its cache 0.4 to 1.09 GB small).
     `tokens`: max_num_tokens a rank; `seqs`: max_num_seqs (the job's max_batch_size), for vLLM's sampler rows.
     """
+    held = runtime_reserve(tp, 1, 1, 1, 1) if rule.holds_runtime and holds_reserve(vendor) else 0.0 * tp
     if not rule.profiles:
-        return 0.0 * tp
+        return held
     act = activation_peak(a, tokens, tp, attention_dp)
     if rule.engine == "vllm":
         act = maximum(act, min(tokens, seqs) * a.vocab * LOGIT_BYTES)
-    held = runtime_reserve(tp, 1, 1, 1, 1) if holds_reserve(vendor) else 0.0 * tp
     return act + held
 
 
@@ -77,22 +82,23 @@ def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: fl
     rule = rule or UNKNOWN_ENGINE
     fraction = DEFAULT_FRACTION if fraction is None else fraction
     cache = f"the KV cache's batch is sized in {rule.words(fraction, memory)}"
+    runtime = (f"the CUDA context {CUDA_CONTEXT_BYTES / 1e9:g} GB and, for tp > 1, one NCCL communicator "
+               f"{NCCL_COMM_BYTES / 1e9:g} GB, the training reserve's cited figures (hw/reserve.py)"
+               if holds_reserve(vendor) else
+               "no runtime figure (the part's runtime holds no CUDA context or NCCL communicator, and no source "
+               "found states its own)")
+    if not rule.holds_runtime:   # vLLM: up before its memory snapshot, so in the rest
+        runtime = (f"no runtime figure ({rule.engine_name} takes its memory snapshot once the CUDA context and NCCL "
+                   "are up: they sit in the rest)")
     if rule.profiles:
-        runtime = (f"the CUDA context {CUDA_CONTEXT_BYTES / 1e9:g} GB and, for tp > 1, one NCCL communicator "
-                   f"{NCCL_COMM_BYTES / 1e9:g} GB, the training reserve's cited figures (hw/reserve.py)"
-                   if holds_reserve(vendor) else
-                   "no runtime figure (the part's runtime holds no CUDA context or NCCL communicator, and no source "
-                   "found states its own)")
         peak = (f"; its profiling peak is the weights, {runtime}, and the activations of one forward over "
                 "max_num_tokens tokens taken at the lower end of their range: the largest single BF16 tensor of a "
                 "layer (residual stream, an attention projection's or the FFN's up/gate output), or vLLM's FP32 "
                 "logits of min(max_num_tokens, max_num_seqs) rows where larger; the upper end, the sum of a layer's "
                 "tensors, is not taken: no source states which are alive at once (perf/serve/profile_peak.py)")
     else:
-        peak = f"; {rule.engine_name} runs no profiling pass: its activations live in the rest"
+        peak = (f"; {rule.engine_name} runs no profiling pass: its activations live in the rest, and the memory free "
+                f"before the weights load is the {memory} less {runtime}")
     return (f"{cache}{peak}; CUDA graphs, kernel workspaces, the MoE all-to-all's buffers and allocator fragmentation "
             f"are not held back, and a batch the spec sets is judged against the whole {memory}; fits means the "
             f"total is at most the {memory} capacity, and the headroom is an upper bound")
-
-
-MEMORY_RESERVE = memory_reserve()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from archgen.model.accelerator import VECTOR_EFFICIENCY
 from archgen.model.engine import vendor_engine
+from archgen.model.inference import Inference
 from archgen.model.pcie import PCIE_P2P_LATENCY
 from archgen.model.stack_profiles import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
@@ -37,7 +38,7 @@ from archgen.perf.hw.generation import (
 )
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import GEMM_FILL, KERNEL_OVERHEAD
-from archgen.perf.serve.inference import MEMORY_UTILISATION
+from archgen.perf.serve.engine_defaults import kv_rule_of
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
 ORIGINS: dict[str, str] = {
@@ -234,26 +235,28 @@ def assumed_stack(hw: Hardware, stack: str) -> str:
             f"stack profile, so {hw.accelerator}'s own stack's switches, overlaps and memory are not modelled")
 
 
-def assumed_engine(hw: Hardware, stated: str | None) -> str:
+def assumed_engine(hw: Hardware, inf: Inference) -> str:
     """The assumption a serving estimate makes on a part whose vendor has no engine profile here, else ''.
 
     The serving model runs the kernels a CUDA (or HIP) engine launches per pass (`serve.pass_costs`), each at the
     per-kernel cost and GEMM fill measured on Hopper (`kernels.KERNEL_OVERHEAD`, `kernels.GEMM_FILL`), and sizes the
-    KV cache in vLLM's gpu_memory_utilization of HBM. A Trainium, Gaudi or TPU part serves with vLLM over its own
-    backend (`model.engine.VENDOR_ENGINES` cites each: NxD Inference, the Gaudi plugin, the TPU backend), which
+    KV cache by its engine's rule at the fraction the job states or the engine's default (`engine_defaults.kv_rule_of`;
+    review57: the note said 90 % of HBM whatever the job stated). A Trainium, Gaudi or TPU part serves with vLLM over
+    its own backend (`model.engine.VENDOR_ENGINES` cites each: NxD Inference, the Gaudi plugin, the TPU backend), which
     compiles its graphs: its kernels, their costs and its memory are not modelled. The estimate carries this as an
     assumed input (`Estimate.assumed`), as `assumed_stack` for training: REQ005 names it, PERF005 reports it.
-    `stated` is the job's `engine`; left out, the vendor's (`model.engine.vendor_engine`), where it has one.
+    The engine is the job's `engine`; left out, the vendor's (`model.engine.vendor_engine`), where it has one.
     """
     if not unprofiled(hw):
         return ""
     own = vendor_engine(hw.vendor)
-    engine = stated or (own[0] if own is not None else "")
+    engine = inf.engine or (own[0] if own is not None else "")
     runs = f"serving engine {engine} as it runs" if engine else "serving engine not stated, run as a CUDA engine runs"
+    rule, fraction, _ = kv_rule_of(inf, hw.vendor)   # a refused fraction is the estimate's error, not this note's
     return (f"{runs} on NVIDIA GPUs (its CUDA kernels per pass, {KERNEL_OVERHEAD * 1e6:g} "
             f"us per kernel and {GEMM_FILL * 1e6:g} us per GEMM's fill as measured on Hopper, the KV cache in "
-            f"{MEMORY_UTILISATION:.0%} of HBM): no {hw.vendor} engine profile, so {hw.accelerator}'s own serving "
-            "backend's kernels, their costs and its memory are not modelled")
+            f"{rule.words(fraction, hw.memory_type)}): no {hw.vendor} engine profile, so {hw.accelerator}'s own "
+            "serving backend's kernels, their costs and its memory are not modelled")
 
 
 def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:

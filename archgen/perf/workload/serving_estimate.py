@@ -95,7 +95,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     rule, fraction, refused = kv_rule_of(inf, hw.vendor)   # likewise
     for field, why in refused:   # at the key at fault, as below
         raise WorkloadError(workload.id, why, subject=(workload.id, ("inference", field)))
-    assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
+    assumed = tuple(a for a in (assumed_engine(hw, inf),) if a)
     job = job_of(inf, arch, limit, reserve, rule, fraction)
     notes: list[str] = []
     for key, problem in (("engine", foreign_engine_problem(inf.engine, hw.vendor)),
