@@ -16,7 +16,7 @@ import yaml
 from archgen.analyse.fibre_cords import _cord
 from archgen.analyse.portmap import port_map
 from archgen.model.network import Link
-from archgen.render.wiring import section
+from archgen.render.wiring import fibre_runs, section
 from tests.conftest import SPECS
 
 SU = "cluster/gb200-nvl72-su"
@@ -44,12 +44,52 @@ def test_fibres_leaving_each_rack(shipped) -> None:
 
 
 def test_wiring_section_lists_the_rack_fibres(shipped) -> None:
-    """The wiring section carries the per-rack table, 10 racks for the SU, in the port map's order."""
+    """The wiring section carries the per-rack table in layout order, the SU's 8 alike NVL72 racks on one row."""
     a = shipped.clusters[SU]
     pm = port_map(a)
     sub = next(s for s in section(a, pm).sections if s.id == "rack-fibres")
     table = next(b for b in sub.blocks if getattr(b, "id", "") == "rack-fibres")
-    assert len(table.rows) == 10 and table.rows[0] == ("su01/gb200-nvl72-01", 94, 752, 0)
+    assert table.rows == (("su01/gb200-nvl72-01 to su01/gb200-nvl72-08", "gb200-nvl72", 8, 94, 752, 0),
+                          ("su01/gb200-su-ib-01", "gb200-su-ib", 1, 576, 4608, 0),
+                          ("su01/gb200-su-eth-01", "gb200-su-eth", 1, 176, 1408, 0))
+
+
+def test_rack_runs_keep_every_racks_counts(shipped) -> None:
+    """bigrender38: the runs name every rack the per-rack list does, with its counts: each run's racks of its type
+    in layout order between its first and last, all with the run's counts (the DGX B200 SuperPOD's 38 racks, 16
+    rows: a compute rack with an extra cable breaks its type's run)."""
+    for a in shipped.clusters.values():
+        per_rack = {rack: tuple(rest) for rack, *rest in port_map(a).rack_fibres()}
+        order: dict[str, list[str]] = {}
+        for inst in a.cluster.instances:
+            order.setdefault(inst.rack.spec.id, []).append(inst.name)
+        expanded = {}
+        for racks, kind, n, *these in fibre_runs(a, list((r, *v) for r, v in per_rack.items())):
+            names = order[kind]
+            first, _, last = racks.partition(" to ")
+            span = names[names.index(first):names.index(last or first) + 1]
+            assert len(span) == n
+            expanded.update(dict.fromkeys(span, tuple(these)))
+        assert expanded == per_rack
+    assert len(fibre_runs(shipped.clusters["cluster/dgx-b200-superpod"],
+                          port_map(shipped.clusters["cluster/dgx-b200-superpod"]).rack_fibres())) == 16
+
+
+def test_a_rack_without_fibres_ends_its_types_run() -> None:
+    """Racks of one type join across other types between them; one of the type with nothing leaving ends the run,
+    so a row's first and last never span it; a rack the layout does not hold keeps a row of its own. The rows do
+    not grow with alike racks (10,000 racks, 2 rows)."""
+    from types import SimpleNamespace as NS
+
+    def layout(*names: str) -> NS:
+        return NS(cluster=NS(instances=[NS(name=n, rack=NS(spec=NS(id=n.rstrip("0123456789")))) for n in names]))
+    a = layout("c1", "leaf1", "c2", "c3", "c4")
+    fibres = [("c1", 2, 16, 0), ("leaf1", 4, 32, 0), ("c2", 2, 16, 0), ("c4", 2, 16, 0), ("x", 1, 8, 0)]
+    assert fibre_runs(a, fibres) == (("c1 to c2", "c", 2, 2, 16, 0), ("leaf1", "leaf", 1, 4, 32, 0),
+                                     ("c4", "c", 1, 2, 16, 0), ("x", "—", 1, 1, 8, 0))
+    many = layout(*(f"c{i}" for i in range(5000)), *(f"s{i}" for i in range(5000)))
+    rows = fibre_runs(many, [(inst.name, 1, 8, 0) for inst in many.cluster.instances])
+    assert rows == (("c0 to c4999", "c", 5000, 1, 8, 0), ("s0 to s4999", "s", 5000, 1, 8, 0))
 
 
 def test_unstated_count_is_said() -> None:
