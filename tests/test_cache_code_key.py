@@ -48,6 +48,7 @@ def package(tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(code_version, "ROOT", str(root))
     monkeypatch.setattr(code_version, "_DIGEST", [])
     monkeypatch.setattr(code_version, "_PARSER_DIGEST", [])
+    monkeypatch.setattr(code_version, "_PARSER_SOURCES", [])
     monkeypatch.setattr(snapshot, "_code", [])
     return root
 
@@ -56,6 +57,7 @@ def _new_process(monkeypatch) -> None:
     """Forget what this process computed once: the code's digest and the loaded files, as a new process would."""
     monkeypatch.setattr(code_version, "_DIGEST", [])
     monkeypatch.setattr(code_version, "_PARSER_DIGEST", [])
+    monkeypatch.setattr(code_version, "_PARSER_SOURCES", [])
     monkeypatch.setattr(snapshot, "_code", [])
     load.LOADED.clear()
 
