@@ -72,7 +72,15 @@ def build_registry() -> pint.UnitRegistry:
         reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"
     # pint caches the parse of a plain unit name ('s') but not of a prefixed one or an expression ('TFLOPS', 'B/s'),
-    # which every `.to("TFLOPS")` parses again (~0.1 ms); the parse is a pure function of its arguments.
-    reg.parse_units_as_container = functools.lru_cache(maxsize=4096)(  # type: ignore[method-assign]
-        reg.parse_units_as_container)
+    # which every `.to("TFLOPS")` parses again (~0.1 ms); the parse is a pure function of its arguments. Cached by
+    # the arguments as pint reads them: pint's own calls give the defaults (`parse_units(s)` passes `s, None, None`)
+    # where archgen's leave them out (`quantity_ops.new`), and keyed as given each unit was parsed twice, half the
+    # 108 parses of a `check specs/` (some 6 ms; issue 25).
+    parse = functools.lru_cache(maxsize=4096)(reg.parse_units_as_container)
+
+    def parse_units_as_container(input_string: str, as_delta: bool | None = None,
+                                 case_sensitive: bool | None = None) -> pint.util.UnitsContainer:
+        return parse(input_string, as_delta, case_sensitive)
+
+    reg.parse_units_as_container = parse_units_as_container  # type: ignore[method-assign]
     return reg
