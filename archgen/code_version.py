@@ -41,6 +41,8 @@ What each entry is keyed on (cachestale's audit):
 - pint's definitions (`units`): the definitions file is named by a hash of its text and read back only where its
   text is the one archgen built; pint keys its own pickles on that file's content, pint's version and Python's
   (pint `delegates/base_defparser.py` `PintHeader`, flexcache `BasicPythonHeader`, pint 0.25.3).
+- unit parses (`units`, `parses-*`, the console script's: `unit_definitions._kept`): the definitions' text, pint's
+  version and Python's.
 """
 
 from __future__ import annotations
