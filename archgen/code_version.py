@@ -41,6 +41,8 @@ What each entry is keyed on (cachestale's audit):
 - pint's definitions (`units`): the definitions file is named by a hash of its text and read back only where its
   text is the one archgen built; pint keys its own pickles on that file's content, pint's version and Python's
   (pint `delegates/base_defparser.py` `PintHeader`, flexcache `BasicPythonHeader`, pint 0.25.3).
+- unit parses (`units`, `parses-*`, the console script's: `unit_definitions._kept`): the definitions' text, pint's
+  version and Python's.
 """
 
 from __future__ import annotations
@@ -59,8 +61,9 @@ PARSER = ("__init__.py", "cache.py", "code_version.py", "errors.py", "load.py", 
 #: The digest of this process (`digest`): the code does not change under a running process. None: the modules could
 #: not be listed.
 _DIGEST: list[bytes | None] = []
-#: `parser_digest` of this process.
+#: `parser_digest` of this process, and the hash of its sources (`parser_sources`) it adds the libraries' versions to.
 _PARSER_DIGEST: list[bytes | None] = []
+_PARSER_SOURCES: list[hashlib._Hash | None] = []
 
 
 def digest() -> bytes | None:
@@ -86,8 +89,30 @@ def parser_digest() -> bytes | None:
 
     Python's version, the text of `PARSER` and of ruamel.yaml's package file (its version), PyYAML's and libyaml's
     versions (`yaml_fast` reads with them); None where a `PARSER` module cannot be read, so that nothing is kept.
+    The versions of PyYAML and libyaml are added here, at the first parse looked up, not at the start
+    (`parser_sources`): importing PyYAML to ask them (its regular expressions compiled on import) cost some 10 ms of
+    a warm `archgen check specs/`, whose specs all come from the snapshot and are never parsed (issue 25). The
+    version read here is the one of the module that parses, the one this process imports.
     """
     if not _PARSER_DIGEST:
+        sources = parser_sources()
+        if sources is None:
+            _PARSER_DIGEST.append(None)
+            return None
+        h = sources.copy()
+        h.update(b"\0libyaml\0" + _libyaml().encode())
+        _PARSER_DIGEST.append(h.digest())
+    return _PARSER_DIGEST[0]
+
+
+def parser_sources() -> hashlib._Hash | None:
+    """The text of the parser's sources hashed (once a process): `parser_digest` less the PyYAML and libyaml versions.
+
+    Python's version, `PARSER`'s modules and ruamel.yaml's package file, read without importing either parser
+    (`startup.console_script` takes it before the command imports any of archgen); None where a `PARSER` module
+    cannot be read.
+    """
+    if not _PARSER_SOURCES:
         h = hashlib.sha256(sys.version.encode("utf-8", "surrogatepass"))
         try:
             for name in PARSER:
@@ -95,16 +120,15 @@ def parser_digest() -> bytes | None:
                     text = f.read()
                 h.update(b"\0%s\0%d\0%s" % (name.encode(), len(text), text))
         except OSError:
-            _PARSER_DIGEST.append(None)
+            _PARSER_SOURCES.append(None)
             return None
         try:
             with open(_origin("ruamel.yaml"), "rb") as f:
                 h.update(b"\0ruamel.yaml\0" + f.read())
         except OSError:
             h.update(b"\0ruamel.yaml\0missing")
-        h.update(b"\0libyaml\0" + _libyaml().encode())
-        _PARSER_DIGEST.append(h.digest())
-    return _PARSER_DIGEST[0]
+        _PARSER_SOURCES.append(h)
+    return _PARSER_SOURCES[0]
 
 
 def tree(top: str, suffixes: tuple[str, ...], lines: list[bytes]) -> None:

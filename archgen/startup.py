@@ -97,7 +97,7 @@ def keep_freed_memory() -> bool:
 def console_script() -> None:
     """Mark this process as the console script's (`cli.main`): it may keep its validated specs (`archgen.snapshot`).
 
-    The code the process runs is taken (`code_version.digest`, and the parser's, `parser_digest`) before the command
+    The code the process runs is taken (`code_version.digest`, and the parser's, `parser_sources`) before the command
     imports any of it, so that a module edited while it runs keys what it keeps on the code as it was at the start:
     an entry made partly by the edited code is then never read (no later process sees that code), rather than served
     as the edited code's.
@@ -106,7 +106,7 @@ def console_script() -> None:
     _console = True
     from archgen import code_version
     code_version.digest()
-    code_version.parser_digest()
+    code_version.parser_sources()
 
 
 def is_console_script() -> bool:

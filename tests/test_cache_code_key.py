@@ -48,6 +48,7 @@ def package(tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(code_version, "ROOT", str(root))
     monkeypatch.setattr(code_version, "_DIGEST", [])
     monkeypatch.setattr(code_version, "_PARSER_DIGEST", [])
+    monkeypatch.setattr(code_version, "_PARSER_SOURCES", [])
     monkeypatch.setattr(snapshot, "_code", [])
     return root
 
@@ -56,6 +57,7 @@ def _new_process(monkeypatch) -> None:
     """Forget what this process computed once: the code's digest and the loaded files, as a new process would."""
     monkeypatch.setattr(code_version, "_DIGEST", [])
     monkeypatch.setattr(code_version, "_PARSER_DIGEST", [])
+    monkeypatch.setattr(code_version, "_PARSER_SOURCES", [])
     monkeypatch.setattr(snapshot, "_code", [])
     load.LOADED.clear()
 
@@ -172,6 +174,9 @@ def test_the_console_script_takes_the_code_at_its_start(package, monkeypatch):
     startup.console_script()
     at_start = code_version.digest()
     _edited(package / "model.py", "0.5", "0.6")
+    _edited(package / "load.py", "64", "65")      # a parser module too: its text is read at the start
     assert code_version.digest() == at_start
+    during = code_version.parser_digest()         # the first parse's key: PyYAML's version added then, not the text
     _new_process(monkeypatch)
     assert code_version.digest() != at_start
+    assert code_version.parser_digest() != during

@@ -121,6 +121,29 @@ def test_check_imports_no_masked_arrays():
     assert loaded(modules, ("numpy.ma", *NEVER)) == []
 
 
+#: What a warm `archgen check` (its specs read back from the snapshot) does not import: the YAML parsers (the parse
+#: cache's key asks PyYAML for its version only when a file is parsed: `code_version.parser_digest`) and package
+#: metadata, which pydantic's plugin discovery imports at the first schema a process builds (NET008's expectations
+#: read without `model_dump`, which built two), nor `zipfile` (pint's definitions read from its folder, not through
+#: `importlib.resources`' readers: `unit_definitions._definitions`).
+NOT_WARM_CHECK = ("yaml", "ruamel.yaml", "importlib.metadata", "pydantic.plugin._loader", "email", "zipfile")
+
+
+def test_a_warm_check_parses_nothing_and_builds_no_schema(tmp_path):
+    """`check specs/` twice on one cache: the second imports neither a YAML parser nor package metadata."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("ARCHGEN_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", _EXIT, "check", str(SPECS)], cwd=REPO, capture_output=True,
+                           text=True, timeout=300, env=env) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr
+    assert runs[1].stdout == runs[0].stdout
+    cold, warm = (exit_modules(r) for r in runs)
+    assert "archgen.checks.registry" in warm and "archgen.validate" in warm  # it did check
+    assert loaded(cold, ("yaml",)) == ["yaml"]                                # the first run parsed
+    assert loaded(warm, NOT_WARM_CHECK) == []
+
+
 #: What `archgen validate` does not run: the analyses, the performance model, the checks other than REF.
 NOT_VALIDATE = ("archgen.perf", "archgen.analyse.rack", "archgen.analyse.cabling", "archgen.analyse.cost",
                 "archgen.analyse.operations_stage",

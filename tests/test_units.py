@@ -337,3 +337,24 @@ def test_building_directly_is_pints(value, units) -> None:
     got = Q_(value, units)
     assert type(got) is type(want) and type(got.magnitude) is type(want.magnitude)
     assert np.array_equal(got.magnitude, want.magnitude) and got._units == want._units
+
+
+@pytest.mark.parametrize("text", ["kW/s", "TFLOPS", "degC/s", "USD/kWh", "m**3/s"])
+def test_a_unit_is_parsed_once_with_pints_defaults_given_or_left_out(text) -> None:
+    """`unit_definitions.build_registry` keeps pint's parse of a unit by its arguments as pint reads them: pint's own
+    calls give the defaults (`parse_units(s)` passes `s, None, None`), archgen's `quantity_ops.new` leaves them out,
+    and keyed as given each unit was parsed twice. One parse, pint's (the registry's method uncached)."""
+    from archgen.units import ureg
+    parse = ureg.parse_units_as_container
+    once = parse(text)
+    assert parse(text, None, None) is once and parse(text, as_delta=None) is once
+    assert once == type(ureg).parse_units_as_container(ureg, text)
+    assert parse(text, False) == type(ureg).parse_units_as_container(ureg, text, False)
+    assert ureg.parse_units(text)._units is once
+
+
+def test_the_cached_parse_keeps_as_delta_apart() -> None:
+    from archgen.units import ureg
+    parse = ureg.parse_units_as_container
+    assert str(parse("degC/s")) == "delta_degree_Celsius / second"      # pint's default_as_delta
+    assert str(parse("degC/s", False)) == "degree_Celsius / second"

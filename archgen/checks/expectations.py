@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.network import ClusterAnalysis, count
 from archgen.checks.registry import Violation
+from archgen.model.cluster import TierCables, TierSwitches
 
 
 def inconsistent_expectation(c: ClusterAnalysis) -> str:
@@ -40,7 +41,7 @@ def expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
                             f"not have (fabrics: {', '.join(sorted(by_id)) or 'none'})")
             continue
         switches = {t.name: t.switches * fa.planes for t in fa.tiers}
-        for tier, n in want.switches.model_dump(exclude_none=True).items():
+        for tier, n in stated(want.switches).items():
             have = switches.get(tier, 0)
             if have != n:
                 yield Violation(fa.fabric.path, spec.id, (*where, "switches", tier),
@@ -53,12 +54,22 @@ def expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
                    "cables": {lv: cab[lv].physical if lv in cab else 0 for lv in levels},
                    "transceivers": {lv: cab[lv].transceivers if lv in cab else 0 for lv in levels}}
         for what, haves in derived.items():
-            for tier, n in getattr(want, what).model_dump(exclude_none=True).items():
+            for tier, n in stated(getattr(want, what)).items():
                 have = haves[tier]
                 if have != n:
                     yield Violation(fa.fabric.path, spec.id, (*where, what, tier),
                                     f"expected {n} {tier} {what} in fabric {fid}, the fabric derives {have} "
                                     f"({derived['links'][tier]} links)", count(have), count(n))
+
+
+def stated(counts: TierSwitches | TierCables) -> dict[str, int]:
+    """The counts an expectation states, by tier in field order: `model_dump(exclude_none=True)`'s dict.
+
+    Read from the fields, not dumped: a warm `archgen check` reads its specs back from the snapshot, so the first
+    `model_dump` of these models built their serializers (a pydantic schema each) and set off pydantic's plugin
+    discovery, which imports `importlib.metadata` and reads every installed distribution's entry points (issue 25).
+    """
+    return {name: n for name in type(counts).model_fields if (n := getattr(counts, name)) is not None}
 
 
 def cluster_totals(c: ClusterAnalysis) -> Iterator[Violation]:

@@ -81,6 +81,17 @@ def test_expect_pins_switches_and_cables_per_tier_of_a_published_table(shipped, 
                                       "inband, oob, storage)")])
 
 
+def test_stated_counts_are_what_model_dump_gives() -> None:
+    """`expectations.stated` reads an expectation's counts from its fields (no serializer built): the dict, in its
+    order, that `model_dump(exclude_none=True)` gives."""
+    from archgen.checks.expectations import stated
+    from archgen.model.cluster import TierCables, TierSwitches
+    for counts in (TierSwitches(spine=16, leaf=32), TierSwitches(core=0), TierSwitches(),
+                   TierCables(spine_core=4, access=1020), TierCables(leaf_spine=1024)):
+        assert list(stated(counts).items()) == list(counts.model_dump(exclude_none=True).items())
+    assert list(stated(TierSwitches(spine=16, leaf=32))) == ["leaf", "spine"]
+
+
 def test_inconsistent_expectation_is_explained(tmp_path) -> None:
     """Issue 11, item 10: `expect: {accelerators: 1024, nodes: 127}` (a full 4-SU count beside the UFM SU's nodes)
     cannot hold for 8-GPU nodes; NET008 says the expectation contradicts itself, not only that the layout differs."""
