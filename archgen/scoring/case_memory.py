@@ -19,11 +19,20 @@ from archgen.scoring.prediction import Footprint, Prediction
 
 
 def case_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
-    """Whether a case's stated layout fits by the model (`unfit_reason`; None for a collective, which holds none)."""
+    """Whether a case's stated layout fits by the model (`fits`, its footprint made here; None for a collective)."""
     if case.collective is not None:
         return None
     accs = accelerators if accelerators is not None else load_accelerators()
-    return unfit_reason(case, footprint(case, case_hardware(case, accs))) is None
+    return fits(case, footprint(case, case_hardware(case, accs)))
+
+
+def fits(case: Case, held: Footprint | None) -> bool | None:
+    """Whether a case's stated layout fits by the model (`unfit_reason`; None for a collective, which holds none).
+
+    `held` is the case's `Footprint` (a scored case's `Prediction.footprint`): a `fits` cell reads it, not a second
+    estimate of the case.
+    """
+    return None if case.collective is not None else unfit_reason(case, held) is None
 
 
 def unfit_reason(case: Case, held: Footprint | None) -> str | None:
