@@ -155,9 +155,11 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
            for kv in (("fp8", "bf16") if "KV cache" in knobs else (own,))]
     acc = accs[case.system.accelerator]
     eff = acc.efficiency
-    ends = product(*((effective_range(eff, n) if k in knobs else None) or (point(eff, n),)
-                     for n, k in (("hbm", "HBM efficiency"), ("flash", "flash efficiency"),
-                                  ("scale_up", "scale-up efficiency"))))
+    # a replica of one accelerator (tp 1, so ep 1: it divides tp) sends nothing over the scale-up links, so both ends
+    # of their range predict the same: the one at the point stands for them (tests/perf/test_unstated.py holds it)
+    ends = product(*((effective_range(eff, n) if k in knobs and (n != "scale_up" or inf.tp > 1) else None)
+                     or (point(eff, n),) for n, k in (("hbm", "HBM efficiency"), ("flash", "flash efficiency"),
+                                                       ("scale_up", "scale-up efficiency"))))
     parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(
         update={"hbm": m, "flash": f, "scale_up": u})})} for m, f, u in ends]
     preds = [_at(kv, a, case, scored) for kv, a in product(kvs, parts)]
