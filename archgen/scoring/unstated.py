@@ -28,7 +28,14 @@ values that knob takes in practice. None of these predictions enters a score.
   `kv_precision`. It is scored with the KV cache in FP8 (`kv_cache_dtype.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
   16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one. And,
-  as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges.
+  as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges, and of its
+  scale-up link efficiency range where the replica spans more than one accelerator (a tp-1 replica sends nothing
+  over the links: its point stands for both ends).
+
+Each range takes the case's scored prediction where given (`unstated_span(scored=)`) and reads it at the end whose
+inputs are the case's own (the case itself on equal hardware, `Prediction.made_on`) rather than predicting the case
+again; the other ends are predicted without a serving replica's capacity run (`predicted(load=False)`), which only
+the load bin of a scored case reads.
 """
 
 from __future__ import annotations
