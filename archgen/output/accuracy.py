@@ -68,7 +68,7 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Seque
                       ranges: dict[str, dict[str, tuple[float, float]]] | None = None) -> str:
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).
 
-    `fits` says per case whether its stated layout fits by the model (`scoring.case_memory.case_fits`); `ranges` gives,
+    `fits` says per case whether its stated layout fits by the model (`scoring.case_memory.fits`); `ranges` gives,
     per case, each metric's prediction range over what it leaves unstated (`scoring.unstated.unstated_range`).
     """
     fits, ranges = fits or {}, ranges or {}

@@ -7,7 +7,7 @@ values that knob takes in practice. None of these predictions enters a score.
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
   and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
   A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
-  over none, selective and full, each that fits the memory model (`recompute_range`).
+  over none, selective and full, each that fits the memory model (`recompute_span`).
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
@@ -234,35 +234,22 @@ def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict
             if getattr(t, n, None) is None and moot(n, {}, moe, t.precision) is None}
 
 
-#: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_range`).
+#: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_span`).
 RECOMPUTE_MODES = ("none", "selective", "full")
 
 
-def recompute_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
-                    ) -> dict[str, tuple[float, float]]:
-    """Each measured metric's range over the activation recomputation a training case leaves out.
+def recompute_span(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
+                   ) -> tuple[dict[str, tuple[float, float]], tuple[str, ...]]:
+    """Each measured metric's range over the activation recomputation a training case leaves out, and its modes.
 
-    The modes of `RECOMPUTE_MODES` that fit in HBM by the model (`recompute_fits`). Empty where the case
-    states `recompute` (or is not a training case).
-    """
-    return _recompute_span(case, accelerators if accelerators is not None else load_accelerators(), scored)[0]
-
-
-def recompute_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> tuple[str, ...]:
-    """The modes of `RECOMPUTE_MODES` `recompute_range` spans: those that fit in HBM by the model."""
-    return _recompute_span(case, accelerators if accelerators is not None else load_accelerators())[1]
-
-
-def _recompute_span(case: Case, accs: dict[str, Accelerator], scored: Prediction | None = None
-                    ) -> tuple[dict[str, tuple[float, float]], tuple[str, ...]]:
-    """`recompute_range` and `recompute_fits` at once: each mode estimated once, its fit read off that estimate.
-
-    The mode the case leaves out takes (none) is the case itself: its `scored` prediction is reused where given.
+    The modes of `RECOMPUTE_MODES` that fit in HBM by the model, each estimated once and its fit read off that
+    estimate; the mode the case takes by default (none) is the case itself, whose `scored` prediction is reused where
+    given. ({}, ()) where the case states `recompute` (or is not a training case).
     """
     t = case.training
     if t is None or "recompute" in t.model_fields_set:
         return {}, ()
-    hw = case_hardware(case, accs)
+    hw = case_hardware(case, accelerators if accelerators is not None else load_accelerators())
     preds: dict[str, dict[str, float]] = {}
     for mode in RECOMPUTE_MODES:
         if mode == t.recompute and scored is not None and scored.made_on(hw):
@@ -271,7 +258,7 @@ def _recompute_span(case: Case, accs: dict[str, Accelerator], scored: Prediction
                 preds[mode] = scored.values
             continue
         variant = case.model_copy(update={"training": t.model_copy(update={"recompute": mode})})
-        if bool((est := training_estimate(variant, hw)).fits):   # the modes that fit, as `case_memory.case_fits`
+        if bool((est := training_estimate(variant, hw)).fits):   # the modes that fit, as `case_memory.fits`
             preds[mode] = trained(variant, hw, est).values
     if not preds:
         return {}, ()
@@ -291,7 +278,7 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
 
     A training case's range is the widest over the stack profiles (`cases.stack_range`, a case that states no
     stack), the accelerator's stated efficiency ranges (`training_efficiency_range`), the switches its stack
-    leaves unsettled (`unsettled_range`) and the recomputation it leaves out (`recompute_range`); the words name
+    leaves unsettled (`unsettled_range`) and the recomputation it leaves out (`recompute_span`); the words name
     each that moved it. ({}, "") where none is open. `scored` is the case's own prediction (`cases.predicted`, a
     scored case's `Scored.prediction`), where given: each range reuses it at its end whose inputs are the case's
     own rather than predicting the case again (`Prediction.made_on`).
@@ -301,7 +288,7 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
         got = collective_range(case, accs) if case.collective is not None else serving_range(case, accs, scored)
         return got, describe(open_knobs(case, accs)) if got else ""
     switches = unsettled_switches(case, accs)
-    recompute, modes = _recompute_span(case, accs, scored)
+    recompute, modes = recompute_span(case, accs, scored)
     parts = [(stack_range(case, accs, scored), "the stack profiles (the case states none)"),
              (training_efficiency_range(case, accs, scored), describe(open_knobs(case, accs))),
              (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
