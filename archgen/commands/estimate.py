@@ -109,7 +109,7 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
             for c, _ in ran if explain and (t := c.training) is not None}
     defaults = {c.id: serving_defaults(c.inference, job.max_batch_size, job.kv_reserve)
                 for c, p in ran if explain and p.footprint is not None and (job := p.footprint.job) is not None}
-    ranges = {c.id: span for c, _ in ran if (span := unstated.unstated_span(c, accs))[0]}
+    ranges = {c.id: span for c, p in ran if (span := unstated.unstated_span(c, accs, p))[0]}
     bands = case_bands(cf.cases, scores.results)
     unfit = {c.id: why for c, p in ran if c.collective is None and (why := unfit_reason(c, p.footprint)) is not None}
     capped = {c.id: why for c, p in ran if (why := admission_cap(c, p)) is not None}

@@ -15,10 +15,18 @@ from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_BINS, single_keys
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import LIKELY, MIN_BIN, expected_coverage
-from archgen.scoring.case_memory import case_fits
+from archgen.scoring.case_memory import fits
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases
 from archgen.scoring.catalog import load_accelerators
-from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
+from archgen.scoring.scores import (
+    CaseResult,
+    Scored,
+    Sensitivity,
+    micro_batch_sensitivity,
+    score_cases,
+    score_strictly,
+    summary,
+)
 from archgen.scoring.unstated import unstated_range
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
@@ -60,7 +68,7 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Seque
                       ranges: dict[str, dict[str, tuple[float, float]]] | None = None) -> str:
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).
 
-    `fits` says per case whether its stated layout fits by the model (`scoring.case_memory.case_fits`); `ranges` gives,
+    `fits` says per case whether its stated layout fits by the model (`scoring.case_memory.fits`); `ranges` gives,
     per case, each metric's prediction range over what it leaves unstated (`scoring.unstated.unstated_range`).
     """
     fits, ranges = fits or {}, ranges or {}
@@ -181,8 +189,8 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
     cf = read_case_file(path)
     scores = score_cases(cf, accs)
     results = scores.results
-    ran = {r.id for r in results}
-    scored = [c for c in cf.cases if c.id in ran]
+    ran = [e for e in scores.scored if e.results]
+    scored = [e.case for e in ran]
     s = summary(results)
     over = outside_bar(results)
     lines = [f"## Scored: `{name}`", "",
@@ -198,10 +206,20 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
                                                                       for r in over) + ".", ""]
-    lines += _table(results, {c.id: case_fits(c, accs) for c in scored},
-                    {c.id: unstated_range(c, accs) for c in scored}, status=True)
+    lines += _table(results, *_fits_ranges(ran, accs), status=True)
     lines += switches_table(scored)
     return lines + refused_section(scores.refused)
+
+
+def _fits_ranges(scored: list[Scored], accs: dict[str, Accelerator]
+                 ) -> tuple[dict[str, bool | None], dict[str, dict[str, tuple[float, float]]]]:
+    """Each scored case's `fits` cell and its range over what it leaves unstated, both from its scored prediction.
+
+    The fit reads the prediction's footprint (`case_memory.fits`) and the range reuses the prediction where its
+    inputs are the case's own (`unstated.unstated_range`): neither predicts the case again.
+    """
+    return ({e.case.id: fits(e.case, e.prediction.footprint) for e in scored},
+            {e.case.id: unstated_range(e.case, accs, e.prediction) for e in scored})
 
 
 def refused_section(refused: list[Refused]) -> list[str]:
@@ -308,26 +326,24 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     (`flash_attention_check`), listed last.
     """
     cases, doc = read_cases(path)
-    results = score(cases, doc=doc)
     accs = load_accelerators()
-    fits = {c.id: case_fits(c, accs) for c in cases}
-    ranges = {c.id: unstated_range(c, accs) for c in cases}
-    page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs), fits,
-                             ranges)
+    scored_cases = score_strictly(cases, accs, doc)
+    results = [r for e in scored_cases for r in e.results]
+    page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs),
+                             *_fits_ranges(scored_cases, accs))
     lines = band_section() + switches_table(cases)
     for name, extra in (scored or {}).items():
         lines += scored_section(extra, name, accs)
     for name, extra in (independent or {}).items():
         extra_scores = score_cases(read_case_file(extra), accs)
         rows = extra_scores.results
-        ran = {r.id for r in rows}
-        extra_cases = [c for c in read_cases(extra)[0] if c.id in ran]
+        ran = [e for e in extra_scores.scored if e.results]
+        extra_cases = [e.case for e in ran]
         s = summary(rows)
         lines += [f"## Independent check: `{name}` (not scored)", "",
                   f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", ""]
-        lines += _table(rows, {c.id: case_fits(c, accs) for c in extra_cases},
-                        {c.id: unstated_range(c, accs) for c in extra_cases},
+        lines += _table(rows, *_fits_ranges(ran, accs),
                         status=any(r.status != "confirmed" for r in rows))  # shown where a row is not confirmed
         lines += switches_table(extra_cases) + refused_section(extra_scores.refused)
     for name, extra in (held_out or {}).items():

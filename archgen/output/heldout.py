@@ -36,7 +36,7 @@ from archgen.scoring.scores import CaseResult, score_cases
 
 #: How a `fits` cell shows whether a case's stated layout fits by the model (`output.accuracy`'s tables too).
 FITS_SHOWN = {True: "yes", False: "**no**", None: "—"}
-#: What a `fits` cell says (`scoring.case_memory.case_fits`), in every table that has one.
+#: What a `fits` cell says (`scoring.case_memory.fits`), in every table that has one.
 FITS_MEANS = ("whether the case's stated layout fits by the model (a training layout in the HBM it counts; a serving "
               "job's weights beside the KV cache of at least one sequence, and an offline batch in its KV cache "
               "whole; a simulated run admits what the KV cache holds and queues the rest, which `archgen estimate "

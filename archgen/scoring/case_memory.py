@@ -3,27 +3,25 @@
 Apart from `scoring.cases` for its size. A case is predicted as stated whether or not it fits (`cases.predict`);
 `estimate --cases` lists why it does not (`unfit_reason`) and what admits fewer requests than it states
 (`admission_cap`), each from the case's scored `Prediction` (its footprint and its simulated run, made once), and
-docs/accuracy.md's `fits` column reads `case_fits`.
+docs/accuracy.md's `fits` column reads `fits`.
 """
 
 from __future__ import annotations
 
-from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.inference import Inference
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.workload.serving_estimate import serving_misfit
-from archgen.scoring.cases import case_hardware, footprint
-from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.prediction import Footprint, Prediction
 
 
-def case_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
-    """Whether a case's stated layout fits by the model (`unfit_reason`; None for a collective, which holds none)."""
-    if case.collective is not None:
-        return None
-    accs = accelerators if accelerators is not None else load_accelerators()
-    return unfit_reason(case, footprint(case, case_hardware(case, accs))) is None
+def fits(case: Case, held: Footprint | None) -> bool | None:
+    """Whether a case's stated layout fits by the model (`unfit_reason`; None for a collective, which holds none).
+
+    `held` is the case's `Footprint` (a scored case's `Prediction.footprint`, or `cases.footprint`): a `fits` cell
+    reads the scored one, not a second estimate of the case.
+    """
+    return None if case.collective is not None else unfit_reason(case, held) is None
 
 
 def unfit_reason(case: Case, held: Footprint | None) -> str | None:

@@ -218,13 +218,15 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     return predicted(case, accelerators).values
 
 
-def predicted(case: Case, accelerators: dict[str, Accelerator]) -> Prediction:
+def predicted(case: Case, accelerators: dict[str, Accelerator], *, load: bool = True) -> Prediction:
     """The model's value (SI) for every metric the case measured; a simulated serving run's also has its `load`.
 
     A training case the stack refuses (`training_problems`) is an `AnalyseError`, whoever built it.
 
     `load` (`perf.serve.run.ServingRun.load`) is no metric: it picks the load bin of the case's latency errors in the
-    band table (`perf.workload.band_source.compute_table`, docs/gen_bands.py).
+    band table (`perf.workload.band_source.compute_table`, docs/gen_bands.py). `load=False` leaves it NaN and the
+    replica's capacity run out (`scheduler.estimate_serving`), for a caller that reads only the measured metrics
+    (`scoring.unstated`'s ranges).
     """
     if case.collective is not None:
         c = case.collective
@@ -235,23 +237,31 @@ def predicted(case: Case, accelerators: dict[str, Accelerator]) -> Prediction:
         return Prediction({"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))})
     hw = case_hardware(case, accelerators)
     if case.training is not None:
-        dispatch = dispatcher_case_problem(case, hw)
-        if problems := training_problems(case) + ([dispatch] if dispatch else []):  # a flipped switch's as well
-            raise AnalyseError(f"case '{case.id}': the stack refuses its training: "
-                               + "; ".join(f"{k or 'layout'}: {m}" for k, m in problems))
-        step = training_estimate(case, hw)
-        return Prediction(training_metrics(case, hw, float(step.step_time)), Footprint(hw, training=step))
+        return trained(case, hw)
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
     job = serve_job(case, hw)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
-                                replicas=inf.replicas)
+                                replicas=inf.replicas, load=load)
     pct = {} if run is None else {"ttft_p50": run.ttft.p50, "ttft_p99": run.ttft.p99, "tpot_p50": run.tpot.p50,
                                   "tpot_p99": run.tpot.p99, "load": run.load}
     return Prediction({"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
                        "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot), **pct},
                       footprint(case, hw, job), run)
+
+
+def trained(case: Case, hw: Hardware, step: TrainingEstimate | None = None) -> Prediction:
+    """A training case's `Prediction` on `hw`; `step` its `training_estimate` where a caller already made it.
+
+    A training case the stack refuses (`training_problems`, a flipped switch's as well) is an `AnalyseError`.
+    """
+    dispatch = dispatcher_case_problem(case, hw)
+    if problems := training_problems(case) + ([dispatch] if dispatch else []):
+        raise AnalyseError(f"case '{case.id}': the stack refuses its training: "
+                           + "; ".join(f"{k or 'layout'}: {m}" for k, m in problems))
+    est = step if step is not None else training_estimate(case, hw)
+    return Prediction(training_metrics(case, hw, float(est.step_time)), Footprint(hw, training=est))
 
 
 def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
@@ -270,12 +280,14 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
     return estimate_training(hw, job, lay)
 
 
-def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) -> dict[str, tuple[float, float]]:
+def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
+                ) -> dict[str, tuple[float, float]]:
     """Each measured metric's lowest and highest prediction over the stack profiles.
 
     Only for a training case that states no stack (its stated switches kept; the profiles that refuse its layout
     left out: `stacks.variants`, those that cannot place its pipeline split, `refused.runs_split`, and those whose
-    code lacks a feature it states, `stack_features.missing`); empty otherwise.
+    code lacks a feature it states, `stack_features.missing`); empty otherwise. At the profile the case is scored at
+    the case's `scored` prediction is reused where given (`Prediction.made_on`), not made again.
     """
     t = case.training
     if t is None or "stack" in t.model_fields_set:
@@ -283,7 +295,9 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     accs = accelerators if accelerators is not None else load_accelerators()
     hw = case_hardware(case, accs)
     arch = Arch.from_model(_model(case))
-    preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
+    own = on_vendor(t, hw.vendor).stack if scored is not None and scored.made_on(hw) else None
+    preds = [scored.values if scored is not None and name == own else
+             training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
              for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, t.tp)
              if runs_split(name, arch.layers, t.pp, virtual_stages(t), pipeline_options(t))
              and not missing(name, t, *arch.model_features)]

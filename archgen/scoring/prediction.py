@@ -49,3 +49,11 @@ class Prediction:
     values: dict[str, float]
     footprint: Footprint | None = None
     run: ServingRun | None = None
+
+    def made_on(self, hw: Hardware) -> bool:
+        """Whether this prediction was made on `hw` (equal hardware; a collective's keeps none, so never).
+
+        A range over what a case leaves unstated reuses it at the end whose inputs are the case's own
+        (`scoring.unstated`): the case itself on equal hardware, where the model would make the same prediction again.
+        """
+        return self.footprint is not None and self.footprint.hw == hw

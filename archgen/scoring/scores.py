@@ -22,7 +22,6 @@ from archgen.scoring.cases import (
     CaseFile,
     Refused,
     case_hardware,
-    predict,
     predicted,
     read_case_file,
     training_estimate,
@@ -195,11 +194,20 @@ def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None
 def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
           doc: SourceDocument | None = None) -> list[CaseResult]:
     """Predicted against measured for every (case, metric); unknown accelerator ids are reported together."""
+    return [r for s in score_strictly(cases, accelerators, doc) for r in s.results]
+
+
+def score_strictly(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
+                   doc: SourceDocument | None = None) -> list[Scored]:
+    """`score`'s cases, each `Scored` with the prediction its results were scored against (read, not made again).
+
+    Any case the model cannot run on the known accelerators raises `ValidateError`, every one reported together.
+    """
     accs = accelerators if accelerators is not None else load_accelerators()
     problems = [p for i, c in enumerate(cases) for p in _refusal(c, i, accs, doc)]
     if problems:
         raise ValidateError(problems)
-    return [r for c in cases for r in _results(c, predict(c, accs))]
+    return [Scored(c, _results(c, p.values), p) for c in cases for p in (predicted(c, accs),)]
 
 
 def score_case_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> Scores:

@@ -7,7 +7,7 @@ values that knob takes in practice. None of these predictions enters a score.
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
   and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
   A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
-  over none, selective and full, each that fits the memory model (`recompute_range`).
+  over none, selective and full, each that fits the memory model (`recompute_span`).
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
@@ -28,7 +28,14 @@ values that knob takes in practice. None of these predictions enters a score.
   `kv_precision`. It is scored with the KV cache in FP8 (`kv_cache_dtype.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
   16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one. And,
-  as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges.
+  as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges, and of its
+  scale-up link efficiency range where the replica spans more than one accelerator (a tp-1 replica sends nothing
+  over the links: its point stands for both ends).
+
+Each range takes the case's scored prediction where given (`unstated_span(scored=)`) and reads it at the end whose
+inputs are the case's own (the case itself on equal hardware, `Prediction.made_on`) rather than predicting the case
+again; the other ends are predicted without a serving replica's capacity run (`predicted(load=False)`), which only
+the load bin of a scored case reads.
 """
 
 from __future__ import annotations
@@ -42,19 +49,21 @@ from archgen.model.switch_allows import UNSETTLED
 from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
+from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
-from archgen.scoring.case_memory import case_fits
 from archgen.scoring.cases import (
     case_hardware,
     case_vendor,
-    predict,
+    predicted,
     stack_range,
+    trained,
     training_estimate,
     training_metrics,
 )
 from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.prediction import Prediction
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
 #: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
@@ -134,44 +143,62 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
-def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
                   ) -> dict[str, tuple[float, float]]:
     """Each measured metric's lowest and highest prediction over a serving case's open KV cache and efficiencies.
 
     The KV cache runs FP8 or BF16, the HBM and flash-attention efficiencies the ends of the accelerator's stated
     ranges. Empty unless the case serves FP8 or FP4 weights and states no `kv_precision`, or its accelerator's HBM
-    or flash efficiency is a stated range (`open_knobs`).
+    or flash efficiency is a stated range (`open_knobs`). The case's `scored` prediction is reused where given, at
+    the end whose inputs are the case's own (`_at`).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
     knobs = open_knobs(case, accs)
     inf = case.inference
     if not knobs or inf is None:
         return {}
-    kvs = ("fp8", "bf16") if "KV cache" in knobs else (inf.kv_precision,)
+    own = serving_kv_dtype(inf.precision, inf.kv_precision)   # the KV cache the case is scored with: the case itself
+    kvs = [case if kv == own else case.model_copy(update={"inference": inf.model_copy(update={"kv_precision": kv})})
+           for kv in (("fp8", "bf16") if "KV cache" in knobs else (own,))]
     acc = accs[case.system.accelerator]
     eff = acc.efficiency
-    ends = product(*((effective_range(eff, n) if k in knobs else None) or (point(eff, n),)
-                     for n, k in (("hbm", "HBM efficiency"), ("flash", "flash efficiency"),
-                                  ("scale_up", "scale-up efficiency"))))
+    # a replica of one accelerator (tp 1, so ep 1: it divides tp) sends nothing over the scale-up links, so both ends
+    # of their range predict the same: the one at the point stands for them (tests/perf/test_unstated.py holds it)
+    ends = product(*((effective_range(eff, n) if k in knobs and (n != "scale_up" or inf.tp > 1) else None)
+                     or (point(eff, n),) for n, k in (("hbm", "HBM efficiency"), ("flash", "flash efficiency"),
+                                                       ("scale_up", "scale-up efficiency"))))
     parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(
         update={"hbm": m, "flash": f, "scale_up": u})})} for m, f, u in ends]
-    preds = [predict(case.model_copy(update={"inference": inf.model_copy(update={"kv_precision": kv})}), a)
-             for kv, a in product(kvs, parts)]
+    preds = [_at(kv, a, case, scored) for kv, a in product(kvs, parts)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
-def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] | None = None
-                              ) -> dict[str, tuple[float, float]]:
+def _at(variant: Case, accs: dict[str, Accelerator], case: Case, scored: Prediction | None) -> dict[str, float]:
+    """A serving range's prediction at one end: `variant` of `case` on the accelerators `accs` (SI).
+
+    Where the variant is the case itself on the hardware the case's `scored` prediction was made on (the end whose
+    KV cache and efficiencies are the case's own) the model reads the same inputs: that prediction is reused. Else
+    predicted without the replica's capacity run (`predicted`, `load=False`): a range reads no load.
+    """
+    if scored is not None and variant is case and scored.made_on(case_hardware(case, accs)):
+        return scored.values
+    return predicted(variant, accs, load=False).values
+
+
+def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] | None = None,
+                              scored: Prediction | None = None) -> dict[str, tuple[float, float]]:
     """Each measured metric's prediction at the ends of the case accelerator's stated efficiency ranges.
 
     Empty unless the case trains in a data type whose GEMM efficiency the catalog states as a range, or on an
-    accelerator whose HBM or flash efficiency it states as a range (`open_knobs`).
+    accelerator whose HBM or flash efficiency it states as a range (`open_knobs`). An end that is the case's own
+    hardware (each efficiency its point at an end of its range) reuses the case's `scored` prediction where given.
     """
     accs = accelerators if accelerators is not None else load_accelerators()
     if case.training is None or not open_knobs(case, accs):
         return {}
     hw, dt = case_hardware(case, accs), case.training.precision
-    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time)) for h in range_ends(hw, dt)]
+    preds = [scored.values if scored is not None and scored.made_on(h) else
+             training_metrics(case, h, float(training_estimate(case, h).step_time)) for h in range_ends(hw, dt)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
@@ -187,8 +214,8 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
     open_ = unsettled_switches(case, accs)
     if t is None or not open_:
         return {}
-    preds = [predict(case.model_copy(update={"training": t.model_copy(update=dict(zip(open_, combo, strict=True)))}),
-                     accs) for combo in product(*open_.values())]
+    preds = [predicted(case.model_copy(update={"training": t.model_copy(update=dict(zip(open_, combo, strict=True)))}),
+                       accs).values for combo in product(*open_.values())]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
@@ -207,66 +234,66 @@ def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict
             if getattr(t, n, None) is None and moot(n, {}, moe, t.precision) is None}
 
 
-#: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_range`).
+#: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_span`).
 RECOMPUTE_MODES = ("none", "selective", "full")
 
 
-def recompute_range(case: Case, accelerators: dict[str, Accelerator] | None = None
-                    ) -> dict[str, tuple[float, float]]:
-    """Each measured metric's range over the activation recomputation a training case leaves out.
+def recompute_span(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
+                   ) -> tuple[dict[str, tuple[float, float]], tuple[str, ...]]:
+    """Each measured metric's range over the activation recomputation a training case leaves out, and its modes.
 
-    The modes of `RECOMPUTE_MODES` that fit in HBM by the model (`recompute_fits`). Empty where the case
-    states `recompute` (or is not a training case).
+    The modes of `RECOMPUTE_MODES` that fit in HBM by the model, each estimated once and its fit read off that
+    estimate; the mode the case takes by default (none) is the case itself, whose `scored` prediction is reused where
+    given. ({}, ()) where the case states `recompute` (or is not a training case).
     """
-    accs = accelerators if accelerators is not None else load_accelerators()
-    preds = [predict(v, accs) for _, v in _recompute_variants(case, accs)]
-    if not preds:
-        return {}
-    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
-
-
-def recompute_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> tuple[str, ...]:
-    """The modes of `RECOMPUTE_MODES` `recompute_range` spans: those that fit in HBM by the model (`case_fits`)."""
-    accs = accelerators if accelerators is not None else load_accelerators()
-    return tuple(mode for mode, _ in _recompute_variants(case, accs))
-
-
-def _recompute_variants(case: Case, accs: dict[str, Accelerator]) -> list[tuple[str, Case]]:
-    """(mode, the case with it) for each mode that fits, where the case leaves `recompute` out; else []."""
     t = case.training
     if t is None or "recompute" in t.model_fields_set:
-        return []
-    variants = [(r, case.model_copy(update={"training": t.model_copy(update={"recompute": r})}))
-                for r in RECOMPUTE_MODES]
-    return [(r, v) for r, v in variants if case_fits(v, accs) is not False]
+        return {}, ()
+    hw = case_hardware(case, accelerators if accelerators is not None else load_accelerators())
+    preds: dict[str, dict[str, float]] = {}
+    for mode in RECOMPUTE_MODES:
+        if mode == t.recompute and scored is not None and scored.made_on(hw):
+            held = scored.footprint.training if scored.footprint is not None else None
+            if held is not None and bool(held.fits):
+                preds[mode] = scored.values
+            continue
+        variant = case.model_copy(update={"training": t.model_copy(update={"recompute": mode})})
+        if bool((est := training_estimate(variant, hw)).fits):   # the modes that fit, as `case_memory.fits`
+            preds[mode] = trained(variant, hw, est).values
+    if not preds:
+        return {}, ()
+    return ({m.metric: (min(p[m.metric] for p in preds.values()), max(p[m.metric] for p in preds.values()))
+             for m in case.measured}, tuple(preds))
 
 
-def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
                    ) -> dict[str, tuple[float, float]]:
     """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
-    return unstated_span(case, accelerators)[0]
+    return unstated_span(case, accelerators, scored)[0]
 
 
-def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
+def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
                   ) -> tuple[dict[str, tuple[float, float]], str]:
     """`unstated_range` and what it spans, in words: the one reading of the accuracy page and `estimate --cases`.
 
     A training case's range is the widest over the stack profiles (`cases.stack_range`, a case that states no
     stack), the accelerator's stated efficiency ranges (`training_efficiency_range`), the switches its stack
-    leaves unsettled (`unsettled_range`) and the recomputation it leaves out (`recompute_range`); the words name
-    each that moved it. ({}, "") where none is open.
+    leaves unsettled (`unsettled_range`) and the recomputation it leaves out (`recompute_span`); the words name
+    each that moved it. ({}, "") where none is open. `scored` is the case's own prediction (`cases.predicted`, a
+    scored case's `Scored.prediction`), where given: each range reuses it at its end whose inputs are the case's
+    own rather than predicting the case again (`Prediction.made_on`).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
     if case.collective is not None or case.inference is not None:
-        got = collective_range(case, accs) if case.collective is not None else serving_range(case, accs)
+        got = collective_range(case, accs) if case.collective is not None else serving_range(case, accs, scored)
         return got, describe(open_knobs(case, accs)) if got else ""
     switches = unsettled_switches(case, accs)
-    parts = [(stack_range(case, accs), "the stack profiles (the case states none)"),
-             (training_efficiency_range(case, accs), describe(open_knobs(case, accs))),
+    recompute, modes = recompute_span(case, accs, scored)
+    parts = [(stack_range(case, accs, scored), "the stack profiles (the case states none)"),
+             (training_efficiency_range(case, accs, scored), describe(open_knobs(case, accs))),
              (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
                  f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
-             (recompute_range(case, accs), "recompute " + "/".join(recompute_fits(case, accs)) +
-              " (not stated; the modes that fit in memory)")]
+             (recompute, "recompute " + "/".join(modes) + " (not stated; the modes that fit in memory)")]
     spans = [(r, words) for r, words in parts if r]
     if not spans:
         return {}, ""

@@ -11,7 +11,7 @@ import pytest
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.scoring.cases import read_cases
 from archgen.scoring.scores import score_file
-from archgen.scoring.unstated import RECOMPUTE_MODES, recompute_fits, recompute_range, unstated_span
+from archgen.scoring.unstated import RECOMPUTE_MODES, recompute_span, unstated_span
 from tests.conftest import docs_script
 
 FILE = Path(__file__).resolve().parent / "data" / "nemo-long-sequence.yaml"
@@ -56,7 +56,7 @@ def test_the_rows_score_and_recompute_spans_the_range(cases):
     errors = {r.id: r.error for r in score_file(FILE)}
     assert len(errors) == 8 and all(0.10 < e < 0.30 for e in errors.values()), errors
     for c in cases:
-        (low, high), = recompute_range(c).values()
+        (low, high), = recompute_span(c)[0].values()
         assert low < c.measured[0].value * 1e12 < high
         rng, words = unstated_span(c)
         assert "recompute " + "/".join(RECOMPUTE_MODES) in words and rng["tflops_per_gpu"][0] <= low
@@ -66,7 +66,7 @@ def test_a_stated_recompute_has_no_range(cases):
     c = cases[0]
     stated = c.model_copy(update={"training": c.training.model_copy(update={"recompute": "none"})})
     stated.training.model_fields_set.add("recompute")
-    assert recompute_range(stated) == {}
+    assert recompute_span(stated) == ({}, ())
 
 
 def test_the_range_names_only_the_modes_that_fit(cases):
@@ -75,8 +75,9 @@ def test_the_range_names_only_the_modes_that_fit(cases):
     c = cases[1]
     assert c.training.seq_len == 16384
     two = c.model_copy(update={"training": c.training.model_copy(update={"micro_batch": 2})})
-    assert recompute_fits(two) == ("full",)
-    (low, high), = recompute_range(two).values()
+    got, modes = recompute_span(two)
+    assert modes == ("full",)
+    (low, high), = got.values()
     _, words = unstated_span(two)
     assert low == high and "recompute full (" in words and "none/selective" not in words
 

@@ -51,7 +51,7 @@ def cases(tmp_path_factory):
 def test_weights_above_hbm_do_not_fit_under_load(cases):
     """A simulated case whose weights alone exceed the HBM does not fit, with the reason (it read as fitting: the
     estimate fell back to the closed form and `unfit_reason` skipped every simulated scenario)."""
-    from archgen.scoring.case_memory import case_fits, unfit_reason
+    from archgen.scoring.case_memory import fits, unfit_reason
     from archgen.scoring.cases import case_hardware, footprint
     from archgen.scoring.catalog import load_accelerators
     _, by_id = cases
@@ -59,9 +59,10 @@ def test_weights_above_hbm_do_not_fit_under_load(cases):
     for cid in ("bf16-c16", "bf16-server"):
         why = unfit_reason(by_id[cid], footprint(by_id[cid], case_hardware(by_id[cid], accs)))
         assert why is not None and "no sequence fits" in why and "(weights 101." in why, why
-        assert case_fits(by_id[cid], accs) is False
+        assert fits(by_id[cid], footprint(by_id[cid], case_hardware(by_id[cid], accs))) is False
     fp8 = by_id["fp8-c2048"]
-    assert unfit_reason(fp8, footprint(fp8, case_hardware(fp8, accs))) is None and case_fits(fp8, accs) is True
+    held = footprint(fp8, case_hardware(fp8, accs))
+    assert unfit_reason(fp8, held) is None and fits(fp8, held) is True
 
 
 def test_a_concurrency_above_the_kv_cache_shows_the_admission_cap(cases):

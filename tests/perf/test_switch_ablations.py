@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from archgen.model.cases import Case
-from archgen.scoring.case_memory import case_fits
-from archgen.scoring.cases import case_hardware, read_case_file, training_estimate
+from archgen.scoring.case_memory import fits
+from archgen.scoring.cases import case_hardware, footprint, read_case_file, training_estimate
 from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
@@ -60,9 +60,9 @@ def test_flash_attention_speeds_2k_training_as_fa2_table1(fa2, accelerators, row
     switch (ratio 1) fails by 28 %."""
     flash = _fa2_case(f"fa2-t1-{row}-flash")
     base = _fa2_case(f"fa2-t1-{row}-materialized", micro_batch=micro_batch)
-    assert case_fits(base, accelerators)
-    assert not case_fits(base.model_copy(update={"training": base.training.model_copy(
-        update={"micro_batch": 2 * micro_batch})}), accelerators)
+    assert fits(base, footprint(base, case_hardware(base, accelerators)))
+    double = base.model_copy(update={"training": base.training.model_copy(update={"micro_batch": 2 * micro_batch})})
+    assert not fits(double, footprint(double, case_hardware(double, accelerators)))
     hw = case_hardware(flash, accelerators)
     model = float(training_estimate(base, hw).step_time) / float(training_estimate(flash, hw).step_time)
     _, published = _ratio(fa2, row)

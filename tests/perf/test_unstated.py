@@ -10,7 +10,7 @@ import pytest
 
 from archgen.model.cases import CaseTraining
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
-from archgen.scoring.cases import case_hardware, predict, read_cases
+from archgen.scoring.cases import case_hardware, predict, predicted, read_cases
 from archgen.scoring.unstated import (
     DECLARED_NET_LATENCIES,
     collective_range,
@@ -175,3 +175,39 @@ def test_estimate_cases_says_which_stated_layouts_do_not_fit(cli, accelerators):
     eight = mtnlg.model_copy(update={"training": mtnlg.training.model_copy(update={"micro_batch": 8})})
     assert unfit_reason(eight, accelerators) == (
         "the stated layout needs 99.2 GB per accelerator, above the 85.9 GB the model counts on the accelerator")
+
+
+MLPERF = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5.yaml"
+
+
+@pytest.mark.parametrize("cid", ["mlperf51-llama2-70b-offline-8xb200-tp1-fp4", "mlperf51-llama31-8b-server-8xb200-tp1-fp4"])
+def test_a_one_accelerator_replica_reads_no_scale_up_efficiency(cid, accelerators):
+    """`serving_range` takes a tp-1 replica's scale-up efficiency at its point only (casespeed38), not at both ends of
+    the B200's stated range (0.61 to 0.824): one accelerator sends nothing over its scale-up links. Held here: the
+    prediction at either end is the one at the point, offline (closed form) and server (simulated); were the model
+    to read the link for such a replica, this fails and the range must take both ends again."""
+    case = {c.id: c for c in read_cases(MLPERF)[0]}[cid]
+    acc = accelerators[case.system.accelerator]
+    assert case.inference.tp == 1 and "scale-up efficiency" in open_knobs(case, accelerators)
+    lo, hi = acc.efficiency.scale_up_range
+
+    def at(u):
+        part = acc.model_copy(update={"efficiency": acc.efficiency.model_copy(update={"scale_up": u})})
+        return predicted(case, {**accelerators, acc.id: part}).values
+
+    assert at(lo) == at(hi) == predicted(case, accelerators).values
+
+
+def test_a_range_reuses_the_scored_prediction_at_the_cases_own_end(modern, accelerators):
+    """The FP8 H100 case's range has the case itself at its FP8 end: given the case's scored prediction, the range
+    reads it there instead of predicting the case again (a prediction on other hardware is not reused), and equals
+    the range made without it. Shown with a scored prediction whose values are marked (doubled)."""
+    case = modern["trtllm-h100-llama31-8b-fp8-tp1-20000-2000"]
+    scored = predicted(case, accelerators)
+    assert serving_range(case, accelerators, scored) == serving_range(case, accelerators)
+    marked = dataclasses.replace(scored, values={k: 2 * v for k, v in scored.values.items()})
+    bf16, _ = serving_range(case, accelerators)["tokens_per_second"]
+    assert serving_range(case, accelerators, marked) == {"tokens_per_second": (bf16, marked.values["tokens_per_second"])}
+    other = dataclasses.replace(marked, footprint=dataclasses.replace(
+        marked.footprint, hw=dataclasses.replace(marked.footprint.hw, hbm_efficiency=0.5)))
+    assert serving_range(case, accelerators, other) == serving_range(case, accelerators)
