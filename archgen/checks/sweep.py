@@ -15,10 +15,12 @@ from archgen.build import Design
 from archgen.checks.judgement import not_applicable
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an, did_you_mean
+from archgen.model.cluster import Cluster
 from archgen.model.field_words import said
 from archgen.model.requirements import Status, fails
 from archgen.model.sweep import JOB_METRICS, Sweep
-from archgen.model.sweep_axes import JOB_AXES, Axes
+from archgen.model.sweep_axes import FABRIC_AXES, JOB_AXES, Axes
+from archgen.model.sweep_fabric import refused
 from archgen.model.workload import Workload, job_kind
 from archgen.open_item import Worded
 from archgen.units import Q_
@@ -78,6 +80,11 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
                                                               f"requirement {r.id} targets {said(r.metric)}{rest}")))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
+    for name in (n for n in FABRIC_AXES if getattr(sweep.axes, n) is not None):   # a design it cannot make
+        for cid in sweep.axes.cluster or [workload.cluster or ""]:
+            if isinstance(cluster := specs.get(cid), Cluster) and (why := refused(cluster, name)):
+                out.append((("axes", name), f"sweep '{sweep.id}': axis '{name}' changes the compute fabric, and "
+                                            f"{why} (docs/sweeps.md, Fabric axes)"))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
 
 
