@@ -132,3 +132,38 @@ def test_a_ratio_given_twice_is_refused(spec_tree, tmp_path) -> None:
     path.write_text(SWEEP.replace('["1:1", "2:1"]', '["1:1", 1]'), encoding="utf-8")
     with pytest.raises(ValidateError, match="axis 'leaf_oversubscription' lists a value twice"):
         sw.analyse(path, [specs])
+
+
+def test_a_spine_ratio_sizes_the_spines_uplinks_and_cores(spec_tree, tmp_path) -> None:
+    """`spine_oversubscription` on the same 128 ports built as 3 tiers (tiers: 3): 4 leaves of 32 down / 32 up, and
+    spines of 64 ports at 1:1 take 32 down / 32 up: 4 spines, 128 spine-core links on 2 cores of 64. At 2:1 a spine
+    splits 43 down / ⌊64 / 3⌋ = 21 up: still 4 spines (the 128 leaf links fill 32 of their 43 down ports, 1.52 as
+    used), 4 x 21 = 84 spine-core links, 2 cores; 44 fewer links at 17 W, -748 W. The leaves all sit in one pod,
+    so the bisection (128 x 400G / 2 = 25.6 Tb/s) and the taper the collectives meet stay: no flow leaves the pod."""
+    specs, path = _tree(spec_tree, tmp_path)
+    text = (specs / "clusters" / "c.yaml").read_text(encoding="utf-8").replace("tiers: 2", "tiers: 3")
+    (specs / "clusters" / "c.yaml").write_text(text + "    spine_core: [dac-800g-osfp, acc-800g-osfp, "
+                                               "mmf-800g-sr8, smf-800g-dr8]\n", encoding="utf-8")
+    path.write_text(SWEEP.replace("leaf_oversubscription", "spine_oversubscription"), encoding="utf-8")
+    analysed, [sweep] = sw.analyse(path, [specs])
+    levels = sweep_fabric.levels(analysed.specs, sweep, ["c"])
+    assert list(levels) == ["c (spine 1:1)", "c (spine 2:1)"]
+    shapes = [((fa := lv.clusters["cluster/c"].fabrics[0]).tier("spine").switches, fa.tier("spine").down,
+               fa.tier("spine").up, fa.tier("core").switches, fa.links["spine_core"], fa.bisection.m_as("Tbit/s"),
+               fa.oversubscription["spine"]) for lv in levels.values()]
+    assert shapes == [(4, 32, 32, 2, 128, pytest.approx(25.6), 1.0),
+                      (4, 43, 21, 2, 84, pytest.approx(25.6), pytest.approx(32 / 21))]
+    flat, tapered = (lv.clusters["cluster/c"].metrics["it_power"] for lv in levels.values())
+    assert (tapered - flat).m_as("W") == pytest.approx(-44 * 17)
+    assert not any(lv.failing for lv in levels.values())
+
+
+def test_a_spine_ratio_on_two_tiers_is_refused(spec_tree, tmp_path) -> None:
+    """On the 2-tier fabric the spines are the top tier: a spine ratio would be read by nothing (SWP001)."""
+    specs, path = _tree(spec_tree, tmp_path)
+    path.write_text(SWEEP.replace("leaf_oversubscription", "spine_oversubscription"), encoding="utf-8")
+    with pytest.raises(ValidateError) as err:
+        sw.evaluate_sweeps(path, [specs])
+    [problem] = err.value.problems
+    assert ("cluster 'c' fabric 'f' has 2 tier(s), so its spines are its top tier, with no uplinks to split their "
+            "ports with (set tiers: 3 to build a tier above them)") in problem.message

@@ -48,7 +48,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep], as_of: AsOf 
     Those are bound as the pipeline binds them (`build.build`, some milliseconds): the workload's own, and those of
     `Requirements` documents whose subject names it (`build.Design.requirements_of`). An id that names nothing is a
     located `BuildError`; the sweep's mistakes against its workload (`checks.sweep.mistakes`, SWP001 in `archgen
-    check`) are raised together as a `ValidateError`.
+    check`) are raised together as a `ValidateError`. With a fabric axis, the machines are those of each cluster at
+    each level (`sweep_fabric.levels`: the specs analysed and checked again, waivers judged on `as_of`), keyed by
+    `model.sweep_axes.variant_id`, and the levels `archgen check` fails are the problem's `failing`.
     """
     design = build(specs)
     scale_out = scale_out_paths(clusters)

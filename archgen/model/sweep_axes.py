@@ -151,6 +151,11 @@ class Axes(Spec):
                                         "(uplinks, spines, cables, optics), so power, cost, bisection and the "
                                         "collectives' taper follow, and `archgen check` judges the design at each "
                                         "level (docs/sweeps.md, Fabric axes).")
+    spine_oversubscription: list[Ratio] | None = Field(
+        None, min_length=1, description="Down:up ratios of the compute fabric's spines (a fat tree of 3 tiers), e.g. "
+                                        "['1:1', '2:1'], each in place of its `spine.oversubscription`: the spines' "
+                                        "uplinks and the cores are sized again, as `leaf_oversubscription` sizes "
+                                        "the leaves' (docs/sweeps.md, Fabric axes).")
     # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
     peak: list[RateLevel] | None = Field(
         None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
@@ -228,9 +233,9 @@ class Axes(Spec):
 #: Axes of numbers, which take a range (`model.sweep_ranges`) as well as a list: of whole numbers, and of decimals.
 WHOLE_AXES = ("accelerators", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "global_batch", "seq_len",
               "batch", "input_len", "output_len", "replicas", "scale_up_size")
-DECIMAL_AXES = ("utilisation", "discount_rate", "pue", "leaf_oversubscription", "peak", "hbm_bandwidth",
-                "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth", "latency", "vector_peak", "l2_capacity",
-                "l2_bandwidth", "tdp")
+DECIMAL_AXES = ("utilisation", "discount_rate", "pue", "leaf_oversubscription", "spine_oversubscription", "peak",
+                "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth", "latency", "vector_peak",
+                "l2_capacity", "l2_bandwidth", "tdp")
 
 
 def _expanded(data: Any, title: str) -> Any:
@@ -283,7 +288,7 @@ def facility_levels(values: dict[str, Any]) -> tuple[float | None, ...]:
 
 #: Axes that change the cluster's compute fabric: each level is another design, sized, analysed and checked as the
 #: cluster with that key in its place (`commands.sweep_fabric`), run on by the points of its level (`point_cluster`).
-FABRIC_AXES = ("leaf_oversubscription",)
+FABRIC_AXES = ("leaf_oversubscription", "spine_oversubscription")
 
 
 def point_cluster(values: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ design of its own, which `commands.sweep_fabric` builds, analyses and checks as 
 
 from archgen.model.cluster import Cluster
 from archgen.model.fabrics import FatTree
+from archgen.model.tiers import TIER_NAMES
 
 
 def compute_fabric(cluster: Cluster) -> int | None:
@@ -15,26 +16,34 @@ def compute_fabric(cluster: Cluster) -> int | None:
     return min(carriers, key=lambda i: cluster.fabrics[i].role != "compute", default=None)
 
 
-def refused(cluster: Cluster, axis: str) -> str:
+def refused(cluster: Cluster, axis: str, tiers_used: int | None = None) -> str:
     """Why `cluster` cannot take fabric axis `axis`, in words; "" where it can.
 
-    `leaf_oversubscription` sets `leaf.oversubscription`, which splits a fat tree's leaf ports into down and up
-    (`analyse.tiers.split`): it needs a fat tree of more than one tier whose leaf ports are not fixed by `leaf.up`
-    or `leaf.uplinks` (NET019: those fix the split, and a ratio beside them is read by nothing).
+    `<tier>_oversubscription` sets `<tier>.oversubscription`, which splits a fat tree's switch ports at that tier
+    into down and up (`analyse.tiers.split`): it needs a fat tree with a tier above that one (the leaves: 2 tiers or
+    more; the spines: 3, or `tiers: auto` where the design as stated builds 3, `tiers_used`) whose ports at that
+    tier are not fixed by `up` or `uplinks` (NET019: those fix the split, and a ratio beside them is read by
+    nothing).
     """
     i = compute_fabric(cluster)
     if i is None:
-        return (f"cluster '{cluster.id}' has no compute fabric (a fabric of role compute or converged), so no leaf "
-                "carries its scale-out traffic")
-    fabric = cluster.fabrics[i]
+        return (f"cluster '{cluster.id}' has no compute fabric (a fabric of role compute or converged), so no fat "
+                "tree carries its scale-out traffic")
+    fabric, tier = cluster.fabrics[i], axis.removesuffix("_oversubscription")
     here = f"cluster '{cluster.id}' fabric '{fabric.id}'"
     if not isinstance(fabric, FatTree):
-        return f"{here} is a {fabric.topology} fabric; the axis splits a fat tree's leaf ports"
-    if fabric.tiers == 1:
-        return f"{here} is one tier of switches, with no uplinks to split the leaf ports with"
-    fixed = [f"leaf.{k}" for k in ("up", "uplinks") if getattr(fabric.leaf, k) is not None]
+        return f"{here} is a {fabric.topology} fabric; the axis splits a fat tree's {tier} ports"
+    level = TIER_NAMES.index(tier) + 1
+    built = fabric.tiers if fabric.tiers != "auto" else tiers_used
+    if built is not None and built <= level:
+        how = f"builds {built} tier(s) at its size (tiers: auto)" if fabric.tiers == "auto" else \
+            f"has {built} tier(s)"
+        them = "leaves" if tier == "leaf" else f"{tier}s"
+        return (f"{here} {how}, so its {them} are its top tier, with no uplinks to split their ports with" +
+                (f" (set tiers: {level + 1} to build a tier above them)" if level < 3 else ""))
+    fixed = [f"{tier}.{k}" for k in ("up", "uplinks") if getattr(getattr(fabric, tier), k) is not None]
     if fixed:
-        return (f"{here} fixes its leaf split by {' and '.join(fixed)}, which a ratio would not change (NET019); "
+        return (f"{here} fixes its {tier} split by {' and '.join(fixed)}, which a ratio would not change (NET019); "
                 "model each split as a cluster of its own on the cluster axis")
     return ""
 
@@ -44,12 +53,13 @@ def at_level(cluster: Cluster, axis: str, level: float) -> Cluster:
 
     The compute fabric's `expect:` counts go: they pin a published design's switches and cables, not the copy's.
     """
-    i = compute_fabric(cluster)
-    assert i is not None and axis == "leaf_oversubscription", "refused() is asked first"
+    i, tier = compute_fabric(cluster), axis.removesuffix("_oversubscription")
+    assert i is not None and tier in TIER_NAMES, "refused() is asked first"
     fabric = cluster.fabrics[i]
-    assert isinstance(fabric, FatTree)
+    assert isinstance(fabric, FatTree), "refused() is asked first"
     fabrics = list(cluster.fabrics)
-    fabrics[i] = fabric.model_copy(update={"leaf": fabric.leaf.model_copy(update={"oversubscription": level})})
+    fabrics[i] = fabric.model_copy(update={tier: getattr(fabric, tier).model_copy(
+        update={"oversubscription": level})})
     expect = cluster.expect.model_copy(update={"fabrics": {k: v for k, v in cluster.expect.fabrics.items()
                                                            if k != fabric.id}})
     return cluster.model_copy(update={"fabrics": fabrics, "expect": expect})
