@@ -84,8 +84,9 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
         for cid in sweep.axes.cluster or [workload.cluster or ""]:
             if isinstance(cluster := specs.get(cid), Cluster) and \
                     (why := refused(cluster, name, _tiers_used(clusters.get(f"cluster/{cid}"), cluster))):
-                out.append((("axes", name), f"sweep '{sweep.id}': axis '{name}' changes the compute fabric, and "
-                                            f"{why} (docs/sweeps.md, Fabric axes)"))
+                said_as = f"sweep '{sweep.id}': axis %s changes the compute fabric, and {why}"
+                out.append((("axes", name), Worded(said_as % f"'{name}'" + " (docs/sweeps.md, Fabric axes)",
+                                                   said_as % said(name))))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
 
 
