@@ -86,7 +86,7 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
                     (why := refused(cluster, name, _tiers_used(clusters.get(f"cluster/{cid}"), cluster))):
                 said_as = f"sweep '{sweep.id}': axis %s changes the compute fabric, and {why}"
                 out.append((("axes", name), Worded(said_as % f"'{name}'" + " (docs/sweeps.md, Fabric axes)",
-                                                   said_as % said(name))))
+                                                   (said_as % said(name)).replace(why, getattr(why, "public", why)))))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
 
 

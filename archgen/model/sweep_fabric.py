@@ -8,6 +8,7 @@ design of its own, which `commands.sweep_fabric` builds, analyses and checks as 
 from archgen.model.cluster import Cluster
 from archgen.model.fabrics import FatTree
 from archgen.model.tiers import TIER_NAMES
+from archgen.open_item import Worded
 
 
 def compute_fabric(cluster: Cluster) -> int | None:
@@ -17,7 +18,7 @@ def compute_fabric(cluster: Cluster) -> int | None:
 
 
 def refused(cluster: Cluster, axis: str, tiers_used: int | None = None) -> str:
-    """Why `cluster` cannot take fabric axis `axis`, in words; "" where it can.
+    """Why `cluster` cannot take fabric axis `axis`, in words (`Worded`: the customer's too); "" where it can.
 
     `<tier>_oversubscription` sets `<tier>.oversubscription`, which splits a fat tree's switch ports at that tier
     into down and up (`analyse.tiers.split`): it needs a fat tree with a tier above that one (the leaves: 2 tiers or
@@ -39,12 +40,14 @@ def refused(cluster: Cluster, axis: str, tiers_used: int | None = None) -> str:
         how = f"builds {built} tier(s) at its size (tiers: auto)" if fabric.tiers == "auto" else \
             f"has {built} tier(s)"
         them = "leaves" if tier == "leaf" else f"{tier}s"
-        return (f"{here} {how}, so its {them} are its top tier, with no uplinks to split their ports with" +
-                (f" (set tiers: {level + 1} to build a tier above them)" if level < 3 else ""))
-    fixed = [f"{tier}.{k}" for k in ("up", "uplinks") if getattr(getattr(fabric, tier), k) is not None]
+        top = f"{here} {how}, so its {them} are its top tier, with no uplinks to split their ports with"
+        return Worded(top + (f" (set tiers: {level + 1} to build a tier above them)" if level < 3 else ""),
+                      top.replace(" (tiers: auto)", ""))
+    fixed = [k for k in ("up", "uplinks") if getattr(getattr(fabric, tier), k) is not None]
     if fixed:
-        return (f"{here} fixes its {tier} split by {' and '.join(fixed)}, which a ratio would not change (NET019); "
-                "model each split as a cluster of its own on the cluster axis")
+        rest = ", which a ratio would not change (NET019); model each split as a cluster of its own"
+        return Worded(f"{here} fixes its {tier} split by {' and '.join(f'{tier}.{k}' for k in fixed)}{rest} on "
+                      "the cluster axis", f"{here} fixes its {tier} split by its {' and '.join(fixed)} ports{rest}")
     return ""
 
 
