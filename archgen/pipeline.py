@@ -196,12 +196,19 @@ def analyse_paths(paths: Sequence[str | Path] | str | Path, catalog: Path | None
 
     `proposals`: the folders the files of `paths` were found under, where they are files (`built`).
     """
+    specs, design = built(paths, catalog, proposals=proposals)   # located YAML → typed models → references bound,
+    return analysed(specs, design)                 # counts expanded
+
+
+def analysed(specs: Specs, design: Design) -> Analysed:
+    """Racks and clusters of a built design analysed (`analyse_paths`' stages after `built`).
+
+    A sweep's fabric axis analyses the specs again with a cluster copied at each level (`commands.sweep_fabric`).
+    """
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.conversion import at_feeds
     from archgen.analyse.optics import optics_by_rack
     from archgen.analyse.rack import analyse
-    specs, design = built(paths, catalog, proposals=proposals)   # located YAML → typed models → references bound,
-    # counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in optics_by_rack(clusters).items() if watts.m}

@@ -49,15 +49,10 @@ def _fabric(fa: FabricAnalysis, owner: str) -> Iterator[Violation]:
     assert isinstance(spec, FatTree)
     for name in TIER_NAMES[:max(fa.tiers_used - 1, 0)]:     # the top tier has no uplinks and reads no ratio
         tier, t = getattr(spec, name), fa.tier(name)
-        if t is None or not t.up or tier.up is not None or tier.uplinks is not None:   # ports fix the split (NET019)
+        stated = spec.stated_ratio(name)   # None where ports fix the split (NET019)
+        if t is None or not t.up or stated is None:
             continue
-        key: tuple[str, ...] = (name, "oversubscription")
-        if tier.oversubscription is not None:
-            over = tier.oversubscription
-        elif "oversubscription" in spec.model_fields_set:
-            over, key = spec.oversubscription, ("oversubscription",)
-        else:
-            continue
+        over, key = stated
         s, s_up = t.speed.m_as("Gbit/s"), t.up_speed.m_as("Gbit/s")
         built = t.down * s / (t.up * s_up)
         ports = f"{t.down} down x {s:g}G over {t.up} up x {s_up:g}G"

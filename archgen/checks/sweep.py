@@ -15,10 +15,12 @@ from archgen.build import Design
 from archgen.checks.judgement import not_applicable
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an, did_you_mean
+from archgen.model.cluster import Cluster
 from archgen.model.field_words import said
 from archgen.model.requirements import Status, fails
 from archgen.model.sweep import JOB_METRICS, Sweep
-from archgen.model.sweep_axes import JOB_AXES, Axes
+from archgen.model.sweep_axes import FABRIC_AXES, JOB_AXES, Axes
+from archgen.model.sweep_fabric import compute_fabric, refused
 from archgen.model.workload import Workload, job_kind
 from archgen.open_item import Worded
 from archgen.units import Q_
@@ -78,7 +80,21 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
                                                               f"requirement {r.id} targets {said(r.metric)}{rest}")))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
+    for name in (n for n in FABRIC_AXES if getattr(sweep.axes, n) is not None):   # a design it cannot make
+        for cid in sweep.axes.cluster or [workload.cluster or ""]:
+            if isinstance(cluster := specs.get(cid), Cluster) and \
+                    (why := refused(cluster, name, _tiers_used(clusters.get(f"cluster/{cid}"), cluster))):
+                said_as = f"sweep '{sweep.id}': axis %s changes the compute fabric, and {why}"
+                out.append((("axes", name), Worded(said_as % f"'{name}'" + " (docs/sweeps.md, Fabric axes)",
+                                                   (said_as % said(name)).replace(why, getattr(why, "public", why)))))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
+
+
+def _tiers_used(analysed: ClusterAnalysis | None, cluster: Cluster) -> int | None:
+    """The tiers the cluster's compute fabric builds as stated (`tiers: auto` sizes them); None: not analysed."""
+    i = compute_fabric(cluster)
+    fabric = cluster.fabrics[i].id if i is not None else None
+    return next((fa.tiers_used for fa in analysed.fabrics if fa.fabric.spec.id == fabric), None) if analysed else None
 
 
 def _axes_of(job: str) -> tuple[str, ...]:

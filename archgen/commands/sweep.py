@@ -146,7 +146,7 @@ def evaluate_sweeps(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: i
     analysed, sweeps = analyse(sweep_file, paths)
     specs = analysed.specs
     within(specs, sweeps, max_points)
-    todo = problems(specs, analysed.clusters, sweeps)
+    todo = problems(specs, analysed.clusters, sweeps, as_of)
     with executor(workers, scheduler) as pool, ExitStack() as owned:
         # a pool's workers start on the chunks now (without a pool they run below, here); on an error, each sweep's
         # chunks not started are cancelled (`workers.Pending`) and the local workers running others ended

@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from archgen.analyse.conversion import feed_per_watt, unpowered
 from archgen.analyse.cost import analyse_cost
@@ -22,15 +23,17 @@ from archgen.analyse.scale_up_switches import own_links_domain
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.sweep_figures import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
+from archgen.as_of import AsOf
 from archgen.build import build
 from archgen.checks import Finding
 from archgen.checks.judgement import not_applicable
 from archgen.checks.sweep import mistakes
+from archgen.commands import sweep_fabric
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
-from archgen.model.sweep_axes import FACILITY_AXES, facility_levels
+from archgen.model.sweep_axes import FABRIC_AXES, FACILITY_AXES, facility_levels
 from archgen.model.workload import Model, Workload
 from archgen.money import currency
 from archgen.perf.api import Machine, Stated, SweepProblem, SwitchPorts, hardware_for, machine
@@ -39,13 +42,15 @@ from archgen.units import format_quantity
 from archgen.validate import Specs
 
 
-def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
+def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep], as_of: AsOf | None = None) -> list[SweepProblem]:
     """Each sweep with its workload, model and clusters resolved, and the requirements `check` judges on the workload.
 
     Those are bound as the pipeline binds them (`build.build`, some milliseconds): the workload's own, and those of
     `Requirements` documents whose subject names it (`build.Design.requirements_of`). An id that names nothing is a
     located `BuildError`; the sweep's mistakes against its workload (`checks.sweep.mistakes`, SWP001 in `archgen
-    check`) are raised together as a `ValidateError`.
+    check`) are raised together as a `ValidateError`. With a fabric axis, the machines are those of each cluster at
+    each level (`sweep_fabric.levels`: the specs analysed and checked again, waivers judged on `as_of`), keyed by
+    `model.sweep_axes.variant_id`, and the levels `archgen check` fails are the problem's `failing`.
     """
     design = build(specs)
     scale_out = scale_out_paths(clusters)
@@ -84,20 +89,27 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         bases: dict[tuple[str, str | None], Machine] = {}
         kept: list[str] = []   # where an accelerator axis's chip runs other scale-up links than its own (newuser95)
         for i, cid in enumerate(ids):
-            cluster = specs.get(cid)
-            if not isinstance(cluster, Cluster):
+            if not isinstance(specs.get(cid), Cluster):
                 known = [c.id for c in specs.of(Cluster)]
                 at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
                 raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
+        # the designs the points run on: each cluster, or each at each level of the fabric axes (`sweep_fabric`)
+        fabric = sweep_fabric.levels(specs, sweep, ids, as_of)
+        views = {key: _View(lv.cluster, lv.specs, lv.clusters, scale_out_paths(lv.clusters), hall_rooms(lv.clusters))
+                 for key, lv in fabric.items()} or {cid: _View(cid, specs, clusters, scale_out, rooms) for cid in ids}
+        for key, view in views.items():
+            cid, cluster = view.cluster, view.specs.get(view.cluster)
+            assert isinstance(cluster, Cluster), "checked above"
             # not provided where links name no media (CAB003), whether or not the checks have withheld it yet
-            a = clusters[f"cluster/{cid}"]
+            a = view.clusters[f"cluster/{cid}"]
             why = unpowered(a)
             given = None if why else a.metrics.get("it_power")
             power = given.m_as("W") if given is not None else math.nan
-            failures, ends, per_hour, rates, utilisation = sweep_figures(specs, a, workload.checkpoint.in_memory,
+            failures, ends, per_hour, rates, utilisation = sweep_figures(view.specs, a,
+                                                                           workload.checkpoint.in_memory,
                                                                            tuple(sweep.axes.given()))
-            nowhere = (no_checkpoint_target(specs, a, workload)
+            nowhere = (no_checkpoint_target(view.specs, a, workload)
                        if workload.training is not None else None)
             for what, metric, path in asked:
                 if metric in COST_OBJECTIVES and per_hour is None:
@@ -115,23 +127,23 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                      f"{'goodput' if metric in GOODPUT_METRICS else 'checkpoint storage'}, "
                                      f"and {nowhere} (REL006; docs/reliability.md)", where(*path))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
-                own_machine = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
+                own_machine = machine(cluster, view.specs.items, view.scale_out.get(cid), power, failures=failures,
                                       failure_ends=ends, cost_per_accelerator_hour=per_hour, rates=rates,
                                       utilisation=utilisation)
-                room = rooms.get(f"cluster/{cid}")
-                bases[(cid, None)] = dataclasses.replace(   # its cost's energy at maximum draw: a range (newuser64)
-                    own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator),
+                room = view.rooms.get(f"cluster/{cid}")
+                bases[(key, None)] = dataclasses.replace(   # its cost's energy at maximum draw: a range (newuser64)
+                    own_machine, cluster=key, switch=_switch_ports(a, specs, own_machine.hardware.accelerator),
                     hall_limit=math.inf if room is None else room.limit.m_as("W"),
                     hall_room="" if room is None else room.words, feed_per_watt=feed_per_watt(a),
-                    energy_share=sweep_energy_share(specs, a) if per_hour is not None else 0.0,
+                    energy_share=sweep_energy_share(view.specs, a) if per_hour is not None else 0.0,
                     energy_price=energy_price(a) if per_hour is not None else 0.0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
-                    bases[(cid, aid)] = swapped = dataclasses.replace(
-                        _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j)),
+                    bases[(key, aid)] = swapped = dataclasses.replace(
+                        _swapped(bases[(key, None)], specs, aid, where("axes", "accelerator", j)),
                         switch=_switch_ports(a, specs, aid))
-                    kept.append(_links_kept(cid, bases[(cid, None)], specs, aid,
+                    kept.append(_links_kept(cid, bases[(key, None)], specs, aid,
                                             bool(sweep.axes.scale_up_bandwidth)))
-                    own = bases[(cid, None)].hardware.accelerator
+                    own = bases[(key, None)].hardware.accelerator
                     for what, metric, _ in asked:  # the cluster's prices are its own systems', not the new chip's
                         if metric in COST_OBJECTIVES and per_hour is not None and \
                                 swapped.cost_per_accelerator_hour is None:
@@ -139,7 +151,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                              f"'{cid}' prices its own '{own}' systems, not '{aid}' ones (model a "
                                              f"cluster of '{aid}' systems with their prices and put it on the "
                                              "`cluster` axis; docs/sweeps.md)", where("axes", "accelerator", j))
-        facility = _facility_levels(specs, sweep, ids, clusters, where)
+        facility = _facility_levels(sweep, views, where)
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
@@ -151,7 +163,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         tdp = {k: float(part.tdp.m_as("W")) for k, b in bases.items()
                if isinstance(part := specs.get(b.hardware.accelerator), Accelerator)}
         out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility, tdp=tdp,
-                                notes=tuple(dict.fromkeys(k for k in kept if k))))
+                                notes=tuple(dict.fromkeys(k for k in kept if k)),
+                                failing={key: lv.failing for key, lv in fabric.items() if lv.failing}))
     return out
 
 
@@ -159,19 +172,25 @@ def failing(problem: SweepProblem, clusters: dict, errors: Sequence[Finding]) ->
     """The clusters of `problem` that `archgen check` fails, by id: their unwaived error findings, in words.
 
     A cluster's findings are those about it, its fabrics and the racks it places (`check`'s error findings of the
-    design the points run on); a workload's own (a PERF001 of the sweep's base job) are the points' to judge.
+    design the points run on; `sweep_fabric.failing_words`). With a fabric axis, the points run on the designs of
+    its levels, each judged as it was built (`SweepProblem.failing`), not on the clusters as stated: {}.
     """
-    out = {}
-    for cid in problem.axes["cluster"]:
-        racks = {f"rack/{rid}" for rid in clusters[f"cluster/{cid}"].cluster.rack_counts}
-        mine = sorted({f"{f.id} {f.requirement + ' ' if f.requirement else ''}on {f.object}" for f in errors
-                       if f.object == f"cluster/{cid}" or f.object.startswith(f"cluster/{cid}/") or f.object in racks})
-        if mine:
-            out[cid] = ", ".join(mine)
-    return out
+    if any(name in problem.axes for name in FABRIC_AXES):
+        return {}
+    return {cid: why for cid in problem.axes["cluster"] if (why := sweep_fabric.failing_words(cid, clusters, errors))}
 
 
-def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: dict,
+class _View(NamedTuple):
+    """A design the points run on: a cluster (by id) in its specs, analysed, with its scale-out paths and halls."""
+
+    cluster: str
+    specs: Specs
+    clusters: dict
+    scale_out: dict
+    rooms: dict
+
+
+def _facility_levels(sweep: Sweep, views: dict[str, _View],
                      where: Callable[..., Location | None]) -> dict[tuple, tuple[float | None, float, float, float]]:
     """Each cluster's cost per accelerator-hour, utilisation, energy share and energy price at each facility level.
 
@@ -187,7 +206,7 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
     out: dict[tuple, tuple[float | None, float, float, float]] = {}
     combos = [dict(zip(given, levels, strict=True))
               for levels in itertools.product(*(getattr(sweep.axes, name) for name in given))]
-    for cid in ids:
+    for key, (cid, specs, clusters, _, _) in views.items():
         a = clusters[f"cluster/{cid}"]
         hall = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
         if hall is None or hall.cost is None:
@@ -202,8 +221,8 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
                                  "(archgen converts no currency; docs/reliability.md, Cost)",
                                  where("axes", "electricity_price", i))
         for combo in combos:
-            out[(cid, *facility_levels(combo))] = facility_figures(specs, a, combo)
-        if all(out[(cid, *facility_levels(combo))][0] is None for combo in combos):
+            out[(key, *facility_levels(combo))] = facility_figures(specs, a, combo)
+        if all(out[(key, *facility_levels(combo))][0] is None for combo in combos):
             _, why = usd_per_hour(analyse_cost(specs, a), cid)
             raise BuildError(f"sweep '{sweep.id}': axis '{given[0]}' changes the cost per token, and cluster '{cid}' "
                              f"gives none at any of its levels: {why} (docs/reliability.md, Cost)",

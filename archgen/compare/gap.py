@@ -21,8 +21,10 @@ from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.compare.answers import Answer, answers, merged
 from archgen.errors import Location
 from archgen.load import shown as shown_location
+from archgen.model.fabrics import FatTree
 from archgen.model.requirements import LEVELS, PASSING, Judged, Requirement, Status, fails
 from archgen.model.target import offset
+from archgen.model.tiers import TIER_NAMES
 from archgen.pipeline import Run
 from archgen.units import Q
 from archgen.validate import Specs
@@ -54,6 +56,9 @@ class GapRow(Judged):
     #: subject names ids)" (`waiver_scope`); "" where not waived
     waiver_scope: str = ""
     tolerated: bool = False      # met only by the requirement's `tolerance`: the value is past the limit itself
+    #: Which figure the value is, where a metric has several readings: "as used" for a tier's oversubscription, with
+    #: the ratio the proposal states for that tier ("as used; 2:1 as stated"; `ratio_basis`); "" for the others
+    basis: str = ""
 
     @property
     def deviation(self) -> Q | None:
@@ -197,6 +202,7 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     rows: list[GapRow] = []
     unbound: dict[tuple[str, int], tuple[str, str, str, list[str]]] = {}
     bands, risks = workload_bands(result.workloads), even_share_risks(result.clusters)
+    fabrics = {fab.path: fab.spec for c in result.design.clusters for fab in c.fabrics}
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
@@ -213,7 +219,7 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
             waived = ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, at, o.note, waived,
                            o.assumed, waiver_scope=scope.removeprefix("binds ") if waived else "",
-                           tolerated=o.tolerated))
+                           tolerated=o.tolerated, basis=ratio_basis(b.req.metric, fabrics.get(b.subject or ""))))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}
@@ -225,6 +231,22 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     notes = tuple(_unbound_note(specs, owner, i, *said) for (owner, i), said in unbound.items())
     return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
                str(result.as_of or ""), notes, ours=frozenset(own), answers=answers(specs, owners, files))
+
+
+def ratio_basis(metric: str, fabric: object) -> str:
+    """Which oversubscription a `<tier>.oversubscription` row gives, in words; "" for another metric.
+
+    The metric is the ratio as used (the down ports in use over the up ports; `metrics_fabric`), which reads below
+    the ratio the proposal states where down ports stay free: a leaf stated 3:1 whose rail groups fill 64 of its 96
+    down ports is 2 as used (newuser96). Where the proposal's fat tree states a ratio for the tier
+    (`FatTree.stated_ratio`), the words give it beside ("as used; 3:1 as stated"), as NET033 and the documents name
+    theirs (oversub37), so that the two do not read as one figure that contradicts itself.
+    """
+    tier, _, name = metric.partition(".")
+    if name != "oversubscription" or tier not in TIER_NAMES:
+        return ""
+    stated = fabric.stated_ratio(tier) if isinstance(fabric, FatTree) else None
+    return "as used" + (f"; {stated[0]:g}:1 as stated" if stated else "")
 
 
 def waiver_scope(doc: object, index: int, at: Location | None, written_for: Collection[Path]) -> str:

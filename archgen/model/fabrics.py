@@ -53,6 +53,22 @@ class FatTree(FabricBase):
     spine: Tier = Field(default_factory=Tier, description="Spine-tier overrides and placement.")
     core: Tier = Field(default_factory=Tier, description="Core-tier overrides and placement.")
 
+    def stated_ratio(self, name: str) -> tuple[float, tuple[str, ...]] | None:
+        """The down:up ratio the spec states for tier `name`, and the key that states it; None where none is stated.
+
+        The tier's own `oversubscription`, else the fabric's where written. None too where the tier's ports fix the
+        split (`up` or `uplinks`; NET019): the ratio is then not read. What NET033 compares with the ratio as built
+        and `archgen gap` gives beside the ratio as used (`checks.stated_ratios`).
+        """
+        tier = getattr(self, name)
+        if tier.up is not None or tier.uplinks is not None:
+            return None
+        if tier.oversubscription is not None:
+            return tier.oversubscription, (name, "oversubscription")
+        if "oversubscription" in self.model_fields_set:
+            return self.oversubscription, ("oversubscription",)
+        return None
+
     @field_validator("rails")
     @classmethod
     def _rails_of_a_plain_fabric(cls, rails: int | None, info: ValidationInfo) -> int | None:

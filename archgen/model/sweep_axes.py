@@ -17,6 +17,7 @@ from archgen.model.field_types import Fraction, PositiveFraction, Precision, Pue
 from archgen.model.serving_features import unmodelled_key
 from archgen.model.spec import FieldError, Ref, Spec, raise_each
 from archgen.model.sweep_ranges import RangeError, expand
+from archgen.model.tiers import Ratio
 from archgen.model.workload import Recompute
 from archgen.money import EnergyPrice
 from archgen.quantity_json import json_magnitude
@@ -143,6 +144,18 @@ class Axes(Spec):
                                         "[1.1, 1.3, 1.6], in place of the facility's `cost.energy.pue`: the energy "
                                         "cost, TCO and cost per token at each (a sweep point's `energy_per_token` is "
                                         "IT energy, without the PUE).")
+    # the cluster's compute fabric (each level a design of its own, built and checked: `commands.sweep_fabric`)
+    leaf_oversubscription: list[Ratio] | None = Field(
+        None, min_length=1, description="Down:up ratios of the compute fabric's leaves, e.g. ['1:1', '2:1', '3:1'], "
+                                        "each in place of its `leaf.oversubscription`: the fabric is sized again "
+                                        "(uplinks, spines, cables, optics), so power, cost, bisection and the "
+                                        "collectives' taper follow, and `archgen check` judges the design at each "
+                                        "level (docs/sweeps.md, Fabric axes).")
+    spine_oversubscription: list[Ratio] | None = Field(
+        None, min_length=1, description="Down:up ratios of the compute fabric's spines (a fat tree of 3 tiers), e.g. "
+                                        "['1:1', '2:1'], each in place of its `spine.oversubscription`: the spines' "
+                                        "uplinks and the cores are sized again, as `leaf_oversubscription` sizes "
+                                        "the leaves' (docs/sweeps.md, Fabric axes).")
     # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
     peak: list[RateLevel] | None = Field(
         None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
@@ -220,8 +233,9 @@ class Axes(Spec):
 #: Axes of numbers, which take a range (`model.sweep_ranges`) as well as a list: of whole numbers, and of decimals.
 WHOLE_AXES = ("accelerators", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "global_batch", "seq_len",
               "batch", "input_len", "output_len", "replicas", "scale_up_size")
-DECIMAL_AXES = ("utilisation", "discount_rate", "pue", "peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth",
-                "scale_out_bandwidth", "latency", "vector_peak", "l2_capacity", "l2_bandwidth", "tdp")
+DECIMAL_AXES = ("utilisation", "discount_rate", "pue", "leaf_oversubscription", "spine_oversubscription", "peak",
+                "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth", "latency", "vector_peak",
+                "l2_capacity", "l2_bandwidth", "tdp")
 
 
 def _expanded(data: Any, title: str) -> Any:
@@ -270,6 +284,27 @@ def facility_levels(values: dict[str, Any]) -> tuple[float | None, ...]:
     (`perf.explore.points.SweepProblem.facility`).
     """
     return tuple(json_magnitude(v) if isinstance(v, Q) else v for v in map(values.get, FACILITY_AXES))
+
+
+#: Axes that change the cluster's compute fabric: each level is another design, sized, analysed and checked as the
+#: cluster with that key in its place (`commands.sweep_fabric`), run on by the points of its level (`point_cluster`).
+FABRIC_AXES = ("leaf_oversubscription", "spine_oversubscription")
+
+
+def point_cluster(values: dict[str, Any]) -> str:
+    """The design a point runs on: its cluster, or where a fabric axis is given, that cluster at its levels.
+
+    The key of `SweepProblem.bases` and `facility` (with the accelerator): `dgx-b200-superpod (leaf 2:1)`, the
+    words a point's reason names it by (a level that fails `archgen check`).
+    """
+    levels = [(name, values[name]) for name in FABRIC_AXES if name in values]
+    return variant_id(values["cluster"], levels) if levels else values["cluster"]
+
+
+def variant_id(cluster: str, levels: Any) -> str:
+    """`cluster` at the `levels` (axis, value) of the fabric axes, in words: ``c (leaf 2:1)``."""
+    said = ", ".join(f"{name.removesuffix('_oversubscription')} {value:g}:1" for name, value in levels)
+    return f"{cluster} ({said})"
 
 
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.

@@ -55,6 +55,17 @@ def shown(row: GapRow, reference: bool = False) -> str:
     return _q(row, value, _digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
 
 
+def based(row: GapRow, reference: bool = False) -> str:
+    """`shown`, naming the figure where its metric has several (`GapRow.basis`): ``1.52 (as used; 2:1 as stated)``.
+
+    The reference's value is the ratio as used too; the ratio stated is the proposal's alone.
+    """
+    value = shown(row, reference)
+    if not row.basis or value == "—":
+        return value
+    return f"{value} ({row.basis.split(';')[0] if reference else row.basis})"
+
+
 def _q(row: GapRow, value: Q, digits: int) -> str:
     """`fmt.q` of `value`, but a rate in what its metric counts: ``869.1 tokens/s``, not ``869.1 1/s``.
 
@@ -191,8 +202,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
-                         f"{fmt.md(target_cell(r))} | {shown(r)} | "
-                         + f"{shown(r, reference=True)} | {deviation_text(r)} | " * ref
+                         f"{fmt.md(target_cell(r))} | {based(r)} | "
+                         + f"{based(r, reference=True)} | {deviation_text(r)} | " * ref
                          + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
         lines += _waiver_notes(g, labels)
@@ -299,7 +310,8 @@ def _row_json(r: GapRow, reference: bool = False) -> dict:
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "tolerance": quantity(req.slack) if req.slack is not None else None, "within_tolerance": r.tolerated,
-            "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
+            "value": metric_quantity(req.metric, r.value), "value_is": r.basis or None, "status": r.status,
+            "margin": r.margin,
             "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
             **({"reference": metric_quantity(req.metric, r.reference),
                 "deviation": quantity(r.deviation) if r.deviation is not None else None,

@@ -26,7 +26,7 @@ from archgen.metrics import unbounded as unbounded_text
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
 from archgen.model.sweep import GOODPUT_METRICS
-from archgen.model.sweep_axes import FACILITY_AXES, MACHINE_AXES
+from archgen.model.sweep_axes import FABRIC_AXES, FACILITY_AXES, MACHINE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
 from archgen.perf.explore.tally import assumed
@@ -75,13 +75,14 @@ def level_text(level: Any, axis: str = "") -> str:
     """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is.
 
     A facility axis's number (`FACILITY_AXES`: a utilisation, a discount rate, a PUE) is a level, not a factor: '0.8';
-    its price reads as written, every digit ('0.0895 USD/kWh': two digits would show 0.0890 and 0.0895 alike).
+    its price reads as written, every digit ('0.0895 USD/kWh': two digits would show 0.0890 and 0.0895 alike). A
+    fabric axis's ratio is down:up, as the fabric writes it: '2:1'.
     """
     if isinstance(level, Q):
         return format_quantity(level) if axis in FACILITY_AXES else \
             fmt.q(level, digits=0 if float(level.magnitude).is_integer() else 2)
     if isinstance(level, float):
-        return f"{level:g}" if axis in FACILITY_AXES else f"×{level:g}"
+        return f"{level:g}:1" if axis in FABRIC_AXES else f"{level:g}" if axis in FACILITY_AXES else f"×{level:g}"
     return str(level)
 
 

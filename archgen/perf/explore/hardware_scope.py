@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from archgen.model.sweep import COST_OBJECTIVES
-from archgen.model.sweep_axes import CHIP_AXES, HARDWARE_AXES
+from archgen.model.sweep_axes import CHIP_AXES, HARDWARE_AXES, point_cluster
 from archgen.perf.workload.derived import POWER_METRICS
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.peak_scope import held_peaks
@@ -68,7 +68,7 @@ def scaled(values: dict[str, Any], problem: SweepProblem | None = None) -> list[
 
 def own_chip(values: dict[str, Any], problem: SweepProblem | None) -> bool:
     """Whether a point's `accelerator` is its cluster's own chip (without `problem`, as any figure, assumed not)."""
-    base = problem.bases.get((values.get("cluster", ""), None)) if problem is not None else None
+    base = problem.bases.get((_design(values), None)) if problem is not None else None
     return base is not None and values.get("accelerator") == base.hardware.accelerator
 
 
@@ -84,12 +84,12 @@ def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: SweepP
         return float(level) == 1.0
     if problem is None or axis == "latency":
         return False
-    base = problem.bases.get((values.get("cluster", ""), values.get("accelerator")))
+    base = problem.bases.get((_design(values), values.get("accelerator")))
     if base is None:
         return False
     hw = base.hardware
     if axis == "tdp":
-        have = problem.tdp.get((values.get("cluster", ""), values.get("accelerator")))
+        have = problem.tdp.get((_design(values), values.get("accelerator")))
         return have is not None and math.isclose(json_magnitude(level), have, rel_tol=1e-9)
     if axis == "scale_up_size":
         return int(level) == hw.scale_up_size
@@ -264,3 +264,8 @@ def peak_note(problem: SweepProblem) -> str:
             "job's attention core and output layer in BF16, a serving job's logits): a point at peak x2 is not a "
             "part with every tensor peak doubled (`archgen estimate --what-if peak=F` gives that too). "
             + "; ".join(peak_axis_scope_text(s) for s in scope) + ".")
+
+
+def _design(values: dict[str, Any]) -> str:
+    """The key of a point's design in `SweepProblem.bases` (`point_cluster`; "" without a cluster)."""
+    return point_cluster(values) if "cluster" in values else ""

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from archgen.errors import AnalyseError
 from archgen.model.inference import Inference
 from archgen.model.spec import FieldError
-from archgen.model.sweep_axes import FACILITY_AXES, HARDWARE_AXES, JOB_AXES, facility_levels
+from archgen.model.sweep_axes import FACILITY_AXES, HARDWARE_AXES, JOB_AXES, facility_levels, point_cluster
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.switch_ports import SwitchPorts
@@ -133,14 +133,16 @@ def _switch_ports(switch: SwitchPorts, base: Hardware, hw: Hardware) -> None:
 def point_base(problem: Any, values: dict[str, Any]) -> Any:
     """The point's machine (`SweepProblem.bases`) at its levels of the facility axes (`FACILITY_AXES`) and `tdp`.
 
+    Its design is its cluster, or that cluster at its levels of the fabric axes (`point_cluster`), built as such.
+
     Their cost per accelerator-hour, utilisation and energy price are the cluster's analysed at the facility levels
     (`SweepProblem.facility`); a chip swapped in for the cluster's own keeps no price (`unpriced`). A `tdp` level then
     moves the machine's power and cost by its difference from the part's TDP (`at_tdp`).
     """
-    key = (values["cluster"], values.get("accelerator"))
+    key = (point_cluster(values), values.get("accelerator"))
     base = problem.bases[key]
     if any(name in values for name in FACILITY_AXES):
-        per_hour, utilisation, share, price = problem.facility[(values["cluster"], *facility_levels(values))]
+        per_hour, utilisation, share, price = problem.facility[(key[0], *facility_levels(values))]
         cost = per_hour if base.cost_per_accelerator_hour is not None else None
         base = dataclasses.replace(base, cost_per_accelerator_hour=cost, utilisation=utilisation,
                                    energy_share=share if cost is not None else 0.0, energy_price=price)
