@@ -42,6 +42,7 @@ from archgen.perf.workload.band_families import at_engine_cap, family, quantity_
 from archgen.perf.workload.band_span import Span
 from archgen.perf.workload.bands import band
 from archgen.perf.workload.defaults_note import assumed_engine
+from archgen.perf.workload.defaults_taken import serving_taken
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.moe_serving_note import moe_serving_convention
@@ -324,7 +325,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
                     latency_spans=latency_spans, routing=routing,
                     load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed,
-                    batch_bound=bound)
+                    batch_bound=bound, defaults=serving_taken(inf, hw.vendor, limit, reserve, rule, fraction, tp,
+                                                              replicas))
 
 
 def interleaved(e: InferenceEstimate, output_len: int) -> str:
