@@ -45,8 +45,10 @@ def _tidy(q: Q) -> Q:
 
 
 def shown(row: GapRow, reference: bool = False, q: Q | None = None) -> str:
-    """The proposal's value (the reference's: `reference`; `q` where given) in the target's unit, as many decimals as
-    `_digits`; '—'."""
+    """The proposal's value in the target's unit, as many decimals as `_digits`; '—'.
+
+    The reference's where `reference`, `q` where given (a band's end).
+    """
     q = q if q is not None else row.reference if reference else row.value
     if q is None:
         return "—"
@@ -57,8 +59,10 @@ def shown(row: GapRow, reference: bool = False, q: Q | None = None) -> str:
 
 
 def value_cell(row: GapRow) -> str:
-    """The proposal's value with its band, where it has one, as the compliance matrix shows it: '0.93 s (0.56 s to
-    44.07 s)'."""
+    """The proposal's value with its band, where it has one, as the compliance matrix shows it.
+
+    '0.93 s (0.56 s to 44.1 s)'.
+    """
     ends = f" ({shown(row, q=row.band[0])} to {shown(row, q=row.band[1])})" if row.band and row.value is not None \
         else ""
     return shown(row) + ends

@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from archgen.model.engine import serving_engine
+from archgen.model.inference import Inference
 from archgen.model.kv_memory import KvRule
 from archgen.model.switches import as_written
-from archgen.model.workload import Inference, Training
+from archgen.model.workload import Training
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.estimate_result import Taken

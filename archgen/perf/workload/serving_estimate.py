@@ -306,9 +306,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
     if breakdown:   # newuser97: read as a request's latency (140.6 ms where the requests took 8.8 s)
         conv["breakdown"] = (f"the replica's time per request served, {inf.output_len:,} generated tokens over its "
-                             f"{significant(float(e.tokens_per_second_replica))} tokens/s, split into prompts and decodes"
-                             " (and waiting, where arrivals leave it idle): not a request's latency, which is its time to first "
-                             "token plus (generated tokens - 1) x its TPOT, the replica serving others between")
+                             f"{significant(float(e.tokens_per_second_replica))} tokens/s, split into prompts and "
+                             "decodes (and waiting, where arrivals leave it idle): not a request's latency, which is "
+                             "its time to first token plus (generated tokens - 1) x its TPOT, the replica serving "
+                             "others between")
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{significant(inf.arrival_rate.m_as('1/s'))} requests/s x {inf.output_len} tokens"
