@@ -246,7 +246,8 @@ def estimate(
         help="Scale a hardware parameter (repeatable), e.g. hbm_bandwidth=1.5; reported against the baseline.")] = None,
     explain: Annotated[bool, typer.Option(
         "--explain", help="Also list every training switch the estimate used and where its value came from "
-                          "(stated, the stated stack's profile, or the default profile).")] = False,
+                          "(stated, the stated stack's profile, or the default profile); a serving job has none: "
+                          "its 'defaults taken' line lists the fields it left to their defaults.")] = False,
     search_plan: Annotated[bool, typer.Option(
         "--search-plan", help="Also search every switch the workload's stack allows (overlaps, sequence parallelism, "
                               "attention kernel, ZeRO stage, CP, EP, offload) beside the layout, and report the best "

@@ -334,7 +334,10 @@ ROW = {"requirement": STRING, "statement": STRING, "level": {"enum": ["shall", "
        "failing": {"type": "boolean"}, "file": OPTIONAL, "line": {"type": ["integer", "null"]},
        "column": {"type": ["integer", "null"]}, "assumed": {"type": ["array", "null"], "items": STRING},
        "design": {"type": ["array", "null"], "items": STRING}, "tolerance": QUANTITY,
-       "within_tolerance": {"type": "boolean"}, "waiver_scope": OPTIONAL, "value_is": OPTIONAL}
+       "within_tolerance": {"type": "boolean"}, "waiver_scope": OPTIONAL, "value_is": OPTIONAL,
+       "band": {"oneOf": [{"type": "null"}, {"type": "object", "required": ["low", "high"],
+                                             "additionalProperties": False,
+                                             "properties": {"low": QUANTITY, "high": QUANTITY}}]}}
 SCHEMA = {
     "type": "object", "additionalProperties": False,
     "required": ["archgen", "proposal", "against", "summary", "rows", "findings", "objects"],

@@ -59,6 +59,9 @@ class GapRow(Judged):
     #: Which figure the value is, where a metric has several readings: "as used" for a tier's oversubscription, with
     #: the ratio the proposal states for that tier ("as used; 2:1 as stated"; `ratio_basis`); "" for the others
     basis: str = ""
+    #: Where the value may lie by the model's measured error (`Outcome.band`), shown beside it (newuser97: an at-risk
+    #: TTFT p99 read 0.93 s against 6 s with no band, and the customer edition gave no reason)
+    band: tuple[Q, Q] | None = None
 
     @property
     def deviation(self) -> Q | None:
@@ -219,7 +222,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
             waived = ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, at, o.note, waived,
                            o.assumed, waiver_scope=scope.removeprefix("binds ") if waived else "",
-                           tolerated=o.tolerated, basis=ratio_basis(b.req.metric, fabrics.get(b.subject or ""))))
+                           tolerated=o.tolerated, basis=ratio_basis(b.req.metric, fabrics.get(b.subject or "")),
+                           band=o.band if o.value is not None else None))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}

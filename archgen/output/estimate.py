@@ -179,7 +179,8 @@ def estimate_text(est: Estimate) -> str:
             lines.append("95 % interval of the rate set's own failure counts: " + "; ".join(counted))
     if est.breakdown:
         total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
-        lines.append("breakdown:")
+        lines.append("breakdown (the replica's time per request, not a request's latency; breakdown, below):"
+                     if est.kind == "inference" else "breakdown:")
         for k, v in est.breakdown.items():
             s = float(v.to("s").magnitude)
             share = f"  ({pct(s / total, 1)})" if total else ""

@@ -18,7 +18,7 @@ from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
 from archgen.model import tolerance
-from archgen.model.requirements import Status
+from archgen.model.requirements import Status, judge
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import public_text
@@ -44,9 +44,12 @@ def _tidy(q: Q) -> Q:
     return q.__class__(float(f"{float(q.magnitude):.12g}"), q.units)
 
 
-def shown(row: GapRow, reference: bool = False) -> str:
-    """The proposal's value (the reference's: `reference`) in the target's unit, as many decimals as `_digits`; '—'."""
-    q = row.reference if reference else row.value
+def shown(row: GapRow, reference: bool = False, q: Q | None = None) -> str:
+    """The proposal's value in the target's unit, as many decimals as `_digits`; '—'.
+
+    The reference's where `reference`, `q` where given (a band's end).
+    """
+    q = q if q is not None else row.reference if reference else row.value
     if q is None:
         return "—"
     if float(q.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
@@ -64,6 +67,25 @@ def based(row: GapRow, reference: bool = False) -> str:
     if not row.basis or value == "—":
         return value
     return f"{value} ({row.basis.split(';')[0] if reference else row.basis})"
+
+
+def value_cell(row: GapRow) -> str:
+    """The proposal's value with its band, where it has one, as the compliance matrix shows it.
+
+    '0.93 s (0.56 s to 44.1 s)'.
+    """
+    ends = f" ({shown(row, q=row.band[0])} to {shown(row, q=row.band[1])})" if row.band and row.value is not None \
+        else ""
+    return based(row) + ends
+
+
+def band_misses(row: GapRow) -> str:
+    """Why an at-risk row is: its band's pessimistic end, where that misses the target; "" otherwise."""
+    if row.band is None or row.value is None or row.status != Status.AT_RISK:
+        return ""
+    end = min(row.band, key=lambda v: row.requirement.target.headroom(v).magnitude)
+    return f"the pessimistic end of its band, {shown(row, q=end)}, does not meet it" \
+        if judge(row.requirement, end).status is Status.NOT_MET else ""
 
 
 def _q(row: GapRow, value: Q, digits: int) -> str:
@@ -202,7 +224,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
-                         f"{fmt.md(target_cell(r))} | {based(r)} | "
+                         f"{fmt.md(target_cell(r))} | {value_cell(r)} | "
                          + f"{based(r, reference=True)} | {deviation_text(r)} | " * ref
                          + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
@@ -210,12 +232,12 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         # an at-risk row's reason too: a capex met as a lower bound read "⚠️ at risk" and nothing more (newuser90)
         for status, heading in (("not provided", "Not provided"), ("not applicable", "Not applicable"),
                                 ("at risk", "At risk")):
-            missing = [r for r in g.rows if r.status == status and (r.note or status != "at risk")]
+            missing = [r for r in g.rows if r.status == status and (r.note or band_misses(r) or status != "at risk")]
             if missing:
                 lines += [f"**{heading}:**", ""]
                 lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")
                           + (f" (design {design_text(r)})" if r.designs else "")
-                          + f": {fmt.md(text(r.note))}" for r in missing]
+                          + f": {fmt.md(text(r.note or band_misses(r)))}" for r in missing]
                 lines.append("")
     else:
         lines += ["No requirements.", ""]
@@ -310,8 +332,10 @@ def _row_json(r: GapRow, reference: bool = False) -> dict:
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "tolerance": quantity(req.slack) if req.slack is not None else None, "within_tolerance": r.tolerated,
-            "value": metric_quantity(req.metric, r.value), "value_is": r.basis or None, "status": r.status,
-            "margin": r.margin,
+            "value": metric_quantity(req.metric, r.value), "value_is": r.basis or None,
+            "band": {"low": metric_quantity(req.metric, r.band[0]), "high": metric_quantity(req.metric, r.band[1])}
+            if r.band and r.value is not None else None,
+            "status": r.status, "margin": r.margin,
             "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
             **({"reference": metric_quantity(req.metric, r.reference),
                 "deviation": quantity(r.deviation) if r.deviation is not None else None,

@@ -117,7 +117,8 @@ def waterfall(e: Any, title: str) -> str:
     """The time breakdown's bars, each starting where the last ended (`performance.waterfall`)."""
     items = [(k, v) for k, v in e.breakdown.items() if fmt.magnitude(v, "ms")]
     total = sum(fmt.magnitude(v, "ms") for _, v in items)
-    return (f"Waterfall of {title}'s time, {fmt.estimate_part(Q_(total, 'ms'))}, built up component by component: "
+    what = "replica time per request (not a request's latency)" if e.kind == "inference" else "time"
+    return (f"Waterfall of {title}'s {what}, {fmt.estimate_part(Q_(total, 'ms'))}, built up component by component: "
             + "; ".join(f"{BREAKDOWN_TITLES.get(k, k)} {fmt.estimate_part(v)}" for k, v in items) + ".")
 
 

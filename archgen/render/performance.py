@@ -129,11 +129,12 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
                              "availability, with the model's error above taken at each end of it."))
         if e.breakdown:                           # a job that fits no layout has no time to break down
             total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
-            sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",
+            title = "Time breakdown: the replica's time per request" if e.kind == "inference" else "Time breakdown"
+            sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", title,
                           (Column("Component"), Column("Time", align="right"), Column("Share", align="right")),
                           tuple((k, fmt.estimate_part(v), fmt.pct(float(v / total) if total.magnitude else None, 1))
                                 for k, v in e.breakdown.items())))
-            sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown",
+            sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", title,
                            alt_text.waterfall(e, w.id)))
         if getattr(r, "curve", None) is not None:
             tests, choice = curve_names(getattr(r, "vendor", ""))
@@ -287,6 +288,7 @@ def waterfall(e: Any, title: str) -> MplFigure:
     ax.invert_yaxis()
     ax.set_xlabel("ms")
     ax.set_xlim(0, left * 1.2 or 1)
-    ax.set_title(f"{title}: time breakdown ({fmt.estimate_part(Q_(left, 'ms'))})", loc="left", y=1.0)
+    what = "replica time per request" if e.kind == "inference" else "time breakdown"
+    ax.set_title(f"{title}: {what} ({fmt.estimate_part(Q_(left, 'ms'))})", loc="left", y=1.0)
     fig.tight_layout()
     return fig

@@ -1,4 +1,4 @@
-"""What a training estimate took by default rather than from the spec: `Estimate.defaults` (`archgen estimate`).
+"""What an estimate took by default rather than from the spec: `Estimate.defaults` (`archgen estimate`).
 
 Before this, plain `archgen estimate` said only "layout searched", while what decided the answer (the recompute the
 search picked, the FP8 recipe and the stack a job that names none gets) was listed under `--explain` alone. Each
@@ -18,8 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from archgen.model.engine import serving_engine
+from archgen.model.inference import Inference
+from archgen.model.kv_memory import KvRule
 from archgen.model.switches import as_written
 from archgen.model.workload import Training
+from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.estimate_result import Taken
 
@@ -59,6 +63,39 @@ def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[
             out.append(Taken("stack", as_written(used.value), "none stated: the newest profile"))
         else:
             out.append(Taken(used.name, as_written(used.value), f"stack {used.profile}"))
+    return tuple(out)
+
+
+def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: KvRule, fraction: float,
+                  tp: int, replicas: int) -> tuple[Taken, ...]:
+    """Each field a serving job leaves out that moves a number, with the value its estimate took (newuser97).
+
+    `limit`, `reserve`, `rule` and `fraction` are what the estimate ran (`engine_defaults.batch_size_of`,
+    `kv_reserve_of`, `kv_rule_of`), `tp` and `replicas` its layout. Before, `defaults_taken` was empty on every serving
+    estimate and `--explain` printed nothing more for one: which engine, batch cap and KV fraction a job ran was
+    spread over notes and conventions, or not said (max_num_tokens, prefill, ffn_activation, quantised_attention).
+    """
+    given = inf.model_fields_set
+    out = [Taken("tp", str(tp), "searched")] if "tp" not in given else []
+    out += [Taken("replicas", str(replicas), "as many as the scale-up domains hold")] if "replicas" not in given \
+        else []
+    try:
+        engine = serving_engine(inf.engine, vendor)
+    except ValueError:   # no engine known: the job stated its max_batch_size, and its fraction's key picks the rule
+        engine = ""
+    if engine and "engine" not in given:
+        out.append(Taken("engine", engine, f"none stated: {vendor}'s parts' engine"))
+    whose = f"{engine} default" if engine else "engine default"
+    out += [Taken("max_batch_size", str(limit), whose)] if "max_batch_size" not in given else []
+    if getattr(inf, rule.key) is None and rule.default is not None:
+        out.append(Taken(rule.key, f"{fraction:g}", whose))
+    if "kv_reserve" not in given:
+        out.append(Taken("kv_reserve", reserve, whose if engine == "vllm" else "field default"))
+    if inf.kv_precision is None:
+        out.append(Taken("kv_precision", serving_kv_dtype(inf.precision), f"with {inf.precision} weights"))
+    out += [Taken(name, as_written(getattr(inf, name)), "field default")
+            for name in ("precision", "max_num_tokens", "prefill", "ffn_activation", "quantised_attention")
+            if name not in given]
     return tuple(out)
 
 

@@ -42,6 +42,7 @@ from archgen.perf.workload.band_families import at_engine_cap, family, quantity_
 from archgen.perf.workload.band_span import Span
 from archgen.perf.workload.bands import band
 from archgen.perf.workload.defaults_note import assumed_engine
+from archgen.perf.workload.defaults_taken import serving_taken
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.moe_serving_note import moe_serving_convention
@@ -303,6 +304,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         conv["moe_serving"] = optimistic
     if "replicas_to_keep_up" in metrics and run is not None:
         conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
+    if breakdown:   # newuser97: read as a request's latency (140.6 ms where the requests took 8.8 s)
+        conv["breakdown"] = (f"the replica's time per request served, {inf.output_len:,} generated tokens over its "
+                             f"{significant(float(e.tokens_per_second_replica))} tokens/s, split into prompts and "
+                             "decodes (and waiting, where arrivals leave it idle): not a request's latency, which is "
+                             "its time to first token plus (generated tokens - 1) x its TPOT, the replica serving "
+                             "others between")
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{significant(inf.arrival_rate.m_as('1/s'))} requests/s x {inf.output_len} tokens"
@@ -319,7 +326,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
                     latency_spans=latency_spans, routing=routing,
                     load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed,
-                    batch_bound=bound)
+                    batch_bound=bound, defaults=serving_taken(inf, hw.vendor, limit, reserve, rule, fraction, tp,
+                                                              replicas))
 
 
 def interleaved(e: InferenceEstimate, output_len: int) -> str:
