@@ -173,8 +173,8 @@ def find_real(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
             raise LoadError(f"{raw}: no such file or directory")
         for f in files:
             try:
-                link = f.is_symlink()
-                real = f.resolve(strict=True) if link else _real_folder(f.parent, folders) / f.name
+                is_link = f.is_symlink()
+                real = f.resolve(strict=True) if is_link else _real_folder(f.parent, folders) / f.name
             except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
                 problems.append(_outside(f, root, "a file") if _leaves(f, root) else
                                 SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
@@ -182,7 +182,7 @@ def find_real(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
             if not inside(real, root):
                 problems.append(_outside(f, root, "a file"))
                 continue
-            if link and _hidden(real, root):
+            if is_link and _hidden(real, root):
                 problems.append(_into_hidden(f, "a file"))
                 continue
             found.setdefault(real, f)
