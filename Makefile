@@ -76,7 +76,8 @@ demo: $(STAMP)
 # suite38 (cProfile of tests/perf, render, analyse, checks, output, errors; load 8-12): the largest self time is the
 #   serving loop (scheduler._loop, 17 of 37 CPU-s of the serving tests), then pint's quantity ops, spread thin. A
 #   spec tree loaded with fewer path calls and each file read with a buffer of its size (pipeline.load of specs/
-#   20.1 -> 9.8 ms), device_ends by rack design: tests/checks + analyse -n 0, side by side, 82.6 -> 77.7 CPU-s.
+#   20.1 -> 9.8 ms), device_ends by rack design: -n 0 side by side, tests/checks + analyse 82.6 -> 77.7 CPU-s
+#   (load 12), tests/perf 143.1 -> 136.0 (load 6-7; with _loop's min()s written out).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 
