@@ -199,14 +199,18 @@ def core_groups(full: int, spines: int, s_up: int, k_core: int, last_links: int 
 
     A group takes G·s_up links from each of `full` pods and its share of a last pod's `last_links`, ⌈last_links·G /
     spines⌉ (NET031's regrouped last pod, `checks.pods`); a core takes G·l from each full pod and its part of that
-    share, ⌈share·l / s_up⌉, which must fit k_core. Groups of one spine where as few; two cores at least where
-    groups of one spine give two (one would be a single point of failure). None where no core fits.
+    share, ⌈share·l / s_up⌉, which must fit k_core. Among the fewest, two cores a group at least where some G and l
+    give them, then groups of one spine where as few; two cores at least where groups of one spine give two (one
+    would be a single point of failure). A group of one core takes all of a spine's uplinks, which that core's loss
+    cuts; published fat trees spread them (Al-Fares et al., SIGCOMM 2008, §2.3: each aggregation switch meets k/2
+    cores, one link each; Facebook's fabric: a fabric switch meets every spine of its plane), so a spine keeps
+    (n − 1)/n of them with one of its group's n cores lost (core38). None where no core fits.
     """
     groups = [g for g in range(1, spines + 1) if spines % g == 0]
     fits = [(spines * s_up // (g * n), g, n) for g in groups for n in range(1, s_up + 1) if s_up % n == 0
             and full * g * n + math.ceil(math.ceil(last_links * g / spines) * n / s_up) <= k_core]
     floor = min(2, min((c for c, g, _ in fits if g == 1), default=2))
-    return min(fits, key=lambda f: (f[0] < floor, f)) if fits else None
+    return min(fits, key=lambda f: (f[0] < floor, f[0], s_up // f[2] < 2, f[1], f[2])) if fits else None
 
 
 def pod_spines(leaves: int, up: int, s_down: int) -> int:
