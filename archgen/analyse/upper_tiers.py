@@ -160,8 +160,8 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
     A core group takes G spines of every pod (spines jG .. jG + G − 1 to group j, G dividing the spines per pod S);
     each of its cores takes l links from each of them (l dividing s_up), so a group holds s_up / l cores, a core uses
     pods·G·l ports and meets every pod alike: its links in from one pod match its links out to another. Derived: the
-    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of one spine (G = 1, spine j of every pod to group j,
-    Facebook's spine planes) where they are as few. Groups of several spines take fewer where s_up's divisors leave
+    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of two cores or more where some G and l give them,
+    then groups of one spine (G = 1, spine j of every pod to group j, Facebook's spine planes) where as few. Groups of several spines take fewer where s_up's divisors leave
     ⌊k_core / pods⌋ unused: Meta's 8 pods of 16 CTSWs with 27 uplinks on 576-port ATSWs take 6 cores of 9 links from
     8 spines of each pod, every port used, where groups of one spine took 16 at 216 ports (topo36). A count by ports
     alone can be lower still and is not built: newuser91's 6 pods of 32 spines of 16 core links on 64-port cores take
