@@ -157,18 +157,18 @@ def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:
 def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, int, list]:
     """Cores of a 3-tier plane, links per spine-core pair, spines of a pod per core group, a fixed count's problems.
 
-    A core group takes G spines of every pod (spines jG .. jG + G − 1 to group j, G dividing the spines per pod S);
-    each of its cores takes l links from each of them (l dividing s_up), so a group holds s_up / l cores, a core uses
+    A core group takes G spines of every pod (spines jG .. jG + G − 1 to group j, G dividing the spines per pod S); each
+    of its cores takes l links from each of them (l dividing s_up), so a group holds s_up / l cores, a core uses
     pods·G·l ports and meets every pod alike: its links in from one pod match its links out to another. Derived: the
-    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of two cores or more where some G and l give them,
-    then groups of one spine (G = 1, spine j of every pod to group j, Facebook's spine planes) where as few. Groups of several spines take fewer where s_up's divisors leave
-    ⌊k_core / pods⌋ unused: Meta's 8 pods of 16 CTSWs with 27 uplinks on 576-port ATSWs take 6 cores of 9 links from
-    8 spines of each pod, every port used, where groups of one spine took 16 at 216 ports (topo36). A count by ports
-    alone can be lower still and is not built: newuser91's 6 pods of 32 spines of 16 core links on 64-port cores take
-    64 (G = 1, l = 8), 48 by ports, whose cores would take 10 links from some pods and 11 from others. Two cores at
-    least, where groups of one spine give two: one would be a single point of failure. A fixed count C
-    keeps groups of one spine and fixes l = s_up·S / C, so C must be a multiple of S whose quotient divides s_up, and
-    pods·l must fit the core's ports.
+    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of two cores or more where some G and l give them, then
+    groups of one spine (G = 1, spine j of every pod to group j, Facebook's spine planes) where as few. Groups of
+    several spines take fewer where s_up's divisors leave ⌊k_core / pods⌋ unused: Meta's 8 pods of 16 CTSWs with 27
+    uplinks on 576-port ATSWs take 6 cores of 9 links from 8 spines of each pod, every port used, where groups of one
+    spine took 16 at 216 ports (topo36). A count by ports alone can be lower still and is not built: newuser91's 6 pods
+    of 32 spines of 16 core links on 64-port cores take 64 (G = 1, l = 8), 48 by ports, whose cores would take 10 links
+    from some pods and 11 from others. Two cores at least, where groups of one spine give two: one would be a single
+    point of failure. A fixed count C keeps groups of one spine and fixes l = s_up·S / C, so C must be a multiple of S
+    whose quotient divides s_up, and pods·l must fit the core's ports.
     """
     here, fixed, problems = fabric.owner_path + ("core", "count"), fat_tree(fabric).core.count, list[Problem]()
     pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
