@@ -79,7 +79,7 @@ def test_a_b300_plane_of_16_sus_spreads_each_spine_over_two_cores(tmp_path: Path
     core): 2 pods a plane, 64 cores of 128 ports, each spine 32 links to each of the 2 cores of its group, one core
     lost keeping half of its spines' core links; 400 Gb/s of full bisection per GPU, 396.9 with a core lost (the
     lost core's 128 of a plane's 8,192 core links, one plane of two: 1 − 1/128), as with groups of one core."""
-    from archgen.pipeline import analyse_paths, run
+    from archgen.pipeline import run
     text = DATA.read_text(encoding="utf-8")
     text = text[:text.index("expect:")].replace("  - {unit: su, count: 1}", "  - {unit: su, count: 16}").replace(
         "    tiers: 2\n", "    tiers: 3\n").replace("    spine: {rack: b300-eth}\n",
@@ -87,7 +87,8 @@ def test_a_b300_plane_of_16_sus_spreads_each_spine_over_two_cores(tmp_path: Path
         "      leaf_spine: [smf-800g-split-2x400g]\n",
         "      leaf_spine: [smf-800g-split-2x400g]\n      spine_core: [smf-800g-split-2x400g]\n")
     (tmp_path / "b300.yaml").write_text(text, encoding="utf-8")
-    cluster = analyse_paths([CATALOG, tmp_path]).clusters["cluster/b300-spectrum-x-su"]
+    result = run([CATALOG, tmp_path])
+    cluster = result.clusters["cluster/b300-spectrum-x-su"]
     fa = next(f for f in cluster.fabrics if f.fabric.spec.id == "compute")
     shape = fa.shape
     assert (shape.leaves, shape.spines, shape.cores, shape.spines_per_pod, shape.pod_leaves) == (128, 128, 64, 64, 64)
@@ -96,7 +97,7 @@ def test_a_b300_plane_of_16_sus_spreads_each_spine_over_two_cores(tmp_path: Path
     assert set(Counter(lo.tolist()).values()) == {2} and int(w.sum()) == 128 * 64
     assert set(Counter(hi.tolist()).values()) == {4}
     assert sorted(set(_kept(shape, 0).values())) == [0.5, 1.0]
-    metrics = run([CATALOG, tmp_path]).metrics["cluster/b300-spectrum-x-su/fabric/compute"]
+    metrics = result.metrics["cluster/b300-spectrum-x-su/fabric/compute"]
     assert metrics["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(400.0)
     assert metrics["spine.oversubscription"].m_as("") == pytest.approx(1.0)
     assert metrics["failure.core.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(400 * (1 - 1 / 128))
