@@ -111,7 +111,8 @@ def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.
 
     `tier` is 'leaf_spine' or 'spine_core'. Two tiers: every leaf meets every spine with u/S links. Three tiers:
     leaf l meets the `spines_per_pod` spines of pod ⌊l / P⌋; spine j of every pod meets core group ⌊j / G⌋ (G the
-    `core_group`), each of its cores with `core_pair_links` links.
+    `core_group`), each of its cores with `core_pair_links` links: a spine's uplinks spread evenly over its group's
+    spine_up / core_pair_links cores, so one core lost takes that share of them (`upper_tiers.core_groups`).
     """
     if tier == "leaf_spine":
         if shape.tiers == 2:

@@ -112,8 +112,9 @@ def test_uplinks_on_the_top_tier_tiers_auto_builds_are_net019(spec_tree) -> None
 def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path) -> None:
     """Issue 21 item 6: one GB300 NVL72 SU (8 Q3400 leaves of 72 up ports) with `tiers: 3`. One pod holds the 8
     leaves; the fewest spines that take 8 x 72 uplinks on 72 down ports each are ⌈8·72/72⌉ = 8 (a divisor of 72),
-    9 links per leaf-spine pair; each spine's 72 uplinks go to one core, two spines a core: 4 cores of 144 ports
-    (topo36; in core groups of one spine, 8 at 72 ports). Before: 72 spines and 72 cores, 1.22 MW of network power
+    9 links per leaf-spine pair; 4 cores of 144 ports (topo36; in core groups of one spine, 8 at 72 ports), in groups
+    of two cores that each take 36 links from each of 4 spines, so a spine's 72 uplinks go to two cores, not all to
+    one (core38; before: two spines a core, 72 links each, which one core lost cut off entirely). Before: 72 spines and 72 cores, 1.22 MW of network power
     for 576 GPUs. 20 switches are 1.7x the 12 of the 2-tier design (8 leaves, 4 spines: NVIDIA's B300 XDR SU,
     tests/test_fabrics.py)."""
     import shutil
@@ -130,10 +131,10 @@ def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path)
         encoding="utf-8")
     result = run([tmp_path / "gb3"])
     fa = next(f for f in result.clusters["cluster/gb300-nvl72-su"].fabrics if f.fabric.spec.id == "compute")
-    assert (fa.pods, fa.spines_per_pod, fa.core_links_per_spine_pair) == (1, 8, 72)
-    assert [t.switches for t in fa.tiers] == [8, 8, 4] and fa.shape.core_group == 2
+    assert (fa.pods, fa.spines_per_pod, fa.core_links_per_spine_pair) == (1, 8, 36)
+    assert [t.switches for t in fa.tiers] == [8, 8, 4] and fa.shape.core_group == 4
     from archgen.analyse.portmap import port_map
-    # each core cabled with 72 links from each of its two spines, every port once
+    # each core cabled with 36 links from each of its four spines, every port once
     ends = [(e.device, e.port) for r in port_map(result.clusters["cluster/gb300-nvl72-su"]).rows
             if r.fabric == "compute" and r.tier == "spine_core" for e in (r.a, r.b)]
     assert len(set(ends)) == len(ends) == 2 * 576

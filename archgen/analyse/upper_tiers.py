@@ -157,18 +157,18 @@ def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:
 def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, int, list]:
     """Cores of a 3-tier plane, links per spine-core pair, spines of a pod per core group, a fixed count's problems.
 
-    A core group takes G spines of every pod (spines jG .. jG + G − 1 to group j, G dividing the spines per pod S);
-    each of its cores takes l links from each of them (l dividing s_up), so a group holds s_up / l cores, a core uses
+    A core group takes G spines of every pod (spines jG .. jG + G − 1 to group j, G dividing the spines per pod S); each
+    of its cores takes l links from each of them (l dividing s_up), so a group holds s_up / l cores, a core uses
     pods·G·l ports and meets every pod alike: its links in from one pod match its links out to another. Derived: the
-    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of one spine (G = 1, spine j of every pod to group j,
-    Facebook's spine planes) where they are as few. Groups of several spines take fewer where s_up's divisors leave
-    ⌊k_core / pods⌋ unused: Meta's 8 pods of 16 CTSWs with 27 uplinks on 576-port ATSWs take 6 cores of 9 links from
-    8 spines of each pod, every port used, where groups of one spine took 16 at 216 ports (topo36). A count by ports
-    alone can be lower still and is not built: newuser91's 6 pods of 32 spines of 16 core links on 64-port cores take
-    64 (G = 1, l = 8), 48 by ports, whose cores would take 10 links from some pods and 11 from others. Two cores at
-    least, where groups of one spine give two: one would be a single point of failure. A fixed count C
-    keeps groups of one spine and fixes l = s_up·S / C, so C must be a multiple of S whose quotient divides s_up, and
-    pods·l must fit the core's ports.
+    fewest cores, S·s_up / (G·l) with pods·G·l ≤ k_core, groups of two cores or more where some G and l give them, then
+    groups of one spine (G = 1, spine j of every pod to group j, Facebook's spine planes) where as few. Groups of
+    several spines take fewer where s_up's divisors leave ⌊k_core / pods⌋ unused: Meta's 8 pods of 16 CTSWs with 27
+    uplinks on 576-port ATSWs take 6 cores of 9 links from 8 spines of each pod, every port used, where groups of one
+    spine took 16 at 216 ports (topo36). A count by ports alone can be lower still and is not built: newuser91's 6 pods
+    of 32 spines of 16 core links on 64-port cores take 64 (G = 1, l = 8), 48 by ports, whose cores would take 10 links
+    from some pods and 11 from others. Two cores at least, where groups of one spine give two: one would be a single
+    point of failure. A fixed count C keeps groups of one spine and fixes l = s_up·S / C, so C must be a multiple of S
+    whose quotient divides s_up, and pods·l must fit the core's ports.
     """
     here, fixed, problems = fabric.owner_path + ("core", "count"), fat_tree(fabric).core.count, list[Problem]()
     pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
@@ -199,14 +199,18 @@ def core_groups(full: int, spines: int, s_up: int, k_core: int, last_links: int 
 
     A group takes G·s_up links from each of `full` pods and its share of a last pod's `last_links`, ⌈last_links·G /
     spines⌉ (NET031's regrouped last pod, `checks.pods`); a core takes G·l from each full pod and its part of that
-    share, ⌈share·l / s_up⌉, which must fit k_core. Groups of one spine where as few; two cores at least where
-    groups of one spine give two (one would be a single point of failure). None where no core fits.
+    share, ⌈share·l / s_up⌉, which must fit k_core. Among the fewest, two cores a group at least where some G and l
+    give them, then groups of one spine where as few; two cores at least where groups of one spine give two (one
+    would be a single point of failure). A group of one core takes all of a spine's uplinks, which that core's loss
+    cuts; published fat trees spread them (Al-Fares et al., SIGCOMM 2008, §2.3: each aggregation switch meets k/2
+    cores, one link each; Facebook's fabric: a fabric switch meets every spine of its plane), so a spine keeps
+    (n − 1)/n of them with one of its group's n cores lost (core38). None where no core fits.
     """
     groups = [g for g in range(1, spines + 1) if spines % g == 0]
     fits = [(spines * s_up // (g * n), g, n) for g in groups for n in range(1, s_up + 1) if s_up % n == 0
             and full * g * n + math.ceil(math.ceil(last_links * g / spines) * n / s_up) <= k_core]
     floor = min(2, min((c for c, g, _ in fits if g == 1), default=2))
-    return min(fits, key=lambda f: (f[0] < floor, f)) if fits else None
+    return min(fits, key=lambda f: (f[0] < floor, f[0], s_up // f[2] < 2, f[1], f[2])) if fits else None
 
 
 def pod_spines(leaves: int, up: int, s_down: int) -> int:

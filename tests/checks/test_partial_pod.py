@@ -26,7 +26,8 @@ def test_whole_pods_need_the_cores_as_sized() -> None:
     """No last pod's links: the groups' cores are the sizing's own (`upper_tiers._cores`, 7 pods: l = 18, 4 each,
     no grouping of several spines doing better, G·l ≤ 20 and 18 the most). 2 pods of 32 spines with 8 core links on
     64-port cores: groups of one spine take 32 cores at 16 ports, groups of 4 spines 8 cores of 8 links from each,
-    2 x 4 x 8 = 64 ports (topo36)."""
+    2 x 4 x 8 = 64 ports (topo36); groups of 8 spines, two cores of 4 links from each, fill them alike, and a spine's
+    8 uplinks then go to two cores, not all to one (core38)."""
     assert _grouped_cores(7, 72, 72, 0, 144) == 288 == core_groups(7, 72, 72, 144)[0]
     assert _grouped_cores(2, 32, 8, 0, 64) == 8
-    assert core_groups(2, 32, 8, 64) == (8, 4, 8) and _grouped_cores(2, 32, 8, 0, 64 * 2) == 4
+    assert core_groups(2, 32, 8, 64) == (8, 8, 4) and _grouped_cores(2, 32, 8, 0, 64 * 2) == 4
