@@ -73,6 +73,11 @@ demo: $(STAMP)
 # suite37 (6,711 tests; -n 2 worksteal from fresh worktrees, load 8-10): the same tree twice 597.5, 567.6 CPU-s
 #   (5 % noise), collection 12.5 a worker. Computed by both workers, by key: session fixtures 1.2 CPU-s, shared
 #   estimates 0.8, `run_cli` runs 0.2; hypothesis' scan of archgen's source for constants 0.2 a process (1.7 cold).
+# suite38 (cProfile of tests/perf, render, analyse, checks, output, errors; load 8-12): the largest self time is the
+#   serving loop (scheduler._loop, 17 of 37 CPU-s of the serving tests), then pint's quantity ops, spread thin. A
+#   spec tree loaded with fewer path calls and each file read with a buffer of its size (pipeline.load of specs/
+#   20.1 -> 9.8 ms), device_ends by rack design: -n 0 side by side, tests/checks + analyse 82.6 -> 77.7 CPU-s
+#   (load 12), tests/perf 143.1 -> 136.0 (load 6-7; with _loop's min()s written out).
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

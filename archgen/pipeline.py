@@ -23,6 +23,7 @@ from archgen.errors import WorkloadError
 from archgen.load import SourceDocument, load_paths, shipped_catalog
 from archgen.model import Cluster, Facility
 from archgen.model.workload import Model, Workload
+from archgen.path_links import inside
 from archgen.snapshot import derived, validated
 from archgen.spec_files import roots
 from archgen.topology import ScaleOutPath
@@ -75,18 +76,20 @@ def real_paths(files: Iterable[str]) -> dict[str, Path]:
     """`Path(f).resolve()` of each file, each folder resolved once.
 
     A file that is no link is its folder's real path and its name: the hundred catalog files share a dozen folders,
-    and `resolve` walks every component of each (issue 25, start-up).
+    and `resolve` walks every component of each (issue 25, start-up). The folders are keyed by their text, not by a
+    `Path` made and hashed for each file (suite38).
     """
-    folders: dict[Path, Path] = {}
+    folders: dict[str, Path] = {}
     out: dict[str, Path] = {}
     for f in files:
-        path = Path(f)
-        if path.is_symlink():
-            out[f] = path.resolve()
+        if os.path.islink(f):
+            out[f] = Path(f).resolve()
         else:
-            folder = path.parent
-            real = folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve())
-            out[f] = real / path.name
+            folder, name = os.path.split(f)
+            real = folders.get(folder)
+            if real is None:
+                real = folders[folder] = Path(folder).resolve()
+            out[f] = real / name
     return out
 
 
@@ -105,16 +108,19 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
         return docs, []
     resolved = catalog.resolve()
     roots = {catalog, resolved}
-    named = [Path(p).resolve() for p in paths if any(Path(p).resolve().is_relative_to(r) for r in roots)]
+    named = [r for r in (Path(p).resolve() for p in paths) if any(inside(r, c) for c in roots)]
     real = real_paths({d.file for d in docs})   # each file resolved once
-    walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
-              and not any(real[d.file].is_relative_to(n) for n in named)]
+    walked = [d for d in docs if any(inside(real[d.file], r) for r in roots)
+              and not any(inside(real[d.file], n) for n in named)]
     skipped = {id(d) for d in walked} | _shipped_copies(docs, real, paths, resolved)
     mine = [d for d in docs if id(d) not in skipped]
     # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
-    loaded = {r for r in real.values() if r.is_relative_to(resolved)}
+    loaded = {r for r in real.values() if inside(r, resolved)}
     files = catalog_files(catalog)     # found once: each file vetted (links out of the tree refused) and resolved
-    return mine, walked + _catalog_documents([f for f in files if f.resolve() not in loaded] if loaded else files)
+    if loaded:
+        reals = real_paths(str(f) for f in files)
+        files = [f for f in files if reals[str(f)] not in loaded]
+    return mine, walked + _catalog_documents(files)
 
 
 #: `_catalog_documents`' loads: {the files: (each file's inode, size, mtime and ctime in ns, their documents)}.
@@ -176,11 +182,11 @@ def _shipped_copies(docs: Iterable[SourceDocument], real: dict[str, Path], paths
     for d in docs:
         file = real[d.file]
         parts = file.parts
-        if "catalog" not in parts[:-1] or file.is_relative_to(catalog):
+        if "catalog" not in parts[:-1] or inside(file, catalog):
             continue
         at = len(parts) - 2 - parts[-2::-1].index("catalog")     # the innermost `catalog` folder above the file
         folder = Path(*parts[:at + 1])
-        if not any(folder != n and folder.is_relative_to(n) for n in named):
+        if not any(folder != n and inside(folder, n) for n in named):
             continue
         if file not in same:
             shipped = catalog.joinpath(*parts[at + 1:])

@@ -42,7 +42,7 @@ from archgen.load import shipped_catalog
 from archgen.spec_files import find_real
 from archgen.startup import is_console_script, resume_gc
 from archgen.validate import Specs
-from archgen.yaml_guard import MAX_FILE_BYTES, opened
+from archgen.yaml_guard import MAX_FILE_BYTES, opened, read_most
 
 #: Bump when what is kept changes form.
 FORMAT = "1"
@@ -121,7 +121,7 @@ def _read_spec(path: str) -> bytes:
     refused unread), so the specs get no key and `validate` reports it with its location.
     """
     with opened(Path(path), path) as fh:
-        body = fh.read(MAX_FILE_BYTES + 1)
+        body = read_most(fh, MAX_FILE_BYTES + 1)
     return b"%d\0" % len(body) + body
 
 

@@ -120,9 +120,6 @@ perf.workload.cluster perf.workload.slices
 analyse.fabric analyse.tier_problems
 analyse.capex_bounds analyse.cost
 perf.explore.batch_path perf.explore.front perf.explore.hardware_scope perf.explore.points perf.explore.sweep_notes
-analyse.bom analyse.cable_bins analyse.cabling analyse.cdu_power analyse.facility analyse.fibre_cords analyse.link_ends
-  analyse.network analyse.placement analyse.rail_layout analyse.scale_up analyse.scale_up_pod analyse.scale_up_racks
-  analyse.storage_cost analyse.tier_cabling analyse.tier_ends analyse.unracked
 """.replace("\n  ", " ").strip().splitlines())
 
 

@@ -232,6 +232,29 @@ def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, 
     assert list(got) == list(whole)
 
 
+def test_a_training_sweep_of_small_layout_sets_is_shared_in_whole_sets(tmp_path):
+    """Sets of 60 points, under MIN_CHUNK, their axes first: the workers get chunks of whole sets (a batch never holds
+    two sets' points, so each has the batches of one process), not the sweep as one chunk for one worker; with a set's
+    points spread over the sweep (an axis that tells sets apart after a vector axis) it stays one chunk."""
+    from archgen.perf.api import set_size, set_stride
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems_of(path, [SPECS])
+    assert (p.size, set_stride(p), set_size(p)) == (360, 60, 60) and workers.MIN_CHUNK > 60
+    Here = _here()
+    got = workers.evaluate_all(p, Here(), 2).rows
+    assert Here.ranges == [(0, 120), (120, 180), (180, 240), (240, 300), (300, 360)]  # 90, 60, 45, ... rounded up
+    assert list(got) == list(workers.evaluate_all(p, None).rows)
+    path.write_text(GRID.replace("  accelerators: [128, 256, 512]\n", "").replace(
+        "  scale_out_bandwidth:", "  accelerators: [128, 256, 512]\n  scale_out_bandwidth:"), encoding="utf-8")
+    (p,) = sweep_problems_of(path, [SPECS])
+    assert (p.size, set_stride(p), set_size(p)) == (360, 20, 60)
+    Here = _here()
+    workers.evaluate_all(p, Here(), 2)
+    assert Here.ranges == [(0, 360)]
+
+
 def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():
     """`min` over NaN depends on the order: a NaN first would be "best" of one chunk and not of the whole."""
     def row(i, v):

@@ -23,7 +23,7 @@ Counting, three figures per tier kept apart (links: logical port-to-port connect
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from archgen.analyse.bom import (
     surplus_switch_power,
     unplaced_power,
 )
-from archgen.analyse.bom_line import BomLine
+from archgen.analyse.cabling_result import Cabling
 from archgen.analyse.copper_choice import copper_fit, shortest_sold
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.facility import facility_metrics
@@ -61,23 +61,6 @@ from archgen.units import Q_, Q
 
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 U_M = 0.04445
-
-
-@dataclass(frozen=True)
-class Cabling:
-    """The cluster's cabling: tiers, runs, BOM and placement problems."""
-
-    tiers: tuple[TierCabling, ...]
-    runs: tuple[TierRuns, ...]
-    rack_names: tuple[str, ...]
-    bom: tuple[BomLine, ...]
-    problems: tuple[Problem, ...]
-    optics_power: Q
-    network_power: dict[str, Q] = field(default_factory=dict)
-    unplaced_switches: tuple[tuple[str, str, str, int], ...] = ()   # (fabric, tier, switch, count): placement.unplaced
-    #: A multi-rack scale-up domain's runs between racks, in no fabric (not in `runs`): its trunks, or a pod's
-    #: accelerator-to-switch runs to its switch racks (`scale_up_pod.pod_ends`).
-    trunk_runs: tuple[TierRuns, ...] = ()
 
 
 def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
@@ -208,8 +191,9 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 loose += unplaced(fa, place_switches(cluster, fa, problems, taken))
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
-                tiers.append(tier_totals(fa.fabric.spec.id, name, fa.level_links(name), options, None,
-                                          node_cage_ports(a, fa) if name == "access" else None, fa.fabric.spec.speed))
+                cage = node_cage_ports(a.nodes, fa) if name == "access" else None
+                tiers.append(tier_totals(fa.fabric.spec.id, name, fa.level_links(name), options, None, cage,
+                                         fa.fabric.spec.speed))
             continue
         # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
         # counts but no wiring: runs to switches that cannot exist mean nothing, and their size grew with the
@@ -230,7 +214,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
             else:
                 tr = None
             tiers.append(tier_totals(fa.fabric.spec.id, tier_name, fa.level_links(tier_name), options, tr,
-                                      node_cage_ports(a, fa) if tier_name == "access" else None,
+                                      node_cage_ports(a.nodes, fa) if tier_name == "access" else None,
                                       link_speed(fa, tier_name), optics_inside(fa, tier_name),
                                       optics_inside(fa, tier_name, typical=True)))
     su = a.scale_up   # a torus scale-up domain's cables between systems: counted as a torus fabric's neighbour links

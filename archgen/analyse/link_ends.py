@@ -16,7 +16,10 @@ from archgen.model.network import COPPER_MEDIA, Link, nic_split_of
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
-    from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
+    from collections.abc import Sequence
+
+    from archgen.analyse.fabric import FabricAnalysis
+    from archgen.analyse.nodes import NodeType
 
 __all__ = ["_ports_per_module", "connector_links", "cords_per_link", "fans_out", "link_speed", "links_per_cable",
            "module_power", "nic_cages", "node_cage_ports", "optics_inside", "splitter_legs"]
@@ -162,14 +165,14 @@ def link_speed(fa: FabricAnalysis, tier: str) -> Q:
     return t.speed if tier == "access" else t.up_speed
 
 
-def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
-    """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
+def node_cage_ports(nodes: Sequence[NodeType], fa: FabricAnalysis) -> int:
+    """NIC ports per cage at the node end of a fabric's access links (the fewest over the cluster's node types).
 
     The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
     (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
     """
     role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-    per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
+    per = [nt.per_cage[role] for nt in nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
     return min(per, default=1) * nic_split_of(fa.fabric.spec)   # '2x400G': 2 each
 
 

@@ -27,8 +27,8 @@ from archgen.model.network import nic_split_of
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
 
-if TYPE_CHECKING:   # cabling reads this module's ClusterAnalysis
-    from archgen.analyse.cabling import Cabling
+if TYPE_CHECKING:   # above `network` in the layers (it holds `tier_cabling`'s types): for the annotation only
+    from archgen.analyse.cabling_result import Cabling
 
 __all__ = ["ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "compute_torus", "count", "fabric_metrics",

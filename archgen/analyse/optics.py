@@ -82,7 +82,7 @@ def _end_optics(a: ClusterAnalysis, held: bool = False) -> np.ndarray:
         inside = optics_inside(fa, tr.tier)
         only = tuple(s for s in inside if s not in optics_inside(fa, tr.tier, typical=True)) if held else None
         _rack_end_power(fa, tr.tier, tr, options[(tr.fabric, tr.tier)], _modules_left_out(a, tr),
-                        node_cage_ports(a, fa), watts, inside, only)
+                        node_cage_ports(a.nodes, fa), watts, inside, only)
     return watts
 
 

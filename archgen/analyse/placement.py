@@ -364,11 +364,14 @@ def device_ends(cluster: ClusterDesign, ends: object) -> list[tuple[int, int, st
     Rack instance by instance, bottom U first, each part's `management_ports` in turn (`analyse.rack_ports`): a
     GB200 NVLink switch tray's three, a power shelf's one where `endpoints.power` takes them.
     """
-    out = []
+    out, racks = [], dict[int, list[tuple[int, str, str]]]()  # a rack design's (U, kind, port) once: by its id
     for i, inst in enumerate(cluster.instances):
-        for item in sorted(inst.rack.items, key=lambda p: p.u):
-            n = part_ports(item.part, ends)
-            out += [(i, item.u, item.part.kind, "mgmt" if n == 1 else f"mgmt{k + 1}") for k in range(n)]
+        ports = racks.get(id(inst.rack))
+        if ports is None:
+            ports = racks[id(inst.rack)] = [(item.u, item.part.kind, "mgmt" if n == 1 else f"mgmt{k + 1}")
+                                            for item in sorted(inst.rack.items, key=lambda p: p.u)
+                                            for n in (part_ports(item.part, ends),) for k in range(n)]
+        out += [(i, u, kind, port) for u, kind, port in ports]
     return out
 
 

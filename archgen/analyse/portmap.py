@@ -302,7 +302,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                             "floor's longest run (corner to corner), as the BOM orders it"
                             for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
         placed_ends, k_nodes = k + int((at[:, 0] >= 0).sum()), k
-        cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
+        cage: Sequence[int | None] = [node_cage_ports(a.nodes, fa)] * k + [1] * extra
         nic = nic_cages(node_key, fa.planes)   # a node's fabric ports run plane-major (`access_ports`)
     else:
         assert low is not None and a_switch is not None, "only the access tier has no switch below it"

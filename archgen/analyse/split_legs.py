@@ -68,7 +68,7 @@ def split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns) -> tuple[np
     """
     options = fa.fabric.tiers[_TIER_KEY[tr.tier]].links
     speed, access = link_speed(fa, tr.tier), tr.tier == "access"
-    cage = node_cage_ports(a, fa) if access else None
+    cage = node_cage_ports(a.nodes, fa) if access else None
     fans = np.array([fans_out(o, speed, cage) for o in options], dtype=bool)
     if not fans.any():
         return None

@@ -56,7 +56,8 @@ def _node_cage(ctx: Context, c, fa) -> tuple[int, str]:
     nics = sorted({slot.part for nt in c.nodes if fa.ports_per_node.get(nt.part.id)
                    for slot in nt.part.nics if slot.role == role})
     split = fa.fabric.spec.nic_breakout
-    return node_cage_ports(c, fa), f"{', '.join(nics) or 'node'} NIC cage{f' (nic_breakout {split})' if split else ''}"
+    what = f"{', '.join(nics) or 'node'} NIC cage{f' (nic_breakout {split})' if split else ''}"
+    return node_cage_ports(c.nodes, fa), what
 
 
 def _node_modules(c, fa, key: str, part: str) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from archgen.analyse.cabling import Cabling
+from archgen.analyse.cabling_result import Cabling
 from archgen.analyse.network import count
 from archgen.analyse.other_ports import rack_halls
 from archgen.analyse.tier_cabling import TierRuns

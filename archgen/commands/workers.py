@@ -37,6 +37,7 @@ from archgen.perf.api import (
     evaluate,
     merge,
     row_stride,
+    set_size,
     set_stride,
 )
 from archgen.pint_import import enable_dask
@@ -46,7 +47,8 @@ from archgen.startup import keep_freed_memory
 #: the sweep ends, so that the workers finish together although points cost unevenly (searched layouts cost more).
 SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
-#: over many points of one layout set.
+#: over many points of one layout set. A batch never holds two sets' points, so a chunk of whole sets has the batches
+#: it would have in one process, however small (`submit`).
 MIN_CHUNK = 2048
 #: Most points a chunk evaluated in this process holds (`submit` without a pool): its rows are tallied and dropped
 #: before the next chunk, so that a sweep's memory does not grow with its points (newuser40: 476 MB of resident memory
@@ -299,20 +301,26 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     # (`perf.explore.vectorised_grid.row_stride`), or where a row is larger, in whole blocks of its last axes that
     # are not (`grid_hw` takes those too; rounding up to a larger row would make the chunks coarser than guided
     # scheduling asks for: a row can hold most of a set), ended at a layout set's edge where that changes a chunk by at
-    # most half (`guided`'s block); others of at least a 1/64 share each
+    # most half (`guided`'s block); others of at least a 1/64 share each. Where each block of `set_stride` points is a
+    # whole set (the sets' axes come first: `set_size`) smaller than MIN_CHUNK, chunks of whole sets, as few as one:
+    # they have the batches one process has, and a training sweep under MIN_CHUNK points is shared by the workers
+    # (it was one chunk, for one worker)
     training = problem.workload.training is not None
     least = MIN_CHUNK if training else max(1, problem.size // (64 * workers))
     unit = row_stride(problem, least) if training else 1
+    block = set_stride(problem) if training else 0
+    if training and block < least and block == set_size(problem):
+        least = unit = block
     if pool is None:
         step = LOCAL_CHUNK
-        if training and (block := set_stride(problem)) <= step:
+        if training and block <= step:
             step = step // block * block   # whole sets
         elif training:
             step = -(-step // (whole := row_stride(problem, step))) * whole   # whole rows of a set's grid
         here: Keep = "list" if rows else "none"
         return Pending(problem, [functools.partial(evaluate_chunk, problem, a, min(a + step, problem.size), csv, here)
                                  for a in range(0, problem.size, step)])
-    ranges = guided(problem.size, workers, least, unit, set_stride(problem) if training else 0)
+    ranges = guided(problem.size, workers, least, unit, block)
     keep: Keep = "pickle" if rows else "none"
     try:
         return Pending(problem, [pool.submit(evaluate_chunk, problem, a, b, csv, keep) for a, b in ranges], pool)

@@ -29,14 +29,14 @@ from archgen.perf.workload.peak_scope import peak_scope
 if TYPE_CHECKING:
     from archgen.perf.explore.points import PointRow, Result, Stated, SweepProblem, summarise
     from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
-    from archgen.perf.explore.vectorised import evaluate, set_stride
+    from archgen.perf.explore.vectorised import evaluate, set_size, set_stride
     from archgen.perf.explore.vectorised_grid import row_stride
     from archgen.perf.explore.vectorised_sets import Cached, Preparation
 
 #: The sweep's names, each by the module of `archgen.perf.explore` that defines it: imported on first use.
 SWEEP = {**dict.fromkeys(("PointRow", "Result", "Stated", "SweepProblem", "summarise"), "points"),
          **dict.fromkeys(("Chunk", "Keep", "chunk", "merge"), "tally"),
-         **dict.fromkeys(("evaluate", "set_stride"), "vectorised"), "row_stride": "vectorised_grid",
+         **dict.fromkeys(("evaluate", "set_size", "set_stride"), "vectorised"), "row_stride": "vectorised_grid",
          **dict.fromkeys(("Cached", "Preparation"), "vectorised_sets")}
 
 
@@ -52,5 +52,5 @@ def __getattr__(name: str) -> object:
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "JobOnCluster", "Keep", "Machine",
            "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "SwitchPorts", "chunk", "estimate_hardware",
            "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine",
-           "merge", "peak_scope", "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride",
+           "merge", "peak_scope", "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride", "set_size",
            "set_stride", "summarise"]

@@ -1,6 +1,6 @@
 """The cluster document's "Cabling and optics" section and its cable-run list (cabling.csv).
 
-Renderers of what `archgen.analyse.cabling.Cabling` computed: links, modules and cables per fabric tier, length
+Renderers of what `archgen.analyse.cabling_result.Cabling` computed: links, modules and cables per fabric tier, length
 bins, and the deduplicated A→Z run list; presentation only (identical runs counted once).
 """
 

@@ -1,7 +1,7 @@
 """The cluster document: scaling, rack types, power and cooling totals, fabrics, cabling and optics, BOM.
 
 Figures come from `archgen.analyse.network.ClusterAnalysis` (fabrics, scale-up), its `cabling`
-(`archgen.analyse.cabling.Cabling`) and, for the growth table and chart, the run's `scaling` series
+(`archgen.analyse.cabling_result.Cabling`) and, for the growth table and chart, the run's `scaling` series
 (`archgen.analyse.scaling`), which `pipeline.run(..., scaling=True)` adds because only documents show it (the
 pipeline does not pay for it on every `check`).
 Presentation arithmetic only: per-rack-type figures times the rack count, and their sums, for the power and

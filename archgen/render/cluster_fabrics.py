@@ -1,7 +1,7 @@
 """The cluster document's network section: the fabrics, the scale-up domain and the per-node port map.
 
 Split from `archgen.render.cluster` (the whole document) by what it renders; figures come from
-`archgen.analyse.network.ClusterAnalysis` and its `cabling` (`archgen.analyse.cabling.Cabling`).
+`archgen.analyse.network.ClusterAnalysis` and its `cabling` (`archgen.analyse.cabling_result.Cabling`).
 """
 
 from __future__ import annotations

@@ -117,6 +117,14 @@ def set_stride(problem: SweepProblem) -> int:
     return math.prod(len(problem.axes[a]) for a in names[last + 1:])
 
 
+def set_size(problem: SweepProblem) -> int:
+    """Points of a layout set: the product of the sizes of the axes that do not tell sets apart (`VECTOR_AXES`).
+
+    `set_stride` is this where the sets' axes come first: each block of `set_stride` points is then a whole set.
+    """
+    return math.prod(len(v) for a, v in problem.axes.items() if a in VECTOR_AXES)
+
+
 def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarray]:
     """The level index of every axis at each point of the range (`SweepProblem.point`, vectorised)."""
     index = np.arange(start, stop)

@@ -217,7 +217,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     while nxt < n_req or lo < nxt:
         # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
         # those up to the first not yet arrived, within the released ones and the cap
-        end = min(released, lo + cap)
+        end = released if released < lo + cap else lo + cap   # `min`, without the call (each iteration)
         if nxt < end and at[nxt] <= now:
             nxt = bisect_right(at, now, nxt, end)
         if lo == nxt:  # idle until the next arrival
@@ -258,7 +258,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                 else:
                     waiting_iters = decode_only(waiting_iters, jump, b, ranks, balance[1])
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
-            waiting = min(nxt - hi, whole_max)
+            waiting = nxt - hi if nxt - hi < whole_max else whole_max   # `min`s written out here and below
             if separate:
                 key = (waiting, prefilled, 0, inp)
             else:  # and a rank runs no more of a prompt than its own budget leaves (`chunks.prompt_budget`)
@@ -267,7 +267,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                                                                                           b, ranks)
                 else:  # `prompt_budget` of one rank, without the call
                     rank_cap, left = inp, max_num_tokens - b
-                key = (waiting, prefilled, min(left, waiting * inp - prefilled), rank_cap)
+                need = waiting * inp - prefilled
+                key = (waiting, prefilled, left if left < need else need, rank_cap)
             got = work.get(key)
             if got is None:  # `done`: the first prompts, finished
                 n, fin, sec, head = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
