@@ -25,6 +25,7 @@ from archgen.perf.api import (
     EXTRA_PARAMETERS,
     PARAMETERS,
     JobOnCluster,
+    estimate_hardware,
     explain_switches,
     peak_scope,
     plan_dict,
@@ -186,7 +187,9 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
         raise UsageError(f"--search-plan searches a training job's plan on its own hardware; workload "
                          f"'{workload.id}' is {why}")
     if search_plan:
-        plan = plan_for_workload(workload, model, on.hardware, workload.accelerators or on.accelerators, model_only)
+        # timed on the job's hardware, as the estimate it is compared with (`estimate_hardware`), not the cluster's
+        plan = plan_for_workload(workload, model, estimate_hardware(workload, on),
+                                 workload.accelerators or on.accelerators, model_only)
         extra["plan"] = plan_dict(plan)
     if what_if:
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware

@@ -19,7 +19,7 @@ from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.stacks import explain as explain_switches
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
+from archgen.perf.workload.cluster import Machine, estimate_hardware, estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
@@ -50,7 +50,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "JobOnCluster", "Keep", "Machine",
-           "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "SwitchPorts", "chunk", "estimate_on_cluster",
-           "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "peak_scope",
-           "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride", "set_size", "set_stride",
-           "summarise"]
+           "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "SwitchPorts", "chunk", "estimate_hardware",
+           "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine",
+           "merge", "peak_scope", "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride", "set_size",
+           "set_stride", "summarise"]

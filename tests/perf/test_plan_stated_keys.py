@@ -3,10 +3,10 @@
 A key stated must be honoured or refused, never silently ignored. Before, `--search-plan` dropped a stated `etp`:
 the layouts were enumerated at it (the ep that MoE parallel folding allows with it) but timed at etp = tp, and the
 best plan did not show it. Qwen3-30B-A3B (the catalog's MoE model) on 64 GB200 under nemo-2025 with nothing stated
-plans tp 1, pp 1, dp 64, ep 2, micro-batch 4, no recompute, ZeRO 3, sequence parallelism off, the p2p overlap and
-flash attention on; each case states something else, and the plan must take it (the baseline's own value differs,
-so a search that ignores the key fails here) and list it among the keys kept as stated, neither searched nor named
-as the stack profile's value.
+plans tp 1, pp 1, dp 64, ep 8, micro-batch 2, no recompute, ZeRO 3, sequence parallelism off, the p2p and EP
+overlaps and flash attention on (on the job's hardware, its 64 of each 72-GPU domain, planhw38); each case states
+something else, and the plan must take it (the baseline's own value differs, so a search that ignores the key fails
+here) and list it among the keys kept as stated, neither searched nor named as the stack profile's value.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from tests.data.workloads import qwen3_training
 #: (key, the training's keys, its parallelism, where the plan's JSON shows the value, the stated value)
 CASES = [
     ("etp", {}, "{tp: 4, etp: 1}", "layout", 1),
-    ("ep", {}, "{ep: 8}", "layout", 8),
+    ("ep", {}, "{ep: 4}", "layout", 4),
     ("cp", {}, "{cp: 2}", "layout", 2),
     ("interleave", {}, "{pp: 4, interleave: 2}", "layout", 2),
-    ("micro_batch", {}, "{micro_batch: 2}", "layout", 2),
+    ("micro_batch", {}, "{micro_batch: 4}", "layout", 4),
     ("zero", {}, "{zero: 1}", "layout", 1),
     ("offload", {}, "{offload: activations}", "layout", "activations"),
     ("recompute", {"recompute": "full"}, "{}", "layout", "full"),

@@ -61,9 +61,8 @@ from archgen.perf.train.point_goodput import goodput_of
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
-from archgen.perf.workload.cluster import job_hardware
+from archgen.perf.workload.cluster import estimate_hardware
 from archgen.perf.workload.estimate import within_context
-from archgen.perf.workload.racks_note import second_hop
 from archgen.perf.workload.training_setup import on_its_vendor
 
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
@@ -164,11 +163,9 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = job_hardware(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch), gpus,
-                          base)  # as `estimate_on_cluster`
-        hopped = second_hop(base.hardware, hw, base.domain_racks, base.hop_latency,   # as `estimate_on_cluster`
-                            base.pod_flight)
-        extra, hw = hopped.scale_up_latency - hw.scale_up_latency, hopped
+        point = point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch)
+        hw = estimate_hardware(workload, base, point)  # as `estimate_on_cluster`
+        extra = hw.scale_up_latency - point.scale_up_latency  # the stated hop (`job_hardware` keeps the latency)
         workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile, as `estimate`
     except ArchgenError:
         return _invalid_set(problem, indices, values)

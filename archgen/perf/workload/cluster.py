@@ -139,11 +139,9 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     """
     hardware = given_hardware(hardware, "estimate_on_cluster")
     gpus = workload.accelerators or on.accelerators
-    if gpus > on.accelerators:
-        raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
-    hw = job_hardware(workload, hardware or on.hardware, gpus, on)
-    borrowed = fabric_latency_note(hw, on.own_link, on.domain_fabric)   # the part's own step, before any hop
-    hw = second_hop(on.hardware, hw, on.domain_racks, on.hop_latency, on.pod_flight)   # a hop between racks, a pod's
+    hw = estimate_hardware(workload, on, hardware)
+    # the part's own step, before any hop (`job_hardware` keeps the latency; `second_hop` adds the hop)
+    borrowed = fabric_latency_note(hardware or on.hardware, on.own_link, on.domain_fabric)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
@@ -173,6 +171,21 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
     notes = [*est.notes, *added] if est.fits or not est.notes else [*est.notes[:-1], *added, est.notes[-1]]
     return replace(est, cluster=on.cluster, notes=notes, unconfirmed=read)
+
+
+def estimate_hardware(workload: Workload, on: Machine, hardware: Hardware | None = None) -> Hardware:
+    """The hardware `estimate_on_cluster` times `workload` on: `job_hardware`, then a hop between racks or a pod's.
+
+    `hardware` replaces the cluster's own (a what-if, a sweep point). A search whose times are compared with the
+    estimate's (`estimate --search-plan`) takes this, not `on.hardware`: before (planhw38) the plan search timed on
+    the cluster's whole domain, not the job's share of it, and printed +1.0 % against the estimate for the very layout
+    the estimate took. More accelerators than the cluster has is a `WorkloadError`.
+    """
+    gpus = workload.accelerators or on.accelerators
+    if gpus > on.accelerators:
+        raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
+    hw = job_hardware(workload, hardware or on.hardware, gpus, on)
+    return second_hop(on.hardware, hw, on.domain_racks, on.hop_latency, on.pod_flight)
 
 
 def job_hardware(workload: Workload, hardware: Hardware, gpus: int, on: Machine) -> Hardware:
