@@ -92,7 +92,7 @@ def runtime_words(vendor: str) -> tuple[str, str, str]:
     return _RUNTIMES.get(vendor_name(vendor), (f"{vendor}'s runtime", "its collective library", "captured graphs"))
 
 
-def memory_reserve(memory: str, rule: KvRule, fraction: float, vendor: str) -> str:
+def memory_reserve(memory: str, rule: KvRule, fraction: float | None, vendor: str) -> str:
     """What the memory a serving estimate compares with `memory` holds back and leaves out, in words (`conventions`).
 
     `rule` and `fraction` are the job's (`engine_defaults.kv_rule_of`), `vendor` the part's: the runtime is named by
