@@ -67,7 +67,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
-from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
+from archgen.perf.hw.kv_cache_dtype import kv_cache_bytes_per_token_per_rank
 from archgen.perf.hw.numeric import minimum, where
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
