@@ -26,20 +26,27 @@ _NAME = re.compile(r"[^\W\d][\w°µΩ]*")
 #: `unit_definitions`); "did you mean" offers the expression with each word so replaced.
 _COUNTS = re.compile(r"(?<!\w)(?:(?P<req>reqs?)|quer(?:y|ies)|sequences?|seqs?)(?!\w)", re.IGNORECASE)
 _NAMED = "the counts archgen names are tokens, requests and samples"
+#: A rate written as one word, as serving benchmarks print it ('8 qps', 'rps', 'tps'): read as its count per second
+#: and offered as `_COUNTS` offers that (newuser97: 'qps' was an unknown unit with no hint).
+_PER_SECOND = re.compile(r"(?<!\w)(?P<count>q|r|req|t)ps(?!\w)", re.IGNORECASE)
+_SPELLED = {"q": "queries", "r": "req", "req": "req", "t": "tokens"}
 
 
 def suggest_unit(text: str, known: Callable[[str], bool]) -> str:
     """'did you mean ...?' for a unit expression with unknown names: 'kw' → 'kW', 'btu/hr' → 'BTU/hr'; else "".
 
     A count the registry does not name becomes 1, an abbreviated one its name: 'queries/s' → '1/s', 'req/s' →
-    'requests/s'. `known` says whether one unit name or expression is in the registry (`archgen.units`, which
+    'requests/s'; a rate in one word is read per second first: 'qps' → '1/s', 'rps' → 'requests/s', 'tps' →
+    'tokens/s'. `known` says whether one unit name or expression is in the registry (`archgen.units`, which
     passes its own).
     """
-    counted = _COUNTS.sub(lambda m: "requests" if m["req"] else "1", text).replace(" ", "")
+    spelled = _PER_SECOND.sub(lambda m: f"{_SPELLED[m['count'].lower()]}/s", text)
+    read = f"'{text.strip()}' read as {spelled.strip()}; " if spelled != text else ""
+    counted = _COUNTS.sub(lambda m: "requests" if m["req"] else "1", spelled).replace(" ", "")
     if counted == "1":
         return f"{_NAMED}; write any other as the number alone"
     if counted != text.replace(" ", "") and known(counted):
-        return f"did you mean '{counted}'? ({_NAMED}; a rate of another is written per time, e.g. '1/s')"
+        return f"did you mean '{counted}'? ({read}{_NAMED}; a rate of another is written per time, e.g. '1/s')"
     options = [""]
     pos = 0
     for m in _NAME.finditer(text):

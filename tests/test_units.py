@@ -192,10 +192,13 @@ def test_relative_change_is_over_the_magnitude_of_the_base():
 @pytest.mark.parametrize(("unit", "hint"), [
     ("req/s", "did you mean 'requests/s'?"), ("queries/s", "did you mean '1/s'?"),
     ("seqs/min", "did you mean '1/min'?"), ("queries", "the counts archgen names are tokens, requests and samples"),
+    # newuser97: `arrival_rate: 8 qps` had no hint; a rate in one word is read per second (kvtidy38)
+    ("qps", "did you mean '1/s'? ('qps' read as queries/s; the counts"), ("RPS", "did you mean 'requests/s'?"),
 ])
 def test_a_count_written_as_a_unit_is_pointed_to_1_per_s(unit, hint):
     """newuser19: `arrival_rate: 40 req/s` said "unknown unit" with no hint. The registry names the counts token,
-    request and sample (small25, `unit_definitions`); 'req' is pointed to its name, any other count to '1/s'."""
+    request and sample (small25, `unit_definitions`); 'req' is pointed to its name, any other count to '1/s'; 'qps'
+    and 'rps' are read as queries and requests per second."""
     with pytest.raises(ValidationError) as err:
         M(p=f"10 {unit}")
     e = err.value.errors()[0]

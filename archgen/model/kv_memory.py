@@ -67,8 +67,13 @@ class KvRule:
     profiles: bool = True
     holds_runtime: bool = True
 
-    def words(self, fraction: float, memory: str = "HBM") -> str:
-        """The budget in words: '90% of the HBM left after its profiling peak (TensorRT-LLM's ...)'."""
+    def words(self, fraction: float | None, memory: str = "HBM") -> str:
+        """The budget in words: '90% of the HBM left after its profiling peak (TensorRT-LLM's ...)'.
+
+        A fraction of None (an SGLang job that states none, `perf.serve.engine_defaults.kv_rule_of`) is not provided.
+        """
+        if fraction is None:
+            return f"a share of {memory} not provided ({self.engine_name}'s {self.key} is not stated)"
         if not self.profiles:   # SGLang: of what is free once the runtime is up, before the weights load
             where = f"of the {memory} free before the weights load, less the weights"
         else:

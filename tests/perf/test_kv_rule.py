@@ -19,10 +19,12 @@ import pytest
 import yaml
 
 from archgen.errors import ValidateError
+from archgen.model.inference import Inference
 from archgen.model.kv_memory import KV_RULES, kv_memory
 from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.serve.engine_defaults import job_of, kv_rule_of
 from archgen.perf.serve.inference import ServeJob, estimate_inference, weights_per_gpu
 from archgen.pipeline import run
 from archgen.scoring.catalog import load_accelerators
@@ -126,7 +128,7 @@ def test_an_sglang_job_states_its_fraction(spec_tree) -> None:
 def test_the_closed_form_takes_the_job_s_rule() -> None:
     hw = hardware_for(load_accelerators()["b200-sxm-180gb"], scale_up_size=8)
     arch = _llama8b()
-    base = ServeJob(arch, 4096, 4096)   # a job that names no engine: vLLM's rule
+    base = ServeJob(arch, 4096, 4096, kv_rule=KV_RULES["vllm"], kv_fraction=0.9)
     trt = ServeJob(arch, 4096, 4096, kv_rule=KV_RULES["tensorrt-llm"], kv_fraction=0.9)
     e0, e1 = estimate_inference(hw, base, 1), estimate_inference(hw, trt, 1)
     # vLLM's rule takes its whole peak out, TensorRT-LLM's 0.9 of it; their peaks differ by their largest tensor
@@ -155,3 +157,28 @@ def test_the_profiling_peak_is_held_only_where_the_engine_profiles() -> None:
     assert profile_peak(KV_RULES["vllm"], arch, 2, vendor="NVIDIA", **kw) == pytest.approx(tpu)
     assert "no runtime figure (vLLM takes its memory snapshot once the CUDA context and NCCL are up" in \
         memory_reserve("HBM", KV_RULES["vllm"], 0.9, "NVIDIA")
+
+
+def test_a_serve_job_s_defaults_are_one_engine_s() -> None:
+    """kvtidy38 (review57): a ServeJob's KV rule was vLLM's while its max_batch_size 2,048, max_num_tokens 8,192 and
+    whole-request reservation are TensorRT-LLM's, a stack no engine runs; its defaults are now all TensorRT-LLM's."""
+    job = ServeJob(_llama8b(), 4096, 4096)
+    assert (job.kv_rule, job.kv_fraction) == (KV_RULES["tensorrt-llm"], 0.9)
+    assert (job.max_batch_size, job.max_num_tokens, job.kv_reserve) == (2048, 8192, "full")
+
+
+def test_an_unstated_sglang_fraction_fails_loudly_past_its_problem() -> None:
+    """kvtidy38 (review57): `kv_rule_of` gave an SGLang job that states no mem_fraction_static a fraction of 0.0 and
+    left the refusal to its caller's reading of the problems; a caller that dropped them built an empty cache. The
+    fraction is None now and `job_of` refuses it. The Inference validator refuses such a job first (above), so it is
+    built here past the validator, as a caller holding an unchecked one would."""
+    inf = Inference.model_construct(engine="sglang", max_batch_size=64, input_len=4096, output_len=4096)
+    rule, fraction, problems = kv_rule_of(inf, "NVIDIA")
+    assert (rule, fraction) == (KV_RULES["sglang"], None)
+    assert [key for key, _ in problems] == ["mem_fraction_static"]
+    assert rule.words(fraction) == "a share of HBM not provided (SGLang's mem_fraction_static is not stated)"
+    with pytest.raises(ValueError, match="no KV cache fraction for SGLang: mem_fraction_static is not stated"):
+        job_of(inf, _llama8b(), 64, "full", rule, fraction)
+    stated = Inference.model_construct(engine="sglang", max_batch_size=64, input_len=4096, output_len=4096,
+                                       mem_fraction_static=0.8)
+    assert kv_rule_of(stated, "NVIDIA") == (KV_RULES["sglang"], 0.8, [])

@@ -11,7 +11,7 @@ import yaml
 
 from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.memory import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
+from archgen.perf.hw.kv_cache_dtype import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
 from archgen.perf.workload.roofline import inference_kernels
 from tests.conftest import SPECS, run_cli
 

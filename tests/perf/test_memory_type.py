@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from archgen.model.accelerator import Accelerator
+from archgen.model.kv_memory import KV_RULES
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.profile_peak import memory_reserve
 from archgen.perf.workload.efficiency_range import memory_name, memory_note
@@ -47,8 +48,10 @@ def test_a_gddr_part_is_named_by_its_memory():
     hbm = hardware_for(_part(memory_type="HBM3e"), scale_up_size=1)
     assert memory_name(gddr) == "GDDR6 memory efficiency" and memory_name(hbm) == "HBM efficiency"
     assert "GDDR6, not HBM" in memory_note(gddr) and memory_note(hbm) == ""
-    assert "90% of HBM, less its profiling peak" in memory_reserve()
-    assert "90% of GDDR6, less its profiling peak" in memory_reserve("GDDR6") and "HBM" not in memory_reserve("GDDR6")
+    vllm = KV_RULES["vllm"]
+    assert "90% of HBM, less its profiling peak" in memory_reserve("HBM", vllm, 0.9, "NVIDIA")
+    gddr6 = memory_reserve("GDDR6", vllm, 0.9, "NVIDIA")
+    assert "90% of GDDR6, less its profiling peak" in gddr6 and "HBM" not in gddr6
 
 
 def test_the_l40s_estimate_says_gddr6_and_that_its_copy_range_is_hbm_parts(cli):

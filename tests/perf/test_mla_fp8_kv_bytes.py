@@ -8,7 +8,7 @@ DeepSeek-V3 / R1 MLA the catalog's `deepseek-v3` runs) a BF16 cache only, and vL
 `fp8_ds_mla` cache type of the FlashMLA sparse backend, otherwise `head_size` (576) elements of the cache's type
 (vllm-project/vllm vllm/v1/attention/backends/mla/flashmla_sparse.py at 60191e18faee97b8d70c19b14f934bdf73a6ac6b,
 `get_kv_cache_shape`). So a dense MLA cache in FP8 holds (kv_lora_rank + qk_rope_head_dim) x 1 B a layer, with one
-scale for the tensor: 576 B, as `hw.memory.kv_cache_bytes_per_token` has it. No DeepSeek-V3.2 is in the catalog.
+scale for the tensor: 576 B, as `hw.kv_cache_dtype.kv_cache_bytes_per_token` has it. No DeepSeek-V3.2 is in the catalog.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import yaml
 from archgen.model.workload import Model
 from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.memory import kv_cache_bytes_per_token
+from archgen.perf.hw.kv_cache_dtype import kv_cache_bytes_per_token
 from tests.conftest import SPECS
 
 

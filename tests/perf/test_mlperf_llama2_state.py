@@ -66,14 +66,15 @@ def test_nvidia_rows_state_the_submissions_kv_cache_and_budget(cases):
 def test_the_requests_in_flight_need_kv_held_as_they_grow(cases, accelerators):
     """The H100 TP2 Server log has ~846 requests in flight per replica (75.10/s over four replicas x 45.0 s). The
     model's KV capacity under MAX_UTILIZATION (`mean`) admits them; reserving the harness's max_output_len for every
-    request, as GUARANTEED_NO_EVICT would, admits fewer than half."""
+    request, as GUARANTEED_NO_EVICT would, admits about half (433 a replica). kvtidy38: the job took vLLM's KV rule
+    beside TensorRT-LLM's other defaults (409, "fewer than half"); this harness runs TensorRT-LLM, whose rule it takes."""
     case = cases["mlperf41-llama2-70b-server-8xh100-tp2-fp8"]
     running, _ = _state(case)
     assert running == pytest.approx(846, abs=1)
     hw = case_hardware(case, accelerators)
     held = float(estimate_inference(hw, _job(case), 2).max_batch)
     reserved = float(estimate_inference(hw, _job(case, kv_reserve="full", output_len=MAX_OUTPUT_LEN), 2).max_batch)
-    assert held >= running > 2 * reserved
+    assert held >= running > 1.9 * reserved
 
 
 def test_iteration_time_is_the_simulators_hybrid_iteration(cases, accelerators):

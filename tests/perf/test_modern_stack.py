@@ -85,13 +85,15 @@ def test_trtllm_serving_fp8_hopper_within_25_percent_and_fp4_over():
 def test_kv_reservation_sets_the_concurrency(h100, inp, out):
     """'full' holds each sequence's whole request (input + output) in the KV cache, as TensorRT-LLM's default
     scheduler reserves it; 'mean' holds the mean context (input + output/2). Usable memory is 90 % of HBM after the
-    weights (the blocks' linear layers in FP8, the embedding and output layer of 128,256 x 4,096 in BF16); Llama 3.1
-    8B in FP8 keeps 2 · 32 · 8 · 128 = 65,536 bytes of KV cache per token. Since kvpeak37 the profiling peak is out
-    too (a job naming no engine takes vLLM's rule): the CUDA context 0.4 GB and the sampler's FP32 logits of
-    min(8,192, max_batch_size 2,048) rows x 128,256, larger than the FFN's output (perf/serve/profile_peak.py)."""
+    weights (the blocks' linear layers in FP8, the embedding and output layer of 128,256 x 4,096 in BF16) and, since
+    kvpeak37, the rest of TensorRT-LLM's profiling peak (perf/serve/profile_peak.py): the CUDA context 0.4 GB and the
+    pass's largest tensor, the FFN's gate+up output of 8,192 tokens x 2 x 14,336 in BF16; Llama 3.1 8B in FP8 keeps
+    2 · 32 · 8 · 128 = 65,536 bytes of KV cache per token. kvtidy38: a ServeJob took vLLM's rule beside TensorRT-LLM's
+    other defaults, and this test, pinned to vLLM's peak with the CUDA context, failed once review57 took the context
+    out of vLLM's budget; a ServeJob's defaults are now all TensorRT-LLM's."""
     embed = 2 * 128256 * 4096
     weights = (LLAMA3_8B.params() - embed) * 1.0 + embed * 2.0
-    usable = h100.hbm_capacity * 0.9 - weights - (0.4e9 + 2048 * 128256 * 4)
+    usable = 0.9 * (h100.hbm_capacity - weights - (0.4e9 + 8192 * 2 * 14336 * 2))
     for reserve, tokens in (("full", inp + out), ("mean", inp + out / 2)):
         est = estimate_inference(h100, ServeJob(LLAMA3_8B, inp, out, "fp8", kv_reserve=reserve), 1)
         assert est.max_batch == math.floor(usable / (65536 * tokens))

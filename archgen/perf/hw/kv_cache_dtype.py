@@ -1,4 +1,7 @@
-"""A serving run's KV-cache data type: the default, its bytes an element with block scales, its attention's type.
+"""A serving run's KV cache: its data type, bytes an element, attention's type and bytes per token (a rank's too).
+
+The cache's bytes per token (`kv_cache_bytes_per_token`, `kv_cache_bytes_per_token_per_rank`) moved here from
+`perf.hw.memory`, which holds a training rank's memory (kvtidy38: that module was at its 400 lines).
 
 The KV cache is kept in the weights' precision unless a `kv_precision` is given, FP8 under FP4 weights
 (`serving_kv_dtype`); an FP4 cache is NVFP4, its block scales counted in its bytes (`kv_element_bytes`), dequantised
@@ -10,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.kernels import BLOCK_SCALE_BYTES, DTYPE_BYTES
 
@@ -77,3 +83,32 @@ def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None,
             f"and accelerator '{accelerator}' ({vendor}) states no CUDA compute capability, so its FP4 is its own "
             "format (AMD's CDNA 4: OCP MXFP4, one E8M0 scale per 32 values), in which a KV cache is not modelled: "
             "state kv_precision fp8 (or bf16)")
+
+
+def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:
+    """KV-cache bytes per token of context for the whole model: 2 · layers · kv_heads · head_dim · bytes.
+
+    Under multi-head latent attention, layers · (kv_lora_rank + qk_rope_head_dim) · bytes: one latent and one RoPE
+    key per token and layer, shared by every head (vLLM's MLA cache, `[blocks, block_size, 1, kv_lora_rank +
+    qk_rope_head_dim]`, vllm/distributed/kv_transfer/kv_connector/utils.py at v0.9.0). In FP8 that is 576 B a layer
+    with one scale for the tensor; FlashMLA's 656-B "FP8 with scale" layout (FP32 scales per 128 values, RoPE in BF16)
+    is its sparse decoding kernel's, for DeepSeek-V3.2, not the dense MLA's (deepseek-ai/FlashMLA README.md at
+    9241ae3e, support matrix; tests/perf/test_mla_fp8_kv_bytes.py, serve29).
+    """
+    if arch.kv_lora_rank:
+        return arch.layers * (arch.kv_lora_rank + arch.kv_rope_dim) * kv_bytes
+    return 2.0 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+
+
+def kv_cache_bytes_per_token_per_rank(arch: Arch, kv_bytes: float, tp, attention_dp: bool):
+    """KV-cache bytes per token on one rank of a serving replica of `tp` (array allowed).
+
+    A rank holds its share of the KV heads, one head's copy where kv_heads < tp; under attention DP, every head of
+    its own sequences. A latent (MLA) cache has no heads to split: every rank holds it whole (SGLang's data
+    parallelism attention docs: "MLA models like DeepSeek have only one KV head. With standard Tensor
+    Parallelism: KV cache duplicated across all GPUs").
+    """
+    whole = kv_cache_bytes_per_token(arch, kv_bytes)
+    if arch.kv_lora_rank or attention_dp:
+        return whole + 0.0 * np.asarray(tp, dtype=float)
+    return whole / arch.kv_heads * np.maximum(arch.kv_heads / np.asarray(tp, dtype=float), 1.0)

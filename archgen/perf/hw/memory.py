@@ -1,4 +1,6 @@
-"""Memory per accelerator for training (weights, gradients, optimizer state, activations) and inference (KV cache).
+"""Memory per accelerator for training: weights, gradients, optimizer state, activations.
+
+A serving rank's KV cache per token is `kv_cache_dtype`'s (kvtidy38 moved it there, this module at its 400 lines).
 
 Activations follow Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models" (arXiv
 2205.05198), Table 2, written out per saved tensor so that each term can follow the recipe. Per token and layer,
@@ -194,7 +196,10 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     tokens = s * micro_batch
     h, low = arch.hidden, precision in ("fp8", "fp4")
     lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
-    hs = (tp if sp else 1) if type(sp) is bool and isinstance(tp, NUMBER) else where(sp, tp, 1)  # SP splits h-sized
+    if type(sp) is bool and isinstance(tp, NUMBER):   # one layout of plain numbers: no array (issue 25)
+        hs = tp if sp else 1
+    else:
+        hs = where(sp, tp, 1)   # sequence parallelism splits the h-sized terms tp ways
     masks = 2.0 if dropout else 0.0
     if arch.experts:
         k, ef = arch.top_k, arch.expert_ffn
@@ -342,35 +347,6 @@ def rank_parts(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0
         host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
         weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
     return weights, grads, where(code & 2, 0.0, opt), act_gpu + logits, host
-
-
-def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:
-    """KV-cache bytes per token of context for the whole model: 2 · layers · kv_heads · head_dim · bytes.
-
-    Under multi-head latent attention, layers · (kv_lora_rank + qk_rope_head_dim) · bytes: one latent and one RoPE
-    key per token and layer, shared by every head (vLLM's MLA cache, `[blocks, block_size, 1, kv_lora_rank +
-    qk_rope_head_dim]`, vllm/distributed/kv_transfer/kv_connector/utils.py at v0.9.0). In FP8 that is 576 B a layer
-    with one scale for the tensor; FlashMLA's 656-B "FP8 with scale" layout (FP32 scales per 128 values, RoPE in BF16)
-    is its sparse decoding kernel's, for DeepSeek-V3.2, not the dense MLA's (deepseek-ai/FlashMLA README.md at
-    9241ae3e, support matrix; tests/perf/test_mla_fp8_kv_bytes.py, serve29).
-    """
-    if arch.kv_lora_rank:
-        return arch.layers * (arch.kv_lora_rank + arch.kv_rope_dim) * kv_bytes
-    return 2.0 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
-
-
-def kv_cache_bytes_per_token_per_rank(arch: Arch, kv_bytes: float, tp, attention_dp: bool):
-    """KV-cache bytes per token on one rank of a serving replica of `tp` (array allowed).
-
-    A rank holds its share of the KV heads, one head's copy where kv_heads < tp; under attention DP, every head of
-    its own sequences. A latent (MLA) cache has no heads to split: every rank holds it whole (SGLang's data
-    parallelism attention docs: "MLA models like DeepSeek have only one KV head. With standard Tensor
-    Parallelism: KV cache duplicated across all GPUs").
-    """
-    whole = kv_cache_bytes_per_token(arch, kv_bytes)
-    if arch.kv_lora_rank or attention_dp:
-        return whole + 0.0 * np.asarray(tp, dtype=float)
-    return whole / arch.kv_heads * np.maximum(arch.kv_heads / np.asarray(tp, dtype=float), 1.0)
 
 
 def none_fits_note(evaluated: int, gpus: int, accelerator: str,

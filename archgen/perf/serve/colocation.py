@@ -11,7 +11,7 @@ docs.vllm.ai/en/v0.8.3/getting_started/examples/disaggregated_prefill_lmcache.ht
 one for either deployment (newuser52).
 
 What such a deployment would send is a formula of the model's architecture alone, so the convention states it: the
-prompt's KV cache, `input_len` tokens x the whole model's KV bytes per token (`hw.memory.kv_cache_bytes_per_token`:
+prompt's KV cache, `input_len` tokens x the whole model's KV bytes per token (`kv_cache_dtype.kv_cache_bytes_per_token`:
 2 x layers x kv_heads x head_dim x bytes, or layers x (kv_lora_rank + qk_rope_head_dim) x bytes under latent
 attention), in the estimate's KV-cache data type. The time to send it, and whether it hides behind the decodes,
 depend on a transfer path (NIXL over NVLink or RDMA) that no spec states: not given.
@@ -50,7 +50,7 @@ from archgen.model.workload import Model
 from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
+from archgen.perf.hw.kv_cache_dtype import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.run import ServingRun
 from archgen.units import Q_, Q

@@ -76,13 +76,15 @@ def kv_reserve_of(inf: Inference, vendor: str) -> tuple[str, str]:
     return ("mean", VLLM_KV_RESERVE) if engine == "vllm" else (inf.kv_reserve, "")
 
 
-def kv_rule_of(inf: Inference, vendor: str) -> tuple[KvRule, float, list[tuple[str, str]]]:
+def kv_rule_of(inf: Inference, vendor: str) -> tuple[KvRule, float | None, list[tuple[str, str]]]:
     """How the job's engine sizes its KV cache (`model.kv_memory.KV_RULES`), the fraction it takes, and the problems.
 
     The engine is the job's, else its part's vendor's (`model.engine.serving_engine`). On a part of no cited vendor
     that names none (it stated max_batch_size), the rule of the one fraction key it states, else vLLM's, the smallest
-    cache (`kv_memory.UNKNOWN_ENGINE`). The fraction is the job's key for that engine, else the engine's default.
-    The problems are `kv_memory.fraction_problems`' (another engine's key, SGLang's left out), each (key, why).
+    cache (`kv_memory.UNKNOWN_ENGINE`). The fraction is the job's key for that engine, else the engine's default;
+    None where there is neither (SGLang's, unstated: kvtidy38, it was 0.0, an empty cache for a caller that dropped
+    the problems; `job_of` refuses None). The problems are `kv_memory.fraction_problems`' (another engine's key,
+    SGLang's left out), each (key, why).
     """
     try:
         engine: str | None = serving_engine(inf.engine, vendor)
@@ -93,15 +95,18 @@ def kv_rule_of(inf: Inference, vendor: str) -> tuple[KvRule, float, list[tuple[s
     named = [FRACTION_KEYS[k] for k, v in fractions.items() if v is not None]
     rule = KV_RULES[engine] if engine is not None else named[0] if len(named) == 1 else UNKNOWN_ENGINE
     stated = getattr(inf, rule.key)
-    fraction = stated if stated is not None else rule.default
-    return rule, fraction if fraction is not None else 0.0, problems
+    return rule, stated if stated is not None else rule.default, problems
 
 
-def job_of(inf: Inference, arch: Arch, limit: int, reserve: str, rule: KvRule, fraction: float) -> ServeJob:
+def job_of(inf: Inference, arch: Arch, limit: int, reserve: str, rule: KvRule, fraction: float | None) -> ServeJob:
     """The serving job `inf` states for `arch` with its engine's values (`batch_size_of`, `kv_reserve_of` ...).
 
     One reading of an `Inference` (with `kv_rule_of`) for a workload's estimate and a validation case's prediction.
+    Raises ValueError on a fraction of None: `kv_rule_of`'s problems, which its callers refuse first, say why.
     """
+    if fraction is None:
+        raise ValueError(f"no KV cache fraction for {rule.engine_name}: {rule.key} is not stated and has no default "
+                         "(engine_defaults.kv_rule_of's problems were not refused)")
     return ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
                     inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                     batcher_of(inf), inf.prefill, inf.ffn_activation, limit,

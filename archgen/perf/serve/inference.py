@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.engine import MAX_BATCH_SIZE, MAX_NUM_TOKENS
-from archgen.model.kv_memory import DEFAULT_FRACTION, UNKNOWN_ENGINE, KvRule, kv_memory
+from archgen.model.kv_memory import DEFAULT_FRACTION, KV_RULES, KvRule, kv_memory
 from archgen.perf.comm.placement import replica_members
 from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
@@ -67,7 +67,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
-from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
+from archgen.perf.hw.kv_cache_dtype import kv_cache_bytes_per_token_per_rank
 from archgen.perf.hw.numeric import minimum, where
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
@@ -116,6 +116,10 @@ EMBEDDING_DTYPE = "bf16"
 class ServeJob:
     """An inference job for one model.
 
+    Its defaults are one engine's, TensorRT-LLM's (its max_batch_size, max_num_tokens, whole-request KV reservation
+    and KV rule); a job of an engine is built with that engine's values (`engine_defaults.job_of`). kvtidy38: the KV
+    rule was vLLM's beside TensorRT-LLM's other defaults, a stack no engine runs.
+
     Attributes:
         arch: Model shape.
         input_len: Prompt tokens per request.
@@ -149,7 +153,8 @@ class ServeJob:
             `attention_dp_config`, or None where it is off (`perf.serve.adp_balance`; simulated runs only).
         graph_sizes: CUDA-graph batch sizes a decode-only iteration is padded to (ascending), or None where it is
             not padded (`perf.serve.graph_padding`; simulated runs only).
-        kv_rule, kv_fraction: How the engine sizes its KV cache, at what fraction (`model.kv_memory`); vLLM's 0.9 else.
+        kv_rule, kv_fraction: How the engine sizes its KV cache, at what fraction (`model.kv_memory`); TensorRT-LLM's
+            free_gpu_memory_fraction 0.9 by default.
     """
 
     arch: Arch
@@ -172,7 +177,7 @@ class ServeJob:
     redundant_experts: int = 0
     adp_balance: tuple[int, int] | None = None
     graph_sizes: tuple[int, ...] | None = None
-    kv_rule: KvRule = UNKNOWN_ENGINE
+    kv_rule: KvRule = KV_RULES["tensorrt-llm"]
     kv_fraction: float = DEFAULT_FRACTION
 
 

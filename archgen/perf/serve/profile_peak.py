@@ -6,12 +6,13 @@ context, NCCL's buffers). What each runs:
 
 * TensorRT-LLM: dummy context requests of min(max_num_tokens, the prompt length) tokens each, max_tokens=1, until
   max_num_tokens tokens are queued, repeated tp times under attention DP (NVIDIA/TensorRT-LLM
-  tensorrt_llm/_torch/pyexecutor/_util.py, `KvCacheCreator._create_dummy_context_requests`), so each rank runs a
-  pass of max_num_tokens tokens; the logits are one row per request, a few rows (left out).
-* vLLM: `profile_run` runs `_dummy_run(max_num_tokens)`, its tokens spread over min(max_num_tokens, max_num_seqs)
-  requests (vllm-project/vllm vllm/v1/worker/gpu_model_runner.py, `_dummy_run`: `num_reqs = min(num_tokens,
-  max_num_reqs)`), then `_dummy_sampler_run` on one hidden state a request: `compute_logits` gathers the whole
-  vocabulary, and the sampler casts it to FP32 ("Use float32 for the logits", vllm/v1/sample/sampler.py).
+  tensorrt_llm/_torch/pyexecutor/_util.py at 00043967, `KvCacheCreator._create_dummy_context_requests`), so each
+  rank runs a pass of max_num_tokens tokens; the logits are one row per request, a few rows (left out).
+* vLLM: `profile_run` runs `_dummy_run(self.max_num_tokens, is_profile=True)`, its tokens spread over
+  min(max_num_tokens, max_num_seqs) requests (vllm-project/vllm vllm/v1/worker/gpu_model_runner.py at 4e179065,
+  `_dummy_run`: `num_reqs = min(num_tokens, max_num_reqs)`), then `_dummy_sampler_run` on the last hidden state of
+  each request: `compute_logits` gathers the whole vocabulary, and the sampler casts it to FP32 ("Use float32 for the
+  logits", vllm/v1/sample/sampler.py at 3e342658, `Sampler.forward`).
 
 The activation peak is that of the largest set of tensors alive at once in a layer, which no source found states for
 these engines' fused kernels. It lies between the largest single tensor the pass makes (lower end) and the sum of a
@@ -24,15 +25,16 @@ context and an NCCL communicator for tp > 1 are `hw.reserve`'s cited figures (no
 
 from __future__ import annotations
 
-from archgen.model.kv_memory import DEFAULT_FRACTION, UNKNOWN_ENGINE, KvRule
+from archgen.model.accelerator import AMD, NVIDIA, is_nvidia, vendor_name
+from archgen.model.kv_memory import KvRule
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import maximum
 from archgen.perf.hw.reserve import CUDA_CONTEXT_BYTES, NCCL_COMM_BYTES, holds_reserve, runtime_reserve
 
-__all__ = ["LOGIT_BYTES", "activation_peak", "memory_reserve", "profile_peak"]
+__all__ = ["LOGIT_BYTES", "activation_peak", "memory_reserve", "profile_peak", "runtime_words"]
 
-#: Bytes of a logit in vLLM's sampler: FP32 ("Use float32 for the logits", vllm/v1/sample/sampler.py).
+#: Bytes of a logit in vLLM's sampler: FP32 ("Use float32 for the logits", vllm/v1/sample/sampler.py at 3e342658).
 LOGIT_BYTES = 4.0
 
 
@@ -76,19 +78,37 @@ def profile_peak(rule: KvRule, a: Arch, tp, *, tokens: float, seqs: float, atten
     return act + held
 
 
-def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: float | None = None,
-                   vendor: str = "NVIDIA") -> str:
-    """What the memory a serving estimate compares with `memory` holds back and leaves out, in words (`conventions`)."""
-    rule = rule or UNKNOWN_ENGINE
-    fraction = DEFAULT_FRACTION if fraction is None else fraction
+#: The runtime, collective library and graphs a part's serving engine runs, by vendor (`runtime_words`).
+_RUNTIMES = {NVIDIA: ("the CUDA context", "NCCL", "CUDA graphs"), AMD: ("the HIP runtime", "RCCL", "HIP graphs")}
+
+
+def runtime_words(vendor: str) -> tuple[str, str, str]:
+    """A part of `vendor`'s runtime, collective library and captured graphs, in words.
+
+    NVIDIA's CUDA context, NCCL and CUDA graphs; AMD's HIP runtime, RCCL (ROCm's NCCL, `render.glossary`) and HIP
+    graphs; else the vendor's runtime, its collective library and its captured graphs, unnamed (review57: AMD parts
+    were said to hold a CUDA context).
+    """
+    return _RUNTIMES.get(vendor_name(vendor), (f"{vendor}'s runtime", "its collective library", "captured graphs"))
+
+
+def memory_reserve(memory: str, rule: KvRule, fraction: float | None, vendor: str) -> str:
+    """What the memory a serving estimate compares with `memory` holds back and leaves out, in words (`conventions`).
+
+    `rule` and `fraction` are the job's (`engine_defaults.kv_rule_of`), `vendor` the part's: the runtime is named by
+    it (`runtime_words`), and on a part that is not NVIDIA's the figures held are said to be NVIDIA GPUs'.
+    """
+    context, library, graphs = runtime_words(vendor)
     cache = f"the KV cache's batch is sized in {rule.words(fraction, memory)}"
     runtime = (f"the CUDA context {CUDA_CONTEXT_BYTES / 1e9:g} GB and, for tp > 1, one NCCL communicator "
                f"{NCCL_COMM_BYTES / 1e9:g} GB, the training reserve's cited figures (hw/reserve.py)"
                if holds_reserve(vendor) else
                "no runtime figure (the part's runtime holds no CUDA context or NCCL communicator, and no source "
                "found states its own)")
+    if holds_reserve(vendor) and not is_nvidia(vendor):
+        runtime += f", NVIDIA GPUs' figures held in place of what {context} and {library} take, which no source states"
     if not rule.holds_runtime:   # vLLM: up before its memory snapshot, so in the rest
-        runtime = (f"no runtime figure ({rule.engine_name} takes its memory snapshot once the CUDA context and NCCL "
+        runtime = (f"no runtime figure ({rule.engine_name} takes its memory snapshot once {context} and {library} "
                    "are up: they sit in the rest)")
     if rule.profiles:
         peak = (f"; its profiling peak is the weights, {runtime}, and the activations of one forward over "
@@ -99,6 +119,6 @@ def memory_reserve(memory: str = "HBM", rule: KvRule | None = None, fraction: fl
     else:
         peak = (f"; {rule.engine_name} runs no profiling pass: its activations live in the rest, and the memory free "
                 f"before the weights load is the {memory} less {runtime}")
-    return (f"{cache}{peak}; CUDA graphs, kernel workspaces, the MoE all-to-all's buffers and allocator fragmentation "
+    return (f"{cache}{peak}; {graphs}, kernel workspaces, the MoE all-to-all's buffers and allocator fragmentation "
             f"are not held back, and a batch the spec sets is judged against the whole {memory}; fits means the "
             f"total is at most the {memory} capacity, and the headroom is an upper bound")

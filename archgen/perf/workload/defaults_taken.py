@@ -66,7 +66,7 @@ def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[
     return tuple(out)
 
 
-def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: KvRule, fraction: float,
+def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: KvRule, fraction: float | None,
                   tp: int, replicas: int) -> tuple[Taken, ...]:
     """Each field a serving job leaves out that moves a number, with the value its estimate took (newuser97).
 
@@ -87,7 +87,7 @@ def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: K
         out.append(Taken("engine", engine, f"none stated: {vendor}'s parts' engine"))
     whose = f"{engine} default" if engine else "engine default"
     out += [Taken("max_batch_size", str(limit), whose)] if "max_batch_size" not in given else []
-    if getattr(inf, rule.key) is None and rule.default is not None:
+    if getattr(inf, rule.key) is None and fraction is not None:   # the engine's default (None: SGLang's, refused)
         out.append(Taken(rule.key, f"{fraction:g}", whose))
     if "kv_reserve" not in given:
         out.append(Taken("kv_reserve", reserve, whose if engine == "vllm" else "field default"))
