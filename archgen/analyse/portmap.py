@@ -33,6 +33,7 @@ port by port, a torus or dragonfly is counted in the BOM with no runs, and the m
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -335,12 +336,21 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         groups.setdefault(("", -1, b_dev[i], option[i]) if split else
                           (a_dev[i], a_rack[i], f"cage {int(nic[i])}", option[i]) if fan else
                           (a_dev[i], a_rack[i], b_dev[i], option[i]), []).append(i)
+    # what a cable's option, cage and length bin decide, worked out once per distinct one, not once per cable: the
+    # 131,072-GPU bench cluster's 393,216 cables take 14 parts (`bench/bench_render.py` scale; it was half the time)
+    @functools.cache
+    def option_facts(o: int, at: int | None) -> tuple[LinkOption | None, str, int, int, int | None]:
+        """Option, media, links per cable, cords per link (a twin-port's two MPO cords on one 800G link), fibres."""
+        opt = opts[o] if 0 <= o < len(opts) else None
+        if opt is None:
+            return None, "—", 1, 1, None
+        return (opt, opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}",
+                links_per_cable(opt, speed, at), cords_per_link(opt, speed), _fibres(opt))
+    parts: dict[tuple[int, float, int], str] = {}   # (option, length bin, links per cable) -> `cable_part`
+
     for idx in sorted(groups.values(), key=lambda ix: ix[0]):
         i0 = idx[0]
-        opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
-        media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
-        per = links_per_cable(opt, speed, cage[i0]) if opt is not None else 1
-        cords = cords_per_link(opt, speed) if opt is not None else 1   # a twin-port's two MPO cords on one 800G link
+        opt, media, per, cords, fibres = option_facts(option[i0], cage[i0])
         if 0 <= option[i0] < len(opts) and spread[option[i0]]:   # dealt over its upper switches (`split_legs`)
             links = [idx[x] for x in dealt(np.zeros(len(idx), dtype=np.int64), b_index[idx], weights[idx]).tolist()]
         else:
@@ -348,27 +358,27 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            if low is None and len({a_dev[x] for x in chunk}) > 1:   # a splitter's legs at several nodes
+            a_devs, b_devs = dict.fromkeys(a_dev[x] for x in chunk), dict.fromkeys(b_dev[x] for x in chunk)
+            if low is None and len(a_devs) > 1:   # a splitter's legs at several nodes
                 a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
             elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
                 a_ports = port_names(low_ports, a_dev[j], True, len(chunk), counters)
-            if len({b_dev[x] for x in chunk}) > 1:   # one NIC cage's links to several planes' leaves
+            if len(b_devs) > 1:   # one NIC cage's links to several planes' leaves
                 b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
             placed = j < placed_ends
-            a_devs = " + ".join(dict.fromkeys(a_dev[x] for x in chunk))
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
-                        a_u[j] if placed and a_u[j] >= 0 else None, a_devs, a_ports)
+                        a_u[j] if placed and a_u[j] >= 0 else None, " + ".join(a_devs), a_ports)
             b_end = End(" + ".join(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
-                        b_u[j] if b_u[j] >= 0 and len({b_dev[x] for x in chunk}) == 1 else None,
-                        " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
+                        b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
+            key = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
-                           float(max(length[x] for x in chunk)), ordered, notes[j], cable_part(opt, ordered, per),
-                           _fibres(opt))
+                           float(max(length[x] for x in chunk)), ordered, notes[j],
+                           parts.get(key) or parts.setdefault(key, cable_part(opt, ordered, per)), fibres)
             rows.append(row)
             for k in range(2, cords + 1):   # the link's other cords: the same ends, its links on the first row
                 rows.append(replace(row, id=f"{fid}-{code}-{len(rows) + 1:04d}", links=0,

@@ -10,10 +10,11 @@ https://docs.nvidia.com/networking/display/ibclusterbringupprocedure/setting+the
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 
+from archgen.analyse import portmap
 from archgen.analyse.port_numbers import ports_per_cage
 from archgen.analyse.portmap import port_map
 from tests.conftest import shipped_edited
@@ -174,3 +175,20 @@ def test_compute_tray_bmc_ports_stand_at_their_trays(maps):
     own = {r.a.rack for r in bmc if r.a.rack == r.b.rack}
     assert len(own) == 8 and sum(r.a.rack == r.b.rack for r in bmc) == 8 * 18
     assert max(r.ordered for r in bmc) < 15.0                # none at the floor's longest run any more
+
+
+def test_a_cables_part_is_worked_out_once_per_kind_not_per_cable(shipped, monkeypatch):
+    """portmap38: a cable's part (`cable_part`: its fibre cord, the grade read through pint) and its option's links per
+    cable depend only on the option, the cage and the length bin, so a tier asks once per distinct one. The
+    131,072-GPU bench cluster's 393,216 cables take 14 parts; asking once per cable was half its port map's CPU time
+    (`bench/bench_render.py` scale). That the answers are the same is the rows' own tests' (and test_render_speed's)."""
+    asked: dict[str, Counter] = {"cable_part": Counter(), "links_per_cable": Counter()}
+    for name, seen in asked.items():
+        real = getattr(portmap, name)
+        monkeypatch.setattr(portmap, name, lambda opt, *rest, _f=real, _s=seen: _s.update([(id(opt), *rest)]) or
+                            _f(opt, *rest))
+    pm = portmap.port_map(shipped.clusters[B200])
+    tiers = len(pm.by_tier())   # one option object may serve several tiers: at most once in each
+    assert asked["cable_part"] and max(asked["cable_part"].values()) <= tiers
+    assert max(asked["links_per_cable"].values()) <= tiers
+    assert sum(asked["cable_part"].values()) * 10 < len(pm.rows)   # was one call per cable
