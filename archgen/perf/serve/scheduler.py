@@ -107,7 +107,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         timing: The iteration times of this `hw`, `job` and `tp` another run has evaluated (`iteration.Pass`, its
             sizes up to the budget of every rank or `max_batch`), shared; default evaluated afresh.
         offline: The closed form at `max_batch` (`inference.estimate_inference`) where the caller has it: an open
-            loop judges its arrival rate against its tokens/s; default evaluated afresh.
+            loop judges its arrival rate against its tokens/s; default (or at another batch) evaluated afresh.
 
     Returns:
         The run's latency statistics and throughput.
@@ -127,10 +127,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     # a rate above the offline closed form's at the KV capacity may outrun the replica: its capacity is then the
     # closed loop at that capacity (a queue that never empties keeps `max_batch` in flight), and a rate above it
     # never settles, however long the run (`run.overrun`)
-    if offline is None:
+    if offline is None or float(offline.batch) != int(max_batch):  # the caller's, where it is at max_batch
         offline = I.estimate_inference(hw, job, tp, int(max_batch))
-    elif float(offline.batch) != int(max_batch):
-        raise InternalError("the closed form passed to simulate is not at its max_batch")
     capacity = float(offline.tokens_per_second_replica) / job.output_len
     if not requests and arrival_rate > capacity:
         full = _closed(p, job, int(max_batch), int(max_batch), max_num_tokens)
@@ -374,11 +372,8 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many
     # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
     admit = kv if closed else cap
-    if load:  # a closed loop of `admit` is the run itself (the same arguments) when it holds as many as it admits;
-        # `full_run`'s checks at `cap` are `est`'s, above (cap <= kv, at least 1, fits)
-        full = run if closed and batch == admit else \
-            simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas, timing=timing) \
-            if admit == cap else full_run(hw, job, int(tp), admit, replicas, timing)
+    if load:  # a closed loop of `admit` is the run itself (the same arguments) when it holds as many as it admits
+        full = run if closed and batch == admit else full_run(hw, job, int(tp), admit, replicas, timing, kv, cap)
         assert full is not None, "the requests admitted fit (cap >= 1 and est.fits, above)"
         served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
         run = replace(run, load=served / full.tokens_per_second, capacity=full.tokens_per_second / job.output_len)
@@ -389,9 +384,15 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
 
 
 def full_run(hw: Hardware, job: I.ServeJob, tp: int, admit: int | None, replicas: int = 1,
-             timing: _Pass | None = None) -> ServingRun | None:
-    """The replica full, its tokens/s the capacity: a closed loop of `admit` (None: KV capacity); None if none fit."""
-    admit = min(kv := int(float(I.estimate_inference(hw, job, tp, None).max_batch)), admit or kv)
-    if admit < 1 or not bool(I.estimate_inference(hw, job, tp, admit).fits):
+             timing: _Pass | None = None, kv: int | None = None, fits: int = 0) -> ServingRun | None:
+    """The replica full, its tokens/s the capacity: a closed loop of `admit` (None: KV capacity); None if none fit.
+
+    `kv` (the KV capacity, `estimate_inference(..., None).max_batch`) and `fits` (a batch known to fit) where the
+    caller has them (`estimate_serving`); by default evaluated.
+    """
+    if kv is None:
+        kv = int(float(I.estimate_inference(hw, job, tp, None).max_batch))
+    admit = min(kv, admit or kv)
+    if admit < 1 or (admit != fits and not bool(I.estimate_inference(hw, job, tp, admit).fits)):
         return None
     return simulate(hw, job, tp, max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)
