@@ -86,11 +86,12 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
     An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
-    extended (the same seeded sequence, longer) until they span `OPEN_SPANS` mean request latencies, and the
-    statistics are over the requests that arrive at least one mean latency after the first arrival and before the
-    last, when the requests in flight neither ramp up from an empty replica nor drain after the last arrival (a
-    benchmark's run is long against one request: MLPerf v4.1's Llama 2 70B Server runs state a `min_duration` of
-    2,400 s against mean latencies of 36-45 s, tests/perf/data/serving-under-load.yaml).
+    extended (more seeded intervals, scaled anew to the rate: a new run, not a continuation; docs/perf-model.md)
+    until they span `OPEN_SPANS` mean request latencies, and the statistics are over the requests that arrive at
+    least one mean latency after the first arrival and before the last, when the requests in flight neither ramp up
+    from an empty replica nor drain after the last arrival (a benchmark's run is long against one request: MLPerf
+    v4.1's Llama 2 70B Server runs state a `min_duration` of 2,400 s against mean latencies of 36-45 s,
+    tests/perf/data/serving-under-load.yaml).
 
     Args:
         hw: Hardware.
