@@ -107,8 +107,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         replicas: Replicas a harness batcher (`job.batcher`) hands its groups to in turn.
         timing: The iteration times of this `hw`, `job` and `tp` another run has evaluated (`iteration.Pass`, its
             sizes up to the budget of every rank or `max_batch`), shared; default evaluated afresh.
-        offline: The closed form at `max_batch` (`inference.estimate_inference`) where the caller has it: an open
-            loop judges its arrival rate against its tokens/s; default (or at another batch) evaluated afresh.
+        offline: The closed form at `max_batch` where the caller has it (an open loop's capacity check); else evaluated.
 
     Returns:
         The run's latency statistics and throughput.
