@@ -81,15 +81,17 @@ OPEN_MAX = 20000
 
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
              arrival_rate: float | None = None, requests: int | None = None, seed: int = 0,
-             max_num_tokens: int | None = None, replicas: int = 1, timing: _Pass | None = None) -> ServingRun:
+             max_num_tokens: int | None = None, replicas: int = 1, timing: _Pass | None = None,
+             offline: I.InferenceEstimate | None = None) -> ServingRun:
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
     An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
-    extended (the same seeded sequence, longer) until they span `OPEN_SPANS` mean request latencies, and the
-    statistics are over the requests that arrive at least one mean latency after the first arrival and before the
-    last, when the requests in flight neither ramp up from an empty replica nor drain after the last arrival (a
-    benchmark's run is long against one request: MLPerf v4.1's Llama 2 70B Server runs state a `min_duration` of
-    2,400 s against mean latencies of 36-45 s, tests/perf/data/serving-under-load.yaml).
+    extended (more seeded intervals, scaled anew to the rate: a new run, not a continuation; docs/perf-model.md)
+    until they span `OPEN_SPANS` mean request latencies, and the statistics are over the requests that arrive at
+    least one mean latency after the first arrival and before the last, when the requests in flight neither ramp up
+    from an empty replica nor drain after the last arrival (a benchmark's run is long against one request: MLPerf
+    v4.1's Llama 2 70B Server runs state a `min_duration` of 2,400 s against mean latencies of 36-45 s,
+    tests/perf/data/serving-under-load.yaml).
 
     Args:
         hw: Hardware.
@@ -105,6 +107,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         replicas: Replicas a harness batcher (`job.batcher`) hands its groups to in turn.
         timing: The iteration times of this `hw`, `job` and `tp` another run has evaluated (`iteration.Pass`, its
             sizes up to the budget of every rank or `max_batch`), shared; default evaluated afresh.
+        offline: The closed form at `max_batch` where the caller has it (an open loop's capacity check); else evaluated.
 
     Returns:
         The run's latency statistics and throughput.
@@ -124,7 +127,9 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     # a rate above the offline closed form's at the KV capacity may outrun the replica: its capacity is then the
     # closed loop at that capacity (a queue that never empties keeps `max_batch` in flight), and a rate above it
     # never settles, however long the run (`run.overrun`)
-    capacity = float(I.estimate_inference(hw, job, tp, int(max_batch)).tokens_per_second_replica) / job.output_len
+    if offline is None or float(offline.batch) != int(max_batch):  # the caller's, where it is at max_batch
+        offline = I.estimate_inference(hw, job, tp, int(max_batch))
+    capacity = float(offline.tokens_per_second_replica) / job.output_len
     if not requests and arrival_rate > capacity:
         full = _closed(p, job, int(max_batch), int(max_batch), max_num_tokens)
         if arrival_rate > full.tokens_per_second / job.output_len:
@@ -363,12 +368,13 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     # both runs time the same iterations: one evaluation of each size (`iteration.Pass`) serves them
     timing = _Pass(hw, job, int(tp), _most(job, int(tp), job.max_num_tokens, kv))
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
-                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas, timing=timing)
+                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas, timing=timing,
+                   offline=est)
     # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many
     # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
     admit = kv if closed else cap
     if load:  # a closed loop of `admit` is the run itself (the same arguments) when it holds as many as it admits
-        full = run if closed and batch == admit else full_run(hw, job, int(tp), admit, replicas, timing)
+        full = run if closed and batch == admit else full_run(hw, job, int(tp), admit, replicas, timing, kv, cap)
         assert full is not None, "the requests admitted fit (cap >= 1 and est.fits, above)"
         served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
         run = replace(run, load=served / full.tokens_per_second, capacity=full.tokens_per_second / job.output_len)
@@ -379,9 +385,15 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
 
 
 def full_run(hw: Hardware, job: I.ServeJob, tp: int, admit: int | None, replicas: int = 1,
-             timing: _Pass | None = None) -> ServingRun | None:
-    """The replica full, its tokens/s the capacity: a closed loop of `admit` (None: KV capacity); None if none fit."""
-    admit = min(kv := int(float(I.estimate_inference(hw, job, tp, None).max_batch)), admit or kv)
-    if admit < 1 or not bool(I.estimate_inference(hw, job, tp, admit).fits):
+             timing: _Pass | None = None, kv: int | None = None, fits: int = 0) -> ServingRun | None:
+    """The replica full, its tokens/s the capacity: a closed loop of `admit` (None: KV capacity); None if none fit.
+
+    `kv` (the KV capacity, `estimate_inference(..., None).max_batch`) and `fits` (a batch known to fit) where the
+    caller has them (`estimate_serving`); by default evaluated.
+    """
+    if kv is None:
+        kv = int(float(I.estimate_inference(hw, job, tp, None).max_batch))
+    admit = min(kv, admit or kv)
+    if admit < 1 or (admit != fits and not bool(I.estimate_inference(hw, job, tp, admit).fits)):
         return None
     return simulate(hw, job, tp, max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)
