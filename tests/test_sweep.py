@@ -368,6 +368,19 @@ def test_an_accelerator_axis_says_its_chip_runs_the_clusters_links(tmp_path):
     assert not problem_of(tmp_path, TRAIN).notes
 
 
+def test_the_note_of_a_kept_fabric_names_no_spec_key(tmp_path):
+    """words38: the note, which the sweep's summary and document print, said "the scale_up_bandwidth axis"; beside a
+    scale-up bandwidth axis it says the points are at its x1. Only its pointer to the docs is left for a reader."""
+    from archgen.render.edition_text import leftovers
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  accelerator: [h200-sxm-141gb]\n  accelerators: [512]\n"
+                                           "  scale_up_bandwidth: [1, 0.5]\n"))
+    (note,) = p.notes
+    assert "on dgx-b200-superpod at the cluster's own scale-up bandwidth (the scale-up bandwidth axis at x1) " in note
+    assert "; a scale-up bandwidth axis, or a cluster of its own systems, gives its own links" in note
+    assert leftovers(note) == ["docs/sweeps.md"]
+
+
 def test_an_unknown_accelerator_on_the_axis_is_a_reference_error(tmp_path, cli):
     text = TRAIN.replace("  accelerators: [256, 512]\n", "  accelerator: [h300]\n")
     r = cli("check", sweep_file(tmp_path, text), SPECS)

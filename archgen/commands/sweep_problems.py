@@ -257,12 +257,12 @@ def _links_kept(cluster: str, base: Machine, specs: Specs, accelerator: str, swe
     own, theirs = part.scale_up.bandwidth.m_as("B/s"), base.hardware.scale_up_bandwidth
     if math.isclose(own, theirs, rel_tol=1e-6):
         return ""
-    at = " at the cluster's own scale-up bandwidth (the scale_up_bandwidth axis at x1)" if swept else ""
+    at = " at the cluster's own scale-up bandwidth (the scale-up bandwidth axis at x1)" if swept else ""
     return (f"The points of {accelerator} on {cluster}{at} run the cluster's scale-up links, {theirs / 1e9:,.4g} "
             f"GB/s per accelerator per direction, not {accelerator}'s own {part.scale_up.technology} at "
             f"{own / 1e9:,.4g} GB/s: "
             "an accelerator axis swaps the chip and keeps the fabric, so they are not that part's own system; a "
-            "scale_up_bandwidth axis, or a cluster of its own systems, gives its own links (docs/sweeps.md)")
+            "scale-up bandwidth axis, or a cluster of its own systems, gives its own links (docs/sweeps.md)")
 
 
 def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None) -> Machine:

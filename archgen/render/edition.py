@@ -292,8 +292,8 @@ def _block(b: Any, names: dict[str, str]) -> Any:
         return replace(b, text=_text(b.text, names))
     if isinstance(b, Bullets):
         return replace(b, items=tuple(_text(i, names) for i in b.items))
-    if isinstance(b, Figure):
-        return replace(b, caption=_text(b.caption, names))
+    if isinstance(b, Figure):   # its text alternative too: a busbw curve's named its op `all_reduce` (words38)
+        return replace(b, caption=_text(b.caption, names), alt=_text(b.alt, names))
     if not isinstance(b, Table):
         return b
     if b.id == "references":
