@@ -117,7 +117,6 @@ def test_no_import_cycle():
 TYPE_ONLY: frozenset[frozenset[str]] = frozenset(frozenset(line.split()) for line in """
 model.facility model.upstream_feeds
 perf.workload.cluster perf.workload.slices
-analyse.fabric analyse.tier_problems
 analyse.capex_bounds analyse.cost
 perf.explore.batch_path perf.explore.front perf.explore.hardware_scope perf.explore.points perf.explore.sweep_notes
 """.replace("\n  ", " ").strip().splitlines())
