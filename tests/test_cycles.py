@@ -116,7 +116,6 @@ def test_no_import_cycle():
 #: `perf.train.job`). The list only shrinks: a new cycle, or a module joining one, fails; a cycle broken leaves it.
 TYPE_ONLY: frozenset[frozenset[str]] = frozenset(frozenset(line.split()) for line in """
 perf.workload.cluster perf.workload.slices
-analyse.capex_bounds analyse.cost
 perf.explore.batch_path perf.explore.front perf.explore.hardware_scope perf.explore.points perf.explore.sweep_notes
 """.replace("\n  ", " ").strip().splitlines())
 
