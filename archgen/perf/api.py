@@ -19,11 +19,12 @@ from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.stacks import explain as explain_switches
-from archgen.perf.workload.cluster import Machine, estimate_hardware, estimate_on_cluster, machine
+from archgen.perf.workload.cluster import estimate_hardware, estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.job_on_cluster import JobOnCluster
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.peak_scope import peak_scope
 
 if TYPE_CHECKING:

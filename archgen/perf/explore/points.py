@@ -26,7 +26,7 @@ from archgen.perf.explore.hardware_scope import scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.cluster import estimate_on_cluster
 from archgen.perf.workload.derived import (
     POWER_METRICS,
     judge_points,
@@ -36,6 +36,7 @@ from archgen.perf.workload.derived import (
     point_metrics,
 )
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands, serving_cost_ends
 from archgen.perf.workload.upper_bounds import BOUNDED, SHARE_BOUNDED, TCO_SHARED, UPPER_BOUNDS, unsettled_at
 from archgen.quantity_json import json_magnitude

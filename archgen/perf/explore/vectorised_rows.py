@@ -39,7 +39,6 @@ from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.band_families import MADE_FROM_RATE
-from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import (
     judge_points,
     judge_values,
@@ -47,6 +46,7 @@ from archgen.perf.workload.derived import (
     other_end_metrics,
     point_metrics,
 )
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.upper_bounds import unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
