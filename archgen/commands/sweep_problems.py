@@ -1,4 +1,4 @@
-"""The sweeps of a file resolved against the analysed specs: each a `perf.explore.points.SweepProblem`.
+"""The sweeps of a file resolved against the analysed specs: each a `perf.explore.problem.SweepProblem`.
 
 Each cluster a sweep names becomes a `perf.workload.machine.Machine` (its hardware as the performance model sees it,
 on the compute fabric the network analysis sized, its IT power, failure figures and cost per accelerator-hour), and each

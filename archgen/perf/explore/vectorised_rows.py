@@ -25,8 +25,6 @@ from archgen.perf.explore.batch_path import UNITS
 from archgen.perf.explore.hardware_scope import unpowered_base
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
-    PointRow,
-    SweepProblem,
     feasibility,
     on_estimate,
     on_point,
@@ -35,6 +33,7 @@ from archgen.perf.explore.points import (
     provides,
     requirements,
 )
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
