@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 if TYPE_CHECKING:
-    from archgen.perf.explore.points import SweepProblem
+    from archgen.perf.explore.problem import SweepProblem
     from archgen.pipeline import Run
 
 REPO = Path(__file__).resolve().parent.parent

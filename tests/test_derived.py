@@ -10,8 +10,8 @@ import pytest
 from archgen.commands import sweep as sw
 from archgen.perf.explore import points as per_point
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import MISFIT_KEEPS, cost_per_token, judged, point_metrics
+from archgen.perf.workload.machine import Machine
 from tests.conftest import SPECS
 
 ONE = """kind: Sweep

@@ -29,8 +29,8 @@ import pytest
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import Failures, spare_nodes
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import charged_spares, cost_ends, point_metrics
+from archgen.perf.workload.machine import Machine
 from tests.conftest import run_specs
 
 CLUSTER = Path("specs/clusters/gb200-nvl72-su.yaml")

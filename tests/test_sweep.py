@@ -14,7 +14,8 @@ from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.explore.front import pareto
 from archgen.perf.explore.point_axes import point_hardware as _hardware
-from archgen.perf.explore.points import PointRow, SweepProblem, evaluate, evaluate_point, summarise
+from archgen.perf.explore.points import evaluate, evaluate_point, summarise
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.hw.hardware import Hardware
 from archgen.render.blocks import Para
 from archgen.render.sweep import overview

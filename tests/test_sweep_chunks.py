@@ -14,7 +14,8 @@ import pytest
 from archgen.commands import sweep as sw
 from archgen.commands import workers
 from archgen.perf.explore.front import best
-from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements, summarise
+from archgen.perf.explore.points import objectives, requirements, summarise
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.tally import Rows, chunk, merge, tally
 from archgen.perf.explore.vectorised import evaluate
 from tests.conftest import SPECS, sweep_problems_of

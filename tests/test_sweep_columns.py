@@ -8,7 +8,8 @@ import dataclasses
 import pytest
 
 from archgen.commands import sweep as sw
-from archgen.perf.explore.points import PointRow, Result
+from archgen.perf.explore.points import Result
+from archgen.perf.explore.problem import PointRow
 from archgen.render import point_table, sweep_figure, tables
 from archgen.render import sweep as report
 from tests.conftest import SPECS

@@ -14,7 +14,7 @@ import math
 import pytest
 
 from archgen.commands import workers
-from archgen.perf.explore.points import PointRow
+from archgen.perf.explore.problem import PointRow
 from tests.test_sweep import TRAIN, problem_of
 
 #: 2 counts x 40 HBM bandwidth factors: 80 training points, one hardware axis (a grid row is one point).

@@ -19,7 +19,7 @@ from archgen.metric import UNBOUNDED, WHY_UNBOUNDED
 from archgen.model.requirements import Status
 from archgen.output import diff as diff_out
 from archgen.output import sweep as sweep_out
-from archgen.perf.explore.points import PointRow, SweepProblem
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.tally import chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.units import Q_

@@ -1,5 +1,8 @@
 """One line of a bill of materials (`analyse.bom`): a part, its quantity, and its unit power and weight.
 
+And one line of the capex (`CapexLine`, the BOM line priced or not; `analyse.cost` makes them, `analyse.capex_bounds`
+reads what they leave out).
+
 And its Part number cell (`part_number`): the catalog part's number, else why there is none, as the rendered BOM
 (`render.tables.bom_name`) and the customer change list (`compare.bom`, `output.diff_customer`) word it.
 """
@@ -54,6 +57,30 @@ class BomLine:
     def total_weight(self) -> Q | None:
         """Quantity × unit weight (None when counted in its parent or unknown)."""
         return None if self.unit_weight is None else (self.unit_weight * self.quantity).to("kg")
+
+
+@dataclass(frozen=True)
+class CapexLine:
+    """One priced (or unpriced) BOM line."""
+
+    part: str
+    kind: str
+    quantity: int
+    unit_price: Q | None
+    basis: str = ""
+    source: str = ""
+    priceable: bool = True
+    listed: str = ""  # the `Prices` document the price comes from ("" for the part's own)
+    no_media: bool = False  # a fabric tier's links that name no link media (CAB003): no part to price, never free
+    date: str = ""  # when the price held, as its list or part states it ('2025-03' or '2025-03-16')
+    month: int | None = None  # that date's month, counted from year 0 (`Price.month`), to compare prices' dates
+    unracked: bool = False  # switches placed in no rack: no rack position, enclosure or PDU is costed for them
+    shared: str = ""  # a checkpoint storage other clusters of the hall state under its id (`hall_storage`)
+
+    @property
+    def total(self) -> Q | None:
+        """Quantity x unit price."""
+        return None if self.unit_price is None else self.unit_price * self.quantity
 
 
 #: The BOM's "Part number" cell where a line states no number, by why (docs/rendering.md, Part numbers): a class

@@ -18,15 +18,11 @@ end is unbounded). The capex shares of the network are ratios of two such totals
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
-from archgen.analyse.bom_line import BomLine
+from archgen.analyse.bom_line import BomLine, CapexLine
 from archgen.metric import SPARE_RANGED
 from archgen.model.unsettled import lower_key
 from archgen.units import Q_, Q
-
-if TYPE_CHECKING:
-    from archgen.analyse.cost import CapexLine
 
 #: How the names of the figures that grow with the capex begin (each one's `_low` and `_high` ends too).
 BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", "support_cost_per_year", "breakeven_utilisation",

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archgen.analyse.bom import UNRACKED
+from archgen.analyse.bom_line import CapexLine
 from archgen.analyse.capex_bounds import left_out
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.cost_load import average_load, stated_lines
@@ -75,30 +76,6 @@ FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_reco
 PRICE_SPAN_MONTHS = 12
 #: BOM kinds that make up the network: switches, and transceivers and cable assemblies (`network_capex_share`).
 NETWORK_KINDS = ("Switch", "Link")
-
-
-@dataclass(frozen=True)
-class CapexLine:
-    """One priced (or unpriced) BOM line."""
-
-    part: str
-    kind: str
-    quantity: int
-    unit_price: Q | None
-    basis: str = ""
-    source: str = ""
-    priceable: bool = True
-    listed: str = ""  # the `Prices` document the price comes from ("" for the part's own)
-    no_media: bool = False  # a fabric tier's links that name no link media (CAB003): no part to price, never free
-    date: str = ""  # when the price held, as its list or part states it ('2025-03' or '2025-03-16')
-    month: int | None = None  # that date's month, counted from year 0 (`Price.month`), to compare prices' dates
-    unracked: bool = False  # switches placed in no rack: no rack position, enclosure or PDU is costed for them
-    shared: str = ""  # a checkpoint storage other clusters of the hall state under its id (`hall_storage`)
-
-    @property
-    def total(self) -> Q | None:
-        """Quantity x unit price."""
-        return None if self.unit_price is None else self.unit_price * self.quantity
 
 
 @dataclass(frozen=True)

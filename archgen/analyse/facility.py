@@ -88,7 +88,7 @@ def usable_units(units: Any, redundancy: str | None, hall: Any) -> tuple[Q | Non
     Each unit counts at the hall's outdoor conditions (`Units.at_site`: only generator sets state any; a UPS module
     or utility feed is its stated capacity); (None, None) where no derating row covers the site.
     """
-    each = units.at_site(hall).capacity
+    each = units.at_site(hall.feeds.power_factor if hall.feeds is not None else None, hall.outdoor()).capacity
     if each is None:
         return None, None
     return each, each * max(units.count - spare_units(redundancy or "N", units.count), 0)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from archgen.analyse.cost import CapexLine, Cost
+from archgen.analyse.bom_line import CapexLine
+from archgen.analyse.cost import Cost
 from archgen.analyse.hall_groups import candidate, fellows
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import STORAGE_KIND

@@ -28,7 +28,7 @@ NO_POWER = ("checkpoint storage has no power in archgen (its storage block state
 NO_PRICE = ("checkpoint storage has no price in archgen (its storage block states no `price`, and no `Prices` "
             "document names its `id`): capex and cost per token leave it out, so the change is costed at 0 (its "
             "draw is in IT power)")
-#: The capex line kind of a cluster's checkpoint storage (`analyse.cost.CapexLine.kind`).
+#: The capex line kind of a cluster's checkpoint storage (`analyse.bom_line.CapexLine.kind`).
 STORAGE_KIND = "Storage"
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from archgen.analyse.cost import CapexLine, Cost
+from archgen.analyse.bom_line import CapexLine
+from archgen.analyse.cost import Cost
 from archgen.analyse.fittings import FIELD_PATH, NOT_PROVIDED
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis

@@ -15,7 +15,8 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Iterator
 
-from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
+from archgen.analyse.bom_line import CapexLine
+from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.checks.registry import Violation
 from archgen.model import Cluster, Facility
 from archgen.model.cost import dated_after, month_of

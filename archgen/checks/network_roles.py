@@ -17,7 +17,7 @@ from typing import Any
 
 from archgen.analyse.network import Problem, count, nic_ports
 from archgen.analyse.nodes import compute_node
-from archgen.analyse.tier_problems import unbuilt_keys
+from archgen.analyse.tier_keys import unbuilt_keys
 from archgen.checks.registry import Context, Violation
 from archgen.units import Q_
 
@@ -47,7 +47,7 @@ def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterat
 
 
 def unbuilt_key_notes(ctx: Context) -> Iterator[Violation]:
-    """NET025: the keys of a tier each fabric builds only at a larger size (`analyse.tier_problems.unbuilt_keys`)."""
+    """NET025: the keys of a tier each fabric builds only at a larger size (`analyse.tier_keys.unbuilt_keys`)."""
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             for p in unbuilt_keys(fa):

@@ -83,7 +83,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield kva_not_provided(path, c, key, label, kind, units)
                 continue
             if key == "generators":
-                yield from generators_at_site(path, c, units, units.at_site(hall))
+                yield from generators_at_site(path, c, units, units.at_site(load_pf(hall), hall.outdoor()))
             each, usable = usable_units(units, redundancy, hall)
             if each is None or usable is None:
                 continue

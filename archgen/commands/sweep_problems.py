@@ -1,6 +1,6 @@
-"""The sweeps of a file resolved against the analysed specs: each a `perf.explore.points.SweepProblem`.
+"""The sweeps of a file resolved against the analysed specs: each a `perf.explore.problem.SweepProblem`.
 
-Each cluster a sweep names becomes a `perf.workload.cluster.Machine` (its hardware as the performance model sees it,
+Each cluster a sweep names becomes a `perf.workload.machine.Machine` (its hardware as the performance model sees it,
 on the compute fabric the network analysis sized, its IT power, failure figures and cost per accelerator-hour), and each
 accelerator on the sweep's `accelerator` axis a copy of it with that chip. Ids that name nothing are located usage
 errors; the sweep's mistakes against its workload (`checks.sweep.mistakes`) are raised together.

@@ -1,6 +1,6 @@
 """Where a sweep's points run: in this process, in local worker processes or on a Dask cluster, chunk by chunk.
 
-A chunk is an index range of a `perf.explore.points.SweepProblem`, so a worker generates its own points and only their
+A chunk is an index range of a `perf.explore.problem.SweepProblem`, so a worker generates its own points and only their
 rows (and, with `csv`, their lines of `points.csv`) travel back. `executor` gives a `concurrent.futures.Executor`
 (`ProcessPoolExecutor` for `--workers`, Dask's for `--scheduler`, the `distributed` extra) after `probe` has checked
 that the scheduler's address answers as a Dask scheduler does.

@@ -281,7 +281,7 @@ def facility_levels(values: dict[str, Any]) -> tuple[float | None, ...]:
     """A point's levels of the facility axes (`FACILITY_AXES`, in order; None: not swept), hashable.
 
     A price as its magnitude (`quantity_json.json_magnitude`): with the point's cluster, the key of its cost
-    (`perf.explore.points.SweepProblem.facility`).
+    (`perf.explore.problem.SweepProblem.facility`).
     """
     return tuple(json_magnitude(v) if isinstance(v, Q) else v for v in map(values.get, FACILITY_AXES))
 

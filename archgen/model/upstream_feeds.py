@@ -6,7 +6,7 @@ connection several halls share (`SharedUtility`), and `no_water`, which refuses 
 outdoor conditions (a generator set's here, the hall's plant's in `Facility`).
 """
 
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 from pydantic import Field, model_validator
 
@@ -18,9 +18,6 @@ from archgen.model.power import PowerRating
 from archgen.model.smoothing import PowerRate, PowerSmoothing
 from archgen.model.spec import Count, FieldError, Spec, raise_each
 from archgen.units import Q_, Duration, Power, Q, Voltage, apparent_power
-
-if TYPE_CHECKING:
-    from archgen.model.facility import Facility
 
 
 def no_water(rated_at: Conditions | None, derating: list[Rating], prefix: str, why: str) -> list[FieldError]:
@@ -72,16 +69,16 @@ class Units(Spec):
             return None if kva is not None else self.capacity
         return Q_((kva * min(pfs)).m_as("kW"), "kW")
 
-    def at_site(self, hall: "Facility") -> Rated:
-        """Each unit's capacity at the hall's outdoor conditions (`rated_capacity`; None where no row covers them).
+    def at_site(self, load_pf: float | None, outdoor: dict[str, Q | None]) -> Rated:
+        """Each unit's capacity at the hall's `outdoor()` conditions (`rated_capacity`; None where no row covers them).
 
-        The nominal capacity is its real power at the hall's load power factor (`real`); None where a kVA rating has
-        no power factor to judge it by (no conditions unmet: `Rated.unmet` is empty).
+        The nominal capacity is its real power at the load's power factor (`real`; the hall's `feeds.power_factor`);
+        None where a kVA rating has no power factor to judge it by (no conditions unmet: `Rated.unmet` is empty).
         """
-        nominal = self.real(hall.feeds.power_factor if hall.feeds is not None else None)
+        nominal = self.real(load_pf)
         if nominal is None:
             return Rated(None, None, ())
-        return rated_capacity(nominal, self.rated_at, self.derating, hall.outdoor())
+        return rated_capacity(nominal, self.rated_at, self.derating, outdoor)
 
 
 class SharedUtility(Spec):

@@ -10,13 +10,13 @@ from archgen.output.envelope import document, dumps, metric_quantity, with_old_n
 from archgen.perf.explore.batch_path import path_note
 from archgen.perf.explore.hardware_scope import peak_axis_scope, power_note, price_note
 from archgen.perf.explore.points import (
-    PointRow,
     Result,
     model_defaults,
     requirements,
     stated_in,
     unmeasured_efficiencies,
 )
+from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.sweep_notes import scope_notes
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity

@@ -19,22 +19,25 @@ from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.stacks import explain as explain_switches
-from archgen.perf.workload.cluster import Machine, estimate_hardware, estimate_on_cluster, machine
+from archgen.perf.workload.cluster import estimate_hardware, estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.job_on_cluster import JobOnCluster
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.peak_scope import peak_scope
 
 if TYPE_CHECKING:
-    from archgen.perf.explore.points import PointRow, Result, Stated, SweepProblem, summarise
+    from archgen.perf.explore.points import Result, summarise
+    from archgen.perf.explore.problem import PointRow, Stated, SweepProblem
     from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
     from archgen.perf.explore.vectorised import evaluate, set_size, set_stride
     from archgen.perf.explore.vectorised_grid import row_stride
     from archgen.perf.explore.vectorised_sets import Cached, Preparation
 
 #: The sweep's names, each by the module of `archgen.perf.explore` that defines it: imported on first use.
-SWEEP = {**dict.fromkeys(("PointRow", "Result", "Stated", "SweepProblem", "summarise"), "points"),
+SWEEP = {**dict.fromkeys(("Result", "summarise"), "points"),
+         **dict.fromkeys(("PointRow", "Stated", "SweepProblem"), "problem"),
          **dict.fromkeys(("Chunk", "Keep", "chunk", "merge"), "tally"),
          **dict.fromkeys(("evaluate", "set_size", "set_stride"), "vectorised"), "row_stride": "vectorised_grid",
          **dict.fromkeys(("Cached", "Preparation"), "vectorised_sets")}

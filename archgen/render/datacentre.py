@@ -228,7 +228,7 @@ def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> s
     if units is None:
         return _stated(redundancy)
     real = units.real(load_pf(hall))
-    each = units.at_site(hall).capacity if hall is not None else real
+    each = units.at_site(load_pf(hall), hall.outdoor()).capacity if hall is not None else real
     site = "" if each == real else "; stated at conditions the site does not meet (PWR011)" if each is \
         None else f"; {fmt.q(each, 'kW', 0)} each at the site's conditions"
     scheme = f"{redundancy} (" if redundancy else "not stated (judged as N; "   # PWR011's info finding says so

@@ -28,7 +28,8 @@ from archgen.model.requirements import Status
 from archgen.model.sweep import GOODPUT_METRICS
 from archgen.model.sweep_axes import FABRIC_AXES, FACILITY_AXES, MACHINE_AXES
 from archgen.model.workload import job_kind
-from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
+from archgen.perf.explore.points import Result, objectives, requirements
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.tally import assumed
 from archgen.perf.workload.training_estimate import layout_string
 from archgen.render import fmt

@@ -16,13 +16,13 @@ from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
 from archgen.perf.explore import sweep_notes
 from archgen.perf.explore.points import (
-    PointRow,
     Result,
     model_defaults,
     requirements,
     stated_in,
     unmeasured_efficiencies,
 )
+from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
 from archgen.perf.workload.moe_serving_note import moe_serving_convention

@@ -11,7 +11,8 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from archgen.perf.explore.points import PointRow, Result
+from archgen.perf.explore.points import Result
+from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, palette

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from archgen.analyse.assumed import PERF_METRICS, RATE_FIGURES
 from archgen.model.engine import engine_problem
-from archgen.perf.explore.points import Result, SweepProblem, requirements
+from archgen.perf.explore.points import Result, requirements
+from archgen.perf.explore.problem import SweepProblem
 from archgen.perf.explore.tally import tally
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.defaults_note import assumed_engine, assumed_stack

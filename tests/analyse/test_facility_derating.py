@@ -120,11 +120,11 @@ def test_generator_sets_count_the_row_covering_the_site_and_ups_modules_refuse_c
     rows = [{"ambient": "40 degC", "altitude": "2000 m", "capacity": "1800 kW"}]
     hall = Facility.model_validate({**base, "feeds": {"generators": "N+1", "generator_units": {**sets,
                                                                                               "derating": rows}}})
-    assert hall.feeds.generator_units.at_site(hall).capacity == Q_(1800, "kW")
+    assert hall.feeds.generator_units.at_site(None, hall.outdoor()).capacity == Q_(1800, "kW")
     assert _units("N+1", hall.feeds.generator_units, "sets", hall) == \
         "N+1 (2 x 2,000 kW sets; 1,800 kW each at the site's conditions)"
     bare = Facility.model_validate({**base, "feeds": {"generator_units": sets}})
-    assert bare.feeds.generator_units.at_site(bare).capacity is None
+    assert bare.feeds.generator_units.at_site(None, bare.outdoor()).capacity is None
     with pytest.raises(ValueError, match="outdoor `ambient` and `altitude`"):
         Facility.model_validate({**base, "feeds": {"generator_units": {**sets, "rated_at": {"water": "30 degC"}}}})
     with pytest.raises(ValueError, match="UPS modules are counted at their stated rating"):

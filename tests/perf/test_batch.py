@@ -10,7 +10,8 @@ import numpy as np
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore.batch_path import path_note, per_point
-from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
+from archgen.perf.explore.points import evaluate_point
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.sweep_notes import scope_notes
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import memory_time, vector_time

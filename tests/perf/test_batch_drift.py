@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from archgen.perf.explore import vectorised as batch
-from archgen.perf.explore.points import SweepProblem, evaluate_point
+from archgen.perf.explore.points import evaluate_point
+from archgen.perf.explore.problem import SweepProblem
 from tests.conftest import REPO, SPECS, sweep_problems_of
 from tests.perf.test_batch import same
 

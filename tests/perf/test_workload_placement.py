@@ -17,7 +17,8 @@ from archgen.model.workload import Workload
 from archgen.perf.comm.placement import job_domain, members_per_domain
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.cluster import Machine, placed
+from archgen.perf.workload.cluster import placed
+from archgen.perf.workload.machine import Machine
 from archgen.scoring.catalog import load_accelerators
 from tests.conftest import run_specs
 

@@ -17,7 +17,7 @@ from archgen.perf.workload.memory_limit import bounded_by
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
-    from archgen.perf.explore.points import SweepProblem
+    from archgen.perf.explore.problem import SweepProblem
 
 #: The training metrics a batch computes for each point, with the unit of their dimension (the registry's).
 UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", name)) else "") or "dimensionless"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from archgen.perf.explore.points import PointRow
+    from archgen.perf.explore.problem import PointRow
 
 
 def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> list[int]:

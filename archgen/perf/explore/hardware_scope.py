@@ -41,7 +41,7 @@ from archgen.quantity_json import json_magnitude
 from archgen.units import Q
 
 if TYPE_CHECKING:
-    from archgen.perf.explore.points import SweepProblem
+    from archgen.perf.explore.problem import SweepProblem
 
 _HARDWARE = frozenset(HARDWARE_AXES)
 _STATED = frozenset((*HARDWARE_AXES, "tdp"))   # axes a level of which may describe no catalogued machine

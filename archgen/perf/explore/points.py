@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from archgen import metrics as registry
@@ -19,14 +19,14 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
-from archgen.model.workload import Model, Workload
 from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.front import best, pareto
 from archgen.perf.explore.hardware_scope import scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.cluster import estimate_on_cluster
 from archgen.perf.workload.derived import (
     POWER_METRICS,
     judge_points,
@@ -36,82 +36,11 @@ from archgen.perf.workload.derived import (
     point_metrics,
 )
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands, serving_cost_ends
 from archgen.perf.workload.upper_bounds import BOUNDED, SHARE_BOUNDED, TCO_SHARED, UPPER_BOUNDS, unsettled_at
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_
-
-
-@dataclass(frozen=True)
-class Stated:
-    """A requirement on the sweep's workload written in another document: a `Requirements` document's or a cluster's.
-
-    `check` judges it on the workload (`subject: workload/<id>`, or a glob that matches it), so every point is judged
-    on it too, beside the workload's own (`build.Design.requirements_of` binds them).
-    """
-
-    kind: str  # the document's kind: "Requirements", "Cluster"
-    owner: str  # its id
-    requirement: Requirement
-
-
-@dataclass(frozen=True)
-class SweepProblem:
-    """Everything the points of one sweep need, independent of the specs they came from."""
-
-    sweep: Sweep
-    workload: Workload
-    model: Model | None
-    bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
-    axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
-    documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
-    #: By cluster and level of each facility axis (`model.sweep_axes.facility_levels`; None where not swept): the cost
-    #: per used accelerator-hour in USD (None: not provided), the utilisation, the share of the TCO that is an energy
-    #: cost at maximum draw and USD per kWh of IT energy (`analyse.sweep_figures.facility_figures`).
-    facility: dict[tuple, tuple[float | None, float, float, float]] = field(default_factory=dict)
-    #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
-    #: not feasible (`feasibility`).
-    failing: dict[str, str] = field(default_factory=dict)
-    #: The accelerator's TDP in W of each of `bases`, by its key: what a `tdp` axis scales or replaces (`point_base`).
-    tdp: dict[tuple[str, str | None], float] = field(default_factory=dict)
-    #: What the points rest on that no figure of theirs shows, in words (`sweep_notes.scope_notes` says them): an
-    #: accelerator axis's chip on scale-up links other than its own (`commands.sweep_problems._links_kept`).
-    notes: tuple[str, ...] = ()
-
-    @property
-    def size(self) -> int:
-        """Number of points."""
-        return math.prod(len(v) for v in self.axes.values())
-
-    def point(self, index: int) -> dict[str, Any]:
-        """The axis values of point `index` (the last axis varies fastest)."""
-        values: dict[str, Any] = {}
-        for name in reversed(list(self.axes)):
-            levels = self.axes[name]
-            index, i = divmod(index, len(levels))
-            values[name] = levels[i]
-        return {name: values[name] for name in self.axes}
-
-
-@dataclass(frozen=True)
-class PointRow:
-    """One evaluated point."""
-
-    index: int
-    values: dict[str, Any]
-    cluster: str
-    status: str  # "ok", "does not fit" or "invalid"
-    reason: str = ""  # why it could not run or does not fit; of one that fits, the SHALL requirements not provided
-    layout: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, float] = field(default_factory=dict)
-    met: dict[str, bool | None] = field(default_factory=dict)
-    feasible: bool = False
-    #: requirements the point meets at its central value but not at one end of the value's range: the model's error
-    #: band (an estimate's metric) or the range over the failure-rate sets (goodput and what derives from it):
-    #: `check`'s REQ004 "at risk", a warning; still feasible
-    at_risk: tuple[str, ...] = ()
-    #: of a serving point that fits with its batch left to its limits, which one bound it (`Estimate.batch_bound`)
-    batch_bound: str = ""
 
 
 def requirements(problem: SweepProblem) -> list[Requirement]:

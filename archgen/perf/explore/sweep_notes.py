@@ -23,7 +23,7 @@ from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.training_estimate import sweep_held_note
 
 if TYPE_CHECKING:
-    from archgen.perf.explore.points import SweepProblem
+    from archgen.perf.explore.problem import SweepProblem
 
 
 def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:

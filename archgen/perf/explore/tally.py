@@ -29,7 +29,8 @@ import numpy as np
 from archgen.model.sweep_axes import CATEGORICAL
 from archgen.perf.explore.front import best, pareto
 from archgen.perf.explore.hardware_scope import as_catalogued, assumed, own_chip  # noqa: F401 (re-exported)
-from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
+from archgen.perf.explore.points import Result, objectives, requirements
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.vectorised import evaluate
 
 #: What a chunk keeps of its rows (`chunk`).

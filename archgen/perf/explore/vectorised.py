@@ -40,7 +40,8 @@ import numpy as np
 from archgen.errors import ArchgenError
 from archgen.perf.explore.batch_path import UNITS, per_point
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
-from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
+from archgen.perf.explore.points import evaluate_point
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.set_bands import step_span
 from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)

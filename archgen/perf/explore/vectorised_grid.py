@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from archgen.model.sweep_axes import HARDWARE_AXES
-from archgen.perf.explore.points import SweepProblem
+from archgen.perf.explore.problem import SweepProblem
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw.hardware import Hardware
 from archgen.quantity_json import json_magnitude

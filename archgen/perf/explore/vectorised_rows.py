@@ -25,8 +25,6 @@ from archgen.perf.explore.batch_path import UNITS
 from archgen.perf.explore.hardware_scope import unpowered_base
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
-    PointRow,
-    SweepProblem,
     feasibility,
     on_estimate,
     on_point,
@@ -35,11 +33,11 @@ from archgen.perf.explore.points import (
     provides,
     requirements,
 )
+from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.band_families import MADE_FROM_RATE
-from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import (
     judge_points,
     judge_values,
@@ -47,6 +45,7 @@ from archgen.perf.workload.derived import (
     other_end_metrics,
     point_metrics,
 )
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.upper_bounds import unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_

@@ -47,8 +47,8 @@ from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
     from archgen.perf.workload.bands import Band
-    from archgen.perf.workload.cluster import Machine
     from archgen.perf.workload.estimate_result import Estimate
+    from archgen.perf.workload.machine import Machine
 
 #: Metrics that still mean something when a job does not fit in memory: those that read the part's HBM capacity only
 #: (`analyse.assumed` takes them as what rests on a part's `memory` alone).

@@ -19,9 +19,10 @@ from archgen.model.requirements import Requirement
 from archgen.model.site import GROUP_INDEX, MULTIMODE_GROUP_INDEX, fibre_delay, halls_used, site_span
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
+from archgen.perf.workload.cluster import estimate_on_cluster, given_hardware
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.run_figures import accelerator_hours, run_bands, time_to_train
 from archgen.perf.workload.swing_note import swing_note
 

@@ -2,22 +2,20 @@
 
 `torus_problem` and `slice_problem` refuse a job the torus cannot hold as one slice, `job_slice` gives a job of
 whole OCS cubes a torus of its own, and `placement_problem` says why a stated `placement.per_domain` cannot be
-honoured. Split from `perf.workload.cluster` (the cluster as the model sees it, `Machine`) for its size.
+honoured. Split from `perf.workload.cluster` for its size; `Machine`, the cluster as the model sees it, is in
+`perf.workload.machine`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import Hardware
-
-if TYPE_CHECKING:
-    from archgen.perf.workload.cluster import Machine
+from archgen.perf.workload.machine import Machine
 
 
 def job_slice(hw: Hardware, gpus: int, on: Machine) -> Hardware:
