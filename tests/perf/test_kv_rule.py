@@ -18,7 +18,7 @@ import math
 import pytest
 import yaml
 
-from archgen.errors import ValidateError
+from archgen.errors import InternalError, ValidateError
 from archgen.model.inference import Inference
 from archgen.model.kv_memory import KV_RULES, kv_memory
 from archgen.model.workload import Model
@@ -177,7 +177,7 @@ def test_an_unstated_sglang_fraction_fails_loudly_past_its_problem() -> None:
     assert (rule, fraction) == (KV_RULES["sglang"], None)
     assert [key for key, _ in problems] == ["mem_fraction_static"]
     assert rule.words(fraction) == "a share of HBM not provided (SGLang's mem_fraction_static is not stated)"
-    with pytest.raises(ValueError, match="no KV cache fraction for SGLang: mem_fraction_static is not stated"):
+    with pytest.raises(InternalError, match="no KV cache fraction for SGLang: mem_fraction_static is not stated"):
         job_of(inf, _llama8b(), 64, "full", rule, fraction)
     stated = Inference.model_construct(engine="sglang", max_batch_size=64, input_len=4096, output_len=4096,
                                        mem_fraction_static=0.8)

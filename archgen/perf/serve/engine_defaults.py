@@ -11,6 +11,7 @@ estimated). Where the limit binds, the estimate's note says whose it is and wher
 
 from __future__ import annotations
 
+from archgen.errors import InternalError
 from archgen.model.engine import VLLM_NO_DEVICE_MEMORY, default_max_batch_size, serving_engine, vendor_engine
 from archgen.model.inference import Inference
 from archgen.model.kv_memory import FRACTION_KEYS, KV_RULES, UNKNOWN_ENGINE, KvRule, fraction_problems
@@ -102,10 +103,10 @@ def job_of(inf: Inference, arch: Arch, limit: int, reserve: str, rule: KvRule, f
     """The serving job `inf` states for `arch` with its engine's values (`batch_size_of`, `kv_reserve_of` ...).
 
     One reading of an `Inference` (with `kv_rule_of`) for a workload's estimate and a validation case's prediction.
-    Raises ValueError on a fraction of None: `kv_rule_of`'s problems, which its callers refuse first, say why.
+    Raises InternalError on a fraction of None: `kv_rule_of`'s problems, which its callers refuse first, say why.
     """
     if fraction is None:
-        raise ValueError(f"no KV cache fraction for {rule.engine_name}: {rule.key} is not stated and has no default "
+        raise InternalError(f"no KV cache fraction for {rule.engine_name}: {rule.key} is not stated and has no default "
                          "(engine_defaults.kv_rule_of's problems were not refused)")
     return ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
                     inf.kv_precision, reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
