@@ -2,8 +2,10 @@
 
 The baseline imports pint the way archgen does (`archgen.pint_import`: without Dask and without `importlib.metadata`,
 defer35), so that it pays no import archgen no longer pays; a plain `import pydantic, pint` imported
-`importlib.metadata` and `email` besides, which made every ratio to it look smaller (inputs35). `archgen/__init__.py`
-imports nothing, so the baseline adds no archgen module beyond that one.
+`importlib.metadata` and `email` besides, which made every ratio to it look smaller (inputs35). It runs with one BLAS
+thread, as every archgen command does (`archgen.startup`): OpenBLAS's spinning threads had made its CPU 1.8x its
+single-threaded figure on two idle cores, and every CPU ratio that much smaller (thirty-seventh session).
+`archgen/__init__.py` imports nothing, so the baseline adds no archgen module beyond that one.
 
 The estimates are a training one and two serving ones (bench/specs/serve-deepseek-r1): issue 25's closed loop of
 2,048 requests at TP32 on a GB200 NVL72 (CPU 5.31 s on main at 7620e3ad, 14.8x the baseline, against 0.74 s, 2.1x,
@@ -35,8 +37,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 RUNS = 9
 COMMANDS = {
+    # with one BLAS thread, as `archgen.startup` sets for every archgen command: numpy's OpenBLAS otherwise starts a
+    # thread per core that spins while pint imports numpy (0.33 CPU-s for 0.23 s of wall on 2 idle cores, against
+    # 0.18 single-threaded), which made the baseline's CPU, and so every CPU ratio to it, depend on the cores idle
     "baseline: python -c 'import pydantic; from archgen.pint_import import pint'": [
-        sys.executable, "-c", "import pydantic; from archgen.pint_import import pint"],
+        "env", "OPENBLAS_NUM_THREADS=1", sys.executable, "-c", "import pydantic; from archgen.pint_import import pint"],
     "archgen --version": [str(BIN / "archgen"), "--version"],
     "archgen estimate --workload llama3-70b-pretrain-b200": [str(BIN / "archgen"), "estimate", "--workload",
                                                              "llama3-70b-pretrain-b200"],
