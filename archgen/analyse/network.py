@@ -102,8 +102,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
             metrics["scale_up.trunk_links"] = count(scale_up.trunk_links * scale_up.domains)
     for fa in fabrics:
         fa.metrics.update(fabric_metrics(fa))
-    carriers = [fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")]  # compute fabric first
-    compute_fabric = min(carriers, key=lambda fa: fa.fabric.spec.role != "compute", default=None)
+    i = cluster.spec.compute_fabric_index()   # `fabrics` in the spec's order (`build.clusters`)
+    compute_fabric = fabrics[i] if i is not None else None
     domain = cluster.spec.scale_up.size if cluster.spec.scale_up else 0
     scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else nic_path(design, nodes)
     if compute_fabric is not None and compute_fabric.topology == "torus":
@@ -195,8 +195,8 @@ NORTH_SOUTH = ("north_south_bandwidth", "north_south_oversubscription")
 
 def compute_torus(a: ClusterAnalysis) -> Torus | None:
     """The torus a cluster's jobs run on (its compute fabric, else a converged one), or None."""
-    carriers = [f for f in a.cluster.spec.fabrics if f.role in ("compute", "converged")]
-    fabric = min(carriers, key=lambda f: f.role != "compute", default=None)  # the compute fabric first
+    i = a.cluster.spec.compute_fabric_index()
+    fabric = a.cluster.spec.fabrics[i] if i is not None else None
     return fabric if isinstance(fabric, Torus) else None
 
 

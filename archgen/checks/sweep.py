@@ -20,7 +20,7 @@ from archgen.model.field_words import said
 from archgen.model.requirements import Status, fails
 from archgen.model.sweep import JOB_METRICS, Sweep
 from archgen.model.sweep_axes import FABRIC_AXES, JOB_AXES, Axes
-from archgen.model.sweep_fabric import compute_fabric, refused
+from archgen.model.sweep_fabric import refused
 from archgen.model.workload import Workload, job_kind
 from archgen.open_item import Worded
 from archgen.units import Q_
@@ -92,7 +92,7 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
 
 def _tiers_used(analysed: ClusterAnalysis | None, cluster: Cluster) -> int | None:
     """The tiers the cluster's compute fabric builds as stated (`tiers: auto` sizes them); None: not analysed."""
-    i = compute_fabric(cluster)
+    i = cluster.compute_fabric_index()
     fabric = cluster.fabrics[i].id if i is not None else None
     return next((fa.tiers_used for fa in analysed.fabrics if fa.fabric.spec.id == fabric), None) if analysed else None
 

@@ -241,6 +241,11 @@ class Cluster(Document):
             "state the storage's ports on that fabric, or leave this out"))
             for i, f in enumerate(self.fabrics) if f.role == "converged" and f.endpoints.storage is not None]
 
+    def compute_fabric_index(self) -> int | None:
+        """The index of the fabric the cluster's jobs run on: its compute fabric, else a converged one; None: none."""
+        carriers = [i for i, f in enumerate(self.fabrics) if f.role in ("compute", "converged")]
+        return min(carriers, key=lambda i: self.fabrics[i].role != "compute", default=None)
+
     def placement_path(self, rack_id: str) -> tuple:
         """Field path of the first units or layout entry placing racks of type `rack_id` (for a finding's line)."""
         for i, unit in enumerate(self.units):

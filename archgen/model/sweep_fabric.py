@@ -11,12 +11,6 @@ from archgen.model.tiers import TIER_NAMES
 from archgen.open_item import Worded
 
 
-def compute_fabric(cluster: Cluster) -> int | None:
-    """The index of the fabric the cluster's scale-out path runs on (`compute`, else `converged`); None: none."""
-    carriers = [i for i, f in enumerate(cluster.fabrics) if f.role in ("compute", "converged")]
-    return min(carriers, key=lambda i: cluster.fabrics[i].role != "compute", default=None)
-
-
 def refused(cluster: Cluster, axis: str, tiers_used: int | None = None) -> str:
     """Why `cluster` cannot take fabric axis `axis`, in words (`Worded`: the customer's too); "" where it can.
 
@@ -26,7 +20,7 @@ def refused(cluster: Cluster, axis: str, tiers_used: int | None = None) -> str:
     tier are not fixed by `up` or `uplinks` (NET019: those fix the split, and a ratio beside them is read by
     nothing).
     """
-    i = compute_fabric(cluster)
+    i = cluster.compute_fabric_index()
     if i is None:
         return (f"cluster '{cluster.id}' has no compute fabric (a fabric of role compute or converged), so no fat "
                 "tree carries its scale-out traffic")
@@ -56,7 +50,7 @@ def at_level(cluster: Cluster, axis: str, level: float) -> Cluster:
 
     The compute fabric's `expect:` counts go: they pin a published design's switches and cables, not the copy's.
     """
-    i, tier = compute_fabric(cluster), axis.removesuffix("_oversubscription")
+    i, tier = cluster.compute_fabric_index(), axis.removesuffix("_oversubscription")
     assert i is not None and tier in TIER_NAMES, "refused() is asked first"
     fabric = cluster.fabrics[i]
     assert isinstance(fabric, FatTree), "refused() is asked first"
