@@ -83,8 +83,8 @@ QUANTISED_SERVING = ("fp8", "fp4")
 def open_fraction(case: Case, accelerators: dict[str, Accelerator]) -> KvRule | None:
     """A serving case's engine rule where the case states no KV cache fraction and the engine documents a range.
 
-    (`KvRule.documented`.) None otherwise: a stated fraction, an engine with a default only (vLLM's), a case that does
-    not serve. The engine is the one the case is predicted with (`engine_defaults.kv_rule_of`).
+    The range is `KvRule.documented`; the engine the one the case is predicted with (`engine_defaults.kv_rule_of`).
+    None otherwise: a stated fraction, an engine with a default only (vLLM's), a case that does not serve.
     """
     inf = case.inference
     if inf is None:
