@@ -57,6 +57,11 @@ class KvRule:
             cache's budget: TensorRT-LLM's peak is all the memory in use, SGLang's fraction is of what is free once
             they are up; vLLM's budget is total x fraction less what grew after its memory snapshot, which it takes
             once they are up, so they sit in its 1 - fraction (review57).
+        documented: The fractions the engine's own documentation says its published runs take, (low, high), where it
+            gives a range; None where it gives a default only (vLLM's gpu_memory_utilization 0.9) or none (SGLang).
+            A validation case that states no fraction is reported over it beside its point at `default`
+            (`scoring.unstated`); nothing is fitted and no score reads it.
+        documented_source: Where each end of `documented` is read, and what the source leaves outside it.
     """
 
     engine: str
@@ -66,6 +71,8 @@ class KvRule:
     source: str
     profiles: bool = True
     holds_runtime: bool = True
+    documented: tuple[float, float] | None = None
+    documented_source: str = ""
 
     def words(self, fraction: float | None, memory: str = "HBM") -> str:
         """The budget in words: '90% of the HBM left after its profiling peak (TensorRT-LLM's ...)'.
@@ -83,6 +90,16 @@ class KvRule:
         return f"{fraction:.0%} {where} ({self.engine_name}'s {self.key}{stated})"
 
     @property
+    def spanned(self) -> tuple[float, ...]:
+        """The fractions a case that states none is reported over: `documented`'s ends and the default, its point.
+
+        Ascending; none where the engine documents no range.
+        """
+        if self.documented is None:
+            return ()
+        return tuple(sorted({*self.documented, *((self.default,) if self.default is not None else ())}))
+
+    @property
     def engine_name(self) -> str:
         """The engine as people write it."""
         return {"tensorrt-llm": "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang"}.get(self.engine, self.engine)
@@ -90,10 +107,19 @@ class KvRule:
 
 #: TensorRT-LLM's free_gpu_memory_fraction and vLLM's gpu_memory_utilization where a run sets none: both 0.9.
 DEFAULT_FRACTION = 0.9
+#: Where TensorRT-LLM's documented fractions, 0.90 and 0.95, are read (frac39). Its performance overview runs
+#: trtllm-bench, which passes `--kv_cache_free_gpu_mem_fraction` (default .90) as KvCacheConfig's
+#: free_gpu_memory_fraction (tensorrt_llm/bench/dataclasses/configuration.py at 000a01de, get_kvcache_config).
+TRTLLM_DOCUMENTED = ("NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md at 00f37686aa, 'Running the "
+                     "Benchmark': 'In many cases, we also use a higher KV cache percentage by setting "
+                     "--kv_cache_free_gpu_mem_fraction 0.95 ... We fall back to 0.90 or lower if out-of-memory errors "
+                     "are encountered': 0.95 the high end, 0.90 the lowest it names; it allows lower, which no range "
+                     "here spans")
 KV_RULES: dict[str, KvRule] = {
     "tensorrt-llm": KvRule("tensorrt-llm", "free_gpu_memory_fraction", DEFAULT_FRACTION, True,
                            "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/_util.py at d8ae02ca, "
-                           "KvCacheCreator._cal_max_tokens: (total - peak) x fraction, 0.9 where unset"),
+                           "KvCacheCreator._cal_max_tokens: (total - peak) x fraction, 0.9 where unset",
+                           documented=(0.90, 0.95), documented_source=TRTLLM_DOCUMENTED),
     "vllm": KvRule("vllm", "gpu_memory_utilization", DEFAULT_FRACTION, False,
                    "vllm-project/vllm vllm/v1/worker/gpu_worker.py at 0012cf69, "
                    "Worker.determine_available_memory: total x gpu_memory_utilization - peak, 0.9 by default",

@@ -201,8 +201,12 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
              + "; `over unstated knobs`: the errors at the lowest and "
              "highest prediction over what the case leaves unstated: for a training case that states no stack, the "
              "stack profiles (its stated switches kept); for a collective, the network latency its transport "
-             "declares (0, 35 or 75 us) when the group crosses domains, and NVLS off or on under `auto` "
-             "(`scoring/unstated.py`).", ""]
+             "declares (0, 35 or 75 us) when the group crosses domains, and NVLS off or on under `auto`; for a "
+             "serving case, the KV cache's precision (FP8 or BF16) under FP8/FP4 weights that state none, and the "
+             "engine's KV cache fraction where the case states none and the engine's documentation gives a range "
+             "(TensorRT-LLM's performance overview: 0.95, or 0.90 or lower; 0.90 and 0.95 taken, the case scored at "
+             "its default 0.9); and the ends of the accelerator's stated efficiency ranges (`scoring/unstated.py`).",
+             ""]
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
                                                                       for r in over) + ".", ""]

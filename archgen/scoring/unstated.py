@@ -30,7 +30,11 @@ values that knob takes in practice. None of these predictions enters a score.
   16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one. And,
   as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges, and of its
   scale-up link efficiency range where the replica spans more than one accelerator (a tp-1 replica sends nothing
-  over the links: its point stands for both ends).
+  over the links: its point stands for both ends). And **the KV cache fraction** of a case that states none where
+  its engine's own documentation gives a range (`model.kv_memory.KvRule.documented`; `open_fraction`): TensorRT-LLM's
+  performance overview runs 0.95 "in many cases" and falls back to "0.90 or lower" (perf-overview.md at 00f37686aa),
+  so the range runs over 0.90 and 0.95 beside the point, scored at the engine's default 0.9 (`kv_rule_of`); the
+  source allows lower, which is said, not spanned. vLLM's 0.9 is a default, not a range: none is taken.
 
 Each range takes the case's scored prediction where given (`unstated_span(scored=)`) and reads it at the end whose
 inputs are the case's own (the case itself on equal hardware, `Prediction.made_on`) rather than predicting the case
@@ -45,11 +49,13 @@ from itertools import product
 
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
+from archgen.model.kv_memory import KV_RULES, KvRule
 from archgen.model.switch_allows import UNSETTLED
 from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
+from archgen.perf.serve.engine_defaults import kv_rule_of
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
@@ -74,15 +80,30 @@ DECLARED_NET_LATENCIES = (0.0, 35e-6, 75e-6)
 QUANTISED_SERVING = ("fp8", "fp4")
 
 
+def open_fraction(case: Case, accelerators: dict[str, Accelerator]) -> KvRule | None:
+    """A serving case's engine rule where the case states no KV cache fraction and the engine documents a range.
+
+    The range is `KvRule.documented`; the engine the one the case is predicted with (`engine_defaults.kv_rule_of`).
+    None otherwise: a stated fraction, an engine with a default only (vLLM's), a case that does not serve.
+    """
+    inf = case.inference
+    if inf is None:
+        return None
+    rule, _, refused = kv_rule_of(inf, accelerators[case.system.accelerator].vendor)
+    return rule if rule.documented is not None and getattr(inf, rule.key) is None and not refused else None
+
+
 def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, ...]:
-    """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving)."""
+    """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving) ..."""
     inf = case.inference
     eff = accelerators[case.system.accelerator].efficiency
     link = ("scale-up efficiency",) if effective_range(eff, "scale_up") is not None else ()
     hbm = (("HBM efficiency",) if effective_range(eff, "hbm") is not None else ()) + (
         ("flash efficiency",) if effective_range(eff, "flash") is not None else ()) + link
     if inf is not None:
-        return ("KV cache",) * (inf.precision in QUANTISED_SERVING and inf.kv_precision is None) + hbm
+        rule = open_fraction(case, accelerators)
+        return ("KV cache",) * (inf.precision in QUANTISED_SERVING and inf.kv_precision is None) + (
+            (_fraction_knob(rule),) if rule is not None else ()) + hbm
     t = case.training
     if t is not None:
         return ("GEMM efficiency",) * (t.precision in eff.gemm_range or t.precision not in eff.gemm) + hbm
@@ -106,6 +127,17 @@ KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS of
                "HBM efficiency": "the catalog's stated HBM efficiency range",
                "flash efficiency": "the catalog's stated flash-attention efficiency range",
                "scale-up efficiency": "the catalog's stated scale-up link efficiency range"}
+
+
+def _fraction_knob(rule: KvRule) -> str:
+    """The open knob of an engine's documented KV cache fractions: 'TensorRT-LLM KV cache fraction'."""
+    return f"{rule.engine_name} KV cache fraction"
+
+
+#: The documented fractions in words; the low end is the lowest the source names, and a lower one is said, not spanned.
+KNOB_VALUES |= {_fraction_knob(r): f"{r.engine_name}'s KV cache fraction {'/'.join(f'{f:.2f}' for f in r.documented)} "
+                f"(its {r.key}, as its documentation names for its published runs; a lower one is not spanned)"
+                for r in KV_RULES.values() if r.documented is not None}
 
 
 def describe(knobs: tuple[str, ...]) -> str:
@@ -147,10 +179,11 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                   ) -> dict[str, tuple[float, float]]:
     """Each measured metric's lowest and highest prediction over a serving case's open KV cache and efficiencies.
 
-    The KV cache runs FP8 or BF16, the HBM and flash-attention efficiencies the ends of the accelerator's stated
-    ranges. Empty unless the case serves FP8 or FP4 weights and states no `kv_precision`, or its accelerator's HBM
-    or flash efficiency is a stated range (`open_knobs`). The case's `scored` prediction is reused where given, at
-    the end whose inputs are the case's own (`_at`).
+    The KV cache runs FP8 or BF16, its fraction over the engine's documented ends and its default (`KvRule.spanned`),
+    the HBM and flash-attention efficiencies the ends of the accelerator's stated ranges. Empty unless the case
+    serves FP8 or FP4 weights and states no `kv_precision`, states no fraction where its engine documents a range
+    (`open_fraction`), or its accelerator's HBM or flash efficiency is a stated range (`open_knobs`). The case's
+    `scored` prediction is reused where given, at the end whose inputs are the case's own (`_at`).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
     knobs = open_knobs(case, accs)
@@ -158,8 +191,10 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
     if not knobs or inf is None:
         return {}
     own = serving_kv_dtype(inf.precision, inf.kv_precision)   # the KV cache the case is scored with: the case itself
-    kvs = [case if kv == own else case.model_copy(update={"inference": inf.model_copy(update={"kv_precision": kv})})
-           for kv in (("fp8", "bf16") if "KV cache" in knobs else (own,))]
+    rule = open_fraction(case, accs)   # its documented fractions, and the default the case is scored at
+    kvs = [_variant(case, kv if kv != own else None, rule.key if rule is not None and f != rule.default else "", f)
+           for kv, f in product(("fp8", "bf16") if "KV cache" in knobs else (own,),
+                                rule.spanned if rule is not None else (None,))]
     acc = accs[case.system.accelerator]
     eff = acc.efficiency
     # a replica of one accelerator (tp 1, so ep 1: it divides tp) sends nothing over the scale-up links, so both ends
@@ -171,6 +206,17 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
         update={"hbm": m, "flash": f, "scale_up": u})})} for m, f, u in ends]
     preds = [_at(kv, a, case, scored) for kv, a in product(kvs, parts)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def _variant(case: Case, kv: str | None, key: str, fraction: float | None) -> Case:
+    """`case` served with the KV cache `kv` and its engine's fraction `key` at `fraction`.
+
+    `kv` None or `key` "": as the case states it. The case itself where both are its own, whose scored prediction
+    `_at` reuses.
+    """
+    inf = case.inference
+    update: dict[str, object] = ({"kv_precision": kv} if kv is not None else {}) | ({key: fraction} if key else {})
+    return case if not update or inf is None else case.model_copy(update={"inference": inf.model_copy(update=update)})
 
 
 def _at(variant: Case, accs: dict[str, Accelerator], case: Case, scored: Prediction | None) -> dict[str, float]:
@@ -268,7 +314,7 @@ def recompute_span(case: Case, accelerators: dict[str, Accelerator] | None = Non
 
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
                    ) -> dict[str, tuple[float, float]]:
-    """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
+    """A case's range over what it leaves unstated: stack profiles, open collective knobs, KV-cache precision ..."""
     return unstated_span(case, accelerators, scored)[0]
 
 

@@ -129,7 +129,8 @@ def test_a_serving_case_spans_the_hbm_range(accelerators):
     (case,) = [c for c in cases if c.id == "trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
     assert "HBM efficiency" in open_knobs(case, accelerators)
     case = case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": "fp8"})})
-    assert open_knobs(case, accelerators) == ("HBM efficiency", "flash efficiency", "scale-up efficiency")
+    assert open_knobs(case, accelerators) == ("TensorRT-LLM KV cache fraction", "HBM efficiency", "flash efficiency",
+                                              "scale-up efficiency")   # frac39: it states no KV cache fraction
     lo, hi = serving_range(case, accelerators)["tokens_per_second"]
     assert lo < predict(case, accelerators)["tokens_per_second"] < hi
 

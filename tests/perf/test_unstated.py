@@ -114,36 +114,44 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     assert "Over what the case leaves unstated (not scored):\n" in text
     assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
     assert "over NVLS off/on, the catalog's stated scale-up link efficiency range\n" in text
-    assert text.rstrip().endswith("over KV cache fp8/bf16, the catalog's stated HBM efficiency range, the catalog's "
-                                  "stated flash-attention efficiency range, the catalog's stated scale-up link "
-                                  "efficiency range")  # B200: no copy, attention or NVLink 5 measurement
-    assert "over KV cache fp8/bf16\n" in text  # an H100 case: its HBM efficiency is measured
+    fraction = describe(("TensorRT-LLM KV cache fraction",))
+    assert text.rstrip().endswith(f"over KV cache fp8/bf16, {fraction}, the catalog's stated HBM efficiency range, the "
+                                  "catalog's stated flash-attention efficiency range, the catalog's stated scale-up "
+                                  "link efficiency range")  # B200: no copy, attention or NVLink 5 measurement
+    assert f"over KV cache fp8/bf16, {fraction}\n" in text  # an H100 case: its HBM efficiency is measured
 
 
-def _with_kv(case, kv):
-    return case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": kv})})
+def _with_kv(case, kv, fraction=None):
+    """`case` with its KV-cache precision, and its TensorRT-LLM KV cache fraction where given, stated."""
+    stated = {"kv_precision": kv} | ({"free_gpu_memory_fraction": fraction} if fraction is not None else {})
+    return case.model_copy(update={"inference": case.inference.model_copy(update=stated)})
 
 
 def test_serving_range_spans_the_kv_cache_precision(modern, accelerators):
     """The FP8 H100 case states no KV-cache precision: its range runs from the prediction with a BF16 cache (half the
     sequences fit, each step reads twice the bytes) to the scored one with FP8 (kv_cache_dtype.serving_kv_dtype). (The H100's
-    HBM efficiency is measured; the B200 NVFP4 case also spans its stated HBM range, test_efficiency_range.)"""
+    HBM efficiency is measured; the B200 NVFP4 case also spans its stated HBM range, test_efficiency_range.) It states
+    no KV cache fraction either (frac39): the range is over both, each precision at 0.90 and 0.95."""
     case = modern["trtllm-h100-llama31-8b-fp8-tp1-20000-2000"]
-    assert open_knobs(case, accelerators) == ("KV cache",)
+    assert open_knobs(case, accelerators) == ("KV cache", "TensorRT-LLM KV cache fraction")
     bf16 = predict(_with_kv(case, "bf16"), accelerators)["tokens_per_second"]
     fp8 = predict(case, accelerators)["tokens_per_second"]
     assert fp8 == predict(_with_kv(case, "fp8"), accelerators)["tokens_per_second"]
     assert bf16 < fp8
-    assert serving_range(case, accelerators) == {"tokens_per_second": (bf16, fp8)}
+    every = [predict(_with_kv(case, kv, f), accelerators)["tokens_per_second"] for kv in ("fp8", "bf16")
+             for f in (0.90, 0.95)]
+    assert serving_range(case, accelerators) == {"tokens_per_second": (min(every), max(every))}
+    assert min(every) == bf16   # the scored fraction, 0.9, is the low end
     assert unstated_range(case, accelerators) == serving_range(case, accelerators)
     assert describe(("KV cache",)) == "KV cache fp8/bf16"
 
 
 def test_no_serving_range_where_the_kv_cache_is_stated(modern, accelerators):
     case = modern["trtllm-h100-llama31-8b-fp8-tp1-20000-2000"]
-    assert open_knobs(_with_kv(case, "fp8"), accelerators) == ()
-    assert serving_range(_with_kv(case, "fp8"), accelerators) == {}
-    bf16_weights = case.model_copy(update={"inference": case.inference.model_copy(update={"precision": "bf16"})})
+    assert open_knobs(_with_kv(case, "fp8", 0.9), accelerators) == ()
+    assert serving_range(_with_kv(case, "fp8", 0.9), accelerators) == {}
+    bf16_weights = case.model_copy(update={"inference": case.inference.model_copy(
+        update={"precision": "bf16", "free_gpu_memory_fraction": 0.95})})
     assert serving_range(bf16_weights, accelerators) == {}
 
 
