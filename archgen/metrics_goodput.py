@@ -20,7 +20,8 @@ JOB_GOODPUT: tuple[Metric, ...] = (
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
            "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False,
            counts="interruptions", minimise=True),
-    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T,
+    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job; not provided "
+           "where nothing that stops it fails at the rates (no interruption, so no mean time to one).", _GP, _T,
            maximise=True),
     Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
            _T, sweep=False),
@@ -43,7 +44,8 @@ JOB_GOODPUT: tuple[Metric, ...] = (
            "each context-parallel rank): what the data loaders read from storage while the job trains (REL013); not "
            "provided without `dataset:`.", "analyse/storage_demand.py", _T, sweep=False),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
-           "the workload's own.", _GP, _T, sweep=False),
+           "the workload's own; not provided where nothing that stops the job fails at the rates and it states none "
+           "(Daly's optimum has no bound).", _GP, _T, sweep=False),
     Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "
            "repair per interruption.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "

@@ -34,7 +34,9 @@ class CurrencyDim(Dim):
 
 Money = Annotated[Q, CurrencyDim("USD", ge=0, le=1e12, label="an amount of money", example="515000 USD")]
 EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, le=1e3, label="a price of energy", example="0.09 USD/kWh")]
-MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, le=1e10, label="a cost per month",
+#: A cost per any time (a rent per month, a licence per year, a cloud price per hour), so labelled: "a cost per month"
+#: called '4 USD/h' a cost per month (newuser98: an hourly rate given as a part's capex).
+MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, le=1e10, label="a cost per unit of time",
                                      example="1500 USD/month")]
 
 

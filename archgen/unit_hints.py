@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 #: Units specs commonly name: what "did you mean" offers for a unit the registry does not know ('kw', 'degc').
 COMMON_UNITS = (
@@ -30,6 +30,23 @@ _NAMED = "the counts archgen names are tokens, requests and samples"
 #: and offered as `_COUNTS` offers that (newuser97: 'qps' was an unknown unit with no hint).
 _PER_SECOND = re.compile(r"(?<!\w)(?P<count>q|r|req|t)ps(?!\w)", re.IGNORECASE)
 _SPELLED = {"q": "queries", "r": "req", "req": "req", "t": "tokens"}
+
+
+#: A currency code as a quote prints it ('5000 CHF'): three capitals, ISO 4217's form.
+_CODE = re.compile(r"(?<![^\W\d_])[A-Z]{3}(?![^\W\d_])")
+
+
+def currency_hint(text: str, known: Callable[[str], bool], currencies: Iterable[str]) -> str:
+    """Which currencies archgen knows, where `text` names three capitals the registry does not ('CHF'); else "".
+
+    newuser98: a buyer's '5000 CHF' read "unknown unit 'CHF'" with no hint; the code may be no currency at all, so
+    the hint says "if".
+    """
+    code = next((c for c in _CODE.findall(text) if not known(c)), None)
+    if code is None:
+        return ""
+    return (f"if '{code}' is a currency: archgen knows {', '.join(currencies)} and converts none, so give every price "
+            "of a design in one of them")
 
 
 def suggest_unit(text: str, known: Callable[[str], bool]) -> str:

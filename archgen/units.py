@@ -22,8 +22,8 @@ from archgen.pint_import import pint
 from archgen.quantity_bounds import check_absolute, check_bounds, number_text
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
 from archgen.quantity_text import per_item, plain, written_forms
-from archgen.unit_definitions import build_registry
-from archgen.unit_hints import misread_hint, suggest_unit
+from archgen.unit_definitions import CURRENCIES, build_registry
+from archgen.unit_hints import currency_hint, misread_hint, suggest_unit
 
 ureg: pint.UnitRegistry = build_registry()
 pint.set_application_registry(ureg)  # pickled quantities come back on this registry
@@ -75,7 +75,8 @@ def parse_unit(text: str) -> pint.Unit:
         unit = ureg.parse_units(text)
     except pint.UndefinedUnitError:
         raise PydanticCustomError("quantity_unit", "unknown unit '{unit}'",
-                                  {"unit": text, "hint": suggest_unit(text, _known)}) from None
+                                  {"unit": text, "hint": suggest_unit(text, _known)
+                                   or currency_hint(text, _known, CURRENCIES)}) from None
     except Exception:  # pint also raises AssertionError/TypeError/ValueError/TokenError on odd input
         raise PydanticCustomError(
             "quantity_unit", "unit '{unit}' cannot be read", {"unit": text, "hint": suggest_unit(text, _known) or (

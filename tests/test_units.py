@@ -361,3 +361,22 @@ def test_the_cached_parse_keeps_as_delta_apart() -> None:
     parse = ureg.parse_units_as_container
     assert str(parse("degC/s")) == "delta_degree_Celsius / second"      # pint's default_as_delta
     assert str(parse("degC/s", False)) == "degree_Celsius / second"
+
+
+def test_an_unknown_currency_code_names_the_known_ones():
+    """newuser98: '5000 CHF' read "unknown unit 'CHF'" with no hint; '4 USD/h' as a capex was "a cost per month"."""
+    from archgen.money import Money
+    from archgen.unit_hints import currency_hint
+
+    class P(BaseModel):
+        p: Money
+
+    with pytest.raises(ValidationError) as err:
+        P(p="5000 CHF")
+    assert err.value.errors()[0]["ctx"]["hint"].startswith(
+        "if 'CHF' is a currency: archgen knows USD, EUR, GBP, JPY, CNY and converts none")
+    with pytest.raises(ValidationError, match="got '4 USD/h' which is a cost per unit of time"):
+        P(p="4 USD/h")
+    known = {"BTU"}.__contains__   # a unit of three capitals the registry names is no currency code
+    assert currency_hint("BTU/XYZ", known, ("USD",)).startswith("if 'XYZ' is a currency")
+    assert currency_hint("chf", known, ("USD",)) == currency_hint("kWh", known, ("USD",)) == ""
