@@ -98,7 +98,7 @@ def test_the_row_without_infiniband_misses_by_about_the_same(accelerators):
     err16, meas16, model16, passes16 = _row(_case(*EP16), accelerators)
     err8, meas8, model8, passes8 = _row(_case(*EP8), accelerators)
     err8_plain, _, model8_plain, _ = _row(_case(*EP8, overlap_ep_comm=False), accelerators)
-    assert (err16, err8, err8_plain) == pytest.approx((0.316, 0.385, 0.243), abs=0.005)
+    assert (err16, err8, err8_plain) == pytest.approx((0.315, 0.384, 0.243), abs=0.005)
     assert model16 / model8 == pytest.approx(1.064, abs=0.005)  # 1.079 with fp32 gradients; 1.112 before the padding
     assert meas16 / meas8 == pytest.approx(1.011, abs=0.001)
     miss16, miss8, miss8_plain = ((meas16 - model16) / passes16, (meas8 - model8) / passes8,
@@ -154,5 +154,5 @@ def test_a_pass_takes_the_same_time_whatever_the_gpu_work_modelled(accelerators)
     # 6.87 before the router's loss and random logits (`router`)
     assert rows["ep16"] == pytest.approx((9.52, 6.80, 0.44, 0.401), abs=0.005)  # 6.90 / 0.386 with fp32 gradients
     # 5.24/1.33/0.796 before the routed rows' FP8 padding (`quant.padding_per_token`, session moefp8)
-    # 5.57/0.692 before the router's loss and random logits (`router`)
-    assert rows["ep8"] == pytest.approx((9.42, 5.59, 1.21, 0.685), abs=0.005)
+    # 5.57/0.692 before the router's loss and random logits (`router`), 5.59 before its GEMM ran in 16 bit
+    assert rows["ep8"] == pytest.approx((9.42, 5.60, 1.21, 0.685), abs=0.005)

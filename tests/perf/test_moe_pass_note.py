@@ -1,6 +1,6 @@
 """An MoE training estimate says what the published runs show beyond the model: a fixed cost per MoE layer pass.
 
-Issue 20's worst row (nemo2604-h100-qwen3-30b-a3b-fp8-ep16, +31.6 %) and the held-out Qwen3-30B-A3B rows (+17 % to
+Issue 20's worst row (nemo2604-h100-qwen3-30b-a3b-fp8-ep16, +31.5 %) and the held-out Qwen3-30B-A3B rows (+17 % to
 +165 %) miss a fixed time per MoE layer and micro-batch that no public source sizes (docs/perf-model.md, Limitations,
 "A fixed cost per MoE layer pass"). `moe_pass_note.PUBLISHED` holds that miss over every confirmed NVIDIA Megatron-core
 MoE training run in the project's case files, by precision and whole-iteration CUDA graphs; this test recomputes it

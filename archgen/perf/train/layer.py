@@ -45,18 +45,19 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     floor: what `tp_comm.tp_sequence_parallel` measures the TP collectives beside them against (issue 25).
     """
     a, dt = job.arch, job.precision
-    shapes = []  # (M, N, K) of each GEMM (a loop: cheaper than a comprehension on two, issue 25)
+    shapes = []  # (M, N, K, dtype) of each GEMM (a loop: cheaper than a comprehension on two, issue 25)
     for _, n, k in a.attn_gemms(tp):
-        shapes.append((T, n, k))
-    if moe:  # the router's GEMM: the rank's T/tp sequence-parallel tokens (the router weight is not split)
-        shapes.append((T / where(sp, tp, 1.0), a.experts, a.hidden))
-        shapes += shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
+        shapes.append((T, n, k, dt))
+    if moe:  # the router's GEMM: the rank's T/tp sequence-parallel tokens (the router weight is not split), in
+        # 16 bit under FP8/FP4 (`router`'s docstring: Megatron-core never quantises it)
+        shapes.append((T / where(sp, tp, 1.0), a.experts, a.hidden, K.training_core_dtype(dt)))
+        shapes += [(m, n, k, dt) for m, n, k in shared_shapes(a, T, tp)]  # the shared experts' FC1 and FC2
     else:
-        shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
+        shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden, dt), (T, a.hidden, a.ffn / tp, dt)]
     fp4 = hw.fp4  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
-    for m, n, k in shapes:
-        f, b, nbytes, raw = F.gemm_kernel_pass(hw, dt, m, n, k)
+    for m, n, k, gemm_dt in shapes:
+        f, b, nbytes, raw = F.gemm_kernel_pass(hw, gemm_dt, m, n, k)
         if grads is not None and m is T:  # (T, n, k)'s backward GEMMs, for the TP collectives beside them
             grads[(n, k)] = raw
         t, bwd = t + f, bwd + b

@@ -27,6 +27,14 @@ every Qwen3 MoE run, qwen3_llm_pretrain.py line 44 at v0.4.2, "required for toke
 runs `logits.clone().normal_()` (moe_utils.py `apply_random_logits`): 2 kernels, the copy reads and writes 2E B, the
 fill writes 2E; its backward passes the gradient through (no kernel).
 
+**The router's GEMM runs in 16 bit** under FP8 and FP4 recipes, as the output layer does
+(`kernels.training_core_dtype`): `TopKRouter.gating` (router.py lines 100-106 at 2edffad) passes the 16-bit input
+and the router's own weight (a plain parameter, not a Transformer Engine module, so no FP8/FP4 autocast reaches it)
+to `router_gating_linear` (moe_utils.py `RouterGatingLinearFunction`, lines 1293-1373), whose forward
+(`te_general_gemm(weight, inp, router_dtype, ...)`) and both gradients multiply the unquantised 16-bit operands;
+`moe_router_dtype` "fp32"/"fp64" only widens the output and the gradients' GEMMs, which no scored recipe sets.
+`layer` times it so.
+
 Not counted: the z-loss (`moe_z_loss_coeff`, unset in these recipes), input jitter, the sequence-level and global
 variants of the loss (DeepSeek-style `seq_aux_loss` adds one division), the expert bias's token count
 (`moe_router_enable_expert_bias`), the group-limited top-k: no scored recipe is read for them. So where a recipe

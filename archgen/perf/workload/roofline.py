@@ -239,8 +239,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
     T = micro_batch * s_q
     out = _projections(hw, a, dtype, phase, T, tp, streams=1.0)
     if a.experts:
-        out.append(_gemm(hw, dtype, "router", phase, T / tp if sequence_parallel else T, a.experts, a.hidden,
-                         streams=1.0))
+        out.append(_gemm(hw, K.training_core_dtype(dtype), "router", phase, T / tp if sequence_parallel else T,
+                         a.experts, a.hidden, streams=1.0))  # in 16 bit (`router`'s docstring)
         out += _ffn(hw, a, dtype, phase, T, tp, experts_local=a.experts / ep, training=True)
         if a.shared_experts:
             f = a.shared_experts * a.expert_ffn
