@@ -65,3 +65,27 @@ def worst(quantity: str, family_: str, table: Mapping[str, Mapping[str, tuple]] 
     row, fam, q, arrival = min(found, key=lambda f: f[0][1])
     return Worst(runs(LOAD_FAMILIES), runs((family_,)), row[1], max(f[0][2] for f in found),
                  f"{FAMILIES[fam]}'s {q} {ARRIVALS[arrival]}")
+
+
+def page_words(min_runs: int, likely: float, table: Mapping[str, Mapping[str, tuple]] | None = None) -> str:
+    """The rule and today's worst light-load errors, as docs/accuracy.md states them (`output.accuracy`).
+
+    `min_runs` and `likely` are `bands.MIN_BIN` and `bands.LIKELY` (passed: `bands` imports this module).
+    """
+    parts, own = [], []
+    for group in LATENCIES:
+        w = worst(group[0], LOAD_FAMILIES[0], table)
+        if w is None:
+            continue
+        few = (f" (expected coverage {(w.runs - 1) / (w.runs + 1):.0%}, under {likely:.0%}: too few, so a target on "
+               "it stays at risk)" if (w.runs - 1) / (w.runs + 1) < likely else "")
+        parts.append(f"{group[0].upper()} (mean and percentiles) {w.low:+.1%} to {w.high:+.1%} on {w.runs} or more "
+                     f"runs, the worst on {w.lowest}{few}")
+        own += [f"{FAMILIES[fam]} {group[0].upper()} {mine.own if mine else 0}"
+                for fam in LOAD_FAMILIES for mine in (worst(group[0], fam, table),)]
+    return ("A latency with no band at light load (its own bin and arrival hold fewer than "
+            f"{min_runs} measurements) is judged by the worst errors measured at light load on any serving family "
+            "and arrival instead: a target the estimate still meets at both is met, saying so, not at risk; one "
+            "within them stays at risk (docs/perf-model.md, Error bands, Light load). No band is made from them. "
+            f"Today: {'; '.join(parts)}. Only for a run whose load and reach stay at light load, and whose own family "
+            f"has at least {min_runs} of those runs ({', '.join(own)}).")
