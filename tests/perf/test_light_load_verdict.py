@@ -71,7 +71,7 @@ def test_worst_takes_every_family_and_arrival_at_light_load_and_counts_the_fewes
     assert (w.runs, w.own, w.low, w.high) == (5, 4, -0.80, 0.40)
     moe = worst("ttft", "moe-serving-under-load", TABLE)
     assert moe is not None and (moe.runs, moe.own) == (5, 1)
-    assert w.lowest == "MoE serving under load's ttft_p99 under Poisson arrivals at a rate"
+    assert w.lowest == "MoE serving under load's TTFT p99 under Poisson arrivals at a rate"   # words, not the key
     assert worst("tpot", "serving-under-load", TABLE) is None
     assert worst("tokens_per_second", "serving-under-load", TABLE) is None
 

@@ -64,7 +64,7 @@ def worst(quantity: str, family_: str, table: Mapping[str, Mapping[str, tuple]] 
         return max(sum(row[0] for row, fam, q_, _ in found if q_ == q and fam in families) for q in group)
     row, fam, q, arrival = min(found, key=lambda f: f[0][1])
     return Worst(runs(LOAD_FAMILIES), runs((family_,)), row[1], max(f[0][2] for f in found),
-                 f"{FAMILIES[fam]}'s {q} {ARRIVALS[arrival]}")
+                 f"{FAMILIES[fam]}'s {' '.join((q.split('_')[0].upper(), *q.split('_')[1:]))} {ARRIVALS[arrival]}")
 
 
 def page_words(min_runs: int, likely: float, table: Mapping[str, Mapping[str, tuple]] | None = None) -> str:
