@@ -8,6 +8,8 @@ error on every serving family and arrival (`light_load.worst`) runs from -88.9 %
 v5.1 Server, TTFT p99) to +40.9 % on 5 runs: a target the estimate meets at both ends of that is met, saying so; one
 within it (1 s: 228.7 ms / (1 - 0.889) = 2.06 s) stays at risk, as does a TPOT target, whose light-load errors come
 from 4 runs, too few to likely hold a further one ((n - 1) / (n + 1) = 60 %, under 66 %).
+
+Also newuser97's: a band wholly on one side of its estimate (TPOT at concurrency 64) says so beside its ends.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 
 import pytest
 
+from archgen import display
 from archgen.model.requirements import UNBANDED
 from archgen.perf.workload.bands import LIKELY, band, expected_coverage
 from archgen.perf.workload.light_load import worst
@@ -130,3 +133,33 @@ def test_a_sweep_point_is_judged_as_estimate_judges_it(spec_tree, tmp_path):
     (point,) = doc["front"]
     assert set(point["at_risk"]) == {"NU-SRV-002", "NU-SRV-005", "SWP-TTFT-TIGHT"}
     assert point["requirements"]["SWP-TTFT"] and point["requirements"]["NU-SRV-001"]
+
+
+CONCURRENCY = """
+kind: Workload
+id: nu97-70b-fp8-b200-conc
+name: Llama 3.1 70B FP8 at concurrency 64 on DGX B200, TensorRT-LLM
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 8
+inference: {precision: fp8, engine: tensorrt-llm, tp: 8, batch: 64, scenario: concurrency, input_len: 1024,
+            output_len: 1024}
+"""
+
+
+def test_a_band_wholly_on_one_side_of_its_estimate_says_so_beside_its_ends(spec_tree):
+    """newuser97's concurrency-64 job: its TPOT band (a closed loop at light load, every run under-predicted) lies
+    wholly above the point, and the line says so beside the ends; the point is the model's, not moved into it. A
+    user's decode rate, TPOT turned, lies wholly below; TTFT's band straddles its point and says nothing."""
+    assert display.outside(1.0, (1.1, 1.2)) == ", wholly above the estimate"
+    assert display.outside(1.0, (0.8, 0.9)) == ", wholly below the estimate"
+    assert display.outside(1.0, (0.9, 1.1)) == "" and display.outside(1.0, None) == ""
+    specs = spec_tree({"workloads/conc.yaml": CONCURRENCY})
+    args = ("estimate", "--workload", "nu97-70b-fp8-b200-conc", "--path", str(SPECS), "--path", str(specs))
+    doc = json.loads(run_cli(*args, "--format", "json").out)
+    tpot, band_ = doc["metrics"]["tpot"]["value"], doc["bands"]["tpot"]
+    assert band_["error"]["high"] < 0 and band_["low"]["value"] > tpot   # every run under-predicted: above
+    lines = {ln.split()[0]: ln for ln in run_cli(*args).out.splitlines() if ln.startswith("  ")}
+    assert ", wholly above the estimate (expected coverage" in lines["tpot"]
+    assert ", wholly below the estimate (expected coverage" in lines["tokens_per_second_per_user"]
+    assert "wholly" not in lines["ttft"]
