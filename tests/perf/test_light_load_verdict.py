@@ -83,7 +83,7 @@ def test_beyond_is_only_at_light_load_and_with_enough_runs():
     """A band unmeasured at light load carries the worst errors; one unmeasured at moderate load none, and a MoE
     job's none to judge by: its own family measured TTFT at light load once (DeepSeek-R1 on 72 GB300), fewer than a
     band needs, so its worst errors would all be another family's. (newuser33's DeepSeek-R1 on a DGX B200 at MLPerf's
-    5.02/s, load 0.23 by the model, read TTFT p99 87 ms where the run measured 1.696 s, 19.5x: beyond the -88.9 %.)"""
+    5.02/s, load 0.23 by the model, read TTFT p99 87 ms where the run measured 1.696 s, 19.4x: beyond the -88.9 %.)"""
     light = band("serving-under-load", "ttft_p99", load=0.10, arrival="poisson")
     assert light is not None and not light.measured and light.light is not None
     assert expected_coverage(light.light.runs) >= LIKELY
