@@ -263,3 +263,17 @@ def ranged(names: Iterable[str], targeted: Collection[str] = ()) -> dict[str, tu
     return {name: (f"{name}_low", f"{name}_high") for name in sorted(names)
             if f"{name}_low" in names and f"{name}_high" in names
             and not {f"{name}_low", f"{name}_high"} & set(targeted)}
+
+
+def outside(value: Any, ends: tuple[Any, Any] | None) -> str:
+    """', wholly above the estimate' (or below) where a band's `ends` both lie on one side of its `value`; else ''.
+
+    Where every run a band comes from was missed in one direction (a closed loop's TPOT at light load: -18.2 % to
+    -13.5 %, all under-predicted), its ends lie on one side of the estimate. The estimate is shown as the model gives
+    it, never moved into its band (that would be a correction fitted to those runs), and the band beside it says at
+    once that it lies wholly to one side (docs/perf-model.md, Error bands, A point outside its band).
+    """
+    if ends is None:
+        return ""
+    return ", wholly above the estimate" if ends[0] > value else ", wholly below the estimate" if ends[1] < value \
+        else ""

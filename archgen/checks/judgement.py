@@ -114,7 +114,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
         ends = spread(metrics.get(b.subject, {}), b.req.metric)
     o = judge(b.req, value, band=ends)
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
-        o = unbanded(o, band.describe()) if not band.measured else thin(o, band.coverage_note())
+        o = unbanded(o, band.describe(), None if value is None else band.beyond(value), band.beyond_words()) \
+            if not band.measured else thin(o, band.coverage_note())
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
     o = thin(o, (risks or {}).get(b.subject, {}).get(b.req.metric, ""))   # a bisection cut over the even share
     return on_assumed(o, (assumed or {}).get(b.subject))

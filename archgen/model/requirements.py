@@ -292,15 +292,19 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
 UNBANDED = "no published measurement of this family, load or context to bound the model's error"
 
 
-def unbanded(o: Outcome, why: str) -> Outcome:
+def unbanded(o: Outcome, why: str, beyond: tuple[Q, Q] | None = None, beyond_why: str = "") -> Outcome:
     """`o`, judged met on an estimated figure whose error band no scored run measured (`why` says which), at risk.
 
     The figure carries a band (a performance estimate, `perf.workload.bands`), but no published run of its family,
     load bin or context measured it, so nothing bounds the model's error: a requirement the estimate meets is at risk
-    with that reason (`UNBANDED`), never a plain pass. One not met, or not provided, is left as it is.
+    with that reason (`UNBANDED`), never a plain pass. One not met, or not provided, is left as it is. `beyond` is the
+    value at the worst errors ever measured where it is (a latency at light load on any serving family,
+    `perf.workload.bands.Band.beyond`): a requirement met at both its ends stays met, saying so (`beyond_why`).
     """
     if o.status is not Status.MET:
         return o
+    if beyond is not None and all(judge(o.requirement, v).status is Status.MET for v in beyond):
+        return replace(o, note=beyond_why)
     return replace(o, status=Status.AT_RISK, note=f"{UNBANDED}: {why}")
 
 

@@ -15,6 +15,7 @@ from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_BINS, single_keys
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import LIKELY, MIN_BIN, expected_coverage
+from archgen.perf.workload.light_load import page_words
 from archgen.scoring.case_memory import fits
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases
 from archgen.scoring.catalog import load_accelerators
@@ -272,7 +273,7 @@ def band_section() -> list[str]:
              "the band of every bin from its load's to that one's (`a..b` rows below: each measurement counts in "
              f"every run of bins holding its own); a bin or run of bins of fewer than {MIN_BIN} measurements (or "
              "none, as every percentile at light load) gives no band, 'unmeasured at this load', and never another "
-             "bin's or arrival's.", "",
+             "bin's or arrival's.", "", page_words(MIN_BIN, LIKELY), "",
              "A band is the range of its measurements' errors, not a bound: `expected` is the share of further "
              "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks, Ann. Math. Statist. "
              "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it. A requirement met across a "

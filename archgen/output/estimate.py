@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from archgen import metrics
-from archgen.display import CI_ENDS, counted_intervals, decimals, range_basis, ranged, target_text
+from archgen.display import CI_ENDS, counted_intervals, decimals, outside, range_basis, ranged, target_text
 from archgen.model.requirements import Outcome, Status
 from archgen.model.switches import as_written as show_switch
 from archgen.output.envelope import metric_quantity, with_old_names
@@ -78,7 +78,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
-                          "status": o.status.value,
+                          "status": o.status.value, "note": o.note or None,
                           "pessimistic": to_json(p) if (p := o.pessimistic) is not None else None}
                          for o in est.requirements] if est.requirements is not None else None,  # None: unjudged
         "conventions": est.conventions, "notes": est.notes,
@@ -145,7 +145,8 @@ def band_text(b: Band | None, value: Q, metric: str) -> str:
     ends = b.values(value)
     if ends is None:
         return f"  ({b.describe()})"
-    return f"  band {_quantity(ends[0], metric)} to {_quantity(ends[1], metric)}{_coverage(b)}: {b.describe()}"
+    return (f"  band {_quantity(ends[0], metric)} to {_quantity(ends[1], metric)}{outside(value, ends)}"
+            f"{_coverage(b)}: {b.describe()}")
 
 
 def _coverage(b: Band | None) -> str:

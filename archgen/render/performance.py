@@ -195,7 +195,8 @@ def _band_cell(band: Any, value: Any, name: str) -> str:
     if band is None:
         return "—"
     ends = band.values(value)
-    return "not measured" if ends is None else f"{_shown(ends[0], name)} to {_shown(ends[1], name)}"
+    return "not measured" if ends is None else \
+        f"{_shown(ends[0], name)} to {_shown(ends[1], name)}{display.outside(value, ends)}"
 
 
 def figures(results: list[Any]) -> dict[str, Callable[[], MplFigure]]:

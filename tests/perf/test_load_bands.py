@@ -107,7 +107,7 @@ cluster: gb200-nvl72-su
 accelerators: 8
 inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 128, scenario: server, arrival_rate: 3 1/s}
 requirements:
-  - {id: REQ-T-1, statement: TTFT p99, metric: ttft_p99, target: "<= 2 s"}
+  - {id: REQ-T-1, statement: TTFT p99, metric: ttft_p99, target: "<= 500 ms"}
 """
 
 
@@ -127,9 +127,10 @@ def test_estimate_states_the_load_bin_and_an_unmeasured_band(spec_tree):
     assert doc["bands"]["tokens_per_second"]["load"] is None
     text = run_cli(*args).out
     req = next(line for line in text.splitlines() if line.startswith("REQ-T-1"))
-    # met at the estimate, but no run bounds its error at this load: at risk, saying why (issue 20 part 7)
-    assert req.startswith(f"REQ-T-1: ttft_p99 <= 2 s: {Status.AT_RISK.value} ({UNBANDED}: no band: unmeasured at "
-                          "this load")
+    # met at the estimate, but no run bounds its error at this load: at risk, saying why (issue 20 part 7); 500 ms,
+    # not 2 s since light39: 71.3 ms at the worst TTFT error measured at light load (-88.9 %) is 643 ms, within it
+    assert req.startswith(f"REQ-T-1: ttft_p99 <= 500 ms: {Status.AT_RISK.value} ({UNBANDED}: no band: unmeasured "
+                          "at this load")
 
 
 def test_req004_names_the_load_bin_its_band_comes_from(spec_tree):
@@ -143,7 +144,7 @@ def test_req004_names_the_load_bin_its_band_comes_from(spec_tree):
     drain out of the replica's capacity, `measure.closed_measured`; 1.421 before decode36 counted output_len - 1
     decode steps a request offline; 1.424 before kvpeak37, 1.420 since; 1.30 at 1.420 before kvcfg38 stated MI300X's
     vLLM Offline row's gpu_memory_utilization 0.99, 1.31 at 1.430 since)."""
-    near = LIGHT_SERVER.replace("arrival_rate: 3 1/s", "arrival_rate: 28 1/s").replace('"<= 2 s"', '"<= 1 s"')
+    near = LIGHT_SERVER.replace("arrival_rate: 3 1/s", "arrival_rate: 28 1/s").replace('"<= 500 ms"', '"<= 1 s"')
     specs = spec_tree({"workloads/light.yaml": near})
     out = run_cli("check", str(SPECS), str(specs), "--select", "REQ004").out
     line = next(ln for ln in out.splitlines() if "REQ-T-1" in ln)

@@ -49,9 +49,10 @@ requirements: {reqs}
 # these limits from 30 requests/s up. The v5.1 Server logs (mlperf-inference-v5.yaml) widen both bands: TTFT p99 up to
 # 50x the model's (Llama 3.1 8B on B200, -98.0 %) and TPOT p99 up to 6.2x (-83.9 %).
 @pytest.mark.parametrize(("bench", "rate", "want", "load_bin"), [
-    ("llama2-70b", "8 1/s", ("at risk", "at risk"), "light"),  # load 0.14: no p99 measured below 0.5 (loadband), so
+    ("llama2-70b", "8 1/s", ("met", "at risk"), "light"),  # load 0.14: no p99 measured below 0.5 (loadband), so
     # no band and no pessimistic end: met at the estimate with nothing to bound its error, at risk (issue 20 part 7;
-    # "met" before serve3, as if lighter load needed no band)
+    # "met" before serve3, as if lighter load needed no band); since light39 TTFT p99 is met beyond every TTFT error
+    # measured at light load (-88.9 %: its 2 s limit holds at the estimate / 0.111), TPOT p99's too few runs (4)
     ("llama2-70b-interactive", "30 1/s", ("at risk", "at risk"), "moderate..near-capacity"),  # TTFT p99 ~0.30 s,
     # TPOT p99 ~27 ms; at the offline band's low end the load reaches past 0.85 since TensorRT-LLM's KV rule
     # (kvrule37: a larger cache, and the throughput band's low end moved)

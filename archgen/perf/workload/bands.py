@@ -63,6 +63,7 @@ from archgen.perf.workload.band_families import (
 )
 from archgen.perf.workload.band_span import Span, maximise, routed, span_factors, span_words, turned
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
+from archgen.perf.workload.light_load import Worst, worst
 from archgen.units import Q
 
 #: An estimate's value: a quantity, or a float in SI units (a sweep point's).
@@ -127,6 +128,7 @@ class Band:
     delivered: str = ""  # an open loop that keeps up: its throughput's band is min(offered, capacity band), in words
     carried: str = ""  # a band carried from another quantity's, in words (an offline TPOT's, `band_lookup.offline_gap`)
     caveat: str = ""  # why a target met at both ends is still at risk, other than few measurements (`coverage_note`)
+    light: Worst | None = None  # unmeasured at light load: the worst errors measured there (`light_load`, `beyond`)
 
     @property
     def measured(self) -> bool:
@@ -189,6 +191,28 @@ class Band:
             return (estimate * (whole_replicas(self.whole * s_low / (1 + self.high)) / at),
                     estimate * (whole_replicas(self.whole * s_high / (1 + self.low)) / at))
         return estimate * s_low / (1 + self.high), estimate * s_high / (1 + self.low)
+
+    def beyond(self, estimate: E) -> tuple[E, E] | None:
+        """An unmeasured light-load latency at the worst errors measured at light load (`light`, `light_load.worst`).
+
+        [p / (1 + highest), p / (1 + lowest)]: a requirement the estimate meets at both is met beyond every error
+        measured there (`model.requirements.unbanded`). Not a band (the errors are of other families' and arrivals'
+        runs), and None where there are none, too few to likely hold a further run (`LIKELY`), or fewer than a band
+        needs (`MIN_BIN`) of the estimate's own family, so that the worst errors are not all another family's.
+        """
+        if self.light is None or expected_coverage(self.light.runs) < LIKELY or self.light.own < MIN_BIN:
+            return None
+        return estimate / (1 + self.light.high), estimate / (1 + self.light.low)
+
+    def beyond_words(self) -> str:
+        """Why a target met at `beyond`'s ends is met, in words ('' where there are none)."""
+        if self.beyond(1.0) is None or self.light is None:
+            return ""
+        w = self.light
+        return (f"unmeasured at this load; met beyond every error measured at light load: on {w.runs} or more runs "
+                f"at light load of any serving family and arrival ({w.own} of its own family) the model erred by "
+                f"{w.low:+.1%} to {w.high:+.1%} (the worst on {w.lowest}), and the target holds at both "
+                "(docs/perf-model.md, Error bands, Light load)")
 
     def describe(self) -> str:
         """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...').
@@ -323,9 +347,13 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
     cap_high = capacity[2] if reach is not None and capacity else 0.0
     row = rows.get(family_, {}).get(key)
     if row is None or (bin_ and row[0] < MIN_BIN):   # unmeasured: the span alone, where it is of this quantity
+        light = worst(quantity, family_, rows) if bin_ == "light" else None
+        if light is not None and maximise(metric) != maximise(quantity):   # a user's decode rate: TPOT's, turned
+            low, high = turned(light.low, light.high)
+            light = light._replace(low=low, high=high)
         return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_,
                     arrival=arrival, span=span_words(span) if span and span_factors(family_, metric, span) else "",
-                    reach=reach, capacity_high=cap_high)
+                    reach=reach, capacity_high=cap_high, light=light)
     count, low, high, median = row
     if maximise(metric) != maximise(quantity):
         low, high = turned(low, high)

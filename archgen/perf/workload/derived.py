@@ -103,8 +103,9 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = replace(o, note=est.limits[req.metric])
         elif o.value is not None and not o.note and band is not None and not band.measured:
             # judged at the estimate alone: no run measured its band (this family, load or context): met is at risk
-            o = unbanded(o, band.describe()) if o.status is Status.MET else \
-                replace(o, note=band.describe()) if band.bin or band.longest else o
+            # (met beyond the worst errors ever measured at its light load stays met: `Band.beyond`)
+            o = (unbanded(o, band.describe(), band.beyond(o.value), band.beyond_words()) if o.status is Status.MET
+                 else replace(o, note=band.describe()) if band.bin or band.longest else o)
         elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
             o = thin(o, band.coverage_note())
         outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
