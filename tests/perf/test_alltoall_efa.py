@@ -40,8 +40,8 @@ def test_alltoall_over_the_ep_spans_of_the_dispatcher_study(alltoall):
 
 def test_the_declared_latency_is_what_brings_small_alltoalls_in(accelerators):
     """Without the 75 us (NCCL's own IB transport declares 0) the 2-node 32 MiB all-to-all comes out 81 % above the
-    measured 44.79 GB/s: at the sizes the dispatcher study's micro-batch 1 sends (16 MiB per rank and layer) the
-    latency aws-ofi-nccl declares is most of an all-to-all's time."""
+    measured 44.79 GB/s: at the sizes the dispatcher study's micro-batch 1 sends (16 MiB per rank and all-to-all on
+    the 30B rows) the latency aws-ofi-nccl declares is most of an all-to-all's time."""
     (case,) = [c for c in read_case_file(DATA / "nccl-alltoall-p5-efa.yaml").cases
                if c.id == "nccl-alltoall-2xp5-efa-32mib"]
     hw = case_hardware(case, accelerators)
@@ -85,8 +85,8 @@ def test_micro_batch_1_against_4_at_the_same_work(dispatch_study, row, dispatche
     EP32). The model, with the declared EFA latency: 1.27-1.62. Read per layer and micro-batch (the pipeline's
     (m + p - 1) slots of its stage's layers), the pairs give a cost that does not scale with the tokens of about
     7.8 ms on B300 (selective recompute: one forward) and 15.5-17 ms on H100 (full recompute: two forwards), with
-    either dispatcher: about 8 ms a forward of a MoE layer, where the model charges 0.4-0.8 ms of host time and
-    under 1 ms of latency. Tolerance 10 %: one run per cell, re-measured within 1-4 %."""
+    either dispatcher: about 8 ms a forward of a MoE layer, where the model charges 0.4-0.8 ms of host time a
+    forward and 0.5-1.7 ms of all-to-all latency a layer and micro-batch. Tolerance 10 %: one run per cell, re-measured within 1-4 %."""
     mb1, mb4 = (dispatch_study[f"aws-{row}-mb{m}-{dispatcher}"] for m in (1, 4))
     assert mb1.measured / mb4.measured == pytest.approx(published, rel=1e-9)
     model = mb1.predicted / mb4.predicted
