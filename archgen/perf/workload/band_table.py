@@ -31,7 +31,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (87, -0.3815, 0.1046, 0.0884),
     },
     'moe-training': {
-        'step_time': (38, -0.8774, 0.03, 0.3091),
+        'step_time': (38, -0.8221, 0.03, 0.3091),
     },
     'offline-serving': {
         'tokens_per_second': (53, -0.0808, 0.4297, 0.0515),
@@ -251,7 +251,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'ttft_p99@moderate@poisson': {'NVIDIA': (2, -0.8268, -0.7755, 0.8011, False)},
     },
     'moe-training': {
-        'step_time': {'NVIDIA': (38, -0.8774, 0.03, 0.3091, False)},
+        'step_time': {'NVIDIA': (38, -0.8221, 0.03, 0.3091, False)},
     },
     'offline-serving': {
         'tokens_per_second': {'AMD': (2, 0.1949, 0.4297, 0.3123, True), 'NVIDIA': (51, -0.0808, 0.2717, 0.0513, False)},
