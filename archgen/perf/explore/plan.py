@@ -1,7 +1,8 @@
 """Plan search: the layout and every training switch the stack allows, pruned by memory fit and a compute bound.
 
-The layout search (`layouts.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute and ZeRO, and
-takes the switches (overlaps, sequence parallelism, attention kernel) from the stack's profile. A plan search also
+The layout search (`layouts.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute, ZeRO and an MoE
+model's ep and etp (etp where the stack folds the experts: `layouts.expert_layouts`), and takes the switches (overlaps,
+sequence parallelism, attention kernel) from the stack's profile. A plan search also
 varies every switch and layout field the stack can run (`archgen.model.switch_allows.ALLOWS`): sequence parallelism, the
 attention kernel, TP, p2p, DP-reduce, parameter-gather and EP overlap, the ZeRO stage, CP, EP and host offload of
 activations and optimizer state. A switch the workload states is kept, not searched. Weight offload is in the model
@@ -32,7 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from archgen.model.stack_features import lacks, without
+from archgen.model.stack_features import without
 from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES
 from archgen.model.training_rules import NO_USERBUFFERS
@@ -53,7 +54,7 @@ from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.memory_limit import memory_limit, searched_within
-from archgen.perf.workload.training_setup import on_its_vendor, training_setup
+from archgen.perf.workload.training_setup import etp_searched, on_its_vendor, training_setup
 
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
@@ -106,15 +107,18 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     wide = model_only and host and "offload" not in given  # weight offload beside each offload the stack allows
     if wide:
         searched["offload"] = tuple(NAMES[c] for c in offs + [c | WEIGHT_OFFLOAD for c in offs])
+    fold = bool(a.experts) and "etp" not in given and etp_searched(stack)  # else a stated etp, or tp
     tables = []
     for cp, ep in itertools.product(cps, eps):
         kernel = job.attention if "attention" in kept else "flash"  # kernel per plan: `Search`
         lay = enumerate_layouts(a, replace(job, attention=kernel, split_stack=stack), gpus, hw,
-                                given | {"cp": cp, "ep": ep}, pipeline, zeros)  # the stack's splits (UNEVEN_SPLITS)
+                                given | {"cp": cp, "ep": ep}, pipeline, zeros, fold)  # the stack's splits
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
-    lay = {k: np.concatenate([t[k] for t in tables]) for k in (*KEYS, "etp")}  # etp: a stated one, else tp
+    lay = {k: np.concatenate([t[k] for t in tables]) for k in (*KEYS, "etp")}
     spread = _spread(lay, given)
+    if fold:  # the sizes MoE parallel folding allows on the valid layouts (`layouts.expert_tp_sizes`)
+        searched["etp"] = tuple(int(x) for x in np.unique(lay["etp"]))
     lay = {k: np.repeat(v, len(offs)) for k, v in lay.items()}
     lay["offload"] = np.tile(np.asarray(offs, dtype=float), len(lay["tp"]) // max(len(offs), 1))
     lay = without_refused_offloads(lay, zeros)  # optimizer offload only on the distributed optimizer
@@ -143,7 +147,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     # whose bound (a lower bound of their variants too) is below the best step found
     state = Search(b, plans, exhaustive)
     state.run(np.flatnonzero(base))
-    group = groups([lay[k] for k in KEYS if k not in ("recompute", "offload")])
+    group = groups([lay[k] for k in (*KEYS, "etp") if k not in ("recompute", "offload")])
     fits_base = np.zeros(group.max() + 1, dtype=bool)
     fits_base[group[base & np.isfinite(b.bound)]] = True
     group_raw = np.full(group.max() + 1, -np.inf)  # a group without a plain row (offload stated) has no bound yet
@@ -208,6 +212,7 @@ def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tup
     on = [k for k, v in switches.items() if v is True and acts.get(k, True)]
     on += ["flash attention"] if switches.get("attention") == "flash" else []
     on += [f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout[k]) > 1]
+    on += [f"etp {layout['etp']}"] if "etp" in layout else []  # shown where it is not tp (`_best_layout`)
     on += [f"zero {zero}"] if zero else []
     on += [f"offload {layout['offload']}"] if "offload" in layout else []
     return tuple(on)
@@ -229,7 +234,7 @@ def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     out: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
     out["recompute"] = names[int(lay["recompute"][i])]
-    if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently (`layouts.search_training`)
+    if lay["etp"][i] != lay["tp"][i]:  # an etp that folds the experts differently (`layouts.search_training`)
         out["etp"] = int(lay["etp"][i])
     code = out.pop("offload")
     if code:
@@ -262,7 +267,8 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
         h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
         lambda r: r.best is not None)
     placed = {k: getattr(t.parallelism, k) for k in PLACEMENT if k in given}  # held as stated, through `pipeline`
-    etp = etp_held(t.stack) if (moe := bool(setup.job.arch.experts)) and "etp" not in given else {}
+    moe = bool(setup.job.arch.experts)
+    etp = etp_held(t.stack) if moe and "etp" not in given and not etp_searched(t.stack) else {}
     return replace(res, kept=res.kept | placed, profile=not_searched(res, setup.knobs, moe, t.precision),
                    turned_off=turned_off(res, setup.knobs), stack=t.stack, memory_limit=within, defaults=etp)
 
@@ -273,10 +279,11 @@ PLACEMENT = ("hierarchical_context_parallel_sizes", "embedding_slot", "loss_slot
 
 
 def etp_held(stack: str) -> dict[str, tuple[object, str]]:
-    """An MoE model's etp left out: tp, as Megatron-core takes it (`train.experts`), not searched, in words (plan38)."""
-    return {"etp": ("tp", f"the only expert tensor-parallel size the stack runs: {without(stack, 'etp')}" if lacks(
-        stack, "etp", 1) else "the expert tensor-parallel size Megatron-core takes where it is left out; not searched "
-                              "(state etp to fix another)")}
+    """An MoE model's etp left out under a stack without MoE parallel folding: tp, the only size it runs, in words.
+
+    plan38 held it at tp under every stack and said so; where the stack folds, etp is searched (etp39, `search_plan`).
+    """
+    return {"etp": ("tp", f"the only expert tensor-parallel size the stack runs: {without(stack, 'etp')}")}
 
 
 def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
