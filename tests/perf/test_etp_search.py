@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 import yaml
 
@@ -21,7 +22,8 @@ from archgen.perf.explore import vectorised
 from archgen.perf.explore.plan import search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
-from archgen.perf.train.layouts import search_training
+from archgen.perf.train.layouts import enumerate_layouts, least_memory, search_training
+from archgen.perf.train.pipeline_split import DEFAULT
 from archgen.perf.train.stacks import resolve
 from tests.conftest import SPECS, run_cli
 from tests.data.workloads import qwen3_training
@@ -84,3 +86,12 @@ def test_the_sweeps_batched_search_takes_the_estimates_etp(tmp_path):
         assert r.code == 0, r.err
         assert {k: v for k, v in row.layout.items() if k != "pipeline_layout"} == json.loads(r.out)["layout"]
     assert any("etp" in row.layout for row in rows), [row.layout for row in rows]
+
+
+def test_the_layout_nearest_to_fitting_names_its_etp(h100, job):
+    """Where no layout fits, the note's nearest one (`least_memory`) shows an etp other than tp, as a best layout."""
+    lay = enumerate_layouts(job.arch, job, 32, h100, {"tp": 4}, search_etp=True)
+    for etp, shown in ((1, True), (4, False)):
+        one = np.flatnonzero(lay["etp"] == etp)[:1]
+        text, _, _ = least_memory(h100, job, {k: v[one] for k, v in lay.items()}, True, DEFAULT)
+        assert text.startswith("tp 4, ") and text.endswith(", etp 1") is shown, text

@@ -325,6 +325,7 @@ def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_pa
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     fields = [f"{k} {int(lay[k][i])}" for k in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")]
     fields += [f"recompute {names[int(lay['recompute'][i])]}", f"zero {int(lay['zero'][i])}"]
+    fields += [f"etp {int(lay['etp'][i])}"] if "etp" in lay and lay["etp"][i] != lay["tp"][i] else []  # as `best`
     if int(lay["offload"][i]):
         fields.append(f"offload {({v: k for k, v in OFFLOAD_CODES.items()})[int(lay['offload'][i])]}")
     return ", ".join(fields), float(total[i]), float(host[i])
