@@ -29,22 +29,36 @@ from tests.conftest import SPECS, run_cli
 from tests.data.workloads import qwen3_training
 
 
+def _job(model: str, batch: int) -> Job:
+    doc = yaml.safe_load((SPECS / "catalog" / "models" / f"{model}.yaml").read_text(encoding="utf-8"))
+    arch = Arch.from_model(Model.model_validate(doc))
+    return Job.from_knobs(arch, 4096, batch, "bf16", resolve("nemo-2025", {}, "bf16"), "nemo-2025")
+
+
 @pytest.fixture(scope="module")
 def job() -> Job:
-    doc = yaml.safe_load((SPECS / "catalog" / "models" / "qwen3-30b-a3b.yaml").read_text(encoding="utf-8"))
-    arch = Arch.from_model(Model.model_validate(doc))
-    return Job.from_knobs(arch, 4096, 128, "bf16", resolve("nemo-2025", {}, "bf16"), "nemo-2025")
+    return _job("qwen3-30b-a3b", 128)
 
 
 def test_the_layout_search_takes_an_etp_other_than_tp(h100, job):
     held = search_training(h100, job, 32, {"tp": 4})
     searched = search_training(h100, job, 32, {"tp": 4}, search_etp=True)
-    assert held.best is not None and "etp" not in held.best  # etp = tp = 4
+    assert held.best is not None and "etp" not in held.best and held.best["ep"] == 4  # etp = tp = 4
     assert searched.best is not None and searched.best["etp"] == 1 and searched.best["tp"] == 4
-    assert held.estimate is not None and searched.estimate is not None
-    assert float(searched.estimate.step_time) < 0.8 * float(held.estimate.step_time)
+    assert searched.best["ep"] == 2 and held.estimate is not None and searched.estimate is not None
+    assert (f"{float(held.estimate.step_time):.4g}", f"{float(searched.estimate.step_time):.4g}") == ("1.625", "1.135")
     assert set(searched.layouts["etp"].tolist()) == {1.0, 2.0, 4.0, 8.0}  # each divides 768 and the 8-GPU domain
     assert (searched.layouts["etp"] * searched.layouts["ep"] <= searched.layouts["tp"] * searched.layouts["dp"]).all()
+
+
+def test_mixtral_8x22b_with_tp_left_open_folds_its_experts(h100):
+    """docs/perf-model.md's second figure: Mixtral 8x22B on 128 H100, nothing stated but the stack."""
+    job = _job("mixtral-8x22b", 256)
+    held, searched = (search_training(h100, job, 128, {}, search_etp=fold) for fold in (False, True))
+    assert held.best is not None and searched.best is not None and held.estimate and searched.estimate
+    assert (held.best["tp"], held.best["ep"], "etp" in held.best) == (2, 4, False)
+    assert (searched.best["tp"], searched.best["ep"], searched.best["etp"]) == (2, 8, 1)
+    assert (f"{float(held.estimate.step_time):.4g}", f"{float(searched.estimate.step_time):.4g}") == ("3.451", "3.325")
 
 
 def test_the_pruned_plan_search_finds_the_exhaustive_best_with_etp_searched(h100, job):
