@@ -14,7 +14,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
+from archgen.perf.explore.plan import plan_for_workload
+from archgen.perf.explore.plan_result import plan_dict, plan_text
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.hw.switch_ports import SwitchPorts

@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from archgen.perf.explore.plan import PlanResult, search_plan
+from archgen.perf.explore.plan import search_plan
+from archgen.perf.explore.plan_result import PlanResult
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.hardware import Hardware

@@ -6,7 +6,7 @@ divisible by the pipeline-model-parallel size", megatron/training/arguments.py a
 configuration for that model on 32 MI355X nodes runs pp 16 with a `pipeline_model_parallel_layout` and ep 8
 (AMD-AGI/Primus examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml at 05b350b3: "tuned for 32N on
 MI355X"). The search held ep at 1 (it varied tp, pp, dp, micro-batch, interleave, recompute and ZeRO only), on the
-NVIDIA stacks too. Now an MoE model's ep is searched (`layouts.expert_counts`), and a best layout whose pp does not
+NVIDIA stacks too. Now an MoE model's ep is searched (`layouts.expert_layouts`; etp39 its etp too), and a best layout whose pp does not
 divide the layers carries the layout string that places it (`layouts.search_training`), timed rank for rank as that
 string places it. A stack that can place no such split (`switch_allows.UNEVEN_SPLITS`: Megatron-LM v2.6
 megatron/model/transformer.py line 545 asserts `num_layers % pipeline_model_parallel_size == 0`) is searched on even
@@ -69,7 +69,7 @@ def test_the_nvidia_stacks_search_ep_too(cli, tmp_path, model, cluster, gpus):
     doc = _estimate(cli, tmp_path, model, cluster, gpus)
     assert doc["layout"]["ep"] > 1, doc["layout"]
     note = next(n for n in doc["notes"] if n.startswith("layout searched: "))
-    assert "etp = tp, cp 1 held, not searched" in note and "ep 1" not in note, note
+    assert "; cp 1 held, not searched" in note and "ep 1" not in note and "etp = tp" not in note, note
 
 
 def test_the_memory_model_counts_every_expert_at_ep_1(cli, tmp_path):
@@ -110,4 +110,5 @@ def test_megatron_lm_2021_keeps_ep_1_and_even_splits(cli, tmp_path):
     assert lay["ep"] == 1 and 32 % lay["pp"] == 0 and (32 // lay["pp"]) % lay["interleave"] == 0, lay
     assert "pipeline_layout" not in lay
     note = next(n for n in doc["notes"] if n.startswith("layout searched: "))
-    assert "ep 1 (stack megatron-lm-2021 runs no expert parallelism), etp = tp, cp 1 held, not searched" in note
+    assert ("ep 1 (stack megatron-lm-2021 runs no expert parallelism), etp = tp (stack megatron-lm-2021 lacks MoE "
+            "parallel folding), cp 1 held, not searched") in note

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.switch_allows import ALLOWS
-from archgen.perf.explore.plan import PlanResult, plan_text, search_plan
+from archgen.perf.explore.plan import search_plan
+from archgen.perf.explore.plan_result import PlanResult, plan_text
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare

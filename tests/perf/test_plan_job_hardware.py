@@ -30,10 +30,11 @@ def test_the_plan_of_the_estimates_own_layout_takes_the_estimates_step_time(tmp_
     job, cluster = estimate_hardware(placed.workload, placed.on), placed.on.hardware
     assert (job.job_domain, cluster.job_domain) == (64, 0)  # the job's hardware is not the cluster's: this can fail
     switches = {s["name"]: s["value"] for s in est["switches"] if s["used"] and s["name"] != "stack"}
-    layout = ", ".join(f"{k}: {v}" for k, v in est["layout"].items() if k != "recompute")  # a training key
-    own = _estimate(tmp_path, f"{{{layout}, offload: none}}", "--search-plan", recompute=est["layout"]["recompute"],
-                    **switches)
-    assert own["layout"] == est["layout"] and own["metrics"]["step_time"] == est["metrics"]["step_time"]
+    etp = est["layout"].get("etp", est["layout"]["tp"])  # searched (etp39): shown where it is not tp
+    layout = ", ".join(f"{k}: {v}" for k, v in est["layout"].items() if k not in ("recompute", "etp"))  # a training key
+    own = _estimate(tmp_path, f"{{{layout}, etp: {etp}, offload: none}}", "--search-plan",
+                    recompute=est["layout"]["recompute"], **switches)
+    assert own["layout"] == est["layout"] | {"etp": etp} and own["metrics"]["step_time"] == est["metrics"]["step_time"]
     plan = own["plan"]
     assert {k: v for k, v in plan["layout"].items() if k in est["layout"]} == est["layout"]
     unused = {s["name"] for s in est["switches"] if not s["used"]}  # tp 1: sequence parallelism, the TP overlap

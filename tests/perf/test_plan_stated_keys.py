@@ -110,14 +110,17 @@ def test_the_best_plan_is_timed_at_the_stated_etp(h100, qwen3):
 
 
 @pytest.mark.parametrize(("stack", "words"), [
-    ("nemo-2025", "the expert tensor-parallel size Megatron-core takes where it is left out; not searched (state etp "
-                  "to fix another)"),
+    ("nemo-2025", None),
     ("megatron-core-2024", "the only expert tensor-parallel size the stack runs: Megatron-LM core_v0.9.0 (2024-10-24) "
                            "lacks MoE parallel folding (core_v0.10.0, 7f22e21)")])
-def test_an_open_etp_is_named_as_held_at_tp_in_the_stacks_words(tmp_path, stack, words):
-    """Left out, an MoE model's etp is held at tp and not searched; a stack whose code cannot fold the experts
-    (`stack_features.FEATURES`) is not told to state another."""
+def test_an_open_etp_is_searched_or_named_as_held_at_tp_in_the_stacks_words(tmp_path, stack, words):
+    """Left out, an MoE model's etp is searched where the stack folds the experts (etp39; plan38 held it at tp and said
+    so); a stack whose code cannot fold them (`stack_features.FEATURES`) holds it at tp, and is not told to state
+    another."""
     (tmp_path / "w.yaml").write_text(qwen3_training("w", stack=stack), encoding="utf-8")
     r = run_cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--search-plan")
     assert r.code == 0, r.err
-    assert f"\n  held at its default: etp = tp, {words}\n" in r.out
+    if words is None:
+        assert "held at its default: etp" not in r.out and "; etp 1/" in r.out.partition("\n  searched: ")[2]
+    else:
+        assert f"\n  held at its default: etp = tp, {words}\n" in r.out

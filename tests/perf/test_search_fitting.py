@@ -64,8 +64,8 @@ def test_the_shipped_workloads_pick_what_timing_every_layout_picks(monkeypatch):
 
     seen = []
 
-    def spy(hw, job, gpus, fixed, sequence_parallel, pipeline, zeros, offloads):
-        res = search_training(hw, job, gpus, fixed, sequence_parallel, pipeline, zeros, offloads)
+    def spy(hw, job, gpus, fixed, sequence_parallel, pipeline, zeros, offloads, search_etp):
+        res = search_training(hw, job, gpus, fixed, sequence_parallel, pipeline, zeros, offloads, search_etp)
         seen.append((res, hw, job, sequence_parallel, pipeline))
         return res
 

@@ -4,9 +4,9 @@ A 600B-A40B MoE on 16,128 GB300 that leaves `ep` out was estimated at ep 1 (ever
 step, MFU 2.2 %) while `--search-plan` found 0.70 s at ep 16, cp 4, and the estimate's note said only "layout
 searched". The plan search in turn listed the switches it searched and those stated, and left the rest (the MoE
 dispatcher, CUDA graphs, the FP8 recipe, ...) unsaid, though the docs say it varies every switch the stack can run.
-Each now names what it held: the estimate's layout search an MoE model's etp and cp; the plan search every switch
-it took from the stack profile (text, and JSON `plan.not_searched`). Since layout28 the layout search varies an MoE
-model's ep itself (`layouts.expert_counts`), so ep is no longer held.
+Each now names what it held: the estimate's layout search cp; the plan search every switch it took from the stack
+profile (text, and JSON `plan.not_searched`). Since layout28 the layout search varies an MoE model's ep itself, and
+since etp39 its etp where the stack folds the experts (`layouts.expert_layouts`), so neither is held there.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from archgen.model.switches import SWITCHES
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 
-HELD = "etp = tp, cp 1 held, not searched"
+HELD = "; cp 1 held, not searched"
 
 
 def _write(tmp_path, parallelism: str = "{}", model: str = "qwen3-30b-a3b") -> None:
@@ -29,18 +29,19 @@ def _write(tmp_path, parallelism: str = "{}", model: str = "qwen3-30b-a3b") -> N
 
 
 @pytest.mark.parametrize(("model", "parallelism", "held"), [
-    ("qwen3-30b-a3b", "{}", True),               # MoE, etp and cp left out: held, and said (ep searched)
+    ("qwen3-30b-a3b", "{}", True),               # MoE, cp left out: held, and said (ep and etp searched)
     ("qwen3-30b-a3b", "{ep: 8, etp: 1, cp: 1}", False),  # stated: nothing held
-    ("llama3-8b", "{}", False)])                 # dense: no experts to place
+    ("llama3-8b", "{}", True)])                  # dense: cp held, no experts to place
 def test_the_estimate_names_the_moe_layout_fields_it_did_not_search(cli, tmp_path, model, parallelism, held):
     _write(tmp_path, parallelism, model)
     r = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--format", "json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     note = next(n for n in doc["notes"] if n.startswith("layout searched: "))
-    assert (HELD in note) is held, note
+    assert (HELD in note) is held and "etp = tp" not in note, note
     if held:
-        assert doc["layout"]["ep"] > 1 and "`--search-plan` searches cp too, or state them" in note
+        assert "`--search-plan` searches cp too, or state it" in note
+        assert doc["layout"]["ep"] > 1 if model == "qwen3-30b-a3b" else doc["layout"]["ep"] == 1
 
 
 def test_the_plan_search_accounts_for_every_switch(cli, tmp_path):
@@ -55,14 +56,12 @@ def test_the_plan_search_accounts_for_every_switch(cli, tmp_path):
     assert not set(held) & set(plan["searched"])
     assert held["moe_dispatcher"] == {"value": "hybridep", "used": True,
                                       "why": "the stack profile's value, not searched"}
-    assert held["cuda_graphs"]["value"] == "none" and held["etp"]["value"] == "tp"   # MoE, etp not stated
+    assert held["cuda_graphs"]["value"] == "none" and "etp" not in held and plan["searched"]["etp"]  # searched
     text = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--search-plan").out
     line = next(ln for ln in text.splitlines() if ln.startswith("  not searched (the stack profile's value): "))
     assert "moe_dispatcher=hybridep" in line and "cuda_graphs=none" in line and "etp" not in line
-    # etp = tp is Megatron-core's default, not the profile's value (plan38): its own line, with the words naming it
-    assert "\n  held at its default: etp = tp, the expert tensor-parallel size Megatron-core takes where it is left " \
-           "out; not searched (state etp to fix another)\n" in text
-    assert "not searched" in held["etp"]["why"] and held["etp"]["used"] is True
+    # plan38 held etp at tp, Megatron-core's default, on its own line; nemo-2025 folds the experts: it is searched
+    assert "held at its default" not in text and "; etp 1/" in text
 
 
 def test_a_dense_models_cp_is_named_as_held(cli, tmp_path):

@@ -14,7 +14,8 @@ import warnings
 
 import pytest
 
-from archgen.perf.explore.plan import plan_dict, plan_text, search_plan
+from archgen.perf.explore.plan import search_plan
+from archgen.perf.explore.plan_result import plan_dict, plan_text
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare

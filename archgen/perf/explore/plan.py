@@ -1,7 +1,8 @@
 """Plan search: the layout and every training switch the stack allows, pruned by memory fit and a compute bound.
 
-The layout search (`layouts.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute and ZeRO, and
-takes the switches (overlaps, sequence parallelism, attention kernel) from the stack's profile. A plan search also
+The layout search (`layouts.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute, ZeRO and an MoE
+model's ep and etp (etp where the stack folds the experts: `layouts.expert_layouts`), and takes the switches (overlaps,
+sequence parallelism, attention kernel) from the stack's profile. A plan search also
 varies every switch and layout field the stack can run (`archgen.model.switch_allows.ALLOWS`): sequence parallelism, the
 attention kernel, TP, p2p, DP-reduce, parameter-gather and EP overlap, the ZeRO stage, CP, EP and host offload of
 activations and optimizer state. A switch the workload states is kept, not searched. Weight offload is in the model
@@ -28,16 +29,17 @@ ZeRO >= 1), offload host memory.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
-from archgen.model.stack_features import lacks, without
+from archgen.model.stack_features import without
 from archgen.model.switch_allows import allowed
-from archgen.model.switches import SWITCHES, as_written
+from archgen.model.switches import SWITCHES
 from archgen.model.training_rules import NO_USERBUFFERS
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, with_switches
+from archgen.perf.explore.plan_result import PlanResult
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
@@ -46,14 +48,13 @@ from archgen.perf.train.layout_rules import divisors
 from archgen.perf.train.layout_times import groups, layout_of
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.moot import moot
-from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, uniform_layout
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
-from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.memory_limit import memory_limit, searched_within
-from archgen.perf.workload.training_setup import on_its_vendor, training_setup
+from archgen.perf.workload.training_setup import etp_searched, on_its_vendor, training_setup
 
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
@@ -61,35 +62,6 @@ from archgen.perf.workload.training_setup import on_its_vendor, training_setup
 DOMINANT = ("overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather")
 #: Offload names by code (`memory.OFFLOAD_CODES`).
 NAMES = {v: k for k, v in OFFLOAD_CODES.items()}
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    """Outcome of a plan search: the best plan, what was searched and how much the pruning left to evaluate."""
-
-    searched: dict[str, tuple]          # every knob searched, with the values tried
-    kept: dict[str, object]             # what the workload states, held as stated: layout fields and switches
-    layouts: int                        # layouts enumerated (tp, pp, dp, cp, ep, mb, v, recompute, zero, offload)
-    fitting: int                        # layouts that fit under some plan
-    evaluated: int                      # (layout, switch combination) pairs evaluated
-    space: int                          # layouts x switch combinations: what an exhaustive search evaluates
-    best: dict[str, int | str] | None   # the layout (as `layouts.SearchResult.best`)
-    switches: dict[str, object]         # the best plan's switches (sequence_parallel and every JOB_SWITCHES)
-    turned_on: tuple[str, ...]          # switches and layout options the best plan turns on
-    estimate: TrainingEstimate | None
-    job: Job | None
-    model_only: tuple[str, ...] = ()    # options the best plan takes that no stack runs (weight offload)
-    searched_model_only: bool = False   # whether model-only options were searched
-    layout_searched: dict[str, tuple] = field(default_factory=dict)  # the layout fields the workload leaves open,
-    #                                     each with the values its valid layouts take (tp, pp, dp, mb, v, recompute)
-    profile: dict[str, tuple[object, str]] = field(default_factory=dict)  # neither searched nor stated: the stack
-    #                                     profile's value, and why the best plan does not use it ("" where it does)
-    turned_off: tuple[str, ...] = ()    # searched switches the stack profile turns on and the best plan turns off,
-    #                                     where they act (`plan_for_workload`)
-    stack: str = ""                     # the profile those are judged against
-    memory_limit: str = ""              # the workload's own memory targets the search kept within, or missed
-    #                                     (`memory_limit.searched_within`); "" where it states none
-    defaults: dict[str, tuple[object, str]] = field(default_factory=dict)  # held at Megatron's default: `etp_held`
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -135,15 +107,18 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     wide = model_only and host and "offload" not in given  # weight offload beside each offload the stack allows
     if wide:
         searched["offload"] = tuple(NAMES[c] for c in offs + [c | WEIGHT_OFFLOAD for c in offs])
+    fold = bool(a.experts) and "etp" not in given and etp_searched(stack)  # else a stated etp, or tp
     tables = []
     for cp, ep in itertools.product(cps, eps):
         kernel = job.attention if "attention" in kept else "flash"  # kernel per plan: `Search`
         lay = enumerate_layouts(a, replace(job, attention=kernel, split_stack=stack), gpus, hw,
-                                given | {"cp": cp, "ep": ep}, pipeline, zeros)  # the stack's splits (UNEVEN_SPLITS)
+                                given | {"cp": cp, "ep": ep}, pipeline, zeros, fold)  # the stack's splits
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
-    lay = {k: np.concatenate([t[k] for t in tables]) for k in (*KEYS, "etp")}  # etp: a stated one, else tp
+    lay = {k: np.concatenate([t[k] for t in tables]) for k in (*KEYS, "etp")}
     spread = _spread(lay, given)
+    if fold:  # the sizes MoE parallel folding allows on the valid layouts (`layouts.expert_tp_sizes`)
+        searched["etp"] = tuple(int(x) for x in np.unique(lay["etp"]))
     lay = {k: np.repeat(v, len(offs)) for k, v in lay.items()}
     lay["offload"] = np.tile(np.asarray(offs, dtype=float), len(lay["tp"]) // max(len(offs), 1))
     lay = without_refused_offloads(lay, zeros)  # optimizer offload only on the distributed optimizer
@@ -172,7 +147,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     # whose bound (a lower bound of their variants too) is below the best step found
     state = Search(b, plans, exhaustive)
     state.run(np.flatnonzero(base))
-    group = groups([lay[k] for k in KEYS if k not in ("recompute", "offload")])
+    group = groups([lay[k] for k in (*KEYS, "etp") if k not in ("recompute", "offload")])
     fits_base = np.zeros(group.max() + 1, dtype=bool)
     fits_base[group[base & np.isfinite(b.bound)]] = True
     group_raw = np.full(group.max() + 1, -np.inf)  # a group without a plain row (offload stated) has no bound yet
@@ -237,6 +212,7 @@ def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tup
     on = [k for k, v in switches.items() if v is True and acts.get(k, True)]
     on += ["flash attention"] if switches.get("attention") == "flash" else []
     on += [f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout[k]) > 1]
+    on += [f"etp {layout['etp']}"] if "etp" in layout else []  # shown where it is not tp (`_best_layout`)
     on += [f"zero {zero}"] if zero else []
     on += [f"offload {layout['offload']}"] if "offload" in layout else []
     return tuple(on)
@@ -258,7 +234,7 @@ def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     out: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
     out["recompute"] = names[int(lay["recompute"][i])]
-    if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently (`layouts.search_training`)
+    if lay["etp"][i] != lay["tp"][i]:  # an etp that folds the experts differently (`layouts.search_training`)
         out["etp"] = int(lay["etp"][i])
     code = out.pop("offload")
     if code:
@@ -291,7 +267,8 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
         h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
         lambda r: r.best is not None)
     placed = {k: getattr(t.parallelism, k) for k in PLACEMENT if k in given}  # held as stated, through `pipeline`
-    etp = etp_held(t.stack) if (moe := bool(setup.job.arch.experts)) and "etp" not in given else {}
+    moe = bool(setup.job.arch.experts)
+    etp = etp_held(t.stack) if moe and "etp" not in given and not etp_searched(t.stack) else {}
     return replace(res, kept=res.kept | placed, profile=not_searched(res, setup.knobs, moe, t.precision),
                    turned_off=turned_off(res, setup.knobs), stack=t.stack, memory_limit=within, defaults=etp)
 
@@ -302,10 +279,11 @@ PLACEMENT = ("hierarchical_context_parallel_sizes", "embedding_slot", "loss_slot
 
 
 def etp_held(stack: str) -> dict[str, tuple[object, str]]:
-    """An MoE model's etp left out: tp, as Megatron-core takes it (`train.experts`), not searched, in words (plan38)."""
-    return {"etp": ("tp", f"the only expert tensor-parallel size the stack runs: {without(stack, 'etp')}" if lacks(
-        stack, "etp", 1) else "the expert tensor-parallel size Megatron-core takes where it is left out; not searched "
-                              "(state etp to fix another)")}
+    """An MoE model's etp left out under a stack without MoE parallel folding: tp, the only size it runs, in words.
+
+    plan38 held it at tp under every stack and said so; where the stack folds, etp is searched (etp39, `search_plan`).
+    """
+    return {"etp": ("tp", f"the only expert tensor-parallel size the stack runs: {without(stack, 'etp')}")}
 
 
 def turned_off(res: PlanResult, knobs: Knobs) -> tuple[str, ...]:
@@ -336,65 +314,3 @@ def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str) -> di
     """
     covered = {*res.searched, *res.kept} | ({"distributed_optimizer"} if "zero" in res.searched else set())
     return {n: (getattr(knobs, n), moot(n, res.best or {}, moe, precision) or "") for n in SWITCHES if n not in covered}
-
-
-def plan_dict(res: PlanResult) -> dict[str, object]:
-    """The plan search as plain data (JSON: `plan`)."""
-    est = res.estimate
-    return {"layout_searched": {k: list(v) for k, v in res.layout_searched.items()},
-            "searched": {k: list(v) for k, v in res.searched.items()}, "kept": dict(res.kept),
-            "model_only": {"searched": res.searched_model_only, "options": ["weight offload"],
-                           "taken": list(res.model_only), "stacks": WEIGHT_OFFLOAD_STACKS},
-            "layouts": res.layouts, "fitting": res.fitting,
-            "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
-            "turned_on": list(res.turned_on), "turned_off": list(res.turned_off),
-            "not_searched": {k: {"value": v, "used": not why, "why": why or "the stack profile's value, not searched"}
-                             for k, (v, why) in res.profile.items()}
-            | {k: {"value": v, "used": True, "why": words} for k, (v, words) in res.defaults.items()},
-            "memory_limit": res.memory_limit or None,
-            "step_time_s": float(est.step_time) if est is not None else None,
-            "memory_per_gpu_bytes": float(est.memory.total) if est is not None else None,
-            "mfu": float(est.mfu) if est is not None else None}
-
-
-def plan_text(res: PlanResult, step_time: float | None) -> str:
-    """The plan search in words, against the estimate's own step time `step_time` (s)."""
-    lines = ["", "Plan search (--search-plan: every switch the stack allows; the estimate above is unchanged)"]
-    if res.layout_searched:
-        lines.append("  layout searched: " + _values(res.layout_searched))
-    lines.append("  searched: " + _values({k: v for k, v in res.searched.items() if len(v) > 1}))
-    held = {k: v for k, v in res.searched.items() if len(v) == 1}
-    if held:
-        lines.append("  held at one value: " + _values(held))
-    if res.kept:
-        lines.append("  kept as stated: " + ", ".join(f"{k}={as_written(v)}" for k, v in res.kept.items()))
-    used = [f"{k}={as_written(v)}" for k, (v, why) in res.profile.items() if not why]
-    if used:
-        lines.append("  not searched (the stack profile's value): " + ", ".join(used))
-    if unused := [k for k, (_, why) in res.profile.items() if why]:
-        lines.append("  not searched, unused by the best plan: " + ", ".join(unused))
-    lines += [f"  held at its default: {k} = {v}, {words}" for k, (v, words) in res.defaults.items()]
-    lines.append("  model-only (no stack runs it): weight offload, " + (
-        "searched" if res.searched_model_only else "not searched (--model-only to search it)"))
-    if res.memory_limit:
-        lines.append(f"  memory: {res.memory_limit}")
-    lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "
-                 f"{res.space:,} (layout, switches) pairs evaluated (pruned by memory fit and a compute bound)")
-    if res.best is None or res.estimate is None:
-        return "\n".join([*lines, "  no plan fits in accelerator memory", ""])
-    s = float(res.estimate.step_time)
-    vs = f" ({(s / step_time - 1) * 100:+.1f} % vs the estimate's {step_time:.4g} s)" if step_time else ""
-    lines.append("  best: " + " ".join(f"{k}={v}" for k, v in res.best.items()) + f": step {s:.4g} s{vs}, MFU "
-                 f"{float(res.estimate.mfu) * 100:.1f} %")
-    lines.append("  turned on: " + (", ".join(res.turned_on) or "nothing"))
-    if res.stack:
-        lines.append(f"  turned off (on in the {res.stack} profile): " + (", ".join(res.turned_off) or "nothing"))
-    if res.model_only:
-        lines.append(f"  MODEL-ONLY PLAN (Calculon's mechanism): it takes {', '.join(res.model_only)}, which "
-                     f"{WEIGHT_OFFLOAD_STACKS}")
-    return "\n".join([*lines, ""])
-
-
-def _values(knobs: dict[str, tuple]) -> str:
-    """Knobs with their values, as the plan search lists them ("tp 1/2/4; zero 0/1")."""
-    return "; ".join(f"{k} {'/'.join(str(x) for x in v)}" for k, v in knobs.items()) or "nothing"

@@ -46,7 +46,7 @@ def preparation(workload: Workload, arch: Arch, hw: Hardware, gpus: int, availab
     try:
         setup = training_setup(workload, arch, hw, gpus) if gpus <= available else None
         lay = None if setup is None or setup.complete else without_refused_tp(enumerate_layouts(
-            arch, setup.job, gpus, hw, setup.fixed, setup.pipeline, setup.zeros), setup.job,
+            arch, setup.job, gpus, hw, setup.fixed, setup.pipeline, setup.zeros, setup.search_etp), setup.job,
             setup.knobs.sequence_parallel)  # as `search_training` keeps them
     except ArchgenError:
         return Preparation(None, None, None)

@@ -146,11 +146,13 @@ class SearchResult:
 
 def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                       fixed: Mapping[str, int | str | None] | None = None,
-                      pipeline: PipelineOptions = DEFAULT, zeros: tuple[int, ...] = ZERO_STAGES
-                      ) -> dict[str, np.ndarray]:
-    """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`.
+                      pipeline: PipelineOptions = DEFAULT, zeros: tuple[int, ...] = ZERO_STAGES,
+                      search_etp: bool = False) -> dict[str, np.ndarray]:
+    """All valid layouts as parallel arrays (keys: `KEYS` and etp), by the rules of `layout_problems`.
 
-    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`). A pp that
+    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`).
+    `search_etp`: an MoE model's etp, where `fixed` leaves it out, takes every size MoE parallel folding allows
+    (`expert_layouts`; the stack's code must fold: `training_setup.etp_searched`), else tp. A pp that
     divides the layers only with the slots or not at all is tried where `pipeline` states no placement only if the
     job's stack places it (`refused.runs_split`, `switch_allows.UNEVEN_SPLITS`).
     """
@@ -187,7 +189,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
-            for ep in expert_counts(arch, num, tp, dp, cp, etp):
+            for ep, e in expert_layouts(arch, num, tp, dp, cp, etp, search_etp, hw.scale_up_size):
                 rcs = tuple(rc for rc in stated_rcs if not ep_overlap_problems(job, ep, 1, 1, rc))
                 vs = [v for v in placed if not ep_overlap_problems(job, ep, pp, v, 0)]
                 for mb in mbs:
@@ -201,32 +203,53 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                         grid = grids[(vv, rcs, tuple(zs))] = np.array(list(itertools.product(vv, rcs, zs)),
                                                                       dtype=float).reshape(-1, 3)
                     block = np.empty((len(grid), len(KEYS) + 1))
-                    block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, etp or tp)
+                    block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, e)
                     block[:, 6:9] = grid  # interleave, recompute, zero
                     blocks.append(block)
     arr = np.concatenate(blocks) if blocks else np.zeros((0, len(KEYS) + 1))
     return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
 
 
-def expert_counts(arch: Arch, num: Mapping[str, int], tp: int, dp: int, cp: int, etp: int | None) -> list[int]:
-    """The ep a layout of (tp, dp, cp) may take: the stated one, else 1 for a dense model, else every ep it allows.
+def expert_layouts(arch: Arch, num: Mapping[str, int], tp: int, dp: int, cp: int, etp: int | None,
+                   search_etp: bool = False, scale_up: int | None = None) -> list[tuple[int, int]]:
+    """The (ep, etp) a layout of (tp, dp, cp) may take, ep ascending, each ep's etp = tp first.
 
-    An MoE model's ep is searched where the workload leaves it out: each divisor of the experts that MoE parallel
-    folding allows on these ranks (`layout_rules.expert_problems`). Before (layout28), the search held ep at 1: with
-    primus-2025, DeepSeek-V3's 256 experts on 256 MI355X searched to every expert on every rank (pp 32, 11.99 s),
-    where AMD's own configuration for that job runs ep 8 (AMD-AGI/Primus examples/megatron/configs/MI355X/
-    deepseek_v3-BF16-pretrain.yaml at 05b350b3: "tuned for 32N on MI355X", pp 16, ep 8).
+    ep: the stated one, else 1 for a dense model, else every ep MoE parallel folding allows on these ranks
+    (`layout_rules.expert_problems`). Before (layout28), the search held ep at 1: with primus-2025, DeepSeek-V3's 256
+    experts on 256 MI355X searched to every expert on every rank (pp 32, 11.99 s), where AMD's own configuration for
+    that job runs ep 8 (AMD-AGI/Primus examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml at 05b350b3:
+    "tuned for 32N on MI355X", pp 16, ep 8).
+
+    etp: the stated one, else tp, and with `search_etp` (an MoE model) also each other size `expert_tp_sizes`
+    gives. Before (etp39), a left-out etp was held at tp under every stack (plan38 said so).
     """
-    if "ep" in num:
-        eps = [num["ep"]]
-    else:
-        eps = divisors(arch.experts) if arch.experts else [1]
-    return [ep for ep in eps if not expert_problems(arch, tp, dp, cp, ep, etp)]
+    eps = [num["ep"]] if "ep" in num else divisors(arch.experts) if arch.experts else [1]
+    etps = [etp] + (expert_tp_sizes(arch, tp, tp * cp * dp, scale_up) if search_etp and etp is None and arch.experts
+                    else [])  # None: tp
+    return [(ep, e or tp) for ep in eps for e in etps if not expert_problems(arch, tp, dp, cp, ep, e)]
+
+
+def expert_tp_sizes(arch: Arch, tp: int, ranks: int, scale_up: int | None) -> list[int]:
+    """The expert tensor-parallel sizes other than `tp` a pipeline stage of `ranks` (tp x cp x dp) may take, ascending.
+
+    Megatron-core's MoE parallel folding (`experts`) lays the stage's ranks out for the experts as etp x ep x edp
+    and asks only that etp x ep divide them (parallel_state.py `initialize_model_parallel` at d98e8a6, lines
+    870-884, the RuntimeError "world_size ... is not divisible by expert_tensor_model_pipeline_parallel size"; the
+    same at core_v0.10.0, lines 643-652, where folding arrived with 7f22e21; `expert_problems` holds it with each
+    ep): etp may be below tp, equal to it or above it (arguments.py at d98e8a6, lines 587-588, only defaults it to
+    tp). Each size divides the expert FFN, which the grouped expert linears split etp ways (`TEGroupedLinear`:
+    `divide(output_size, tp_size)`, an assertion, megatron/core/extensions/transformer_engine.py at d98e8a6, lines
+    2469-2472), and stays within the scale-up domain, as tp does (`layout_problems`): that bound is archgen's, not
+    Megatron-core's.
+    """
+    return [e for e in divisors(ranks) if e != tp and (scale_up is None or e <= scale_up)
+            and arch.expert_ffn % e == 0]
 
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,
                     sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT,
-                    zeros: tuple[int, ...] = ZERO_STAGES, offloads: tuple[int, ...] = OFFLOADS) -> SearchResult:
+                    zeros: tuple[int, ...] = ZERO_STAGES, offloads: tuple[int, ...] = OFFLOADS,
+                    search_etp: bool = False) -> SearchResult:
     """The fastest layout that fits, among every valid layout consistent with `fixed`.
 
     A best layout whose pp does not divide the layers (even with the slots; no placement stated) carries the
@@ -243,13 +266,14 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         pipeline: How the layers are placed on the pipeline ranks.
         zeros: The ZeRO stages tried where `fixed` leaves `zero` out (the stack's: `TrainingSetup.zeros`).
         offloads: The offload codes tried where no layout fits and `fixed` leaves `offload` out (the stack's).
+        search_etp: Whether an MoE model's etp, where `fixed` leaves it out, is searched (`enumerate_layouts`).
 
     Returns:
         The search result; `best` is None when no layout fits (a finding, not an error).
     """
     if gpus <= 0:
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
-    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job,
+    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros, search_etp), job,
                              sequence_parallel)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0, dtype=bool))
@@ -268,7 +292,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     num = {k: int(lay[k][i]) for k in KEYS}
     best: dict[str, int | str] = dict(num)
-    if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently from the attention
+    if lay["etp"][i] != lay["tp"][i]:  # an etp that folds the experts differently from the attention
         best["etp"] = int(lay["etp"][i])
     best["recompute"] = names[num["recompute"]]
     code = int(best.pop("offload"))
@@ -301,6 +325,7 @@ def least_memory(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_pa
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     fields = [f"{k} {int(lay[k][i])}" for k in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")]
     fields += [f"recompute {names[int(lay['recompute'][i])]}", f"zero {int(lay['zero'][i])}"]
+    fields += [f"etp {int(lay['etp'][i])}"] if "etp" in lay and lay["etp"][i] != lay["tp"][i] else []  # as `best`
     if int(lay["offload"][i]):
         fields.append(f"offload {({v: k for k, v in OFFLOAD_CODES.items()})[int(lay['offload'][i])]}")
     return ", ".join(fields), float(total[i]), float(host[i])

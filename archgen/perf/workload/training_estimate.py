@@ -52,21 +52,22 @@ from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.straddle_note import straddle_note
 from archgen.perf.workload.swing_note import swing_metrics
-from archgen.perf.workload.training_setup import pipeline_options, training_setup
+from archgen.perf.workload.training_setup import etp_searched, pipeline_options, training_setup
 from archgen.units import Q_
 
 
 def held_note(arch: Arch, t: Training) -> str:
     """What the layout search held of the layout without searching it, where the workload leaves it out.
 
-    The layout search varies tp, pp, dp, micro_batch, interleave, recompute, the ZeRO stage and an MoE model's ep;
-    etp and cp keep the schema's default (tp, 1); a plan search (`--search-plan`, `perf.explore.plan`) searches cp
-    too, and holds etp as well. Before (layout28) ep was held at 1 too: every expert on every rank (newuser38: a
+    The layout search varies tp, pp, dp, micro_batch, interleave, recompute, the ZeRO stage and an MoE model's ep
+    and etp (etp only under a stack that folds the experts, `training_setup.etp_searched`; else tp); cp keeps the
+    schema's default 1; a plan search (`--search-plan`, `perf.explore.plan`) searches cp too. Before (etp39) etp
+    was held at tp under every stack; before (layout28) ep was held at 1 too: every expert on every rank (newuser38: a
     600B-A40B job on 16,128 GB300 at ep 1 ran 4.96 s a step where the plan search found 0.70 s at ep 16, cp 4;
     newuser74: DeepSeek-V3 on 256 MI355X searched to pp 32 at ep 1, where AMD's configuration runs ep 8). A dense
     model's cp is held too, and said so: before (newuser53), Llama 3.1 70B at 131,072 tokens on 512 GB200 read
     "layout searched" at 5.411 s (tp 32, cp 1) where the plan search found 3.487 s at tp 2, cp 16. Empty where the
-    workload states cp (and, for an MoE model, etp).
+    workload states cp (and, under a stack that cannot fold the experts, an MoE model's etp).
     """
     held = held_fields(bool(arch.experts), t.parallelism.model_fields_set, t.stack)
     if not held:
@@ -77,25 +78,28 @@ def held_note(arch: Arch, t: Training) -> str:
 
 
 #: What the layout search of an estimate or of a sweep's point varies (`layouts.search_training`).
-SEARCHED = "this search varies tp, pp, dp, micro_batch, interleave, recompute, zero and an MoE model's ep"
+SEARCHED = "this search varies tp, pp, dp, micro_batch, interleave, recompute, zero and an MoE model's ep and etp"
 
 
 def held_fields(experts: bool, given: Collection[str], stack: str | None = None) -> list[str]:
     """The layout fields the layout search holds at the schema's default where `given` (stated or swept) leaves them.
 
-    An MoE model's etp = tp (its ep is searched: `layouts.expert_counts`, but held at 1 under a `stack` that runs no
-    expert parallelism, `switch_allows.ALLOWS`), and cp 1.
+    An MoE model's ep and etp are searched (`layouts.expert_layouts`), ep held at 1 under a `stack` that runs no
+    expert parallelism (`switch_allows.ALLOWS`), etp at tp under one whose code lacks MoE parallel folding
+    (`training_setup.etp_searched`); cp at 1. `stack` None: the newest's, which runs both.
     """
     no_ep = experts and "ep" not in given and stack is not None and allowed(stack, "ep") != ("divisors",)
+    no_etp = experts and "etp" not in given and stack is not None and not etp_searched(stack)
     return ([f"ep 1 (stack {stack} runs no expert parallelism)"] if no_ep else []) \
-        + (["etp = tp"] if experts and "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
+        + ([f"etp = tp (stack {stack} lacks MoE parallel folding)"] if no_etp else []) \
+        + (["cp 1"] if "cp" not in given else [])
 
 
 def sweep_held_note(experts: bool, t: Training, axes: Collection[str]) -> list[str]:
     """What every point of a sweep of training job `t` holds of the layout that neither `t` states nor an axis sweeps.
 
     As `held_note` says it of an estimate (newuser53); before (nu53fix) a sweep held cp at 1 and said nothing. Empty
-    where `t` states cp (and an MoE model's etp) or an axis sweeps it.
+    where `t` states cp (and, under a stack that cannot fold the experts, an MoE model's etp) or an axis sweeps it.
     """
     held = held_fields(experts, set(t.parallelism.model_fields_set) | set(axes), t.stack)
     if not held:
@@ -191,7 +195,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     else:
         limit = memory_limit(workload, hw.hbm_capacity)  # the workload's own memory targets bound the search
         res, within = searched_within(limit, hw, lambda h: search_training(
-            h, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads),
+            h, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads, setup.search_etp),
             lambda r: r.best is not None)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:

@@ -13,7 +13,7 @@ import numpy as np
 
 from archgen.errors import WorkloadError
 from archgen.model.field_words import said
-from archgen.model.stack_features import missing
+from archgen.model.stack_features import lacks, missing
 from archgen.model.switch_allows import allowed
 from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Workload
@@ -53,6 +53,7 @@ class TrainingSetup:
     layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
     zeros: tuple[int, ...] = ZERO_STAGES  # ZeRO stages searched where zero is left out: the stack's (`ALLOWS`)
     offloads: tuple[int, ...] = OFFLOADS  # offloads tried where none fits and offload is left out: the stack's
+    search_etp: bool = False              # an MoE model's etp left out, searched: the stack folds (`etp_searched`)
 
 
 def on_its_vendor(workload: Workload, vendor: str) -> Workload:
@@ -89,7 +90,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
-    # an MoE model's ep is searched where the workload leaves it out (`layouts.expert_counts`) and the stack runs
+    # an MoE model's ep is searched where the workload leaves it out (`layouts.expert_layouts`) and the stack runs
     # expert parallelism (`switch_allows.ALLOWS`); a dense model's is 1
     searched_ep = arch.experts and "ep" not in p.model_fields_set and allowed(t.stack, "ep") == ("divisors",)
     ep = None if searched_ep else p.ep
@@ -136,7 +137,17 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     zeros, offloads = stack_limits(t.stack)
     # a stated distributed optimizer holds the search to it, and so does a stated optimizer offload
     zeros = zero_stages(zeros, True if offload_do else t.distributed_optimizer)
-    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads,
+                         etp_searched(t.stack) and bool(arch.experts) and p.etp is None)
+
+
+def etp_searched(stack: str) -> bool:
+    """Whether a layout search under `stack` varies an MoE model's etp where the workload leaves it out.
+
+    Where the stack's code has MoE parallel folding (core_v0.10.0 on, `stack_features.FEATURES`): every size folding
+    allows (`layouts.expert_tp_sizes`). Without it the experts run at tp, the only size that code has.
+    """
+    return lacks(stack, "etp", 1) is None
 
 
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
