@@ -37,6 +37,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -63,14 +64,28 @@ from archgen.model.network import COPPER_MEDIA
 NO_RACK = "(no rack)"
 
 
-@dataclass(frozen=True)
-class End:
-    """One end of a cable: rack instance name, U (None where not placed), device and port(s)."""
+class End(NamedTuple):
+    """One end of a cable: rack instance name, U (None where not placed), device and port(s).
+
+    A named tuple, not a frozen dataclass: the 131,072-GPU bench cluster's port map makes 786,432 of them, and a
+    frozen dataclass's `__init__` (a `object.__setattr__` per field) took about twice a tuple's time.
+    """
 
     rack: str
     u: int | None
     device: str
     port: str
+    legs: tuple[str, ...] = ()   # the racks of an end at several (a split cable's legs), `rack` their " + " text
+
+    @classmethod
+    def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str) -> End:
+        """An end at `racks`: one rack, or the racks of a split cable's legs (`legs`), named joined by " + "."""
+        return cls(" + ".join(racks), u, device, port, racks if len(racks) > 1 else ())
+
+    @property
+    def racks(self) -> tuple[str, ...]:
+        """The racks at this end: its legs' where it has several, else its one rack."""
+        return self.legs or (self.rack,)
 
 
 @dataclass(frozen=True)
@@ -115,20 +130,24 @@ class PortMap:
         out of the list (their cables count at the other end). Racks in the order the port map first names them:
         (rack, cables, fibres, cables not stated).
         """
-        out: dict[str, list[int]] = {}
+        # alike cables counted once per kind (their ends' racks and strands), in the order the map first names one
+        kinds: dict[tuple[str, tuple[str, ...], str, tuple[str, ...], int], int] = {}
         for r in self.rows:
-            if r.fibres is None:
-                continue
-            sides = [r.a.rack.split(" + "), r.b.rack.split(" + ")]
+            if r.fibres is not None:
+                key = (r.a.rack, r.a.legs, r.b.rack, r.b.legs, r.fibres)
+                kinds[key] = kinds.get(key, 0) + 1
+        out: dict[str, list[int]] = {}
+        for (a, a_legs, b, b_legs, fibres), cables in kinds.items():
+            sides = (a_legs or (a,), b_legs or (b,))
             for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
                 for rack in side:
-                    away = [x for x in other if x != rack]   # the other end's racks this rack's strands go to
+                    away = len(other) - other.count(rack)   # the other end's racks this rack's strands go to
                     if not away or rack in (NO_RACK, "not placed"):
                         continue
                     row = out.setdefault(rack, [0, 0, 0])
-                    row[0] += 1
-                    row[1] += r.fibres * len(away) // (len(side) * len(other))
-                    row[2] += not r.fibres
+                    row[0] += cables
+                    row[1] += cables * (fibres * away // (len(side) * len(other)))
+                    row[2] += cables * (not fibres)
         return [(rack, v[0], v[1], v[2]) for rack, v in out.items()]
 
 
@@ -315,8 +334,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             placed = j < placed_ends
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
                         a_u[j] if placed and a_u[j] >= 0 else None, " + ".join(a_devs), a_ports)
-            b_end = End(" + ".join(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
-                        b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
+            b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
+                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
             key = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
