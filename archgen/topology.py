@@ -45,7 +45,7 @@ class ScaleOutPath:
             which its second switch hop adds the flight time of (`perf.workload.cluster`); None without one.
         planes: Planes one NIC port is split over (`nic_breakout` across a fat tree's `planes`; 1 where each NIC
             sits on one plane), whose links `bandwidth` sums: every flow is taken to use them all, as NCCL's merged
-            multi-port NIC does, and the estimate says so (`perf.workload.cluster.planes_note`).
+            multi-port NIC does, and the estimate says so (`perf.workload.network_notes.planes_note`).
     """
 
     bandwidth: Q

@@ -5,8 +5,9 @@
 in that checkout's folder, alternating, so that the load of a shared machine hits both alike, and which runs first
 alternates by round (A B, B A: the first of a pair ran up to 10 % slower on the sweep, whichever checkout it was);
 the table gives the median CPU (user + system of the child) of each and their ratio, the measure issue 25 compares.
-Both checkouts are run once first, so their byte code and caches are warm. Prints the table; writes no file. Not one
-of `make bench`'s `bench_*.py` (it needs a BASE checkout).
+Both checkouts are run once first, so their byte code and caches are warm: the children run with a cache folder of
+this run's own (`CACHE`, removed at exit) and write byte code whatever the environment says (`ENV`). Prints the
+table. Not one of `make bench`'s `bench_*.py` (it needs a BASE checkout).
 
 `python bench/compare_ab.py BASE [RUNS] --sweep` compares instead the CPU of the batched evaluation of
 `bench_sweep.py`'s 10^5-point training sweep (`SWEEP`: measured inside the child, so that neither start-up nor spec
@@ -18,13 +19,26 @@ and `problem_of` (866f3bc2's has them). Wall-clock runs of it on a shared 2-core
 
 from __future__ import annotations
 
+import atexit
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HEAD = Path(__file__).resolve().parent.parent
+#: The children's cache folder (`XDG_CACHE_HOME`): this run's own, removed at exit, as bench_calculon.py's. In the
+#: shared ~/.cache every checkout and command of the machine keeps its validated specs among 32
+#: (`snapshot.MAX_SNAPSHOTS`), so runs in parallel (other checkouts, other engineers) could evict what the warm-up kept
+#: and turn the hits measured into misses in one checkout and not the other.
+CACHE = Path(tempfile.mkdtemp(prefix="archgen-compare-ab-cache-"))
+atexit.register(shutil.rmtree, CACHE, True)
+#: The children write and reuse byte code even where the environment says not to (this machine sets
+#: PYTHONDONTWRITEBYTECODE): otherwise each run recompiles archgen and the warm-up warms nothing.
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "XDG_CACHE_HOME": str(CACHE)}
 COMMANDS = (
     ("check", "specs/", "--format", "json"),
     ("check", "specs/"),
@@ -43,15 +57,16 @@ SWEEP = ("import sys, tempfile, time; sys.path.insert(0, 'bench'); import bench_
 def _cpu(root: Path, args: tuple[str, ...]) -> float:
     """CPU seconds of one run of `archgen args` from checkout `root`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([str(root / ".venv" / "bin" / "archgen"), *args], cwd=root, capture_output=True, check=False)
+    subprocess.run([str(root / ".venv" / "bin" / "archgen"), *args], cwd=root, env=ENV, capture_output=True,
+                   check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def _sweep_cpu(root: Path, args: tuple[str, ...]) -> float:
     """CPU seconds of the 10^5-point sweep's evaluation in checkout `root` (`SWEEP`; `args` unused)."""
-    done = subprocess.run([str(root / ".venv" / "bin" / "python"), "-c", SWEEP], cwd=root, capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run([str(root / ".venv" / "bin" / "python"), "-c", SWEEP], cwd=root, env=ENV,
+                          capture_output=True, text=True, check=True)
     return float(done.stdout.split()[-1])
 
 

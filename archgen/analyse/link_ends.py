@@ -1,7 +1,7 @@
 """What one link end serves: links per module and per cable, a fat tree's line rate per tier, a NIC cage's ports.
 
-Split from `archgen.analyse.cabling` (which re-exports them) so that it stays small; the cabling totals, the optics
-per rack and the port map read them.
+Split from `archgen.analyse.cabling` so that it stays small; the cabling totals, the optics per rack, the cable bins,
+the split legs, the port map and the media checks import them from here.
 """
 
 from __future__ import annotations

@@ -37,9 +37,11 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
+from archgen.analyse.end_names import EndNames, extra_names
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import (
@@ -52,26 +54,38 @@ from archgen.analyse.link_ends import (
     splitter_legs,
 )
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports, device_ends, other_ends
+from archgen.analyse.placement import access_ports, other_ends
 from archgen.analyse.port_numbers import TIER_ENDS, PortNumbering, port_names, switch_name, tier_switches
-from archgen.analyse.rack_ports import row_cdus
 from archgen.analyse.split_legs import dealt
 from archgen.analyse.tier_cabling import TierRuns
-from archgen.build import ClusterDesign, LinkOption
-from archgen.model import PDU, PowerShelf, Switch, System
+from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA
 
 NO_RACK = "(no rack)"
 
 
-@dataclass(frozen=True)
-class End:
-    """One end of a cable: rack instance name, U (None where not placed), device and port(s)."""
+class End(NamedTuple):
+    """One end of a cable: rack instance name, U (None where not placed), device and port(s).
+
+    A named tuple, not a frozen dataclass: the 131,072-GPU bench cluster's port map makes 786,432 of them, and a
+    frozen dataclass's `__init__` (a `object.__setattr__` per field) took about twice a tuple's time.
+    """
 
     rack: str
     u: int | None
     device: str
     port: str
+    legs: tuple[str, ...] = ()   # the racks of an end at several (a split cable's legs), `rack` their " + " text
+
+    @classmethod
+    def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str) -> End:
+        """An end at `racks`: one rack, or the racks of a split cable's legs (`legs`), named joined by " + "."""
+        return cls(" + ".join(racks), u, device, port, racks if len(racks) > 1 else ())
+
+    @property
+    def racks(self) -> tuple[str, ...]:
+        """The racks at this end: its legs' where it has several, else its one rack."""
+        return self.legs or (self.rack,)
 
 
 @dataclass(frozen=True)
@@ -116,20 +130,24 @@ class PortMap:
         out of the list (their cables count at the other end). Racks in the order the port map first names them:
         (rack, cables, fibres, cables not stated).
         """
-        out: dict[str, list[int]] = {}
+        # alike cables counted once per kind (their ends' racks and strands), in the order the map first names one
+        kinds: dict[tuple[str, tuple[str, ...], str, tuple[str, ...], int], int] = {}
         for r in self.rows:
-            if r.fibres is None:
-                continue
-            sides = [r.a.rack.split(" + "), r.b.rack.split(" + ")]
+            if r.fibres is not None:
+                key = (r.a.rack, r.a.legs, r.b.rack, r.b.legs, r.fibres)
+                kinds[key] = kinds.get(key, 0) + 1
+        out: dict[str, list[int]] = {}
+        for (a, a_legs, b, b_legs, fibres), cables in kinds.items():
+            sides = (a_legs or (a,), b_legs or (b,))
             for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
                 for rack in side:
-                    away = [x for x in other if x != rack]   # the other end's racks this rack's strands go to
+                    away = len(other) - other.count(rack)   # the other end's racks this rack's strands go to
                     if not away or rack in (NO_RACK, "not placed"):
                         continue
                     row = out.setdefault(rack, [0, 0, 0])
-                    row[0] += 1
-                    row[1] += r.fibres * len(away) // (len(side) * len(other))
-                    row[2] += not r.fibres
+                    row[0] += cables
+                    row[1] += cables * (fibres * away // (len(side) * len(other)))
+                    row[2] += cables * (not fibres)
         return [(rack, v[0], v[1], v[2]) for rack, v in out.items()]
 
 
@@ -140,7 +158,7 @@ def port_map(a: ClusterAnalysis) -> PortMap:
         return PortMap((), ())
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
     options = {(t.fabric, t.tier): t.options for t in cab.tiers}
-    names = _Names(a)
+    names = EndNames(a)
     rows: list[CableRow] = []
     counters: dict[tuple[str, int], int] = {}      # (switch device, tier below/above) -> next port
     wired = {r.fabric for r in cab.runs if fabrics[r.fabric].topology == "fat-tree"}
@@ -164,7 +182,7 @@ POD_NOTE = ("a pod's accelerator-to-switch link, from the system to a switch in 
             "spread evenly over its domain's switches); ports not provided; length from the two ends named")
 
 
-def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
+def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: EndNames,
                 racks: tuple[str, ...]) -> list[CableRow]:
     """A multi-rack domain's trunk cables (`analyse.scale_up_racks.trunk_ends`), ports not provided.
 
@@ -209,74 +227,18 @@ def _fibres(opt: LinkOption | None) -> int | None:
     return cord_fibres(opt) or 0
 
 
-def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
+def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: EndNames, switch: str | None) -> End:
     """A trunk cable's end at the switch tray in `rack` at `u` (0: none placed there), the port not provided."""
     if not u:
         return End(_rack(racks, rack), None, "switch tray not provided", "not provided")
     return End(_rack(racks, rack), u, names.get((rack, u), switch or "switch tray"), "not provided")
 
 
-class _Names:
-    """(rack instance, U) -> the name of the system, switch, power shelf or PDU there, read as a dict is (`get`).
-
-    Racks of one type hold the same parts at the same U, so the names are worked out once per rack type (by its
-    design, `RackInstance.rack`) and each instance looks up its type's: 90,000 racks of three types name three
-    racks' parts, not 90,000 (issue 25).
-    """
-
-    def __init__(self, a: ClusterAnalysis) -> None:
-        by_type: dict[int, dict[int, str]] = {}
-        self._of: list[dict[int, str]] = [by_type.setdefault(id(inst.rack), {}) for inst in a.cluster.instances]
-        done: set[int] = set()
-        for inst in a.cluster.instances:
-            if id(inst.rack) not in done:
-                done.add(id(inst.rack))
-                by_type[id(inst.rack)].update(_rack_names(inst.rack.items))
-
-    def get(self, key: tuple[int, int], default: str) -> str:
-        rack, u = key
-        return self._of[rack].get(u, default) if 0 <= rack < len(self._of) else default
-
-
-def _rack_names(items: Sequence) -> dict[int, str]:
-    """U of every system, switch, power shelf and PDU of one rack -> its name, ``<part>-<k>`` from the bottom.
-
-    Systems and switches first: a power part never takes the name of a U one of them holds.
-    """
-    out: dict[int, str] = {}
-    seen: dict[str, int] = {}
-    for kinds in (System | Switch, PowerShelf | PDU):
-        for item in sorted((i for i in items if isinstance(i.part, kinds)), key=lambda i: i.u):
-            seen[item.part.id] = seen.get(item.part.id, 0) + 1
-            out.setdefault(item.u, f"{item.part.id}-{seen[item.part.id]:02d}")
-    return out
-
-
 def _rack(names: tuple[str, ...], i: int) -> str:
     return names[i] if i >= 0 else NO_RACK
 
 
-def _extra_names(cluster: ClusterDesign, fa: FabricAnalysis, n: int) -> list[tuple[str, str, str]]:
-    """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
-    spec = fa.fabric.spec
-    switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra - fa.node_mgmt_ports, 0)
-    label = {"Switch": "switch", "PowerShelf": "power shelf", "PDU": "PDU", "CoolingUnit": "CDU"}
-    kinds = [(f"{label.get(kind, kind)} management port", f"a {label.get(kind, kind)}'s management port", port)
-             for _, _, kind, port in device_ends(cluster, spec.endpoints)]
-    kinds += [(f"{pid} management port", "an in-row CDU's management port", "mgmt")   # at no rack (`other_ends`)
-              for pid, (part, units) in row_cdus(cluster).items()
-              for _ in range(units * (part.management_ports or 0) if spec.endpoints.cooling else 0)]
-    kinds = kinds[:switch_ports]
-    kinds += [("switch management port", "a switch's management port", "mgmt")] * (switch_ports - len(kinds))
-    kinds += [("node management port", "a node's management (BMC) port", "mgmt")] * fa.node_mgmt_ports
-    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count", "—")] * spec.endpoints.extra
-    for r in spec.reserved:
-        kinds += [(r.name, f"reserved for {r.name}", "—")] * r.ports
-    kinds += [("reserved", "reserved port", "—")] * max(n - len(kinds), 0)
-    return kinds[:n]
-
-
-def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple, names: _Names,
+def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple, names: EndNames,
                racks: tuple[str, ...], counters: dict) -> list[CableRow]:
     """One tier's cables: links grouped by their two devices and option, in order, cut into cables."""
     fid, tier = tr.fabric, tr.tier
@@ -291,7 +253,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         extra = n - k
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
-        kinds = _extra_names(a.cluster, fa, extra)
+        kinds = extra_names(a.cluster, fa, extra)
         at = other_ends(a.cluster, fa, extra)
         a_dev = [names.get((int(r), int(u)), f"node@U{u}") for r, u in zip(node_rack, node_u, strict=True)]
         a_port = [f"{fa.fabric.spec.nic_role or fa.fabric.spec.role}-{p + 1}" for p in port_no]
@@ -372,8 +334,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             placed = j < placed_ends
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
                         a_u[j] if placed and a_u[j] >= 0 else None, " + ".join(a_devs), a_ports)
-            b_end = End(" + ".join(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
-                        b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
+            b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
+                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
             key = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),

@@ -112,10 +112,15 @@ def test_a_splitter_with_a_leg_in_its_own_rack_sends_only_the_other_leg_out() ->
     (the leg there), 4 leave for B, and B's leg sends its 4 back. A straight cord between A and B: 8 each way."""
     from archgen.analyse.portmap import CableRow, End, PortMap
 
-    def row(a: str, b: str) -> CableRow:
-        return CableRow("x", "f", "access", End(a, 1, "d", "p"), End(b, 1, "d", "p"), "multimode", 2, 5.0, 5.0,
-                        fibres=8)
-    assert PortMap((row("A", "A + B"),), ()).rack_fibres() == [("A", 1, 4, 0), ("B", 1, 4, 0)]
-    assert PortMap((row("A", "B"),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 8, 0)]
-    assert PortMap((row("A", "B + C"),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 4, 0), ("C", 1, 4, 0)]
-    assert PortMap((row("A", "A"),), ()).rack_fibres() == []
+    def row(a: tuple[str, ...], b: tuple[str, ...]) -> CableRow:
+        return CableRow("x", "f", "access", End.at(a, 1, "d", "p"), End.at(b, 1, "d", "p"), "multimode", 2, 5.0,
+                        5.0, fibres=8)
+    assert PortMap((row(("A",), ("A", "B")),), ()).rack_fibres() == [("A", 1, 4, 0), ("B", 1, 4, 0)]
+    assert PortMap((row(("A",), ("B",)),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 8, 0)]
+    assert PortMap((row(("A",), ("B", "C")),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 4, 0), ("C", 1, 4, 0)]
+    assert PortMap((row(("A",), ("A",)),), ()).rack_fibres() == []
+    # alike cables are counted once per kind and multiplied; a rack keeps the place where the map first names it
+    rows = (row(("A",), ("B",)), row(("C",), ("A", "B")), row(("A",), ("B",)))
+    assert PortMap(rows, ()).rack_fibres() == [("A", 3, 20, 0), ("B", 3, 20, 0), ("C", 1, 8, 0)]
+    # the racks are read from the legs, not from the text: a rack whose name holds " + " is one rack
+    assert PortMap((row(("A + B",), ("C",)),), ()).rack_fibres() == [("A + B", 1, 8, 0), ("C", 1, 8, 0)]

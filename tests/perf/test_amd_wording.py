@@ -7,7 +7,7 @@ latency 0), and the AMD 8-GPU platforms' BMC port was `onboard-1gbe-bmc`, vendor
 
 from __future__ import annotations
 
-from archgen.perf.workload.cluster import network_latency_note
+from archgen.perf.workload.network_notes import network_latency_note
 from archgen.units import Q_
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.workload.cluster import network_latency_note
+from archgen.perf.workload.network_notes import network_latency_note
 from archgen.units import Q_
 
 

@@ -112,10 +112,11 @@ def memory_reserve(memory: str, rule: KvRule, fraction: float | None, vendor: st
                    "are up: they sit in the rest)")
     if rule.profiles:
         peak = (f"; its profiling peak is the weights, {runtime}, and the activations of one forward over "
-                "max_num_tokens tokens taken at the lower end of their range: the largest single BF16 tensor of a "
-                "layer (residual stream, an attention projection's or the FFN's up/gate output), or vLLM's FP32 "
-                "logits of min(max_num_tokens, max_num_seqs) rows where larger; the upper end, the sum of a layer's "
-                "tensors, is not taken: no source states which are alive at once (perf/serve/profile_peak.py)")
+                "an iteration's whole token budget (max_num_tokens), taken at the lower end of their range: the "
+                "largest single BF16 tensor of a layer (residual stream, an attention projection's or the FFN's "
+                "up/gate output), or vLLM's FP32 logits of min(max_num_tokens, max_num_seqs) rows where larger; the "
+                "upper end, the sum of a layer's tensors, is not taken: no source states which are alive at once "
+                "(perf/serve/profile_peak.py)")
     else:
         peak = (f"; {rule.engine_name} runs no profiling pass: its activations live in the rest, and the memory free "
                 f"before the weights load is the {memory} less {runtime}")

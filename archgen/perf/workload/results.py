@@ -16,7 +16,7 @@ from archgen.model.unsettled import Unsettled
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import busbw_curve
 from archgen.perf.train.stacks import Used, explain
-from archgen.perf.workload.cluster import estimate_hardware, estimate_on_cluster, machine
+from archgen.perf.workload.cluster import estimate_hardware, estimate_on_job, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.roofline import Roofline, workload_roofline
@@ -71,14 +71,15 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         try:
             on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
             vendor = on.hardware.vendor
-            est = estimate_on_cluster(w, model, on)
+            hw = estimate_hardware(w, on)   # the job's: the estimate and a collective's curve are timed on it
+            est = estimate_on_job(w, model, on, hw)
             running = est.metrics.get("concurrency")
             roofline = workload_roofline(w, model, on.hardware, est.layout,
                                          float(running.m) if running is not None else None) \
                 if model is not None else None
             # on the hardware the estimate timed its point on (the job's share of a domain, a rack hop; words38)
-            curve = busbw_curve(estimate_hardware(w, on), w.collective.op, est.accelerators,
-                                w.collective.algorithm) if w.collective else None
+            curve = busbw_curve(hw, w.collective.op, est.accelerators, w.collective.algorithm) \
+                if w.collective else None
             used = tuple(explain(w.training, est.layout, model.moe is not None, vendor)) \
                 if w.training is not None and isinstance(model, Model) else ()
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
