@@ -68,10 +68,10 @@ def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None
     """
     fc = facility.cost if facility is not None else None
     tariff = fc.energy.date if fc is not None else None
-    if fc is not None and fc.as_of is not None:
+    if facility is not None and fc is not None and fc.as_of is not None:
         prices: list[tuple[str, datetime.date | str]] = [(price_name(line), line.date)
                                                          for line in one_per_price(cost.dated)]
-        prices += [(tariff_name(facility), tariff)] if facility is not None and tariff is not None else []
+        prices += [(tariff_name(facility), tariff)] if tariff is not None else []
         later = [name for name, date in prices if dated_after(date, fc.as_of)]
         text = "{} " + f"{'is' if len(later) == 1 else 'are'} dated after " + "{}" + \
             "; a price of a later price level than the one the cost is for, or a date written wrongly"
