@@ -13,14 +13,40 @@ from pydantic_core import PydanticCustomError
 
 from archgen.pint_import import pint
 from archgen.unit_definitions import CURRENCIES
+from archgen.unit_hints import money_hint
 from archgen.units import Q_, Dim, Q, format_quantity, name_dimensions, parse_quantity
+
+#: What `units.parse_quantity` and `quantity_text` expect of a quantity they cannot read, and what a money field says
+#: in its place: its own label and example ('an amount of money such as '515000 USD''), not a power's.
+QUANTITY_FORM = "'<number> <unit>' such as '132 kW'"
+MONEY_FORM = "{expected} such as '{example}'"
 
 
 class CurrencyDim(Dim):
     """A `Dim` for prices: `unit` is written in USD, and any currency of `CURRENCIES` is accepted in its place."""
 
     def validate(self, value: Any) -> pint.Quantity:
-        """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`."""
+        """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`.
+
+        An amount refused as a quote prints it ('$400,000', '400k USD', '€5000') is told how to write it
+        (`unit_hints.money_hint`), with this field's example rather than a quantity's ('132 kW').
+        """
+        try:
+            return self._money(value)
+        except PydanticCustomError as e:
+            hint = money_hint(value, CURRENCIES) if isinstance(value, str) else ""
+            if hint:
+                error = PydanticCustomError("quantity_currency", "expected {expected} such as '{example}', got "
+                                            "'{got}'", {"expected": self.label, "example": self.example,
+                                                        "got": value.strip(), "hint": hint})
+            elif e.type == "quantity_parse" and QUANTITY_FORM in e.message_template:   # 'about 5000 USD'
+                error = PydanticCustomError(e.type, e.message_template.replace(QUANTITY_FORM, MONEY_FORM), {
+                    **(e.context or {}), "expected": self.label, "example": self.example})
+            else:
+                raise
+        raise error from None
+
+    def _money(self, value: Any) -> pint.Quantity:
         q = parse_quantity(value)
         cur = currency(q)
         if cur is None:

@@ -10,6 +10,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 
 #: Units specs commonly name: what "did you mean" offers for a unit the registry does not know ('kw', 'degc').
 COMMON_UNITS = (
@@ -166,3 +167,76 @@ def digit_grouping(text: str) -> tuple[str, str] | None:
     if m:
         return "with a decimal comma", f"write {written(m['num'].replace(',', '.'), m['rest'])}"
     return None
+
+
+#: An amount of money as a quote or an invoice prints it: a currency sign or code before or after the number
+#: ('$400,000', '€5000', '5000 €', 'USD 5000'), digit groups, a letter for thousands, millions or billions ('400k USD',
+#: '1.2M USD', '$2bn'), and a rate's per-unit tail ('$0.09/kWh').
+_AMOUNT = re.compile(r"^\s*(?P<pre>US\$|[$€£¥]|[A-Z]{3}(?=\s*\d))?\s*"
+                     r"(?P<num>\d(?:[\d,.]|[ \u00a0\u2009\u202f](?=\d{3}))*?)\s*(?P<mult>(?:bn|mn|[kKMB])(?![^\W\d_]))?"
+                     r"\s*(?P<post>[$€£¥]|[A-Z]{3})?\s*(?P<per>/\s*[^\W\d]\w*)?\s*$")
+#: The codes archgen reads for a currency sign ('¥' is the yen's and the yuan's).
+_SIGNS = {"$": ("USD",), "US$": ("USD",), "€": ("EUR",), "£": ("GBP",), "¥": ("JPY", "CNY")}
+#: A letter for a multiple: its power of ten, the multiple, and what pint reads the letter as ("" where nothing).
+_MULTIPLES = {"k": (3, "a thousand", "the Boltzmann constant"), "K": (3, "a thousand", "kelvin"),
+              "M": (6, "a million", "molar (mol/L)"), "mn": (6, "a million", ""), "B": (9, "a billion", "byte"),
+              "bn": (9, "a billion", "")}
+
+
+def money_hint(text: str, currencies: Iterable[str]) -> str:
+    """How to write an amount of money printed as a quote prints it ('$400,000' → '400000 USD'), else "".
+
+    newuser98: '$400,000' as a capex was told "such as '132 kW'", and '400k USD' that 'k' is the Boltzmann constant.
+    An amount is a number, then the currency's code (ISO 4217) and a rate's unit: no sign, no digit groups, no
+    letter for a multiple. A comma or dot whose reading is unsure ('400,000', '5.000') gives both readings.
+    """
+    known = tuple(currencies)
+    m = _AMOUNT.match(text)
+    if m is None or bool(m["pre"]) == bool(m["post"]):
+        return ""
+    mark = m["pre"] or m["post"]
+    codes = _SIGNS.get(mark, (mark,))
+    if m["pre"] and not set(codes) <= set(known):   # 'CHF 5000': a code archgen does not know, before the number
+        return currency_hint(mark, set(known).__contains__, known)
+    if not set(codes) <= set(known) or m["post"] in known and not m["mult"] and _readings(m["num"]) == [m["num"]]:
+        return ""   # an unknown code (`currency_hint`), or '400000 USD' as written
+    power, multiple, unit = _MULTIPLES.get(m["mult"] or "", (0, "", ""))
+    numbers = [_times(n, power) for n in _readings(m["num"])]
+    per = (m["per"] or "").replace(" ", "")
+    options = [f"'{n} {code}{per}'" for n in numbers[:1] for code in codes]
+    other = f" (or, if the {_separator(m['num'])}, '{numbers[1]} {codes[0]}{per}')" if len(numbers) > 1 else ""
+    why = [f"'{mark}' is {' or '.join(codes)}" + (" if the dollars are US dollars" if mark == "$" else "")] \
+        if mark in _SIGNS else ["the code goes after the number"] if m["pre"] else []
+    why += [f"'{m['mult']}' is not read as {multiple}" + (f": it reads as {unit}" if unit else "")] if m["mult"] else []
+    why += ["archgen reads a number without digit groups, with a decimal point"] if _readings(m["num"]) != [m["num"]] \
+        else []
+    return (f"write {' or '.join(options)}{other}: the amount in full, then the currency's code (archgen knows "
+            f"{', '.join(known)}); " + "; ".join(why))
+
+
+def _readings(num: str) -> list[str]:
+    """The number `num` may be, the likelier first: '400,000' → 400000 or 400.000; '5.000,50' → 5000.50 only."""
+    if re.fullmatch(r"\d{1,3}(\s\d{3})+([.,]\d+)?", num):   # '5 000', '1 200 000,50': groups by spaces
+        return [re.sub(r"\s", "", num).replace(",", ".")]
+    if re.fullmatch(r"\d{1,3}\.\d{3}", num):               # '5.000': a digit group, or three decimals
+        return [num.replace(".", ""), num]
+    if re.fullmatch(r"\d+(\.\d+)?", num):
+        return [num]
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", num):   # '400,000', '1,200,000.50'
+        single = num.count(",") == 1 and "." not in num
+        return [num.replace(",", "")] + ([num.replace(",", ".")] if single else [])
+    if re.fullmatch(r"\d{1,3}(\.\d{3})+(,\d+)?", num):    # '5.000,50', '1.200.000': the dot groups
+        return [num.replace(".", "").replace(",", ".")]
+    if re.fullmatch(r"\d+,\d{1,2}", num):                  # '5,50': a decimal comma
+        return [num.replace(",", ".")]
+    return [num]
+
+
+def _separator(num: str) -> str:
+    """The other reading of an unsure number's separator: 'comma is a decimal comma', 'dot is a decimal point'."""
+    return "comma is a decimal comma" if "," in num else "dot is a decimal point"
+
+
+def _times(num: str, power: int) -> str:
+    """`num` x 10^`power` in full, as plain decimal digits: '1.2', 6 → '1200000'."""
+    return f"{Decimal(num).scaleb(power).normalize():f}"

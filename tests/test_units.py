@@ -380,3 +380,35 @@ def test_an_unknown_currency_code_names_the_known_ones():
     known = {"BTU"}.__contains__   # a unit of three capitals the registry names is no currency code
     assert currency_hint("BTU/XYZ", known, ("USD",)).startswith("if 'XYZ' is a currency")
     assert currency_hint("chf", known, ("USD",)) == currency_hint("kWh", known, ("USD",)) == ""
+
+
+def test_an_amount_as_a_quote_prints_it_is_told_how_to_write_it():
+    """newuser98: '$400,000' as a capex was told "such as '132 kW'"; '400k USD' that 'k' is the Boltzmann constant."""
+    from archgen.money import EnergyPrice, Money
+    from archgen.unit_hints import money_hint
+
+    class P(BaseModel):
+        p: Money
+        e: EnergyPrice = Q_(0.09, "USD/kWh")
+
+    def refused(**fields: str) -> dict:
+        with pytest.raises(ValidationError) as err:
+            P(**fields)
+        return err.value.errors()[0]
+
+    found = refused(p="$400,000")
+    assert found["msg"] == "expected an amount of money such as '515000 USD', got '$400,000'"
+    assert found["ctx"]["hint"].startswith("write '400000 USD' (or, if the comma is a decimal comma, '400 USD'): ")
+    assert refused(p="1.2M USD")["ctx"]["hint"].startswith("write '1200000 USD': ")
+    assert "'k' is not read as a thousand" in refused(p="400k USD")["ctx"]["hint"]
+    assert refused(p="€5000")["ctx"]["hint"].startswith("write '5000 EUR': ")
+    assert refused(p="1 USD", e="$0.09/kWh")["ctx"]["hint"].startswith("write '0.09 USD/kWh': ")
+    # not such an amount: the money field's example, and no hint of how to write one
+    assert refused(p="about 5000 USD")["msg"] == "expected an amount of money such as '515000 USD', got 'about 5000 USD'"
+    currencies = ("USD", "EUR", "GBP", "JPY", "CNY")
+    assert money_hint("¥5000", currencies).startswith("write '5000 JPY' or '5000 CNY': ")
+    assert money_hint("€5.000", currencies).startswith("write '5000 EUR' (or, if the dot is a decimal point, '5 EUR')")
+    assert money_hint("5 000,50 €", currencies).startswith("write '5000.5 EUR': ")
+    assert money_hint("CHF 5000", currencies).startswith("if 'CHF' is a currency: archgen knows USD")
+    for fine in ("400000 USD", "400.50 USD", "5000 CHF", "400 kUSD", "45C", "$", "USD"):
+        assert money_hint(fine, currencies) == "", fine   # as written, unknown after the number, or no amount

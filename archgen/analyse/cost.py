@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from archgen import CODE_DATE
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.bom_line import CapexLine
 from archgen.analyse.capex_bounds import left_out
@@ -41,6 +42,7 @@ from archgen.analyse.price_scope import price_list
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_name
 from archgen.metrics import SPARE_RANGED
+from archgen.model.cost import dated_after
 from archgen.model.field_words import said as field_said
 from archgen.model.reliability import HOURS_PER_YEAR
 from archgen.money import by_currency, currency
@@ -107,6 +109,9 @@ class Cost:
     opex: Opex | None = None  # support, licences and other opex the hall states, in the TCO (`analyse.opex`)
     breakeven: tuple[float, float] | None = None  # utilisation where owning costs the cloud's price; without energy
     idle_assumed: tuple[str, ...] = ()  # parts whose idle hours draw their average (no `power.idle`), utilisation < 1
+    #: The date a price dated after is taken as written wrongly (`archgen.CODE_DATE`) where the facility's cost states
+    #: no date of its own (`cost.as_of`); None where it states one, which `checks.cost_dates.later_prices` judges by.
+    known_until: str | None = None
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -149,6 +154,21 @@ class Cost:
                             key=lambda line: (line.month, line.date, line.part)))
 
     @property
+    def unknowable(self) -> tuple[CapexLine, ...]:
+        """Priced lines dated after `known_until`, this archgen's own date: likely a mistyped date (COST006)."""
+        until = self.known_until
+        return () if until is None else tuple(line for line in self.dated if dated_after(line.date, until))
+
+    @property
+    def compared(self) -> tuple[CapexLine, ...]:
+        """The priced lines whose dates are compared with each other (`dated` less `unknowable`), oldest first.
+
+        A price a typo dated in 2031 would otherwise be the newest, and every other price "older" than it.
+        """
+        unknowable = self.unknowable
+        return tuple(line for line in self.dated if line not in unknowable)
+
+    @property
     def price_dates(self) -> str:
         """The dates the capex rests on, oldest to newest ('2025-01 to 2025-03'; "" where no line is priced)."""
         dated = self.dated
@@ -158,8 +178,8 @@ class Cost:
 
     @property
     def stale(self) -> tuple[CapexLine, ...]:
-        """Priced lines dated more than `PRICE_SPAN_MONTHS` before the newest price (COST006)."""
-        dated = self.dated
+        """Priced lines dated more than `PRICE_SPAN_MONTHS` before the newest price compared (COST006)."""
+        dated = self.compared
         return tuple(line for line in dated if dated[-1].month - line.month > PRICE_SPAN_MONTHS)  # type: ignore[operator]
 
     @property
@@ -282,11 +302,12 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         f"facility '{facility.id}' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
         if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
     load = average * utilisation + idle * (1 - utilisation)
+    until = CODE_DATE if fc is None or fc.as_of is None else None   # a stated cost date is judged by instead
     # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
     mwh = None if fc is None or unpowered(a) else facility_energy(load, fc)
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
-                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
+                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, known_until=until,
                     no_opex=f"{several} (COST001)", facility_energy=mwh, idle_assumed=tuple(idle_assumed),
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = extra = even = None
@@ -307,7 +328,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                 no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
                 left_out=left_out(lines, a.cabling.bom if a.cabling is not None else ()) if capex is not None else "",
                 scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None,
-                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed))
+                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed), known_until=until)
     cost.metrics.update(cost_metrics(cost))
     return cost
 

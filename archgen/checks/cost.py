@@ -260,9 +260,13 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     it is a warning too, by the same rule: it is at an older price level than the one the cost is for. A price (or
     the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date; by day
     where both dates give one, else by month (a quote of 2026-12-16 is after 2026-12-01, one of 2026-12 is not). That
-    date is the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only
-    compared with each other (a quote whose every line is five years old is then one base year, stated as
-    information, and one dated in 2031 is only the newest price).
+    date is the spec's, never the clock's, so a run's output stays the same on any day. Unstated, prices are compared
+    with each other (a quote whose every line is five years old is then one base year, stated as information), and
+    a price dated after the archgen that runs was dated (`archgen.CODE_DATE`, printed in the warning; no earlier than
+    any date in its shipped catalog) is a warning that names it as a date likely written wrongly, such as a mistyped
+    year: the other prices are compared without it, so that a price a typo dates in 2031 does not make every other
+    one "older". The code's date, not the clock's, keeps one version's output the same on any day; a price that is
+    right but newer than the archgen that runs is judged once the cost states `as_of`.
 
     The facility's electricity price is a price of the TCO too: where it states its `date` (`cost.energy.date`), a
     tariff more than 12 months older than the newest part price, part prices more than 12 months older than the

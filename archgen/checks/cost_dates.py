@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Iterator
 
+from archgen import CODE_DATE, __version__
 from archgen.analyse.bom_line import CapexLine
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.checks.registry import Violation
@@ -34,13 +35,14 @@ def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) 
     Each old price is in one warning, which names every such date, in the order newest part price, electricity
     price, cost date.
     """
-    dated = cost.dated
+    dated = cost.compared   # a price dated after this archgen's own date is named by `later_prices` alone
     if not dated:
         return
     newest = dated[-1]
     assert newest.month is not None  # dated lines have a month
     fc = facility.cost if facility is not None else None
     tariff = fc.energy.date if fc is not None else None
+    tariff = None if tariff is None or _unknowable(tariff, cost) else tariff
     as_of = fc.as_of if fc is not None else None
     newest_ref = (newest.month, f"the newest price on the bill of materials ({newest.part}, {newest.date})")
     tariff_ref = [(month_of(tariff), tariff_name(facility))] if facility is not None and tariff is not None else []
@@ -53,27 +55,46 @@ def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) 
 
 
 def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
-    """COST006: the warning of prices dated after the facility's cost date (`cost.as_of`), naming each.
+    """COST006: the warning of prices dated after the date the cost is for, or after this archgen's own, naming each.
 
-    A quote dated after the date the cost is for is at a later price level than the cost claims, or its date is
-    mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned). By day where both
-    dates give one, else by month (`model.cost.dated_after`; review54: a quote a few days after the cost date in its
-    month was not flagged). The cost date is the spec's, never the clock's (deterministic output); unstated, a price
-    is only compared with the others.
+    A quote dated after the date the cost is for (`cost.as_of`) is at a later price level than the cost claims, or its
+    date is mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned). By day
+    where both dates give one, else by month (`model.cost.dated_after`; review54: a quote a few days after the cost
+    date in its month was not flagged). Where the cost states no date, a price dated after this archgen's own date
+    (`archgen.CODE_DATE`, `Cost.known_until`) is one it cannot tell from a mistyped date (newuser98: a 2031 price
+    among 2025 ones was taken as the newest, and every other price called older); it is named so, and the other
+    prices are compared without it (`Cost.compared`). Both dates are the spec's or the code's, never the clock's
+    (deterministic output).
     """
     fc = facility.cost if facility is not None else None
-    if facility is None or fc is None or fc.as_of is None:
-        return
-    prices: list[tuple[str, datetime.date | str]] = [(price_name(line), line.date)
-                                                     for line in one_per_price(cost.dated)]
-    prices += [(tariff_name(facility), fc.energy.date)] if fc.energy.date is not None else []
-    later = [name for name, date in prices if dated_after(date, fc.as_of)]
-    if later:
+    tariff = fc.energy.date if fc is not None else None
+    if facility is not None and fc is not None and fc.as_of is not None:
+        prices: list[tuple[str, datetime.date | str]] = [(price_name(line), line.date)
+                                                         for line in one_per_price(cost.dated)]
+        prices += [(tariff_name(facility), tariff)] if tariff is not None else []
+        later = [name for name, date in prices if dated_after(date, fc.as_of)]
         text = "{} " + f"{'is' if len(later) == 1 else 'are'} dated after " + "{}" + \
             "; a price of a later price level than the one the cost is for, or a date written wrongly"
         when = Worded(f"{facility.id}'s cost date, {fc.as_of} (`cost.as_of`)", f"{facility.id}'s cost date, {fc.as_of}")
+    else:
+        later = [price_name(line) for line in one_per_price(cost.unknowable)]
+        later += [tariff_name(facility)] if facility is not None and tariff is not None and \
+            _unknowable(tariff, cost) else []
+        one = len(later) == 1
+        text = "{} " + f"{'is' if one else 'are'} dated after archgen {__version__}'s own date, {CODE_DATE}, and the " \
+            f"cost states no date of its own: likely {'a date' if one else 'dates'} written wrongly (a mistyped " \
+            f"year?); the other prices' dates are compared without {'it' if one else 'them'}. If " \
+            f"{'it is' if one else 'they are'} right, give the facility's cost the date it is for" + "{}" + \
+            "; prices are then judged against that date"
+        when = Worded(" (`cost.as_of`)", "")
+    if later:
         yield Violation(path, spec.id, (), text.format(", ".join(later), when),
                         public=text.format(", ".join(map(customer_text, later)), customer_text(when)))
+
+
+def _unknowable(date: datetime.date | str, cost: Cost) -> bool:
+    """Whether `date` is after this archgen's own date where the cost states none of its own (`Cost.known_until`)."""
+    return cost.known_until is not None and dated_after(date, cost.known_until)
 
 
 def _old(path: str, spec: Cluster, prices: list[tuple[str, int | None]], refs: list[tuple[int, str]],

@@ -31,7 +31,7 @@ def open_items(run: Any, a: Any) -> list[str]:
                          + ", ".join(tiers) + " links.")
     if cost is not None and cost.stale:
         items.append(OpenItem("check", f"Capex adds prices more than {PRICE_SPAN_MONTHS} months older than the newest "
-                              f"({cost.dated[-1].date}), adjusted to no common date",
+                              f"({cost.compared[-1].date}), adjusted to no common date",
                               ", ".join(f"{line.part} ({line.date})" for line in cost.stale), "re-quote them",
                               "COST006"))
     if cost is not None and cost.unracked:
