@@ -205,12 +205,13 @@ def scoped(specs: Specs, cluster: str) -> Specs:
     every cluster's), its halls and the clusters standing in them or listed as `deployed` (a hall's headrooms and
     totals are theirs). Kept with them: the workloads that run on the cluster (its checkpoints, storage and jobs' power
     are theirs), each sweep all of whose clusters and workloads are kept, and every part, model, failure-rate set,
-    requirement and price list (each read alone, by what names it).
+    requirement and price list (each read alone, by what names it). A document with no source (made in code, its
+    names unknown) is kept.
     """
     from archgen.model import Cluster, Rack, Sweep, Workload
     joins = (Cluster, Rack, Facility)
     names = {i: _names([specs.sources[i]]) & specs.items.keys() - {i} for i, d in specs.items.items()
-             if isinstance(d, (*joins, Workload, Sweep))}
+             if isinstance(d, (*joins, Workload, Sweep)) and i in specs.sources}   # one with no source: kept
     named_by: dict[str, set[str]] = {}
     for i, them in names.items():
         for n in them:
@@ -218,7 +219,7 @@ def scoped(specs: Specs, cluster: str) -> Specs:
     joined, todo = {cluster}, [cluster]
     while todo:
         i = todo.pop()
-        for j in sorted(names[i] | named_by.get(i, set())):
+        for j in names.get(i, set()) | named_by.get(i, set()):
             if j not in joined and isinstance(specs.items[j], joins):
                 joined.add(j)
                 todo.append(j)

@@ -92,6 +92,8 @@ def test_the_scope_of_a_shipped_cluster() -> None:
     assert "llama3-70b-train-platforms" not in gb200.items and "llama3-70b-serve-batch" in dgx.items
     assert "hall-air" not in gb200.items and "hall-liquid" not in dgx.items
     assert set(gb200.sources) == set(gb200.items)
+    unknown = dataclasses.replace(specs, sources={i: s for i, s in specs.sources.items() if i != "mi355x-th5"})
+    assert "mi355x-th5" in scoped(unknown, "dgx-b200-superpod").items     # its names unknown: kept
 
 
 def test_clusters_joined_by_racks_and_a_hall_and_one_apart(spec_tree) -> None:
