@@ -195,6 +195,52 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
                  versions=tuple(v for v in versions if v.owner in items))
 
 
+def scoped(specs: Specs, cluster: str) -> Specs:
+    """`specs` less the clusters, racks, halls, workloads and sweeps that cannot change cluster `cluster`'s findings.
+
+    What is left analyses and checks the cluster as the whole specs do (a sweep's fabric axis runs it at each level,
+    `commands.sweep_fabric`). The references are the names `_unused_library` follows (an id among a document's
+    string values). Joined are the cluster and, in turn, each cluster, rack or hall (`Facility`) that names one
+    joined or that one joined names: the racks it places and the other clusters placing them (a rack's optics are
+    every cluster's), its halls and the clusters standing in them or listed as `deployed` (a hall's headrooms and
+    totals are theirs); halls naming one utility connection (`feeds.shared_utility.id`, the halls' own id: PWR011
+    sums them) join as if they named each other. Kept with them: the workloads that run on the cluster (its
+    checkpoints, storage and jobs' power are theirs), each sweep all of whose clusters and workloads are kept, and
+    every part, model, failure-rate set, requirement and price list (each read alone, by what names it). A document
+    with no source (made in code, its names unknown) is kept.
+    """
+    from archgen.model import Cluster, Rack, Sweep, Workload
+    joins = (Cluster, Rack, Facility)
+    names = {i: ((_names([specs.sources[i]]) & specs.items.keys()) - {i}) | _connection(d)
+             for i, d in specs.items.items()
+             if isinstance(d, (*joins, Workload, Sweep)) and i in specs.sources}   # one with no source: kept
+    named_by: dict[str, set[str]] = {}
+    for i, them in names.items():
+        for n in them:
+            named_by.setdefault(n, set()).add(i)
+    joined, todo = {cluster}, [cluster]
+    while todo:
+        i = todo.pop()
+        for j in names.get(i, set()) | named_by.get(i, set()):
+            if j not in joined and (j not in specs.items or isinstance(specs.items[j], joins)):   # or a connection
+                joined.add(j)
+                todo.append(j)
+    joined |= {i for i in named_by.get(cluster, ()) if isinstance(specs.items[i], Workload)}
+    kept = {i for i, d in specs.items.items() if i not in names or i in joined
+            or isinstance(d, Sweep) and all(n in joined or n not in names for n in names[i])}
+    return Specs({i: d for i, d in specs.items.items() if i in kept},
+                 {i: s for i, s in specs.sources.items() if i in kept},
+                 specs.shelf, tuple(r for r in specs.renamed if r.owner in kept), specs.roots,
+                 {i: s for i, s in specs.replaced.items() if i in kept},
+                 tuple(v for v in specs.versions if v.owner in kept))
+
+
+def _connection(doc: Document) -> set[str]:
+    """The utility connection a hall shares with others (`scoped`), as a name no document id can be; else none."""
+    shared = doc.feeds.shared_utility if isinstance(doc, Facility) and doc.feeds is not None else None
+    return {f"utility connection {shared.id}"} if shared is not None else set()
+
+
 #: `_library_read`'s answers, by the library's documents (their `id()`s, and the documents themselves kept).
 LIBRARY = Memo[tuple[tuple[Source, ...], dict[int, tuple[Source, StatedVersion | None, Document, bool]]]](8)
 

@@ -74,20 +74,26 @@ def test_a_lost_core_leaves_each_spine_its_groups_share(eps: list[int]) -> None:
     assert (cuts[1][1], cuts[2][1]) == ((2400.0, 3200.0) if eps[-1] == max(eps) else (2400.0, 2400.0))
 
 
+def _b300_16_sus(tmp_path: Path, core: str = "") -> Path:
+    """The B300 Spectrum-X fixture at 16 SUs on `tiers: 3` (its folder), its cores' keys after `rack`."""
+    text = DATA.read_text(encoding="utf-8")
+    text = text[:text.index("expect:")].replace("  - {unit: su, count: 1}", "  - {unit: su, count: 16}").replace(
+        "    tiers: 2\n", "    tiers: 3\n").replace("    spine: {rack: b300-eth}\n",
+                                                  f"    spine: {{rack: b300-eth}}\n    core: {{rack: b300-eth{core}}}\n"
+                                                  ).replace(
+        "      leaf_spine: [smf-800g-split-2x400g]\n",
+        "      leaf_spine: [smf-800g-split-2x400g]\n      spine_core: [smf-800g-split-2x400g]\n")
+    (tmp_path / "b300.yaml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
 def test_a_b300_plane_of_16_sus_spreads_each_spine_over_two_cores(tmp_path: Path) -> None:
     """The B300 Spectrum-X fixture at 16 SUs on `tiers: 3` (spine38 found its 4-SU form wired each spine to one
     core): 2 pods a plane, 64 cores of 128 ports, each spine 32 links to each of the 2 cores of its group, one core
     lost keeping half of its spines' core links; 400 Gb/s of full bisection per GPU, 396.9 with a core lost (the
     lost core's 128 of a plane's 8,192 core links, one plane of two: 1 − 1/128), as with groups of one core."""
     from archgen.pipeline import run
-    text = DATA.read_text(encoding="utf-8")
-    text = text[:text.index("expect:")].replace("  - {unit: su, count: 1}", "  - {unit: su, count: 16}").replace(
-        "    tiers: 2\n", "    tiers: 3\n").replace("    spine: {rack: b300-eth}\n",
-                                                  "    spine: {rack: b300-eth}\n    core: {rack: b300-eth}\n").replace(
-        "      leaf_spine: [smf-800g-split-2x400g]\n",
-        "      leaf_spine: [smf-800g-split-2x400g]\n      spine_core: [smf-800g-split-2x400g]\n")
-    (tmp_path / "b300.yaml").write_text(text, encoding="utf-8")
-    result = run([CATALOG, tmp_path])
+    result = run([CATALOG, _b300_16_sus(tmp_path)])
     cluster = result.clusters["cluster/b300-spectrum-x-su"]
     fa = next(f for f in cluster.fabrics if f.fabric.spec.id == "compute")
     shape = fa.shape
@@ -101,3 +107,25 @@ def test_a_b300_plane_of_16_sus_spreads_each_spine_over_two_cores(tmp_path: Path
     assert metrics["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(400.0)
     assert metrics["spine.oversubscription"].m_as("") == pytest.approx(1.0)
     assert metrics["failure.core.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(400 * (1 - 1 / 128))
+
+
+def test_a_stated_core_count_of_one_core_a_group_is_warned(tmp_path: Path) -> None:
+    """A stated `core.count` keeps groups of one spine: 64 for the 64 spines of a pod is one core a group, every
+    uplink of a spine on one core, which core38's derived count spreads over two. NET035 gives the count stated,
+    the group size, the derived count and the smallest stated one that spreads them: 128 (2 a group, 32 links a
+    pair; 2 pods x 32 = 64 ports of a core's 128). The message's counts built as stated warn no more."""
+    from archgen.pipeline import analyse_paths
+    one = analyse_paths([CATALOG, _b300_16_sus(tmp_path, ", count: 64")]).clusters["cluster/b300-spectrum-x-su"]
+    fa = next(f for f in one.fabrics if f.fabric.spec.id == "compute")
+    assert (fa.shape.cores, fa.shape.core_pair_links) == (64, 64)
+    [problem] = [p for p in fa.problems if p.check == "NET035"]
+    assert problem.message == (
+        "64 cores make 64 core groups of one core, one per spine of a pod: each spine's 64 uplinks all go to one "
+        "core, whose loss cuts the spine off the core tier; leave `core.count` out (derived: 64 cores, 2 a group) or "
+        "state 128 (2 cores a group, a stated count keeping groups of one spine: each spine meets each with 32 "
+        "link(s), so one core lost leaves it 1 of 2 of its core links)")
+    assert "`" not in problem.public and "the core count out" in problem.public
+    spread = analyse_paths([CATALOG, _b300_16_sus(tmp_path, ", count: 128")]).clusters["cluster/b300-spectrum-x-su"]
+    fa = next(f for f in spread.fabrics if f.fabric.spec.id == "compute")
+    assert (fa.shape.cores, fa.shape.core_pair_links) == (128, 32)
+    assert not [p for p in fa.problems if p.check in ("NET002", "NET018", "NET035")]

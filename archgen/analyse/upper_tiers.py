@@ -185,6 +185,8 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
                                 f"{shown}", count(fixed), count(cores)))
         return fixed, pair_links, 1, problems
     links = s_up // per_group
+    if per_group == 1 and s_up > 1 and pods > 1:
+        problems.append(_one_core_groups(fabric, fixed, pods, s_up, k_core))
     if pods * links > k_core:
         core_sw = fabric.tiers["core"].switch
         problems.append(Problem("NET018", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
@@ -192,6 +194,29 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
                                 f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
                                 count(fixed), count(cores)))
     return fixed, links, 1, problems
+
+
+def _one_core_groups(fabric: BoundFabric, fixed: int, pods: int, s_up: int, k_core: int) -> Problem:
+    """NET035: a stated core count of one core a group (one core per spine of a pod), with the counts to take.
+
+    Each spine's `s_up` uplinks all go to one core, which that core's loss cuts. The count left out is derived
+    (`core_groups`: groups of two cores or more where the ports allow); a stated count keeps groups of one spine, so
+    the smallest that spreads the uplinks is one per spine times the smallest divisor g ≥ 2 of `s_up` whose
+    pods·s_up / g links a core takes (`_cores`). One pod is left to NET027 (its cores carry no traffic).
+    """
+    spines = fixed   # one group per spine of a pod, of one core each
+    g = next((g for g in range(2, s_up + 1) if s_up % g == 0 and pods * (s_up // g) <= k_core), None)
+    derived = core_groups(pods, spines, s_up, k_core)
+    said = (f"{fixed} cores make {spines} core groups of one core, one per spine of a pod: each spine's {s_up} "
+            "uplinks all go to one core, whose loss cuts the spine off the core tier")
+    left = (f"leave KEY out (derived: {derived[0]:,} cores, {s_up // derived[2]} a group)"
+            if derived and s_up // derived[2] > 1 else "")
+    stated = (f"state {spines * g:,} ({g} cores a group, a stated count keeping groups of one spine: each spine meets "
+              f"each with {s_up // g} link(s), so one core lost leaves it {g - 1} of {g} of its core links)"
+              if g else "")
+    rest = " or ".join(x for x in (left, stated) if x) or f"no count of two cores a group fits the {k_core}-port cores"
+    return Problem("NET035", fabric.owner_path + ("core", "count"), f"{said}; {rest}".replace("KEY", "`core.count`"),
+                   count(1), count(g or 1), public=f"{said}; {rest}".replace("KEY", "the core count"))
 
 
 def core_groups(full: int, spines: int, s_up: int, k_core: int, last_links: int = 0) -> tuple[int, int, int] | None:

@@ -1,12 +1,12 @@
-"""NET's warnings on a fabric that builds (NET021, NET023, NET024, NET026, NET028 to NET034).
+"""NET's warnings on a fabric that builds (NET021, NET023, NET024, NET026, NET028 to NET035).
 
 Split from `archgen.checks.network` for its size (as it holds them: each check's `@check` and docstring, its findings
 the named helpers'): a cluster whose network draws out of proportion to its IT power, leaves a NIC role or a
 management or front-end network unwired, a management fabric not knowing its power parts' ports, NIC ports above the
 fabric's rate, a rack short of its per-rack leaves, nodes of two accelerators, a second compute fabric no estimate
 reads, a last pod with spines and core links it does not use, an oversubscription stated the wrong way round or
-built above the stated ratio, or a bisection that may lie above the least cut. `checks.network` imports it, so NET's
-checks register together.
+built above the stated ratio, a bisection that may lie above the least cut, or a stated core count of one core per
+core group. `checks.network` imports it, so NET's checks register together.
 """
 
 from __future__ import annotations
@@ -173,3 +173,21 @@ def even_share_bisection(ctx: Context) -> Iterator[Violation]:
     saying so.
     """
     yield from even_share_bisections(ctx)
+
+
+@check("NET035", "network.one_core_groups", severity="warning")
+def one_core_groups(ctx: Context) -> Iterator[Violation]:
+    """A 3-tier fat tree's stated core count spreads each spine's uplinks over two cores or more.
+
+    A `core.count` of one core per spine of a pod makes core groups of one core: every uplink of a pod's spine j goes
+    to core j, and that core's loss cuts the spine off the cores (the pods keep their other spines). Derived counts
+    take groups of two cores or more where the ports allow, so a spine keeps (n − 1)/n of its core links with one of
+    its group's n cores lost (`analyse.upper_tiers.core_groups`; Al-Fares et al., SIGCOMM 2008, §2.3: each
+    aggregation switch meets k/2 cores; Facebook's fabric: a fabric switch meets every spine of its plane). The
+    finding gives the count stated, the group size, the smallest count that spreads the uplinks, and the derived
+    count. A spine of one uplink, or a fabric of one pod (NET027: its cores carry no traffic), is not judged.
+
+    Fix: state the count the message gives (two cores a group or more), or leave `core.count` out to have it derived;
+    where one core per spine is meant, waive the finding saying why.
+    """
+    yield from _fabric_problems(ctx, "NET035")

@@ -3,12 +3,13 @@
 A fabric axis (`model.sweep_axes.FABRIC_AXES`: `leaf_oversubscription`) does not scale a figure of the model: it
 changes the design. Each cluster of the sweep is copied with its compute fabric's key at each level
 (`model.sweep_fabric.at_level`), and the specs with the copy in the cluster's place run the pipeline again
-(`pipeline.analysed`, then `pipeline.judged`): the fabric is sized anew (leaf uplinks, spines, cables, optics), so
-the copy's IT power, bill of materials and cost, its bisection and the scale-out taper the collectives meet are
-those of the design at that level, and its error findings (a `max_oversubscription`, a hall's SHALL on
-`leaf.oversubscription`, switches its racks do not hold) make its points infeasible with them as the reason, as a
-cluster `check` fails does (`perf.explore.points.feasibility`). About a second or two of CPU a level and cluster,
-before any point runs (docs/sweeps.md, Fabric axes).
+(`pipeline.analysed`, then `pipeline.judged`), less what the copy cannot change (`validate.scoped`: other clusters
+and their racks, halls and workloads; those joined to it by racks or a hall stay): the fabric is sized anew (leaf
+uplinks, spines, cables, optics), so the copy's IT power, bill of materials and cost, its bisection and the
+scale-out taper the collectives meet are those of the design at that level, and its error findings (a
+`max_oversubscription`, a hall's SHALL on `leaf.oversubscription`, switches its racks do not hold) make its points
+infeasible with them as the reason, as a cluster `check` fails does (`perf.explore.points.feasibility`). A few
+tenths of a second of CPU a level and cluster on specs/, before any point runs (docs/sweeps.md, Fabric axes).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from archgen.model.sweep import Sweep
 from archgen.model.sweep_axes import FABRIC_AXES, variant_id
 from archgen.model.sweep_fabric import at_level
 from archgen.pipeline import analysed, judged
-from archgen.validate import Specs
+from archgen.validate import Specs, scoped
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Level:
 
     cluster: str                          # the cluster's id (its objects keep it: cluster/<id>/fabric/<fabric>)
     specs: Specs                          # the specs with the copy in the cluster's place
-    clusters: dict[str, ClusterAnalysis]  # their analysed clusters, by path
+    clusters: dict[str, ClusterAnalysis]  # the analysed clusters of their scope (`validate.scoped`), by path
     failing: str                          # its error findings, in words (`failing_words`); "" where check passes
 
 
@@ -52,16 +53,17 @@ def levels(specs: Specs, sweep: Sweep, ids: Sequence[str], as_of: AsOf | None = 
     clusters = [c for cid in ids if isinstance(c := specs.get(cid), Cluster)]
     out = {}
     for cluster in clusters:
+        scope = scoped(specs, cluster.id)     # what the copy can change, run without the rest (`validate.scoped`)
         for combo in itertools.product(*(getattr(sweep.axes, name) for name in given)):
             copy = cluster
             for name, level in zip(given, combo, strict=True):
                 copy = at_level(copy, name, level)
-            them = dataclasses.replace(specs, items={**specs.items, cluster.id: copy})
-            design = build(them)
-            run = analysed(them, design)
+            them = dataclasses.replace(scope, items={**scope.items, cluster.id: copy})
+            run = analysed(them, build(them))
             errors = judged(*run, as_of=as_of).errors
             out[variant_id(cluster.id, zip(given, combo, strict=True))] = Level(
-                cluster.id, them, run.clusters, failing_words(cluster.id, run.clusters, errors))
+                cluster.id, dataclasses.replace(specs, items={**specs.items, cluster.id: copy}), run.clusters,
+                failing_words(cluster.id, run.clusters, errors))
     return out
 
 
