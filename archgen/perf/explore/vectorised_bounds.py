@@ -41,9 +41,9 @@ from archgen.perf.train.pipeline_split import Split, split
 from archgen.perf.train.ranks import busiest_memory, class_times
 from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, dp_groups, estimate_training, pipeline_comm
 
-
 #: Bytes of a block of a batch's plan bounds worked out at once (`_plan_bound`): a block and its bubbles fit a core's
-#: second-level cache (2 MB on the 2-core development machine; 32-128 points of 880 plans took the least CPU).
+#: second-level cache (2 MB a core on the 2-core development machine, where blocks of 8-64 points of 880 plans, 56-450
+#: kB, took the least CPU).
 BLOCK_BYTES = 1 << 18
 
 
