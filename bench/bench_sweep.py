@@ -139,16 +139,20 @@ def main() -> str:
             problem = problem_of(text, tmp)
             per_point.evaluate(problem, 0, 2)  # warm both paths up (imports, caches) before timing
             small = dataclasses.replace(problem, axes={k: v[:1] for k, v in problem.axes.items()})
-            workers.evaluate_all(small, None)
-            gc.freeze()  # what start-up made left out of later collections, as the console script's (`resume_gc`)
-            one = timed(lambda p=problem: per_point.evaluate(p, 0, p.size)) if slow else None
-            if one is not None and problem.workload.training is not None:
-                reference = problem.size / one  # per-point rate of the searched training points
-            batched, cpu = cpu_timed(lambda p=problem: workers.evaluate_all(p, None))
+            # on the whole sweep where it is small, else (the 10^5 row, whose whole sweep would take as long again) on
+            # its first level of each axis: this process and the workers alike, each then holding the same layout sets
+            # prepared (`workers.PREPARED`), the workers forked first so that they do not inherit what the one worker's
+            # timing prepares (the 240-point row read 2.3-2.4x with them forked after it); a worker may still meet a set
+            # in its timed chunks that the other prepared, which counts against two workers, as in `archgen sweep`
+            warm = problem if slow else small
             with workers.executor(2) as pool:  # `archgen sweep --workers 2`'s pool: workers started as its are
-                # start the workers before timing: on the whole sweep where it is small, else (the 10^5 row, whose
-                # whole sweep would take as long again) on its first level of each axis, as the one worker above
-                workers.evaluate_all(problem if slow else small, pool, 2)
+                workers.evaluate_all(warm, pool, 2)
+                workers.evaluate_all(warm, None)
+                gc.freeze()  # what start-up made left out of later collections, as the console script's (`resume_gc`)
+                one = timed(lambda p=problem: per_point.evaluate(p, 0, p.size)) if slow else None
+                if one is not None and problem.workload.training is not None:
+                    reference = problem.size / one  # per-point rate of the searched training points
+                batched, cpu = cpu_timed(lambda p=problem: workers.evaluate_all(p, None))
                 pids = list(pool._processes)  # the workers, started: their CPU seconds read around the timing
                 before, parent = [process_cpu(q) for q in pids], time.process_time()
                 two = timed(lambda p=problem, pool=pool: workers.evaluate_all(p, pool, 2))
