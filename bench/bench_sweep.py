@@ -6,7 +6,11 @@ and against the pure-Python baseline of `bench_perf.py`. The sweeps are the ship
 the large one has 100,080 points with the layout searched at each. `BENCH_MILLION=1` adds a 999,960-point sweep
 (a sweep may have at most 10^6 points; about two minutes and 1.5 GB of rows on a 2-core machine), which
 `make bench` leaves out by default. The process's malloc keeps freed memory for reuse, as `archgen sweep`'s does
-(`startup.keep_freed_memory`).
+(`startup.keep_freed_memory`), and what it made before the timings is frozen out of later collections, as the console
+script's start-up is (`startup.resume_gc`). The two workers are `archgen sweep --workers 2`'s (`workers.executor`),
+started as its are (`workers._worker_start`: frozen too). A plain pool's workers, as the bench had before workers39,
+inherit this process's 94,000 objects unfrozen and examine them in each full collection: 0.20-0.24 CPU seconds per
+worker on the 10^5-point row (gc.callbacks), 0.009 frozen, some 4 % of the busier worker's CPU charged to two workers.
 
 The last column, batched points per 10^6 baseline ops, is per CPU second of both: the batched evaluation's CPU seconds
 and the baseline loop's rate per CPU second (`bench_perf.baseline` on `time.process_time`, the median of three), so
@@ -19,13 +23,13 @@ To compare two checkouts, `python bench/compare_ab.py BASE --sweep`.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import platform
 import statistics
 import tempfile
 import time
 import tracemalloc
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from bench_perf import baseline
@@ -135,15 +139,20 @@ def main() -> str:
             problem = problem_of(text, tmp)
             per_point.evaluate(problem, 0, 2)  # warm both paths up (imports, caches) before timing
             small = dataclasses.replace(problem, axes={k: v[:1] for k, v in problem.axes.items()})
-            workers.evaluate_all(small, None)
-            one = timed(lambda p=problem: per_point.evaluate(p, 0, p.size)) if slow else None
-            if one is not None and problem.workload.training is not None:
-                reference = problem.size / one  # per-point rate of the searched training points
-            batched, cpu = cpu_timed(lambda p=problem: workers.evaluate_all(p, None))
-            with ProcessPoolExecutor(max_workers=2) as pool:
-                # start the workers before timing: on the whole sweep where it is small, else (the 10^5 row, whose
-                # whole sweep would take as long again) on its first level of each axis, as the one worker above
-                workers.evaluate_all(problem if slow else small, pool, 2)
+            # on the whole sweep where it is small, else (the 10^5 row, whose whole sweep would take as long again) on
+            # its first level of each axis: this process and the workers alike, each then holding the same layout sets
+            # prepared (`workers.PREPARED`), the workers forked first so that they do not inherit what the one worker's
+            # timing prepares (the 240-point row read 2.3-2.4x with them forked after it); a worker may still meet a set
+            # in its timed chunks that the other prepared, which counts against two workers, as in `archgen sweep`
+            warm = problem if slow else small
+            with workers.executor(2) as pool:  # `archgen sweep --workers 2`'s pool: workers started as its are
+                workers.evaluate_all(warm, pool, 2)
+                workers.evaluate_all(warm, None)
+                gc.freeze()  # what start-up made left out of later collections, as the console script's (`resume_gc`)
+                one = timed(lambda p=problem: per_point.evaluate(p, 0, p.size)) if slow else None
+                if one is not None and problem.workload.training is not None:
+                    reference = problem.size / one  # per-point rate of the searched training points
+                batched, cpu = cpu_timed(lambda p=problem: workers.evaluate_all(p, None))
                 pids = list(pool._processes)  # the workers, started: their CPU seconds read around the timing
                 before, parent = [process_cpu(q) for q in pids], time.process_time()
                 two = timed(lambda p=problem, pool=pool: workers.evaluate_all(p, pool, 2))

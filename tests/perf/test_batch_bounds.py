@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore import vectorised_bounds as vb
@@ -63,11 +64,17 @@ def test_the_layout_floor_never_exceeds_the_step_time_and_is_close_to_it(tmp_pat
         assert np.median(floor / step) > 0.99
 
 
-def test_the_plan_bound_by_rank_group_is_rank_times_plan_by_plan(tmp_path):
-    """Rank classes timed once per rank split give each plan's m·t_max + bubble to the last bit."""
+@pytest.mark.parametrize("rows", [0, 5])
+def test_the_plan_bound_by_rank_group_is_rank_times_plan_by_plan(tmp_path, monkeypatch, rows: int):
+    """Rank classes timed once per rank split give each plan's m·t_max + bubble to the last bit.
+
+    Also where the bound is worked out in blocks of 5 points (`vectorised_bounds._plan_bound`), the last one short.
+    """
     (p,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]"))
     pos = np.arange(32)
     pts, setup, prep = _set(p, batch._levels(p, 0, 32), pos)
+    if rows:
+        monkeypatch.setattr(vb, "BLOCK_BYTES", 8 * len(prep.m) * rows)
     assert len(prep.a_of_group) < len(prep.m)  # plans that differ in their interleave share a group
     hw = vg.batch_hw(pts, slice(0, 32), (32, 1))
     a = prep.a_lay

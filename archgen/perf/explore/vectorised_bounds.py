@@ -41,6 +41,11 @@ from archgen.perf.train.pipeline_split import Split, split
 from archgen.perf.train.ranks import busiest_memory, class_times
 from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, dp_groups, estimate_training, pipeline_comm
 
+#: Bytes of a block of a batch's plan bounds worked out at once (`_plan_bound`): a block and its bubbles fit a core's
+#: second-level cache (2 MB a core on the 2-core development machine, where blocks of 8-64 points of 880 plans, 56-450
+#: kB, took the least CPU).
+BLOCK_BYTES = 1 << 18
+
 
 @dataclasses.dataclass(frozen=True)
 class Prepared:
@@ -175,16 +180,35 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
         t_rank.append(np.broadcast_to(t, shape))
         params.append(np.broadcast_to(par, shape[1:]))
         experts.append(np.broadcast_to(exp, shape[1:]))
-    gp = col[prep.group_of_plan[live]]
-    bubble = np.take(np.broadcast_to(t_sum - t_max, shape), gp, axis=1)  # per group, then per plan
-    t_max = np.take(np.broadcast_to(t_max, shape), gp, axis=1)
-    bubble /= prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan: (t_sum - t_max) / v
-    t_max *= prep.m[live]
-    t_max += bubble  # m·t_max + bubble
-    bound = t_max
+    gp = col[prep.group_of_plan[live]]  # per group, then per plan
+    bound = _plan_bound(np.broadcast_to(t_max, shape), np.broadcast_to(t_sum - t_max, shape), gp,
+                        prep.plan_lay["interleave"][live], prep.m[live])
     layer = LayerTimes(*(flat(getattr(lt, f.name)) for f in dataclasses.fields(lt)))
     return Parts(bound, local, col, layer.forward, layer.backward + layer.recompute, layer, t_rank,
                  np.stack(params, axis=-1), np.stack(experts, axis=-1))
+
+
+def _plan_bound(t_max: np.ndarray, spread: np.ndarray, gp: np.ndarray, v: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """m·t_max + bubble of each (point, plan), worked out in blocks of points of about `BLOCK_BYTES`.
+
+    The rank groups' columns `gp` of `t_max` and `spread` (t_sum - t_max) are taken plan by plan, and the bubble is
+    `rank_times`'s, spread / v. These are the same operations on the same numbers as on the whole (points, plans)
+    arrays, one block of points at a time: the batch's arrays (about 8 MB each) were written to memory and read back
+    five times, where a block's stay in a core's second-level cache (workers39: 4.8 against 9.9 ms for 1,190 points
+    by 880 plans, in one process).
+    """
+    count, plans = t_max.shape[0], len(gp)
+    out = np.empty((count, plans))
+    rows = max(1, BLOCK_BYTES // (8 * plans))
+    bubble = np.empty((min(rows, count), plans))
+    for a in range(0, count, rows):
+        o, b = out[a:a + rows], bubble[:min(rows, count - a)]
+        np.take(spread[a:a + rows], gp, axis=1, out=b, mode="clip")  # each live plan's group has a column: in range
+        b /= v
+        np.take(t_max[a:a + rows], gp, axis=1, out=o, mode="clip")
+        o *= m
+        o += b  # m·t_max + bubble
+    return out
 
 
 def _group_pp(prep: Prepared) -> np.ndarray:
