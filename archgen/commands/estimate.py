@@ -15,7 +15,6 @@ from archgen.output.estimate import (
     case_switches_text,
     estimate_json,
     estimate_text,
-    serving_defaults,
     switches_json,
     switches_text,
     what_if_json,
@@ -32,6 +31,7 @@ from archgen.perf.api import (
     plan_for_workload,
     plan_text,
     precision,
+    serving_taken,
 )
 from archgen.pipeline import built, job_on_cluster
 
@@ -108,8 +108,11 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                                        "zero": t.zero, "interleave": virtual_stages(t)},
                                    c.model.moe is not None if c.model else None, case_vendor(c, accs))
             for c, _ in ran if explain and (t := c.training) is not None}
-    defaults = {c.id: serving_defaults(c.inference, job.max_batch_size, job.kv_reserve)
-                for c, p in ran if explain and p.footprint is not None and (job := p.footprint.job) is not None}
+    defaults = {c.id: {t.name: t.value for t in serving_taken(
+                    c.inference, case_vendor(c, accs), job.max_batch_size, job.kv_reserve, job.kv_rule,
+                    job.kv_fraction, c.inference.tp, c.inference.replicas, "field default")}
+                for c, p in ran if explain and c.inference is not None and p.footprint is not None
+                and (job := p.footprint.job) is not None}
     ranges = {c.id: span for c, p in ran if (span := unstated.unstated_span(c, accs, p))[0]}
     bands = case_bands(cf.cases, scores.results)
     unfit = {c.id: why for c, p in ran if c.collective is None and (why := unfit_reason(c, p.footprint)) is not None}

@@ -283,27 +283,6 @@ def case_switches_text(used: dict[str, list[Used]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The serving fields a validation case may leave out (docs/perf-model.md, "Defaults for fields a validation case
-#: leaves out"): `--cases --explain` names each one a serving case left to its default, with the value taken.
-SERVING_DEFAULTS = ("kv_precision", "kv_reserve", "max_num_tokens", "max_batch_size", "prefill", "ffn_activation",
-                    "output_len_cv")
-
-
-def serving_defaults(inference: Any, max_batch_size: int | None = None, kv_reserve: str | None = None
-                     ) -> dict[str, str]:
-    """The fields of `SERVING_DEFAULTS` a serving case's `inference` does not state, each with the default it took.
-
-    `output_len_cv` only where it applies (offline; a simulated run gives every request one length);
-    `max_batch_size` and `kv_reserve`: its engine's defaults on the case's accelerator (`scoring.cases.serve_job`).
-    """
-    shown = {"kv_precision": "the weights' (fp8 under fp4)", "output_len_cv": "not stated (all outputs of one length)",
-             "max_batch_size": "the engine's default" if max_batch_size is None else str(max_batch_size)}
-    shown |= {"kv_reserve": kv_reserve} if kv_reserve is not None else {}
-    names = [n for n in SERVING_DEFAULTS if n != "output_len_cv" or inference.scenario == "offline"]
-    return {n: shown[n] if getattr(inference, n) is None or n == "kv_reserve" and n in shown
-            else str(getattr(inference, n)) for n in names if n not in inference.model_fields_set}
-
-
 def case_defaults_text(defaults: dict[str, dict[str, str]]) -> str:
     """Each serving case's fields left to their defaults, one case a line (nothing for a case that states them all)."""
     rows = {case_id: d for case_id, d in defaults.items() if d}

@@ -21,6 +21,7 @@ from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import estimate_hardware, estimate_on_cluster, machine
+from archgen.perf.workload.defaults_taken import serving_taken
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
@@ -56,5 +57,5 @@ def __getattr__(name: str) -> object:
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "JobOnCluster", "Keep", "Machine",
            "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "SwitchPorts", "chunk", "estimate_hardware",
            "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine",
-           "merge", "peak_scope", "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride", "set_size",
-           "set_stride", "summarise"]
+           "merge", "peak_scope", "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride",
+           "serving_taken", "set_size", "set_stride", "summarise"]

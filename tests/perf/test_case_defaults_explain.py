@@ -36,7 +36,7 @@ def test_explain_json_carries_the_defaults_on_serving_rows(tmp_path):
     rows = json.loads(run_cli("estimate", "--cases", str(tmp_path / "cases.yaml"), "--explain", "--format",
                               "json").out)
     lenovo = next(r for r in rows if r["id"] == "ho-mlperf51-llama2-70b-offline-8xb200-lenovo")
-    assert lenovo["defaults"]["output_len_cv"] == "not stated (all outputs of one length)"
+    assert lenovo["defaults"]["output_len_cv"] == "none"   # "not stated: all outputs of one length", the workload's
     assert lenovo["defaults"]["ffn_activation"] == "separate"
     server = next(r for r in rows if r["id"] == "ho-mlperf51-llama2-70b-server-8xb200-lenovo")
     assert "output_len_cv" not in server["defaults"]  # a simulated run gives every request one length

@@ -66,19 +66,32 @@ def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[
     return tuple(out)
 
 
+#: Where a workload's replicas come from when it states none (a validation case's are its field default, 1).
+ALL_DOMAINS = "as many as the scale-up domains hold"
+
+
 def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: KvRule, fraction: float | None,
-                  tp: int, replicas: int) -> tuple[Taken, ...]:
+                  tp: int, replicas: int, replicas_from: str = ALL_DOMAINS) -> tuple[Taken, ...]:
     """Each field a serving job leaves out that moves a number, with the value its estimate took (newuser97).
 
     `limit`, `reserve`, `rule` and `fraction` are what the estimate ran (`engine_defaults.batch_size_of`,
-    `kv_reserve_of`, `kv_rule_of`), `tp` and `replicas` its layout. Before, `defaults_taken` was empty on every serving
-    estimate and `--explain` printed nothing more for one: which engine, batch cap and KV fraction a job ran was
-    spread over notes and conventions, or not said (max_num_tokens, prefill, ffn_activation, quantised_attention).
+    `kv_reserve_of`, `kv_rule_of`), `tp` and `replicas` its layout, `replicas_from` why that many. Before,
+    `defaults_taken` was empty on every serving estimate and `--explain` printed nothing more for one: which engine,
+    batch cap and KV fraction a job ran was spread over notes and conventions, or not said (max_num_tokens, prefill,
+    ffn_activation, quantised_attention). The one list a workload's estimate and `estimate --cases --explain` print
+    (dsr1case39: the cases had a list of their own, which named neither the engine nor its KV fraction).
+
+    Under TensorRT-LLM a simulated run (concurrency, or server with an arrival_rate) also names the attention-DP
+    balancer off and CUDA graphs unpadded where the job leaves `adp_balance` or `graph_batch_sizes` out, TensorRT-LLM's
+    defaults (`enable_balance` and `enable_padding` False: tensorrt_llm/llmapi/llm_args.py, AttentionDpConfig and
+    CudaGraphConfig, at NVIDIA/TensorRT-LLM 00043967). dsr1case39: the MLPerf v5.1 DeepSeek-R1 B200 Server run states
+    both, and its case reads TTFT p99 293.7 ms where a workload of the same run without them reads 87.5 ms, the same
+    physics on other inputs; nothing said the workload had taken the defaults. An offline job names `output_len_cv`
+    left out (every output of one length).
     """
     given = inf.model_fields_set
     out = [Taken("tp", str(tp), "searched")] if "tp" not in given else []
-    out += [Taken("replicas", str(replicas), "as many as the scale-up domains hold")] if "replicas" not in given \
-        else []
+    out += [Taken("replicas", str(replicas), replicas_from)] if "replicas" not in given else []
     try:
         engine = serving_engine(inf.engine, vendor)
     except ValueError:   # no engine known: the job stated its max_batch_size, and its fraction's key picks the rule
@@ -96,6 +109,13 @@ def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: K
     out += [Taken(name, as_written(getattr(inf, name)), "field default")
             for name in ("precision", "max_num_tokens", "prefill", "ffn_activation", "quantised_attention")
             if name not in given]
+    if inf.scenario == "concurrency" or inf.arrival_rate is not None:
+        if engine == "tensorrt-llm" and inf.attention_dp and tp > 1 and inf.adp_balance is None:
+            out.append(Taken("adp_balance", "off", whose))
+        if engine == "tensorrt-llm" and inf.graph_batch_sizes is None:
+            out.append(Taken("graph_batch_sizes", "unpadded", whose))
+    elif inf.output_len_cv is None:
+        out.append(Taken("output_len_cv", "none", "not stated: all outputs of one length"))
     return tuple(out)
 
 
