@@ -183,7 +183,9 @@ class Parallelism(SequenceParallel):
                                 "CP ranks, the ring over the second; their product is cp. Needed with a2a+p2p at "
                                 "cp > 1, refused with any other type.")
     etp: int | None = Field(None, gt=0, description="Expert tensor-parallel size (expert_tensor_parallel_size): "
-                                                    "ways each expert's FFN is split; left out: tp.")
+                                                    "ways each expert's FFN is split (it must divide the expert FFN); "
+                                                    "left out: searched where the stack folds the experts (MoE "
+                                                    "parallel folding, Megatron-core 0.10 on), else tp.")
     interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
     zero: Literal[0, 1, 2, 3] | None = Field(

@@ -273,7 +273,7 @@ def band_section() -> list[str]:
              "the band of every bin from its load's to that one's (`a..b` rows below: each measurement counts in "
              f"every run of bins holding its own); a bin or run of bins of fewer than {MIN_BIN} measurements (or "
              "none, as every percentile at light load) gives no band, 'unmeasured at this load', and never another "
-             "bin's or arrival's.", "", page_words(MIN_BIN, LIKELY), "",
+             "bin's or arrival's.", "", page_words(MIN_BIN, LIKELY, expected_coverage), "",
              "A band is the range of its measurements' errors, not a bound: `expected` is the share of further "
              "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks, Ann. Math. Statist. "
              "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it. A requirement met across a "

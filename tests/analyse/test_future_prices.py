@@ -75,3 +75,15 @@ def test_the_code_date_is_no_earlier_than_the_catalog_and_not_in_the_future():
                     if dated_after(d, CODE_DATE) and not dated_after(d, today)})
     assert later == [], f"archgen.CODE_DATE {CODE_DATE} is before dates the catalog states: move it (and regenerate)"
     assert CODE_DATE <= today, f"archgen.CODE_DATE {CODE_DATE} is after today's date"
+
+
+def test_no_catalog_price_or_tariff_is_dated_after_the_code():
+    """A shipped price or tariff dated after CODE_DATE would be named a likely typo on every design that uses it.
+
+    The test above leaves out a catalog date after today (a plan); a `date:` is a price's or a tariff's, which COST006
+    judges against CODE_DATE whatever the clock says, so none may be after it, plan or not (review58).
+    """
+    dated = {(m[1], p.name) for p in CATALOG.rglob("*.yaml")
+             for m in re.finditer(r"\bdate:\s*['\"]?(20\d\d-\d\d(?:-\d\d)?)", p.read_text(encoding="utf-8"))}
+    assert dated, "the catalog states price dates"
+    assert sorted(d for d in dated if dated_after(d[0], CODE_DATE)) == []

@@ -104,6 +104,12 @@ def test_folding_accepts_ep_beyond_dp_and_refuses_what_megatron_refuses():
         "etp x ep = 2 x 32 must divide the tp x cp x dp = 2 x 1 x 16 ranks of a pipeline stage (Megatron-core's MoE "
         "parallel folding)"]
     assert layout_problems(Q235, job, 256, **{**kw, "ep": 48}, etp=1)[0].startswith("ep (48) must divide the 128")
+    # an etp other than tp must divide the expert FFN, stated as searched (TEGroupedLinear's `divide`, an assertion):
+    # 768 / 5 is no whole split, though etp x ep = 5 x 2 folds on the 10 ranks (review58)
+    assert Q30.expert_ffn == 768
+    assert layout_problems(Q30, Job(Q30, 4096, 10), 10, tp=2, pp=1, dp=5, ep=2, etp=5) == [
+        "etp (5) must divide the expert FFN of 768 (each expert's linears are split etp ways)"]
+    assert layout_problems(Q30, Job(Q30, 4096, 10), 10, tp=2, pp=1, dp=5, ep=2, etp=1) == []
     # CP folds too: 8 GPUs, cp 8, ep 8 (the MoE README's "CP=8, EP=8 ... only 8 GPUs needed")
     assert layout_problems(Q30, Job(Q30, 32768, 8), 8, tp=1, pp=1, dp=1, cp=8, ep=8) == []
     # a dense model has no experts to fold

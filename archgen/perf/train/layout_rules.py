@@ -221,7 +221,10 @@ def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | N
     """(field, why) of an expert layout Megatron-core refuses (`experts`).
 
     ep must divide the experts (training/arguments.py), etp x ep the tp x cp x dp ranks of a pipeline stage
-    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError).
+    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError), and an etp other
+    than tp the expert FFN, which the grouped expert linears split etp ways (`TEGroupedLinear`: `divide(output_size,
+    tp_size)`, an assertion, megatron/core/extensions/transformer_engine.py at d98e8a6, lines 2469-2472): a stated
+    one as a searched one (`layouts.expert_tp_sizes`).
     """
     out = []
     if etp is not None and etp <= 0:
@@ -229,6 +232,9 @@ def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | N
     if (ep > 1 or etp is not None) and not arch.experts:
         return [("ep" if ep > 1 else "etp", f"{'ep' if ep > 1 else 'etp'} ({ep if ep > 1 else etp}) needs a "
                                             "mixture-of-experts model")]
+    if arch.experts and etp is not None and etp != tp and arch.expert_ffn % etp:
+        out.append(("etp", f"etp ({etp}) must divide the expert FFN of {arch.expert_ffn} (each expert's linears "
+                           "are split etp ways)"))
     if arch.experts and arch.experts % ep:
         out.append(("ep", f"ep ({ep}) must divide the {arch.experts} experts"))
     e = tp if etp is None else etp

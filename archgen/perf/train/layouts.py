@@ -224,12 +224,12 @@ def expert_layouts(arch: Arch, num: Mapping[str, int], tp: int, dp: int, cp: int
     gives. Before (etp39), a left-out etp was held at tp under every stack (plan38 said so).
     """
     eps = [num["ep"]] if "ep" in num else divisors(arch.experts) if arch.experts else [1]
-    etps = [etp] + (expert_tp_sizes(arch, tp, tp * cp * dp, scale_up) if search_etp and etp is None and arch.experts
+    etps = [etp] + (expert_tp_sizes(tp, tp * cp * dp, scale_up) if search_etp and etp is None and arch.experts
                     else [])  # None: tp
     return [(ep, e or tp) for ep in eps for e in etps if not expert_problems(arch, tp, dp, cp, ep, e)]
 
 
-def expert_tp_sizes(arch: Arch, tp: int, ranks: int, scale_up: int | None) -> list[int]:
+def expert_tp_sizes(tp: int, ranks: int, scale_up: int | None) -> list[int]:
     """The expert tensor-parallel sizes other than `tp` a pipeline stage of `ranks` (tp x cp x dp) may take, ascending.
 
     Megatron-core's MoE parallel folding (`experts`) lays the stage's ranks out for the experts as etp x ep x edp
@@ -237,13 +237,12 @@ def expert_tp_sizes(arch: Arch, tp: int, ranks: int, scale_up: int | None) -> li
     870-884, the RuntimeError "world_size ... is not divisible by expert_tensor_model_pipeline_parallel size"; the
     same at core_v0.10.0, lines 643-652, where folding arrived with 7f22e21; `expert_problems` holds it with each
     ep): etp may be below tp, equal to it or above it (arguments.py at d98e8a6, lines 587-588, only defaults it to
-    tp). Each size divides the expert FFN, which the grouped expert linears split etp ways (`TEGroupedLinear`:
-    `divide(output_size, tp_size)`, an assertion, megatron/core/extensions/transformer_engine.py at d98e8a6, lines
-    2469-2472), and stays within the scale-up domain, as tp does (`layout_problems`): that bound is archgen's, not
-    Megatron-core's.
+    tp). Each stays within the scale-up domain, as tp does (`layout_problems`): that bound is archgen's, not
+    Megatron-core's, and the search's only (a stated etp beyond the domain is taken as stated). That each divides the
+    expert FFN is Megatron-core's rule, held by `expert_problems` on every (ep, etp) `expert_layouts` gives, as on a
+    stated etp.
     """
-    return [e for e in divisors(ranks) if e != tp and (scale_up is None or e <= scale_up)
-            and arch.expert_ffn % e == 0]
+    return [e for e in divisors(ranks) if e != tp and (scale_up is None or e <= scale_up)]
 
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,

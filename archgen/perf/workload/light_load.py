@@ -27,7 +27,7 @@ load has tested (docs/perf-model.md, Error bands, Light load).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_FAMILIES
@@ -73,18 +73,20 @@ def worst(quantity: str, family_: str, table: Mapping[str, Mapping[str, tuple]] 
                  f"{FAMILIES[fam]}'s {' '.join((q.split('_')[0].upper(), *q.split('_')[1:]))} {ARRIVALS[arrival]}")
 
 
-def page_words(min_runs: int, likely: float, table: Mapping[str, Mapping[str, tuple]] | None = None) -> str:
+def page_words(min_runs: int, likely: float, coverage: Callable[[int], float],
+               table: Mapping[str, Mapping[str, tuple]] | None = None) -> str:
     """The rule and today's worst light-load errors, as docs/accuracy.md states them (`output.accuracy`).
 
-    `min_runs` and `likely` are `bands.MIN_BIN` and `bands.LIKELY` (passed: `bands` imports this module).
+    `min_runs`, `likely` and `coverage` are `bands.MIN_BIN`, `bands.LIKELY` and `bands.expected_coverage` (passed:
+    `bands` imports this module), so that the page judges the runs as `Band.beyond` does.
     """
     parts, own = [], []
     for group in LATENCIES:
         w = worst(group[0], LOAD_FAMILIES[0], table)
         if w is None:
             continue
-        few = (f" (expected coverage {(w.runs - 1) / (w.runs + 1):.0%}, under {likely:.0%}: too few, so a target on "
-               "it stays at risk)" if (w.runs - 1) / (w.runs + 1) < likely else "")
+        few = (f" (expected coverage {coverage(w.runs):.0%}, under {likely:.0%}: too few, so a target on it stays "
+               "at risk)" if coverage(w.runs) < likely else "")
         parts.append(f"{group[0].upper()} (mean and percentiles) {w.low:+.1%} to {w.high:+.1%} on {w.runs} or more "
                      f"runs, the worst on {w.lowest}{few}")
         own += [f"{FAMILIES[fam]} {group[0].upper()} {mine.own if mine else 0}"
