@@ -25,7 +25,7 @@ from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
 from archgen.open_item import Worded, customer_text
-from archgen.perf.workload.bands import Band
+from archgen.perf.workload.bands import BEYOND_DOC, Band
 from archgen.units import Q
 
 
@@ -300,10 +300,11 @@ def requirement_met_beyond_light_load(ctx: Context) -> Iterator[Violation]:
             ends = " to ".join(shown(b.req, v, b.subject) for v in sorted(o.beyond))
             meets = (f" = {shown(b.req, o.value, b.subject)} meets "
                      f"{target_text(b.req.target, lookup(b.subject, b.req.metric))}, and so does its figure at "
-                     f"every error measured at light load ({ends}): {o.note}")
+                     f"every error measured at light load ({ends}): ")
             yield Violation(b.subject, b.owner, b.path + ("target",), f"{b.req.id} ({b.req.statement}): "
-                            f"{b.req.metric}{meets}", o.value, b.req.target.limit, b.req.id,
-                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}")
+                            f"{b.req.metric}{meets}{o.note}", o.value, b.req.target.limit, b.req.id,
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
+                                   f"{o.note.removesuffix(BEYOND_DOC)}")
 
 
 def shown(req: Requirement, value: Q, subject: str) -> str:
