@@ -168,7 +168,8 @@ Offload = Literal["none", "activations", "optimizer", "both"]
 class Parallelism(SequenceParallel):
     """Parallel layout; every field left out is searched (`sequence_parallel` takes the stack's value)."""
 
-    tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
+    tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain); it divides "
+                                                   "the attention heads and a dense layer's FFN.")
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
     cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, exchanged as "
@@ -183,7 +184,8 @@ class Parallelism(SequenceParallel):
                                 "CP ranks, the ring over the second; their product is cp. Needed with a2a+p2p at "
                                 "cp > 1, refused with any other type.")
     etp: int | None = Field(None, gt=0, description="Expert tensor-parallel size (expert_tensor_parallel_size): "
-                                                    "ways each expert's FFN is split; left out: tp.")
+                                                    "ways each expert's FFN is split, so it divides that FFN; "
+                                                    "left out: tp.")
     interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
     zero: Literal[0, 1, 2, 3] | None = Field(
