@@ -34,11 +34,9 @@ class CurrencyDim(Dim):
         try:
             return self._money(value)
         except PydanticCustomError as e:
-            hint = money_hint(value, CURRENCIES) if isinstance(value, str) else ""
-            if hint:
-                error = PydanticCustomError("quantity_currency", "expected {expected} such as '{example}', got "
-                                            "'{got}'", {"expected": self.label, "example": self.example,
-                                                        "got": value.strip(), "hint": hint})
+            quote = quote_error(value, self.label, self.example) if isinstance(value, str) else None
+            if quote is not None:
+                error = quote
             elif e.type == "quantity_parse" and QUANTITY_FORM in e.message_template:   # 'about 5000 USD'
                 error = PydanticCustomError(e.type, e.message_template.replace(QUANTITY_FORM, MONEY_FORM), {
                     **(e.context or {}), "expected": self.label, "example": self.example})
@@ -64,6 +62,20 @@ EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, le=1e3, label="a price o
 #: called '4 USD/h' a cost per month (newuser98: an hourly rate given as a part's capex).
 MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, le=1e10, label="a cost per unit of time",
                                      example="1500 USD/month")]
+
+
+def quote_error(text: str, expected: str = "an amount of money",
+                example: str = "515000 USD") -> PydanticCustomError | None:
+    """The error for money written as a quote prints it ('$400,000', '400k USD'), with how to write it; else None.
+
+    The one message and hint (`unit_hints.money_hint`) of a money field (`CurrencyDim`) and a requirement's target
+    (`model.target.Target.parse`: '<= $10M'), so that both say the same of the same text (leftover39).
+    """
+    hint = money_hint(text, CURRENCIES)
+    if not hint:
+        return None
+    return PydanticCustomError("quantity_currency", "expected {expected} such as '{example}', got '{got}'",
+                               {"expected": expected, "example": example, "got": text.strip(), "hint": hint})
 
 
 def currency(q: Q) -> str | None:

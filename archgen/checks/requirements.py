@@ -1,9 +1,9 @@
 """REQ: requirements with targets on computed metrics.
 
 The pipeline judges every requirement of the design once (`checks.judgement.judge_all`, over `outcome`, which
-`archgen diff` and `archgen gap` read too, so every command judges a requirement alike); REQ001, REQ002, REQ004 and
-REQ005 report those `Judgement`s, REQ003 that one id names one requirement, and documents list them (the compliance
-matrix). `shown` is how a requirement's value reads in their messages.
+`archgen diff` and `archgen gap` read too, so every command judges a requirement alike); REQ001, REQ002, REQ004,
+REQ005 and REQ006 report those `Judgement`s, REQ003 that one id names one requirement, and documents list them (the
+compliance matrix). `shown` is how a requirement's value reads in their messages.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
 from archgen.open_item import Worded, customer_text
-from archgen.perf.workload.bands import Band
+from archgen.perf.workload.bands import BEYOND_DOC, Band
 from archgen.units import Q
 
 
@@ -278,6 +278,33 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
                             b.req.target.limit, b.req.id,
                             public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
                                    f"{', '.join(map(field_words.assumed_said, o.assumed))}")
+
+
+@check("REQ006", "requirements.beyond", severity="info")
+def requirement_met_beyond_light_load(ctx: Context) -> Iterator[Violation]:
+    """A requirement met on a light-load latency no band holds says it is met beyond every error measured there.
+
+    No published run of the job's family and arrival measured the model's error at its light load, so the figure has
+    no band; it is met, not at risk (REQ004), only where the target holds at the figure taken at the worst errors
+    measured at light load on every serving family and arrival (`perf.workload.bands.Band.beyond`,
+    `model.requirements.unbanded`; docs/perf-model.md, Error bands, Light load). That pass rests on other families'
+    and arrivals' runs, not on a band of its own: the finding says so, with the figure at those errors, as `archgen
+    estimate`, its JSON and the compliance matrix do. Information: it changes no exit code.
+
+    Fix: nothing needs mending; to judge the figure on a band of its own, have it measured on the system at its load,
+    or add a published light-load run of the job's family and arrival to the scored cases.
+    """
+    for j in ctx.requirements:
+        b, o = j.bound, j.outcome
+        if o.status is Status.MET and o.beyond is not None and o.value is not None:
+            ends = " to ".join(shown(b.req, v, b.subject) for v in sorted(o.beyond))
+            meets = (f" = {shown(b.req, o.value, b.subject)} meets "
+                     f"{target_text(b.req.target, lookup(b.subject, b.req.metric))}, and so does its figure at "
+                     f"every error measured at light load ({ends}): ")
+            yield Violation(b.subject, b.owner, b.path + ("target",), f"{b.req.id} ({b.req.statement}): "
+                            f"{b.req.metric}{meets}{o.note}", o.value, b.req.target.limit, b.req.id,
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
+                                   f"{o.note.removesuffix(BEYOND_DOC)}")
 
 
 def shown(req: Requirement, value: Q, subject: str) -> str:

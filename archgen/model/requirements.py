@@ -210,6 +210,7 @@ class Outcome(Judged):
     band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.workload.bands)
     assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (`on_assumed`)
     tolerated: bool = False  # met only by the requirement's `tolerance`: the value is past the limit itself
+    beyond: tuple[Q, Q] | None = None  # met with no band: the value at the worst light-load errors (`unbanded`)
 
     @property
     def shown(self) -> str:
@@ -304,7 +305,7 @@ def unbanded(o: Outcome, why: str, beyond: tuple[Q, Q] | None = None, beyond_why
     if o.status is not Status.MET:
         return o
     if beyond is not None and all(judge(o.requirement, v).status is Status.MET for v in beyond):
-        return replace(o, note=beyond_why)
+        return replace(o, note=beyond_why, beyond=beyond)
     return replace(o, status=Status.AT_RISK, note=f"{UNBANDED}: {why}")
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
+from archgen.money import currency, quote_error
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -87,7 +88,7 @@ class Target:
         try:
             limit = ureg.Quantity(float(text), "dimensionless")
         except ValueError:
-            limit = parse_quantity(text)
+            limit = _limit(text)
         return cls(op, limit)
 
     @classmethod
@@ -95,6 +96,24 @@ class Target:
         return core_schema.no_info_plain_validator_function(
             cls.parse, serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="json"),
             json_schema_input_schema=core_schema.str_schema(pattern=r"^\s*(<=|>=|==|<|>)"))
+
+
+def _limit(text: str) -> Q:
+    """A target's limit as text: a quantity, or refused with a money field's message and hint (`money.quote_error`).
+
+    Money written as a quote prints it ('$10M', '400k USD', '10M USD') is refused so whether pint cannot read it or
+    reads it as something else (10 USD·molar); before (leftover39) a target took the quantity form's message or the
+    dimension's, and none of a money field's hints.
+    """
+    try:
+        limit = parse_quantity(text)
+    except PydanticCustomError:
+        if (quote := quote_error(text)) is not None:
+            raise quote from None
+        raise
+    if currency(limit) is not None and (quote := quote_error(text)) is not None:
+        raise quote
+    return limit
 
 
 def offset(q: Q) -> bool:

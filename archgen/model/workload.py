@@ -168,7 +168,8 @@ Offload = Literal["none", "activations", "optimizer", "both"]
 class Parallelism(SequenceParallel):
     """Parallel layout; every field left out is searched (`sequence_parallel` takes the stack's value)."""
 
-    tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
+    tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain); it divides "
+                                                   "the attention heads and a dense layer's FFN.")
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
     cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, exchanged as "

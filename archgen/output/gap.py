@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from archgen.compare.answers import Answer
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
+from archgen.display import outside
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
@@ -72,10 +73,11 @@ def based(row: GapRow, reference: bool = False) -> str:
 def value_cell(row: GapRow) -> str:
     """The proposal's value with its band, where it has one, as the compliance matrix shows it.
 
-    '0.93 s (0.56 s to 44.1 s)'.
+    '0.93 s (0.56 s to 44.1 s)'; a band wholly to one side of the value says so, as `archgen estimate` does
+    (`display.outside`): '9.1 ms (9.26 ms to 9.796 ms, wholly above the estimate)'.
     """
-    ends = f" ({shown(row, q=row.band[0])} to {shown(row, q=row.band[1])})" if row.band and row.value is not None \
-        else ""
+    ends = f" ({shown(row, q=row.band[0])} to {shown(row, q=row.band[1])}{outside(row.value, row.band)})" \
+        if row.band and row.value is not None else ""
     return based(row) + ends
 
 

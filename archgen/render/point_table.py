@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.display import decimals_column
+from archgen.display import decimals_column, outside
 from archgen.metrics import unbounded as unbounded_text
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
@@ -123,6 +123,29 @@ UNEVEN_NOTE = ("A layout followed by a pipeline_layout has a pp that does not di
 def uneven_note(problem: SweepProblem, layouts: Sequence[Mapping[str, Any]]) -> tuple[Para, ...]:
     """`UNEVEN_NOTE` as a note, where a table of `layouts` shows a `pipeline_layout`; else nothing."""
     return (Para(UNEVEN_NOTE, "note"),) if any(pipeline_layout(problem, lay) for lay in layouts) else ()
+
+
+def one_sided_note(problem: SweepProblem, rows: Sequence[PointRow]) -> tuple[Para, ...]:
+    """Where a table of `rows` shows a band wholly to one side of its point, a note saying so; else nothing.
+
+    The table gives a band's ends as columns of their own (numbers, as the CSV must), so the words `archgen estimate`
+    puts beside the ends (`display.outside`: "wholly above the estimate") go under the table, with the points and
+    figures they are true of. The point is the model's, never moved into its band (docs/perf-model.md, Error bands,
+    A point outside its band).
+    """
+    said = []
+    for m in (m for m in BANDED if m in metric_names(problem)):
+        sides: dict[str, list[int]] = {}
+        for r in rows:
+            ends = (r.metrics.get(f"{m}_low"), r.metrics.get(f"{m}_high"))
+            if m in r.metrics and None not in ends and (side := outside(r.metrics[m], ends)):
+                sides.setdefault(side.removeprefix(", "), []).append(r.index)
+        said += [f"{DISPLAY[m][0]}'s band lies {side} at point{'s' * (len(at) > 1)} {', '.join(map(str, at))}"
+                 for side, at in sorted(sides.items())]
+    if not said:
+        return ()
+    return (Para("; ".join(said) + ": every published run that band comes from was missed in one direction, and the "
+                 "estimate is shown as the model gives it, not moved into its band.", "note"),)
 
 
 def hypothetical(row: PointRow, problem: SweepProblem | None = None) -> list[str]:

@@ -36,6 +36,7 @@ from archgen.render.point_table import (
     layout_text,
     level_text,
     metric_cell,
+    one_sided_note,
     points_table,
     uneven_note,
 )
@@ -146,7 +147,7 @@ def front_section(result: Result) -> Section:
                          "note"))
     rows = [result.rows[i] for i in shown]
     return section.add(*scope_notes(result), *uneven_note(result.problem, [r.layout for r in rows]),
-                       points_table(result, rows, "front", "The Pareto front"))
+                       *one_sided_note(result.problem, rows), points_table(result, rows, "front", "The Pareto front"))
 
 
 def scope_notes(result: Result) -> tuple[Para, ...]:
@@ -192,7 +193,8 @@ def best_section(result: Result) -> Section:
                          "factor other than 1 on a hardware axis, a replaced figure or chip), so they answer a "
                          "what-if, not which platform to buy: " + "; ".join(flagged) + ".", "note"))
     section.add(*scope_notes(result))
-    section.add(*uneven_note(result.problem, [result.rows[i].layout for i in result.best.values() if i is not None]))
+    best = [result.rows[i] for i in sorted({i for i in result.best.values() if i is not None})]
+    section.add(*uneven_note(result.problem, [r.layout for r in best]), *one_sided_note(result.problem, best))
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 

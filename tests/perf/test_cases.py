@@ -121,6 +121,9 @@ def test_layout_that_does_not_divide(tmp_path):
         "cases.yaml:8:3: error: one.training: 4 layers cannot fill pp x interleave = 8 stages",
         "cases.yaml:8:3: error: one.training: tp (3) and the 16 key/value heads do not divide one another",
         "cases.yaml:8:3: error: one.training: tp (3) does not divide the 16 attention heads",
+        "cases.yaml:8:3: error: one.training: tp (3) does not divide the FFN of 4096, which the dense layers' linears "
+        "split that many ways (Transformer Engine's Linear asserts it: transformer_engine/pytorch/module/linear.py at "
+        "d0067d0, line 1625); expected a size that divides 4096: 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, ...",
         "cases.yaml:8:3: error: one.training: tp x pp x dp x cp = 3 x 8 x 1 x 1 = 24 does not equal the 8 "
         "accelerators",
     ])

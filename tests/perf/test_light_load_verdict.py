@@ -122,6 +122,9 @@ def test_the_26x_margin_is_met_and_a_target_within_the_worst_error_is_at_risk(sp
     check = run_cli("check", str(SPECS), str(specs)).out
     flagged = {rid for rid in reqs if f"REQ004 workload/nu97-405b-fp4-gb200-server: {rid}" in check}
     assert flagged == {"NU-SRV-002", "NU-SRV-005"}
+    # and the two met beyond every light-load error say so (REQ006, info; leftover39: `check` said nothing of them)
+    beyond = {rid for rid in reqs if f"info: REQ006 workload/nu97-405b-fp4-gb200-server: {rid}" in check}
+    assert beyond == {"NU-SRV-001", "NU-SRV-003"}, check
 
 
 def test_a_sweep_point_is_judged_as_estimate_judges_it(spec_tree, tmp_path):

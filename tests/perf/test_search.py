@@ -40,6 +40,9 @@ def test_layout_problems_are_explained():
     assert layout_problems(MT530, job, 64, tp=3, pp=4, dp=4, interleave=2, scale_up_size=8) == [
         "tp x pp x dp x cp = 3 x 4 x 4 x 1 = 48 does not equal the 64 accelerators",
         "tp (3) does not divide the 128 attention heads",
+        "tp (3) does not divide the FFN of 81920, which the dense layers' linears split that many ways (Transformer "
+        "Engine's Linear asserts it: transformer_engine/pytorch/module/linear.py at d0067d0, line 1625); expected a "
+        "size that divides 81920: 1, 2, 4, 5, 8, 10, 16, 20, 32, 40, 64, 80, ...",
         "tp (3) and the 128 key/value heads do not divide one another",
         "105 layers (105 slots) cannot be split evenly into pp x interleave = 4 x 2 stages, even with the "
         "embedding and loss as pipeline slots (107)" + UNEVEN_42,

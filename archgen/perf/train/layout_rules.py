@@ -95,9 +95,9 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     offload the distributed optimizer (`optimizer_offload_refused`; `zero` None: not judged). Context parallelism
     needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`) and what its `cp_comm_type` needs
     (`cp_comm.cp_comm_problem`: a2a, heads divisible by cp; a2a+p2p, the hierarchical sizes), tp above the KV heads
-    the stack's sub-sharding (`kv_heads_problem`). The experts' rules are Megatron-core's MoE parallel folding
-    (`experts`): ep divides the experts and etp x ep (etp defaulting to tp) the tp x cp x dp ranks of a pipeline
-    stage; ep need not divide dp.
+    the stack's sub-sharding (`kv_heads_problem`), and tp divides a dense layer's FFN (`ffn_problem`). The experts'
+    rules are Megatron-core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting to
+    tp) the tp x cp x dp ranks of a pipeline stage, ep need not divide dp; and etp divides the expert FFN.
     """
     out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
@@ -111,6 +111,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
                                        f"equal the {gpus} accelerators"))
     if arch.heads % tp:
         out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
+    if problem := ffn_problem(arch, tp):
+        out.append(LayoutProblem("tp", problem))
     out += [LayoutProblem("tp", kv)] if (kv := kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding)) else []
     if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
         out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
@@ -221,10 +223,9 @@ def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | N
     """(field, why) of an expert layout Megatron-core refuses (`experts`).
 
     ep must divide the experts (training/arguments.py), etp x ep the tp x cp x dp ranks of a pipeline stage
-    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError), and an etp other
-    than tp the expert FFN, which the grouped expert linears split etp ways (`TEGroupedLinear`: `divide(output_size,
-    tp_size)`, an assertion, megatron/core/extensions/transformer_engine.py at d98e8a6, lines 2469-2472): a stated
-    one as a searched one (`layouts.expert_tp_sizes`).
+    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError), and etp (tp where
+    left out) the expert FFN, stated or not (`EXPERT_FFN_SOURCE`; before leftover39 only a searched etp was held to
+    it, `layouts.expert_tp_sizes`).
     """
     out = []
     if etp is not None and etp <= 0:
@@ -232,13 +233,43 @@ def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | N
     if (ep > 1 or etp is not None) and not arch.experts:
         return [("ep" if ep > 1 else "etp", f"{'ep' if ep > 1 else 'etp'} ({ep if ep > 1 else etp}) needs a "
                                             "mixture-of-experts model")]
-    if arch.experts and etp is not None and etp != tp and arch.expert_ffn % etp:
-        out.append(("etp", f"etp ({etp}) must divide the expert FFN of {arch.expert_ffn} (each expert's linears "
-                           "are split etp ways)"))
     if arch.experts and arch.experts % ep:
         out.append(("ep", f"ep ({ep}) must divide the {arch.experts} experts"))
     e = tp if etp is None else etp
     if arch.experts and (tp * cp * dp) % (e * ep):
         out.append(("ep", f"etp x ep = {e} x {ep} must divide the tp x cp x dp = {tp} x {cp} x {dp} ranks of a "
                           "pipeline stage (Megatron-core's MoE parallel folding)"))
+    if arch.experts and arch.expert_ffn % e:
+        said = f"etp ({e})" if etp is not None else f"tp ({e}), at which the experts run where etp is left out,"
+        out.append(("etp" if etp is not None else "tp",
+                    f"{said} does not divide the expert FFN of {arch.expert_ffn}, which the grouped expert linears "
+                    f"split that many ways ({EXPERT_FFN_SOURCE}); expected "
+                    f"{sizes_said(arch.expert_ffn)}" + ("" if etp is not None else ", or state such an etp")))
     return out
+
+
+#: Where Megatron-core asserts that etp divides the expert FFN (`expert_problems`).
+EXPERT_FFN_SOURCE = "Megatron-core's TEGroupedLinear asserts it: transformer_engine.py at d98e8a6, lines 2469-2472"
+#: Where the stack asserts that tp divides the dense FFN (`ffn_problem`); Megatron-core's own RowParallelLinear
+#: alike (megatron/core/tensor_parallel/layers.py at d98e8a6, line 1408).
+DENSE_FFN_SOURCE = ("Transformer Engine's Linear asserts it: transformer_engine/pytorch/module/linear.py at d0067d0, "
+                    "line 1625")
+
+
+def ffn_problem(arch: Arch, tp: int) -> str | None:
+    """Why `tp` cannot split the model's dense FFN (`ffn`, in its dense layers); else None.
+
+    The down-projection (`linear_fc2`, a row-parallel linear as wide as the FFN) splits its input tp ways, which the
+    stack asserts divides (`DENSE_FFN_SOURCE`). A model whose every layer is an MoE layer has no dense FFN; its
+    experts' rule is `expert_problems`'.
+    """
+    if arch.layers > arch.moe_layers and arch.ffn % tp:
+        return (f"tp ({tp}) does not divide the FFN of {arch.ffn}, which the dense layers' linears split that many "
+                f"ways ({DENSE_FFN_SOURCE}); expected {sizes_said(arch.ffn)}")
+    return None
+
+
+def sizes_said(n: int, shown: int = 12) -> str:
+    """The sizes that divide `n`, in words: the first `shown` of its divisors ("a size that divides 768: 1, 2, ...")."""
+    sizes = divisors(n)
+    return f"a size that divides {n}: " + ", ".join(map(str, sizes[:shown])) + (", ..." if len(sizes) > shown else "")

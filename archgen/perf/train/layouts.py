@@ -29,6 +29,7 @@ from archgen.perf.train.layout_rules import (
     divisors,
     ep_overlap_problems,
     expert_problems,
+    ffn_problem,
     interleaves,
     layout_problems,
 )
@@ -168,7 +169,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
         return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
         if tp > hw.scale_up_size or arch.heads % tp or kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding) \
-                or gpus % (tp * cp) or not cp_splits(job.seq_len, cp) or cp_comm_problem(arch, job, tp, cp):
+                or ffn_problem(arch, tp) or gpus % (tp * cp) or not cp_splits(job.seq_len, cp) \
+                or cp_comm_problem(arch, job, tp, cp):
             continue
         for pp in ([num["pp"]] if "pp" in num else divisors(gpus // (tp * cp))):
             if gpus % (tp * cp * pp):

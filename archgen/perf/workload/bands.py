@@ -72,6 +72,9 @@ E = TypeVar("E", Q, float)
 #: The fewest measurements a load bin's band is taken from: with fewer, its lowest and highest error are one or two
 #: runs' errors, not a spread (a stated rule, not fitted); the bin is then "unmeasured at this load".
 MIN_BIN = 3
+#: Where the reason a requirement is met beyond every light-load error ends (`Band.beyond_words`): our page, which
+#: a customer's words leave out (REQ006's `public`).
+BEYOND_DOC = " (docs/perf-model.md, Error bands, Light load)"
 #: The least expected coverage (`expected_coverage`) of a band on which a requirement met at both its ends reads
 #: "met": below it, "at risk" (`Band.likely`, REQ004). "Likely" is 66-100 % probability in the IPCC's calibrated
 #: language (Mastrandrea et al., "Guidance Note for Lead Authors of the IPCC Fifth Assessment Report on Consistent
@@ -211,8 +214,8 @@ class Band:
         w = self.light
         return (f"unmeasured at this load; met beyond every error measured at light load: on {w.runs} or more runs "
                 f"at light load of any serving family and arrival ({w.own} of its own family) the model erred by "
-                f"{w.low:+.1%} to {w.high:+.1%} (the worst on {w.lowest}), and the target holds at both "
-                "(docs/perf-model.md, Error bands, Light load)")
+                f"{w.low:+.1%} to {w.high:+.1%} (the worst on {w.lowest}), and the target holds at both"
+                + BEYOND_DOC)
 
     def describe(self) -> str:
         """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...').
