@@ -68,6 +68,13 @@ def shipped_base(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def half_current(tmp_path_factory) -> Path:
+    """One copy of the shipped specs whose DGX H100 rack's feeds carry half the current (`HALF_CURRENT`: PWR002,
+    PWR003), read, not changed, by the diffs that take it as either side (its run made once, as `shipped_base`'s)."""
+    return copy_specs(tmp_path_factory.mktemp("half") / "specs", HALF_CURRENT)
+
+
+@pytest.fixture(scope="module")
 def one_more_system(tmp_path_factory, shipped_base) -> tuple[int, dict]:
     """`diff --format json` of the shipped specs against them with a fifth DGX H100 in the rack (read, not changed)."""
     root = tmp_path_factory.mktemp("one-more")
@@ -98,8 +105,8 @@ def test_one_more_system(one_more_system):
     assert doc["summary"]["failing"] and doc["summary"]["requirements_failing"] == 1
 
 
-def test_markdown_comment(tmp_path, shipped_base):
-    r = run_cli("diff", shipped_base, copy_specs(tmp_path / "head", HALF_CURRENT))
+def test_markdown_comment(shipped_base, half_current):
+    r = run_cli("diff", shipped_base, half_current)
     assert r.code == 1, r.err
     # usable capacity of 2 feeds halves: 69.0 kW -> 34.5 kW
     assert round(2 * feed(415, 60), -1) == 69_000 and round(2 * feed(415, 30), -2) == 34_500
@@ -110,8 +117,8 @@ def test_markdown_comment(tmp_path, shipped_base):
     assert "### Requirements" not in r.out  # no requirement on the feed capacity
 
 
-def test_fix_resolves_findings(tmp_path):
-    code, doc = diff_json(copy_specs(tmp_path / "base", HALF_CURRENT), copy_specs(tmp_path / "head"))
+def test_fix_resolves_findings(tmp_path, half_current):
+    code, doc = diff_json(half_current, copy_specs(tmp_path / "head"))
     assert code == 0
     assert doc["findings"]["new"] == []
     assert {f["id"] for f in doc["findings"]["resolved"]} == {"PWR002", "PWR003"}
@@ -295,8 +302,8 @@ def test_output_file(repo):
     assert f"`specs/{RACK}:" in text
 
 
-def test_moved_lines_are_not_new_findings(tmp_path):
-    base = copy_specs(tmp_path / "base", HALF_CURRENT)
+def test_moved_lines_are_not_new_findings(tmp_path, half_current):
+    base = half_current
     head = copy_specs(tmp_path / "head", HALF_CURRENT)
     (head / RACK).write_text("# a comment\n# moves every line\n" + (head / RACK).read_text(encoding="utf-8"), encoding="utf-8")
     code, doc = diff_json(base, head)
