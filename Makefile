@@ -84,8 +84,8 @@ demo: $(STAMP)
 #   checks/test_cases 15.1, test_types 14.5, test_diff 13.2, test_cache_off 12.6, plan_stated_keys 11.0. Runs repeated
 #   by content in one worker (tests/test_*.py less fuzz and mypy): 8.2 of 36 CPU-s, most a fresh copy of specs/ per
 #   test; unchanged sides read by several diffs made once a module: test_diff -n 0 13.2 -> 11.7 (load 6), 9.7 -> 8.9
-#   (load 4.5; two steps, about -19 %), with
-#   test_diff_bom, test_hostile_findings_cap and test_pdf_title (drawn_once) about 3 CPU-s in all.
+#   (load 4.5; two steps, about -19 %); with test_diff_bom, test_hostile_findings_cap and test_pdf_title (drawn_once)
+#   about 3 CPU-s in all.
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 
