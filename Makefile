@@ -78,6 +78,14 @@ demo: $(STAMP)
 #   spec tree loaded with fewer path calls and each file read with a buffer of its size (pipeline.load of specs/
 #   20.1 -> 9.8 ms), device_ends by rack design: -n 0 side by side, tests/checks + analyse 82.6 -> 77.7 CPU-s
 #   (load 12), tests/perf 143.1 -> 136.0 (load 6-7; with _loop's min()s written out).
+# suite39 (7,486 tests, -n 2 worksteal from a fresh worktree, load 8-10): 607.5 CPU-s (workers 299.4, 296.5;
+#   collection 12.6, 14.5; the controller ~12). No tail: the workers' last tests ended 3.2 s apart, so the wall is
+#   the CPU over two cores. Files: test_browser 39.0 (every_document: typst 26 CPU-s cold, diagrams), fuzz 26.6,
+#   checks/test_cases 15.1, test_types 14.5, test_diff 13.2, test_cache_off 12.6, plan_stated_keys 11.0. Runs repeated
+#   by content in one worker (tests/test_*.py less fuzz and mypy): 8.2 of 36 CPU-s, most a fresh copy of specs/ per
+#   test; unchanged sides read by several diffs made once a module: test_diff -n 0 13.2 -> 11.7 (load 6), 9.7 -> 8.9
+#   (load 4.5; two steps, about -19 %); with test_diff_bom, test_hostile_findings_cap and test_pdf_title (drawn_once)
+#   about 3 CPU-s in all.
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

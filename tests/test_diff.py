@@ -60,10 +60,25 @@ def metric(doc: dict, obj: str, name: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def one_more_system(tmp_path_factory) -> tuple[int, dict]:
+def shipped_base(tmp_path_factory) -> Path:
+    """One unchanged copy of the shipped specs, the BASE of this module's diffs against an edited copy; tests only
+    read it. Its pipeline run is then made once, not once a test (`tests/shared_runs.py` keys a run by the files'
+    names, real paths and bytes, so a fresh copy per test ran it afresh each time)."""
+    return copy_specs(tmp_path_factory.mktemp("shipped") / "base")
+
+
+@pytest.fixture(scope="module")
+def half_current(tmp_path_factory) -> Path:
+    """One copy of the shipped specs whose DGX H100 rack's feeds carry half the current (`HALF_CURRENT`: PWR002,
+    PWR003), read, not changed, by the diffs that take it as either side (its run made once, as `shipped_base`'s)."""
+    return copy_specs(tmp_path_factory.mktemp("half") / "specs", HALF_CURRENT)
+
+
+@pytest.fixture(scope="module")
+def one_more_system(tmp_path_factory, shipped_base) -> tuple[int, dict]:
     """`diff --format json` of the shipped specs against them with a fifth DGX H100 in the rack (read, not changed)."""
     root = tmp_path_factory.mktemp("one-more")
-    return diff_json(copy_specs(root / "base"), copy_specs(root / "head", FIVE_SYSTEMS))
+    return diff_json(shipped_base, copy_specs(root / "head", FIVE_SYSTEMS))
 
 
 def test_one_more_system(one_more_system):
@@ -90,8 +105,8 @@ def test_one_more_system(one_more_system):
     assert doc["summary"]["failing"] and doc["summary"]["requirements_failing"] == 1
 
 
-def test_markdown_comment(tmp_path):
-    r = run_cli("diff", copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", HALF_CURRENT))
+def test_markdown_comment(shipped_base, half_current):
+    r = run_cli("diff", shipped_base, half_current)
     assert r.code == 1, r.err
     # usable capacity of 2 feeds halves: 69.0 kW -> 34.5 kW
     assert round(2 * feed(415, 60), -1) == 69_000 and round(2 * feed(415, 30), -2) == 34_500
@@ -102,8 +117,8 @@ def test_markdown_comment(tmp_path):
     assert "### Requirements" not in r.out  # no requirement on the feed capacity
 
 
-def test_fix_resolves_findings(tmp_path):
-    code, doc = diff_json(copy_specs(tmp_path / "base", HALF_CURRENT), copy_specs(tmp_path / "head"))
+def test_fix_resolves_findings(tmp_path, half_current):
+    code, doc = diff_json(half_current, copy_specs(tmp_path / "head"))
     assert code == 0
     assert doc["findings"]["new"] == []
     assert {f["id"] for f in doc["findings"]["resolved"]} == {"PWR002", "PWR003"}
@@ -111,8 +126,8 @@ def test_fix_resolves_findings(tmp_path):
     assert change == {"value": pytest.approx(2 * (feed(415, 60) - feed(415, 30))), "unit": "W"}
 
 
-def test_identical_specs(tmp_path):
-    base = copy_specs(tmp_path / "base")
+def test_identical_specs(tmp_path, shipped_base):
+    base = shipped_base
     code, doc = diff_json(base, copy_specs(tmp_path / "head"))
     assert code == 0
     assert doc["metrics"] == [] and doc["requirements"] == []
@@ -141,8 +156,8 @@ def test_json_shape(one_more_system):
                                                                           for m in doc["metrics"])
 
 
-def test_threshold_hides_float_noise(tmp_path):
-    base = copy_specs(tmp_path / "base")
+def test_threshold_hides_float_noise(tmp_path, shipped_base):
+    base = shipped_base
     head = copy_specs(tmp_path / "head", ("voltage: 415 V, basis", "voltage: 415.2 V, basis"))  # +0.048 %
     code, doc = diff_json(base, head)
     assert (code, doc["metrics"]) == (0, [])
@@ -151,8 +166,8 @@ def test_threshold_hides_float_noise(tmp_path):
     assert m["metric"] == "feed_capacity_usable" and m["relative"] == pytest.approx(0.2 / 415)
 
 
-def test_objects_added_and_removed(tmp_path):
-    base = copy_specs(tmp_path / "base")
+def test_objects_added_and_removed(tmp_path, shipped_base):
+    base = shipped_base
     head = copy_specs(tmp_path / "head")
     (head / RACK).unlink()
     code, doc = diff_json(base, head)
@@ -269,8 +284,8 @@ def test_not_a_repository(tmp_path, monkeypatch):
                                   "repository\n")               # before: the working directory's absolute path
 
 
-def test_head_does_not_validate(tmp_path):
-    base = copy_specs(tmp_path / "base")
+def test_head_does_not_validate(tmp_path, shipped_base):
+    base = shipped_base
     head = copy_specs(tmp_path / "head", ("current: 60 A,", "current: 60,"))
     r = run_cli("diff", base, head)
     assert r.code == 1 and r.out == unanalysable(r.err.rstrip("\n"), 1)       # on stdout too (newuser20 item 6)
@@ -287,8 +302,8 @@ def test_output_file(repo):
     assert f"`specs/{RACK}:" in text
 
 
-def test_moved_lines_are_not_new_findings(tmp_path):
-    base = copy_specs(tmp_path / "base", HALF_CURRENT)
+def test_moved_lines_are_not_new_findings(tmp_path, half_current):
+    base = half_current
     head = copy_specs(tmp_path / "head", HALF_CURRENT)
     (head / RACK).write_text("# a comment\n# moves every line\n" + (head / RACK).read_text(encoding="utf-8"), encoding="utf-8")
     code, doc = diff_json(base, head)
@@ -372,10 +387,10 @@ def test_catalog_sources(own_repo, repo):
         assert (rev.catalog, tree.catalog) == (None, None)
 
 
-def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_better(tmp_path):
+def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_better(tmp_path, shipped_base):
     """newuser10 item 4: batch 512 -> 256 cut MFU and throughput 5.4 %, and the comment said ✅ with no direction;
     MFU's change read "-3.23 %" beside "relative -5.4 %" (its change is in percentage points)."""
-    base, head = copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head")
+    base, head = shipped_base, copy_specs(tmp_path / "head")
     workload = head / "workloads" / "llama3-70b.yaml"
     workload.write_text(workload.read_text(encoding="utf-8").replace("global_batch: 512", "global_batch: 256"),
                         encoding="utf-8")
@@ -414,13 +429,13 @@ def test_a_change_with_no_better_direction_reads_as_neither():
 
 
 
-def test_a_fabric_tapered_reads_as_worse(tmp_path):
+def test_a_fabric_tapered_reads_as_worse(tmp_path, shipped_base):
     """newuser26: a 2:1 leaf tier on the shipped B200 SuperPOD cuts the compute fabric's bisection, and the comment
     listed it with no direction, counting only the failure shares as worse. Bandwidth a fabric carries is better
     higher, as throughput is. At 2:1 a 64-port QM9700 leaf splits 43 down / 21 up (docs/clusters.md Formulas,
     u = ⌊k / (1 + o)⌋), a 32-node SU still takes 8 rail leaves, so the bisection is the 32 leaves' uplinks:
     32 x 21 x 400 Gb/s / 2 over 1,016 GPUs = 132.3 Gb/s, against half the 400G injection (200 Gb/s) at 1:1."""
-    base = copy_specs(tmp_path / "base")
+    base = shipped_base
     head = copy_specs(tmp_path / "head")
     cluster = head / "clusters" / "dgx-b200-superpod.yaml"
     text = cluster.read_text(encoding="utf-8")
@@ -449,11 +464,11 @@ def test_path_between_two_directories_is_refused(tmp_path, monkeypatch):
                             "read and --path names nothing"), r.err
 
 
-def test_concurrency_has_no_better_direction(tmp_path):
+def test_concurrency_has_no_better_direction(tmp_path, shipped_base):
     """offtpot37: a falling `concurrency` read "worse ▼" (the registry maximised it), yet under an arrival rate more
     in flight is more requests waiting. Halving the shipped offline job's batch (2,048 -> 1,024 in flight) shortens
     its requests' gaps between tokens (TPOT, better) and their decode step; concurrency has no direction."""
-    base, head = copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head")
+    base, head = shipped_base, copy_specs(tmp_path / "head")
     workload = head / "workloads" / "llama3-70b.yaml"
     text = workload.read_text(encoding="utf-8")
     assert text.count("  output_len: 256\n") == 1

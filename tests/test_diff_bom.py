@@ -38,6 +38,8 @@ def rows(doc: dict, obj: str) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def swap(tmp_path_factory) -> tuple[Path, Path]:
+    """(an unchanged copy of the shipped specs, a copy whose SU swaps SR8 for DR8 optics); tests only read them, and
+    the module's other diffs take the same BASE, so that its pipeline run is made once (`tests/shared_runs.py`)."""
     root = tmp_path_factory.mktemp("swap")
     return copy_specs(root / "base"), edited(root / "head", CLUSTER, *SR8_TO_DR8)
 
@@ -86,8 +88,8 @@ def test_optics_swap_markdown(swap, swap_doc):
     assert again.out == r.out   # deterministic
 
 
-def test_switch_swap(tmp_path):
-    base = copy_specs(tmp_path / "base")
+def test_switch_swap(tmp_path, swap):
+    base = swap[0]
     head = copy_specs(tmp_path / "head", ("part: sn2201, face: rear", "part: sn4600c, face: rear"))
     _, doc = diff_json(base, head)
     bom = rows(doc, "rack/dgx-h100-4")
@@ -100,8 +102,8 @@ def test_switch_swap(tmp_path):
     assert "dgx-h100" not in bom and "pdu-415v-60a-3ph" not in bom   # unchanged parts stay out
 
 
-def test_itself_has_no_bom_section(tmp_path):
-    base = copy_specs(tmp_path / "base")
+def test_itself_has_no_bom_section(swap):
+    base = swap[0]
     code, doc = diff_json(base, base)
     assert code == 0 and doc["bom"] == [] and doc["summary"]["parts_changed"] == 0
     r = run_cli("diff", base, base)

@@ -23,9 +23,11 @@ from tests.conftest import SPECS
 RACKS, REQUIREMENTS = 30, 30
 
 
-@pytest.fixture
-def many(tmp_path, monkeypatch):
-    """RACKS copies of a shipped rack, and REQUIREMENTS requirements on `rack/*` that each of them fails."""
+@pytest.fixture(scope="module")
+def many_tree(tmp_path_factory):
+    """RACKS copies of a shipped rack, and REQUIREMENTS requirements on `rack/*` that each of them fails, written once
+    for the module (the tests read it): `check` in each output format then shares one pipeline run of it."""
+    tmp_path = tmp_path_factory.mktemp("many")
     text = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
     text = text[text.index("kind: Rack"):]
     (tmp_path / "s" / "racks").mkdir(parents=True)
@@ -34,8 +36,14 @@ def many(tmp_path, monkeypatch):
     reqs = "".join(f'  - {{id: REQ-W-{j}, statement: w, subject: "rack/*", metric: weight, target: "<= 1 kg"}}\n'
                    for j in range(REQUIREMENTS))
     (tmp_path / "s" / "reqs.yaml").write_text(f"kind: Requirements\nid: many\nrequirements:\n{reqs}", encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def many(many_tree, monkeypatch):
+    """`many_tree`, the working directory in it."""
+    monkeypatch.chdir(many_tree)
+    return many_tree
 
 
 def test_text_shows_the_first_findings_of_a_file_and_check_then_a_count(many, cli):

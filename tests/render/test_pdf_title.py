@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(shutil.which("pdfinfo") is None or importlib.uti
 
 
 @pytest.mark.parametrize("audience", ["internal", "customer"])
-def test_pdf_title_is_the_html_title(test_run, tmp_path, audience: str) -> None:
+def test_pdf_title_is_the_html_title(test_run, tmp_path, audience: str, drawn_once) -> None:
+    """The titles only: the test rack's diagrams are drawn once for both editions (`drawn_once`)."""
     render_all(test_run, tmp_path, formats=("html", "pdf"), revision="test", progress=False, audience=audience)
     [html] = sorted(tmp_path.glob("*/*.html"))
     [pdf] = sorted(tmp_path.glob("*/*.pdf"))
