@@ -42,8 +42,8 @@ def memory_model_note(hw: Hardware, stated: bool, total: float, model_fits: bool
     if not unprofiled(hw):
         return []
     head = (f"memory: the model's memory is Megatron's (Korthikanti et al.'s activations, ZeRO sharding), not that of "
-            f"{hw.accelerator}'s own stack ({own_stack(hw.vendor)}: its rematerialisation policies, fusion and buffer reuse "
-            "are not modelled), so its fit verdict may not hold there")
+            f"{hw.accelerator}'s own stack ({own_stack(hw.vendor)}: its rematerialisation policies, fusion and "
+            "buffer reuse are not modelled), so its fit verdict may not hold there")
     if model_fits:
         return [f"{head}; this layout fits by it ({total / 1e9:.1f} GB per accelerator, "
                 f"{hw.hbm_capacity / 1e9:.1f} GB available)"
