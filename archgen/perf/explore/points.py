@@ -195,6 +195,24 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     return not missed and not overrun and not failing and not hall, "; ".join(why)
 
 
+#: The cost figures that grow with the capex (`analyse.capex_bounds.BOUNDED`, a job's among them): a lower bound
+#: where the capex leaves parts out.
+CAPEX_BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", "support_cost_per_year", "breakeven_utilisation",
+                 "job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
+
+
+def on_lower_bound(req: Requirement, status: Status | None, base: Machine) -> Status | None:
+    """`status`, met on a cost whose capex leaves parts out (`Machine.capex_left_out`), at risk, as `check` has it.
+
+    The figure is a lower bound with no known upper end (`model.unsettled.at_lower_bound`): a target it meets that
+    infinity would not is at risk (REQ004), a `>=` one stays met. newuser99: a sweep read REQ-NX-T3, cost per token
+    <= 2 uUSD, met at every point where `check` read it at risk on the same design.
+    """
+    if status is not Status.MET or not base.capex_left_out or not req.metric.startswith(CAPEX_BOUNDED):
+        return status
+    return status if req.target.met_by(Q_(math.inf, req.target.limit.units)) else Status.AT_RISK
+
+
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
@@ -240,7 +258,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                                   [None if band is None else band.values(metrics[r.metric]) if band.likely
                                    else band.beyond(metrics[r.metric]) or (math.nan, math.nan)])
             # none, or too few, measured it: met is at risk, unless met at the worst errors measured at its light load
-            statuses[r.id] = status[0] if status else None
+            statuses[r.id] = on_lower_bound(r, status[0], machine) if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,
