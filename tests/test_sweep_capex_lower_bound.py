@@ -36,3 +36,16 @@ def test_a_cost_met_on_a_lower_bound_capex_is_at_risk_in_a_sweep(tmp_path: Path)
         assert row.feasible and row.met["REQ-LB-1"] is True
         assert "REQ-LB-1" in row.at_risk              # read "met" before
         assert "REQ-LB-2" not in row.at_risk          # a floor a lower bound meets holds whatever it leaves out
+
+
+def test_the_sweep_document_says_why(tmp_path: Path) -> None:
+    """The table of requirements counts them at risk; a note beside it says which cluster's capex leaves what out."""
+    from tests.conftest import SPECS, run_cli
+
+    (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
+    r = run_cli("sweep", str(tmp_path / "sweep.yaml"), "--path", str(SPECS), "--out", str(tmp_path / "out"),
+                "--formats", "md")
+    assert r.code == 0, r.err
+    md = (tmp_path / "out" / "lb" / "lb.md").read_text(encoding="utf-8")
+    assert "> Cluster dgx-b200-superpod: its capex leaves out " in md
+    assert "so the capex and every cost made from it are lower bounds, and a cost target they meet is at risk" in md
