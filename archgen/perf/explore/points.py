@@ -16,6 +16,7 @@ from typing import Any
 from archgen import metrics as registry
 from archgen.display import kw
 from archgen.errors import ArchgenError, WorkloadError
+from archgen.metric import CAPEX_BOUNDED
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
@@ -193,12 +194,6 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
                                          if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
     why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing) + [hall] * bool(hall)
     return not missed and not overrun and not failing and not hall, "; ".join(why)
-
-
-#: The cost figures that grow with the capex (`analyse.capex_bounds.BOUNDED`, a job's among them): a lower bound
-#: where the capex leaves parts out.
-CAPEX_BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", "support_cost_per_year", "breakeven_utilisation",
-                 "job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
 
 
 def on_lower_bound(req: Requirement, status: Status | None, base: Machine) -> Status | None:
