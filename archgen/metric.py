@@ -190,6 +190,10 @@ def apart(name: str, known: str) -> bool:
 #: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at
 #: goodput's high and low end); `_CHARGED` says what each end charges (`perf.workload.derived.cost_ends`, one rule).
 SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
+#: How the names of the figures that grow with the capex begin (each one's `_low` and `_high` ends too): lower bounds
+#: where the capex leaves parts out (`analyse.capex_bounds`, and a sweep's `perf.explore.points.on_lower_bound`).
+CAPEX_BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", "support_cost_per_year", "breakeven_utilisation",
+                 *SPARE_RANGED)
 #: Why a job's cost per token (its whole cost, its goodput time to train) has no high end: goodput's low end is 0.
 UNBOUNDED = "no upper bound: goodput's low end is 0"
 #: A training job's hot-spare figures, ranged over the failure-rate sets as goodput is (`analyse.goodput`), and why

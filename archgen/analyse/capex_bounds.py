@@ -20,13 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from archgen.analyse.bom_line import BomLine, CapexLine
-from archgen.metric import SPARE_RANGED
+from archgen.metric import CAPEX_BOUNDED
 from archgen.model.unsettled import lower_key
 from archgen.units import Q_, Q
 
 #: How the names of the figures that grow with the capex begin (each one's `_low` and `_high` ends too).
-BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", "support_cost_per_year", "breakeven_utilisation",
-           *SPARE_RANGED)
+BOUNDED = CAPEX_BOUNDED
 #: A line the bill of materials counts by rule that no price list prices, as the capex table and cost sheet say it.
 NOT_PRICED = "counted by rule, not priced: capex a lower bound"
 #: How `left_out`'s words begin, so that a document can say the figure is a lower bound and why in one sentence.

@@ -50,6 +50,16 @@ def sweep_energy_share(specs: Specs, a: ClusterAnalysis) -> float:
     return energy_share(analyse_cost(specs, a), a.typical_from_max)
 
 
+def sweep_capex_left_out(specs: Specs, a: ClusterAnalysis) -> str:
+    """What cluster `a`'s capex leaves out (`capex_bounds.left_out`; "" for nothing): a sweep's costs are lower bounds.
+
+    `check` judges a cost target its lower bound meets at risk (`model.unsettled.at_lower_bound`); a sweep read it
+    plainly met (newuser99: REQ-NX-T3, cost per token <= 2 uUSD, met at every point, at risk in `check`).
+    """
+    cost = analyse_cost(specs, a)
+    return cost.left_out if cost is not None else ""
+
+
 def energy_price(a: ClusterAnalysis, levels: Mapping[str, Any] | None = None) -> float:
     """USD per kWh of IT energy in cluster `a`'s hall: its electricity price x PUE, at a sweep's `levels` where given.
 

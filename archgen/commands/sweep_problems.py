@@ -21,7 +21,13 @@ from archgen.analyse.hall_room import hall_rooms
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.scale_up_switches import own_links_domain
 from archgen.analyse.site_cost import cost_facility
-from archgen.analyse.sweep_figures import energy_price, facility_figures, sweep_energy_share, sweep_figures
+from archgen.analyse.sweep_figures import (
+    energy_price,
+    facility_figures,
+    sweep_capex_left_out,
+    sweep_energy_share,
+    sweep_figures,
+)
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.as_of import AsOf
 from archgen.build import build
@@ -136,6 +142,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep], as_of: AsOf 
                     hall_limit=math.inf if room is None else room.limit.m_as("W"),
                     hall_room="" if room is None else room.words, feed_per_watt=feed_per_watt(a),
                     energy_share=sweep_energy_share(view.specs, a) if per_hour is not None else 0.0,
+                    capex_left_out=sweep_capex_left_out(view.specs, a) if per_hour is not None else "",
                     energy_price=energy_price(a) if per_hour is not None else 0.0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(key, aid)] = swapped = dataclasses.replace(

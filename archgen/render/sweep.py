@@ -100,6 +100,11 @@ def overview(result: Result) -> Section:
                            "requirement on goodput, goodput tokens or cost per token met at the central value but "
                            "not at one end of that range is at risk: the point stays feasible.")
                       for cid, text in said))
+    section.add(*(Para(f"Cluster {cid}: its capex {why.removeprefix('it ')}, so the capex and every cost made from "
+                       "it are lower bounds, and a cost target they meet is at risk, as `check` judges it (REQ004; "
+                       "docs/sweeps.md)", "note")
+                  for cid, why in sorted({(b.cluster, b.capex_left_out) for b in p.bases.values()
+                                          if b.capex_left_out and b.cost_per_accelerator_hour is not None})))
     axes = tuple((name, ", ".join(level_text(v, name) for v in levels), len(levels)) for name, levels in p.axes.items())
     section.add(Table("axes", "Axes (the points are their product; the last axis varies fastest)",
                       (Column("Axis"), Column("Values"), Column("Count", align="right")), axes))

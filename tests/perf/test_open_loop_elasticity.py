@@ -81,3 +81,46 @@ def test_its_span_over_the_stated_ranges_is_of_the_replica_capacity(keeps_up: di
     low, high = map(float, re.findall(r"spans ([\d.]+) requests/s to ([\d.]+) requests/s", note)[0])
     assert low < high and low <= keeps_up["metrics"]["replica_capacity"]["value"] * (1 + 5e-4) and \
         keeps_up["metrics"]["replica_capacity"]["value"] <= high * (1 + 5e-4)
+
+
+def test_on_an_unmeasured_part_the_capacity_band_spans_the_stated_ranges(tmp_path: Path) -> None:
+    """newuser99: on a part no serving run measured (a start-up's; here the example's Rubin) the replica capacity's
+    band must span its range over the part's stated efficiency ranges, as an offline job's tokens/s band does. It
+    took the offered load's span, "the tokens/s per accelerator (160 tokens/s to 160 tokens/s around 160 tokens/s)",
+    a factor of 1 at both ends: the band read the model's error alone (19.02 to 29.58 requests/s, now 14.7 to 30.91
+    on that part), and replicas_to_keep_up and the delivered tokens/s with it."""
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD.replace("id: llama70-open-loop", "id: llama70-open-loop-vr")
+                    .replace("dgx-b200-superpod", "vr-nvl72-su")
+                    .format(scenario="scenario: server, arrival_rate: 8 1/s"), encoding="utf-8")
+    r = run_cli("estimate", str(SPECS.parent / "examples" / "vera-rubin"), str(path), "--workload",
+                "llama70-open-loop-vr", "--format", "json")
+    assert r.code == 0, r.err
+    got = json.loads(r.out)
+    cap, band = got["metrics"]["replica_capacity"]["value"], got["bands"]["replica_capacity"]
+    assert band["on_accelerator"]["measurements"] == 0
+    lo, hi = band["spread"]["low"], band["spread"]["high"]
+    assert lo < 0.95 and hi > 1.0          # the ranges move the capacity both ways around the point
+    err = band["error"]
+    assert band["low"]["value"] == pytest.approx(cap * lo / (1 + err["high"]))
+    assert band["high"]["value"] == pytest.approx(cap * hi / (1 + err["low"]))
+
+
+@pytest.mark.parametrize("scenario", ["scenario: server, arrival_rate: 400 1/s", "scenario: offline"])
+def test_idle_accelerators_keep_the_band_around_the_estimate(tmp_path: Path, scenario: str) -> None:
+    """newuser99: 2 replicas of tp 2 on a 16-accelerator job of an unmeasured part. The tokens/s per accelerator
+    counts the idle ones (half here), but its span over the stated ranges was per serving accelerator: on a start-up's
+    part, 2 replicas of tp 4 on 64 read "120.6 tokens/s band 598.2 tokens/s to 1,012 tokens/s, wholly above the
+    estimate". The span is now per the job's accelerators, so the band holds the estimate."""
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD.replace("id: llama70-open-loop", "id: llama70-idle-vr")
+                    .replace("dgx-b200-superpod", "vr-nvl72-su").replace("accelerators: 8", "accelerators: 16")
+                    .replace("tp: 2,", "tp: 2, replicas: 2,").format(scenario=scenario), encoding="utf-8")
+    r = run_cli("estimate", str(SPECS.parent / "examples" / "vera-rubin"), str(path), "--workload",
+                "llama70-idle-vr", "--format", "json")
+    assert r.code == 0, r.err
+    got = json.loads(r.out)
+    point, band = got["metrics"]["tokens_per_second_per_gpu"]["value"], got["bands"]["tokens_per_second_per_gpu"]
+    assert band["on_accelerator"]["measurements"] == 0 and band["spread"] is not None
+    assert band["low"]["value"] <= point <= band["high"]["value"]
+    assert band["spread"]["low"] <= 1.0 <= band["spread"]["high"] + 1e-9

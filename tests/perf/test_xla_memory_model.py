@@ -10,6 +10,8 @@ is still chosen among those that fit by the model, which the note says. An NVIDI
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from archgen.perf.workload.memory_model_note import fit_judged, memory_model_note
@@ -52,3 +54,14 @@ def test_a_searched_layout_says_whose_fit(shipped):
 def test_an_nvidia_part_is_judged_as_before(h100, accelerators):
     assert fit_judged(h100, True) and fit_judged(h100, False)
     assert memory_model_note(h100, True, 1e12, False) == []
+
+
+@pytest.mark.parametrize(("vendor", "stack"), [
+    ("Google", "XLA on a TPU"), ("AWS", "the Neuron compiler on a Trainium"),
+    ("intel", "Habana's graph compiler on a Gaudi"), ("Nexa Silicon", "Nexa Silicon's own compiler and runtime")])
+def test_the_note_names_the_parts_own_stack(h100, vendor, stack):
+    """newuser99: a start-up's own part (vendor Nexa Silicon, no CUDA compute capability) read "(XLA on a TPU: ...)"."""
+    part = dataclasses.replace(h100, accelerator="nexa-nx1", vendor=vendor, compute_capability=0.0)
+    (note,) = memory_model_note(part, False, 1e11, True)
+    assert f"not that of nexa-nx1's own stack ({stack}: its rematerialisation policies" in note
+    assert ("TPU" in note) == (vendor == "Google")

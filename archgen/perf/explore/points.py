@@ -16,6 +16,7 @@ from typing import Any
 from archgen import metrics as registry
 from archgen.display import kw
 from archgen.errors import ArchgenError, WorkloadError
+from archgen.metric import CAPEX_BOUNDED
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
@@ -195,6 +196,18 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     return not missed and not overrun and not failing and not hall, "; ".join(why)
 
 
+def on_lower_bound(req: Requirement, status: Status | None, base: Machine) -> Status | None:
+    """`status`, met on a cost whose capex leaves parts out (`Machine.capex_left_out`), at risk, as `check` has it.
+
+    The figure is a lower bound with no known upper end (`model.unsettled.at_lower_bound`): a target it meets that
+    infinity would not is at risk (REQ004), a `>=` one stays met. newuser99: a sweep read REQ-NX-T3, cost per token
+    <= 2 uUSD, met at every point where `check` read it at risk on the same design.
+    """
+    if status is not Status.MET or not base.capex_left_out or not req.metric.startswith(CAPEX_BOUNDED):
+        return status
+    return status if req.target.met_by(Q_(math.inf, req.target.limit.units)) else Status.AT_RISK
+
+
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
@@ -240,7 +253,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                                   [None if band is None else band.values(metrics[r.metric]) if band.likely
                                    else band.beyond(metrics[r.metric]) or (math.nan, math.nan)])
             # none, or too few, measured it: met is at risk, unless met at the worst errors measured at its light load
-            statuses[r.id] = status[0] if status else None
+            statuses[r.id] = on_lower_bound(r, status[0], machine) if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,

@@ -27,6 +27,7 @@ from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
     feasibility,
     on_estimate,
+    on_lower_bound,
     on_point,
     over_hall,
     point_scopes,
@@ -144,6 +145,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                 continue
             if status is None:
                 continue
+            status = on_lower_bound(req, status, base)
             met[p][req.id] = status in PASSING
             if status is Status.AT_RISK:
                 risk[p].append(req.id)

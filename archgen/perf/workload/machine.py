@@ -53,3 +53,4 @@ class Machine:
     hall_limit: float = math.inf  # W: the most IT power its hall takes for it (`analyse.hall_room`); inf: not held
     hall_room: str = ""   # which facility and headroom set `hall_limit`, in words (`points.over_hall` says it)
     feed_per_watt: float = 1.0  # W at the rack feeds per W more on an accelerator (`analyse.conversion.feed_per_watt`)
+    capex_left_out: str = ""  # what its capex leaves out, a lower bound then (`analyse.capex_bounds.left_out`)

@@ -20,6 +20,17 @@ from __future__ import annotations
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.defaults_note import unprofiled
 
+#: The stack each unprofiled vendor's parts run, as the note names it (the module's docstring); a vendor not listed
+#: (a start-up's own part) is named by its own, unmodelled stack, not by another vendor's (newuser99: a Nexa Silicon
+#: part read "XLA on a TPU").
+OWN_STACKS = {"google": "XLA on a TPU", "aws": "the Neuron compiler on a Trainium",
+              "intel": "Habana's graph compiler on a Gaudi"}
+
+
+def own_stack(vendor: str) -> str:
+    """The stack a part of `vendor` runs, in the note's words: a known vendor's by name, else its vendor's own."""
+    return OWN_STACKS.get(vendor.strip().casefold(), f"{vendor.strip()}'s own compiler and runtime")
+
 
 def fit_judged(hw: Hardware, stated: bool) -> bool:
     """Whether the model's fit verdict refuses a layout: everywhere except a stated layout on an unprofiled part."""
@@ -31,8 +42,8 @@ def memory_model_note(hw: Hardware, stated: bool, total: float, model_fits: bool
     if not unprofiled(hw):
         return []
     head = (f"memory: the model's memory is Megatron's (Korthikanti et al.'s activations, ZeRO sharding), not that of "
-            f"{hw.accelerator}'s own stack (XLA on a TPU: its rematerialisation policies, fusion and buffer reuse "
-            "are not modelled), so its fit verdict may not hold there")
+            f"{hw.accelerator}'s own stack ({own_stack(hw.vendor)}: its rematerialisation policies, fusion and "
+            "buffer reuse are not modelled), so its fit verdict may not hold there")
     if model_fits:
         return [f"{head}; this layout fits by it ({total / 1e9:.1f} GB per accelerator, "
                 f"{hw.hbm_capacity / 1e9:.1f} GB available)"

@@ -231,7 +231,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         def tput(h: Hardware) -> float:
             # a batch left out follows the KV-cache capacity
             x = estimate_serving(h, job, tp, batch, rate, replicas=replicas, load=False)[0]  # tokens/s only
-            return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
+            # per the job's accelerators, idle ones counted, as `per_gpu` is (newuser99: 2 replicas of tp 4 on a
+            # 64-accelerator job read 120.6 tokens/s per accelerator, "band 598.2 to 1,012 ... wholly above")
+            return float(x.tokens_per_second_replica) * replicas / gpus if bool(x.fits) else math.inf
 
         def capacity(h: Hardware) -> float:
             full = full_run(h, job, tp, batch, replicas)
@@ -239,13 +241,18 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         sens = elasticities(hw, capacity if keeps_up else tput, inf.precision) if with_sensitivity else {}
         ends = over_range(hw, inf.precision, tput)
         tps_metric = registry.find("workload", "tokens_per_second_per_gpu")
+        span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
         if keeps_up and ends is not None and math.isclose(*ends, rel_tol=1e-9):   # the offered load at both ends
-            notes += span_note(hw, inf.precision, over_range(hw, inf.precision, capacity), "the replica capacity "
+            cap_ends = over_range(hw, inf.precision, capacity)
+            notes += span_note(hw, inf.precision, cap_ends, "the replica capacity "
                                "(its tokens/s is the offered load at both ends)", "requests/s")   # was 'X to X'
+            # the band spans the capacity's range, not the offered load's 'X to X' (newuser99: a replica capacity
+            # band on an unmeasured part read the model's error alone, "spans ... (160 to 160 around 160)")
+            span = ("replica_capacity", float(metrics["replica_capacity"].m_as("1/s")), *cap_ends) \
+                if cap_ends is not None else None
         else:
             notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
                                (tps_metric.rate_unit() if tps_metric else None) or "1/s")
-        span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
         if ends is not None and run is None and "ttft" in metrics:   # an offline run's latencies: the closed form's
             latency_spans = tuple(s for s in latency_span(hw, inf.precision, e, lambda h: estimate_serving(
                 h, job, tp, batch, rate, replicas=replicas, load=False)[0]) if s[0] in metrics)
