@@ -320,8 +320,14 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            a_devs, b_devs = dict.fromkeys(a_dev[x] for x in chunk), dict.fromkeys(b_dev[x] for x in chunk)
-            if low is None and len(a_devs) > 1:   # a splitter's legs at several nodes
+            # a node's name is unique only in its rack: a splitter's legs at two racks' tray-01 are two nodes
+            a_devs = dict.fromkeys((a_rack[x], a_dev[x]) for x in chunk)
+            b_devs = dict.fromkeys(b_dev[x] for x in chunk)
+            placed = j < placed_ends
+            a_racks = tuple(dict.fromkeys(_rack(racks, r) for r, _ in a_devs)) if placed else ("not placed",)
+            if low is None and len(a_racks) > 1:   # a splitter's legs at nodes of several racks: each leg's rack
+                a_ports = ", ".join(dict.fromkeys(f"{_rack(racks, a_rack[x])} {a_dev[x]} {a_port[x]}" for x in chunk))
+            elif low is None and len(a_devs) > 1:   # a splitter's legs at several nodes
                 a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
             elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
@@ -331,9 +337,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
-            placed = j < placed_ends
-            a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
-                        a_u[j] if placed and a_u[j] >= 0 else None, " + ".join(a_devs), a_ports)
+            a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
+                           " + ".join(dev for _, dev in a_devs), a_ports)
             b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
                            b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))

@@ -1,0 +1,82 @@
+"""splitrack39: a 1:2 copper splitter's node legs may stand in two racks; each leg's rack is recorded.
+
+At the access tier the port map cuts a copper splitter's links by their leaf, across nodes, in floor order
+(`portmap._tier_rows`), so where a leaf takes an odd number of one rack's ports the next rack's first port shares
+that rack's last port's assembly. Before, such a row's node end took only its first leg's rack (and U), and the two
+nodes, both ``gb200-compute-tray-01``-style names unique only in their own rack, could be written as one.
+
+Hand count: rack r (three GB200 compute trays at U3-5 and a QM9700 leaf at U10) beside rack s (three trays), one
+400G port a node (`ports_per_node: 1`), cabled by NVIDIA's MCP7Y00 splitter (`{a: dac-400g, b: dac-800g-osfp}`, one
+twin-port 800G OSFP end at the leaf, two 400G legs: tests/test_splitters.py). 6 ports, 2 legs an assembly: 3
+assemblies, r's trays 1+2, r's tray 3 + s's tray 1, s's trays 2+3. The floor's 0.2 m tray drops, 600 mm pitch and no
+slack put s's runs at 2 x 0.2 + 0.6 = 1.0 m, within the 2 m the splitter is sold at (max_length).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.analyse.portmap import port_map
+from tests.conftest import run_specs
+from tests.data.clusters.build import rack
+from tests.data.clusters.small import RACK_42U
+
+TRAY = "gb200-compute-tray"
+RACKS = {
+    "racks/r.yaml": rack("r", [(3, TRAY, 3), (10, "qm9700", 1)], [(1, 2)], name="Three trays and their leaf",
+                         **RACK_42U),
+    "racks/s.yaml": rack("s", [(3, TRAY, 3)], [(1, 2)], name="Three trays", **RACK_42U),
+}
+CLUSTER = """\
+kind: Cluster
+id: c
+units:
+- id: su
+  racks:
+  - {rack: r, count: 1}
+  - {rack: s, count: 1}
+layout:
+- {unit: su, count: 1}
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 0.2 m, slack: 0 m}
+scale_up: {domain: node, size: 4, bandwidth: 900 GB/s}
+fabrics:
+- id: compute
+  topology: fat-tree
+  role: compute
+  speed: 400 Gb/s
+  switch: qm9700
+  tiers: 1
+  ports_per_node: 1
+  leaf: {rack: r}
+  links:
+    access: [{a: dac-400g, b: dac-800g-osfp}]
+"""
+R, S = "su01/r-01", "su01/s-01"
+
+
+@pytest.fixture(scope="module")
+def analysis(tmp_path_factory):
+    run = run_specs(tmp_path_factory.mktemp("racks"), {**RACKS, "clusters/c.yaml": CLUSTER})
+    return run.clusters["cluster/c"]
+
+
+def test_each_leg_of_a_splitter_keeps_its_rack(analysis) -> None:
+    """Three rows, the middle one at both racks, its two nodes named apart by rack; U not one number there."""
+    rows = [r for r in port_map(analysis).rows if r.fabric == "compute"]
+    assert [(r.a.racks, r.links) for r in rows] == [((R,), 2), ((R, S), 2), ((S,), 2)]   # was (R,), (R,), (S,)
+    mid = rows[1]
+    assert mid.a.rack == f"{R} + {S}" and mid.a.u is None
+    assert mid.a.device == f"{TRAY}-03 + {TRAY}-01"     # was "gb200-compute-tray-03 + gb200-compute-tray-01" at R
+    assert mid.a.port == f"{R} {TRAY}-03 compute-1, {S} {TRAY}-01 compute-1"
+    assert (rows[0].a.u, rows[2].a.u) == (3, 4)          # one rack: the first leg's U, as before
+    assert all(r.b.racks == (R,) and r.b.device == "compute-leaf-01" for r in rows)
+
+
+def test_two_racks_trays_of_one_name_are_two_nodes(tmp_path) -> None:
+    """One tray a rack: the assembly's legs are both racks' tray-01, written twice, not once (was 'compute-1')."""
+    racks = {"racks/r.yaml": RACKS["racks/r.yaml"].replace(f"{TRAY}, count: 3", f"{TRAY}, count: 1"),
+             "racks/s.yaml": RACKS["racks/s.yaml"].replace(f"{TRAY}, count: 3", f"{TRAY}, count: 1")}
+    a = run_specs(tmp_path, {**racks, "clusters/c.yaml": CLUSTER}).clusters["cluster/c"]
+    [row] = [r for r in port_map(a).rows if r.fabric == "compute"]
+    assert row.a.racks == (R, S) and row.a.device == f"{TRAY}-01 + {TRAY}-01"
+    assert row.a.port == f"{R} {TRAY}-01 compute-1, {S} {TRAY}-01 compute-1"
