@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.portmap import port_map
+from archgen.render.cabling import run_list
 from tests.conftest import run_specs
 from tests.data.clusters.build import rack
 from tests.data.clusters.small import RACK_42U
@@ -80,3 +81,22 @@ def test_two_racks_trays_of_one_name_are_two_nodes(tmp_path) -> None:
     [row] = [r for r in port_map(a).rows if r.fabric == "compute"]
     assert row.a.racks == (R, S) and row.a.device == f"{TRAY}-01 + {TRAY}-01"
     assert row.a.port == f"{R} {TRAY}-01 compute-1, {S} {TRAY}-01 compute-1"
+
+
+def test_an_assembly_is_bought_once_at_its_longest_legs_bin(analysis) -> None:
+    """r's in-rack runs 1.22-1.31 m (bin 1.5 m), s's 1.0 m (bin 1.0 m): the assembly joining the two racks is bought
+    at 1.5 m, once. Each leg took its own bin before, so the tier's length bins held half an assembly in each: 2 + 2 = 4 for
+    3 (the BOM line, its lengths not adding up to its 3, gave none), and the run list rounded each node's half up,
+    6 for 3."""
+    [tier] = [t for t in analysis.cabling.tiers if (t.fabric, t.tier) == ("compute", "access")]
+    assert tier.cables == {"dac-400g/dac-800g-osfp": 3}
+    assert tier.cables_by_bin == {("dac-400g/dac-800g-osfp", 1.5): 2, ("dac-400g/dac-800g-osfp", 1.0): 1}
+    [line] = [ln for ln in analysis.cabling.bom if ln.kind == "Link"]
+    assert (line.part, line.quantity, line.lengths) == ("dac-400g", 3, ((1.0, 1), (1.5, 2)))   # was no lengths
+    rows = [r for r in port_map(analysis).rows if r.fabric == "compute"]
+    assert [r.ordered for r in rows] == [1.5, 1.5, 1.0]     # the port map orders them so: both now agree
+    runs = [row for row in run_list(analysis).rows if row[0] == "compute"]
+    assert rows[1].length == runs[2][7] > runs[3][7] == pytest.approx(1.0)   # its longer leg's, r's tray 3
+    assert sum(row[-1] for row in runs) == 3                  # was 6: one node's half an assembly read 1
+    assert [row[-1] for row in runs] == [1, 0, 1, 0, 1, 0]    # counted on its first leg's row, in floor order
+    assert [(row[2], row[3], row[8]) for row in runs][2:4] == [(R, 5, 1.5), (S, 3, 1.5)]   # s's leg at r's bin
