@@ -8,6 +8,9 @@ an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one c
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
 the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
 switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
+A copper splitter's node legs (`link_ends.splitter_legs`) are cut from its leaf's ports across nodes in floor order,
+so they may stand in two racks (a leaf taking an odd number of one rack's ports): its node end then names each leg's
+rack (`End.legs`), no one U, and each leg's node with its rack, a node's name being unique only in its rack.
 
 Naming and numbering:
 
