@@ -8,9 +8,10 @@ an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one c
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
 the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
 switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
-A copper splitter's node legs (`link_ends.splitter_legs`) are cut from its leaf's ports across nodes in floor order,
-so they may stand in two racks (a leaf taking an odd number of one rack's ports): its node end then names each leg's
-rack (`End.legs`), no one U, and each leg's node with its rack, a node's name being unique only in its rack.
+A cable split at the leaf (`link_ends.leaf_split`: a copper splitter, a leaf connector's 1:2 splitter fibre) has its
+node legs cut from the leaf's ports across nodes in floor order, so they may stand in two racks (a leaf taking an
+odd number of one rack's ports): its node end then names each leg's rack (`End.legs`), no one U, and each leg's node
+with its rack, a node's name being unique only in its rack.
 
 Naming and numbering:
 
@@ -50,11 +51,11 @@ from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import (
     cords_per_link,
     fans_out,
+    leaf_split,
     link_speed,
     links_per_cable,
     nic_cages,
     node_cage_ports,
-    splitter_legs,
 )
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, other_ends
@@ -284,7 +285,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     option, length, length_bin, weight = tr.option.tolist(), tr.length.tolist(), tr.bin.tolist(), weights.tolist()
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
-    legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
+    # a cable split at the leaf (a copper splitter, a leaf module's connector on a 1:2 splitter fibre): its legs reach
+    # the leaf's ports in order, several nodes' (`link_ends.leaf_split`)
+    shared = [low is None and leaf_split(o, speed, cage[0] if n else None) for o in opts]
     # a NIC cage's module whose one connector carries its planes' links, or a cable part split to several far ports
     # (`links_per_cable`): one cable from that cage to several leaves
     fans = [low is None and fans_out(o, speed, cage[0] if n else None) for o in opts]
@@ -293,7 +296,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     # switches as it has legs where the switch has them (`split_legs.dealt`), as the BOM counts it
     spread = [low is not None and fans_out(o, speed, None) for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
-        split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
+        split = 0 <= option[i] < len(opts) and shared[option[i]] and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
         if 0 <= option[i] < len(opts) and spread[option[i]]:
             groups.setdefault((a_dev[i], a_rack[i], "connectors", option[i]), []).append(i)

@@ -1,9 +1,10 @@
-"""splitrack39: a 1:2 copper splitter's node legs may stand in two racks; each leg's rack is recorded.
+"""splitrack39: a cable split at the leaf may have its node legs in two racks; each leg's rack is recorded.
 
-At the access tier the port map cuts a copper splitter's links by their leaf, across nodes, in floor order
-(`portmap._tier_rows`), so where a leaf takes an odd number of one rack's ports the next rack's first port shares
-that rack's last port's assembly. Before, such a row's node end took only its first leg's rack (and U), and the two
-nodes, both ``gb200-compute-tray-01``-style names unique only in their own rack, could be written as one.
+At the access tier the port map cuts a cable split at the leaf (`link_ends.leaf_split`: a 1:2 copper splitter, a
+leaf connector's 1:2 splitter fibre) by its leaf's ports, across nodes, in floor order (`portmap._tier_rows`), so
+where a leaf takes an odd number of one rack's ports the next rack's first port shares that rack's last port's
+assembly. Before, such a row's node end took only its first leg's rack (and U), and the two nodes, both
+``gb200-compute-tray-01``-style names unique only in their own rack, could be written as one.
 
 Hand count: rack r (three GB200 compute trays at U3-5 and a QM9700 leaf at U10) beside rack s (three trays), one
 400G port a node (`ports_per_node: 1`), cabled by NVIDIA's MCP7Y00 splitter (`{a: dac-400g, b: dac-800g-osfp}`, one
@@ -100,3 +101,30 @@ def test_an_assembly_is_bought_once_at_its_longest_legs_bin(analysis) -> None:
     assert sum(row[-1] for row in runs) == 3                  # was 6: one node's half an assembly read 1
     assert [row[-1] for row in runs] == [1, 0, 1, 0, 1, 0]    # counted on its first leg's row, in floor order
     assert [(row[2], row[3], row[8]) for row in runs][2:4] == [(R, 5, 1.5), (S, 3, 1.5)]   # s's leg at r's bin
+
+
+#: The same racks on a 200G storage fabric of SN5600 leaves: each leaf twin-port SR8's connector serves two 400G SR4
+#: NIC modules at 200G on a 1:2 splitter fibre (tests/analyse/test_splitter_fibres.py), one cable split at the leaf.
+FIBRE = (CLUSTER.replace("role: compute", "role: storage").replace("400 Gb/s", "200 Gb/s")
+         .replace("qm9700", "sn5600").replace("{a: dac-400g, b: dac-800g-osfp}", "{a: mmf-400g-sr4, b: mmf-800g-sr8}"))
+SPLIT = "fibre-multimode-mpo-12-apc-type-b-split-1x2-om3-"
+
+
+def test_a_splitter_fibre_from_a_leaf_connector_takes_two_nodes_legs(tmp_path) -> None:
+    """One storage port a node: 6 links, 2 a connector, 3 splitter fibres of 8 strands (4 a leg), as the tier counts.
+
+    Before, the map cut them node by node: 6 rows of one link, each a whole splitter; the BOM's fibre lines took half
+    a splitter a leg in each bin (2 at 1 m + 2 at 1.5 m); the fibre table had 3 cables, 24 strands leaving each rack.
+    Now the middle splitter's legs are r's tray 3 and s's tray 1: 4 strands cross from r's leaf to s (its leg in r
+    stays), and all 8 of the last one."""
+    racks = {k: v.replace("qm9700", "sn5600") for k, v in RACKS.items()}
+    a = run_specs(tmp_path, {**racks, "clusters/c.yaml": FIBRE}).clusters["cluster/c"]
+    [tier] = [t for t in a.cabling.tiers if (t.fabric, t.tier) == ("compute", "access")]
+    assert (tier.links, tier.physical) == (6, 3)
+    pm = port_map(a)
+    rows = [r for r in pm.rows if r.fabric == "compute"]
+    assert [(r.a.racks, r.links, r.cable) for r in rows] == [
+        ((R,), 2, SPLIT + "1.5m"), ((R, S), 2, SPLIT + "1.5m"), ((S,), 2, SPLIT + "1m")]      # was 6 rows, 1 link
+    fibres = {ln.part: ln.quantity for ln in a.cabling.bom if ln.kind == "Fibre"}
+    assert fibres == {SPLIT + "1.5m": 2, SPLIT + "1m": 1}                                     # was 2 + 2
+    assert pm.rack_fibres() == [(S, 2, 12, 0), (R, 2, 12, 0)]                                  # was 3, 24 each
