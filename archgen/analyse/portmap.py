@@ -316,8 +316,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 links_per_cable(opt, speed, at), cords_per_link(opt, speed), _fibres(opt))
     parts: dict[tuple[int, float, int], str] = {}   # (option, length bin, links per cable) -> `cable_part`
 
-    for idx in sorted(groups.values(), key=lambda ix: ix[0]):
+    for key, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
         i0 = idx[0]
+        across = key[:2] == ("", -1)   # split at the leaf: its legs at several nodes, perhaps in several racks
         opt, media, per, cords, fibres = option_facts(option[i0], cage[i0])
         if 0 <= option[i0] < len(opts) and spread[option[i0]]:   # dealt over its upper switches (`split_legs`)
             links = [idx[x] for x in dealt(np.zeros(len(idx), dtype=np.int64), b_index[idx], weights[idx]).tolist()]
@@ -326,32 +327,34 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            # a node's name is unique only in its rack: a splitter's legs at two racks' tray-01 are two nodes
-            a_devs = dict.fromkeys((a_rack[x], a_dev[x]) for x in chunk)
-            b_devs = dict.fromkeys(b_dev[x] for x in chunk)
             placed = j < placed_ends
-            a_racks = tuple(dict.fromkeys(_rack(racks, r) for r, _ in a_devs)) if placed else ("not placed",)
-            if low is None and len(a_racks) > 1:   # a splitter's legs at nodes of several racks: each leg's rack
-                a_ports = ", ".join(dict.fromkeys(f"{_rack(racks, a_rack[x])} {a_dev[x]} {a_port[x]}" for x in chunk))
-            elif low is None and len(a_devs) > 1:   # a splitter's legs at several nodes
-                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
-            elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
-                a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
-            else:
+            b_devs = dict.fromkeys(b_dev[x] for x in chunk)
+            if across:   # a node's name is unique only in its rack: two racks' tray-01 are two nodes
+                nodes = dict.fromkeys((a_rack[x], a_dev[x]) for x in chunk)
+                a_racks, a_names = tuple(dict.fromkeys(_rack(racks, r) for r, _ in nodes)), [d for _, d in nodes]
+            else:   # one device's links (a group's key holds its device and rack)
+                a_racks, a_names = (_rack(racks, a_rack[j]) if placed else "not placed",), [a_dev[j]]
+            if low is not None:
                 a_ports = port_names(low_ports, a_dev[j], True, len(chunk), counters)
+            elif len(a_racks) > 1:   # legs at nodes of several racks: each leg's rack, node and port
+                a_ports = ", ".join(dict.fromkeys(f"{_rack(racks, a_rack[x])} {a_dev[x]} {a_port[x]}" for x in chunk))
+            elif len(a_names) > 1:   # legs at several nodes of one rack
+                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
+            else:   # the access tier: a node's (or an unplaced end's) own ports
+                a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             if len(b_devs) > 1:   # one NIC cage's links to several planes' leaves
                 b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
             a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
-                           " + ".join(dev for _, dev in a_devs), a_ports)
+                           " + ".join(a_names), a_ports)
             b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
                            b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
-            key = (option[i0], ordered, per)
+            part = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
                            float(max(length[x] for x in chunk)), ordered, notes[j],
-                           parts.get(key) or parts.setdefault(key, cable_part(opt, ordered, per)), fibres)
+                           parts.get(part) or parts.setdefault(part, cable_part(opt, ordered, per)), fibres)
             rows.append(row)
             for k in range(2, cords + 1):   # the link's other cords: the same ends, its links on the first row
                 rows.append(replace(row, id=f"{fid}-{code}-{len(rows) + 1:04d}", links=0,
