@@ -287,11 +287,12 @@ def _split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, options: t
     """The legs of one split cable take its longest leg's option and length bin; the run list's count its first leg.
 
     Such a cable (`split_legs`: a SuperNIC port's 800G split 2 x 400G to two planes, a leaf's twin-port cage to two
-    spines) is one part bought at one length, as the port map orders it (`portmap._tier_rows`, the longest leg's
-    bin). Each leg took its option and bin alone, so the bill of materials bought half a cable in each leg's bin
-    (newuser96: NVIDIA's B300 Spectrum-X SU ordered 544 splitters at 7 m and 32 at 15 m where the port map orders 528
-    and 48), and a leg past the split part's reach could take another part than its other half. A switch tier's runs
-    carry many links each, their cables' legs on several runs: runs joined by cables take one length (`joined`).
+    spines, a copper splitter's legs at two nodes, perhaps in two racks) is one part bought at one length, as the port
+    map orders it (`portmap._tier_rows`, the longest leg's bin). Each leg took its option and bin alone, so the bill of
+    materials bought half a cable in each leg's bin (newuser96: NVIDIA's B300 Spectrum-X SU ordered 544 splitters at 7 m
+    and 32 at 15 m where the port map orders 528 and 48), and a leg past the split part's reach could take another part
+    than its other half. A switch tier's runs carry many links each, their cables' legs on several runs: runs joined by
+    cables take one length (`joined`).
     """
     legs = split_legs(a, fa, tr)
     if legs is None:

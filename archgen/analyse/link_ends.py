@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from archgen.analyse.fabric import FabricAnalysis
     from archgen.analyse.nodes import NodeType
 
-__all__ = ["_ports_per_module", "connector_links", "cords_per_link", "fans_out", "link_speed", "links_per_cable",
-           "module_power", "nic_cages", "node_cage_ports", "optics_inside", "splitter_legs"]
+__all__ = ["_ports_per_module", "connector_links", "cords_per_link", "fans_out", "leaf_split", "link_speed",
+           "links_per_cable", "module_power", "nic_cages", "node_cage_ports", "optics_inside", "splitter_legs"]
 
 #: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
 SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -121,6 +121,19 @@ def fans_out(opt: LinkOption, speed: Q, a_cage: int | None) -> bool:
     """
     split = max(opt.a.links_per_cable, opt.b.links_per_cable) > 1
     return opt.a.media not in COPPER_MEDIA and (split or connector_links(opt, speed, a_cage, "a") > 1)
+
+
+def leaf_split(opt: LinkOption, speed: Q, a_cage: int | None) -> bool:
+    """Whether an access option's one cable at a leaf port serves several node ports, whichever nodes they are.
+
+    A copper splitter (`splitter_legs`: MCP7Y00, one twin-port 800G end, two 400G legs), or a leaf module whose one
+    connector carries several links where the node's cage does not split them itself (`fans_out`): a twin-port SR8 at
+    200G, each connector on a "1:2 splitter fiber cable" to two 400G modules (NVIDIA MMA4Z00-NS400-T, Connectivity
+    Scenarios). Its legs are the leaf's ports in floor order, so they may be at two nodes in two racks (`split_legs`).
+    """
+    if opt.a.media in COPPER_MEDIA:
+        return splitter_legs(opt) > 1
+    return not fans_out(opt, speed, a_cage) and connector_links(opt, speed, a_cage, "b") > 1
 
 
 def nic_cages(node_key: np.ndarray, planes: int) -> np.ndarray:

@@ -8,6 +8,10 @@ an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one c
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
 the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
 switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
+A cable split at the leaf (`link_ends.leaf_split`: a copper splitter, a leaf connector's 1:2 splitter fibre) has its
+node legs cut from the leaf's ports across nodes in floor order, so they may stand in two racks (a leaf taking an
+odd number of one rack's ports): its node end then names each leg's rack (`End.legs`), no one U, and each leg's node
+with its rack, a node's name being unique only in its rack.
 
 Naming and numbering:
 
@@ -47,11 +51,11 @@ from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import (
     cords_per_link,
     fans_out,
+    leaf_split,
     link_speed,
     links_per_cable,
     nic_cages,
     node_cage_ports,
-    splitter_legs,
 )
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, other_ends
@@ -281,7 +285,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     option, length, length_bin, weight = tr.option.tolist(), tr.length.tolist(), tr.bin.tolist(), weights.tolist()
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
-    legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
+    # a cable split at the leaf (a copper splitter, a leaf module's connector on a 1:2 splitter fibre): its legs reach
+    # the leaf's ports in order, several nodes' (`link_ends.leaf_split`)
+    shared = [low is None and leaf_split(o, speed, cage[0] if n else None) for o in opts]
     # a NIC cage's module whose one connector carries its planes' links, or a cable part split to several far ports
     # (`links_per_cable`): one cable from that cage to several leaves
     fans = [low is None and fans_out(o, speed, cage[0] if n else None) for o in opts]
@@ -290,7 +296,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     # switches as it has legs where the switch has them (`split_legs.dealt`), as the BOM counts it
     spread = [low is not None and fans_out(o, speed, None) for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
-        split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
+        split = 0 <= option[i] < len(opts) and shared[option[i]] and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
         if 0 <= option[i] < len(opts) and spread[option[i]]:
             groups.setdefault((a_dev[i], a_rack[i], "connectors", option[i]), []).append(i)
@@ -310,8 +316,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 links_per_cable(opt, speed, at), cords_per_link(opt, speed), _fibres(opt))
     parts: dict[tuple[int, float, int], str] = {}   # (option, length bin, links per cable) -> `cable_part`
 
-    for idx in sorted(groups.values(), key=lambda ix: ix[0]):
+    for key, idx in sorted(groups.items(), key=lambda kv: kv[1][0]):
         i0 = idx[0]
+        across = key[:2] == ("", -1)   # split at the leaf: its legs at several nodes, perhaps in several racks
         opt, media, per, cords, fibres = option_facts(option[i0], cage[i0])
         if 0 <= option[i0] < len(opts) and spread[option[i0]]:   # dealt over its upper switches (`split_legs`)
             links = [idx[x] for x in dealt(np.zeros(len(idx), dtype=np.int64), b_index[idx], weights[idx]).tolist()]
@@ -320,27 +327,34 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            a_devs, b_devs = dict.fromkeys(a_dev[x] for x in chunk), dict.fromkeys(b_dev[x] for x in chunk)
-            if low is None and len(a_devs) > 1:   # a splitter's legs at several nodes
-                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
-            elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
-                a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
-            else:
+            placed = j < placed_ends
+            b_devs = dict.fromkeys(b_dev[x] for x in chunk)
+            if across:   # a node's name is unique only in its rack: two racks' tray-01 are two nodes
+                nodes = dict.fromkeys((a_rack[x], a_dev[x]) for x in chunk)
+                a_racks, a_names = tuple(dict.fromkeys(_rack(racks, r) for r, _ in nodes)), [d for _, d in nodes]
+            else:   # one device's links (a group's key holds its device and rack)
+                a_racks, a_names = (_rack(racks, a_rack[j]) if placed else "not placed",), [a_dev[j]]
+            if low is not None:
                 a_ports = port_names(low_ports, a_dev[j], True, len(chunk), counters)
+            elif len(a_racks) > 1:   # legs at nodes of several racks: each leg's rack, node and port
+                a_ports = ", ".join(dict.fromkeys(f"{_rack(racks, a_rack[x])} {a_dev[x]} {a_port[x]}" for x in chunk))
+            elif len(a_names) > 1:   # legs at several nodes of one rack
+                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
+            else:   # the access tier: a node's (or an unplaced end's) own ports
+                a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             if len(b_devs) > 1:   # one NIC cage's links to several planes' leaves
                 b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
-            placed = j < placed_ends
-            a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
-                        a_u[j] if placed and a_u[j] >= 0 else None, " + ".join(a_devs), a_ports)
+            a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
+                           " + ".join(a_names), a_ports)
             b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
                            b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
-            key = (option[i0], ordered, per)
+            part = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
                            float(max(length[x] for x in chunk)), ordered, notes[j],
-                           parts.get(key) or parts.setdefault(key, cable_part(opt, ordered, per)), fibres)
+                           parts.get(part) or parts.setdefault(part, cable_part(opt, ordered, per)), fibres)
             rows.append(row)
             for k in range(2, cords + 1):   # the link's other cords: the same ends, its links on the first row
                 rows.append(replace(row, id=f"{fid}-{code}-{len(rows) + 1:04d}", links=0,

@@ -4,6 +4,13 @@ A cable split at its far end (`link_ends.fans_out`: a part's `links_per_cable` a
 connector serves several links) carries k links from one cage to k far ports:
 
 * access tier: a node's NIC cage to its planes' leaves, its legs the cage's ports (`link_ends.nic_cages`);
+* access tier, a cable split at the leaf (`link_ends.leaf_split`: a copper splitter, NVIDIA's MCP7Y00 with one
+  twin-port 800G end in the leaf's cage and two 400G legs, or a twin-port SR8's connector on a 1:2 splitter fibre at
+  200G): one leaf's ports of that option, across nodes in floor order, cut into cables of k. Its legs are at k node
+  ports, which may stand in different racks (a leaf taking an odd number of one rack's ports: that rack's last and
+  the next rack's first share one), so each leg keeps its rack and the cable is bought at its longest leg's bin.
+  Its legs share one option by construction (the map groups them by option), and the longest leg took that option
+  at its own length, so none moves to another part;
 * leaf-spine and spine-core tiers: a switch cage to k upper switches. The lower switch's links are dealt over its
   upper switches in turn (one link to each, then a second to each, ...) and cut into cables of k in that order, so
   the legs of one cable land on k different upper switches wherever the switch has that many (S upper switches, S a
@@ -14,7 +21,8 @@ connector serves several links) carries k links from one cage to k far ports:
 
 The port map cuts its rows in this order (`portmap._tier_rows`), the cabling gives every leg of one cable the option
 and length bin of its longest (`cabling._split_legs`), and the run list counts a cable on its first leg's row
-(`first_legs`): the lowest plane's leaf for a NIC cage, the first upper switch dealt for a switch cage.
+(`first_legs`): the lowest plane's leaf for a NIC cage, the first node port in floor order for a cable split at the
+leaf, the first upper switch dealt for a switch cage.
 """
 
 from __future__ import annotations
@@ -22,7 +30,15 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.link_ends import cords_per_link, fans_out, link_speed, links_per_cable, nic_cages, node_cage_ports
+from archgen.analyse.link_ends import (
+    cords_per_link,
+    fans_out,
+    leaf_split,
+    link_speed,
+    links_per_cable,
+    nic_cages,
+    node_cage_ports,
+)
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports
 from archgen.analyse.port_numbers import tier_switches
@@ -64,15 +80,18 @@ def split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns) -> tuple[np
                                                                               np.ndarray] | None:
     """A tier's split cables: (runs whose links are their legs, the run of each leg, the cable of each leg).
 
-    Legs in the port map's order, one per link; None where no run takes a split option.
+    Legs one per link, in the port map's order on a switch tier (`dealt`) and in run order at the access tier (a
+    cable's first leg its lowest run, as the map's row names it first); None where no run takes a split option.
     """
     options = fa.fabric.tiers[_TIER_KEY[tr.tier]].links
     speed, access = link_speed(fa, tr.tier), tr.tier == "access"
     cage = node_cage_ports(a.nodes, fa) if access else None
-    fans = np.array([fans_out(o, speed, cage) for o in options], dtype=bool)
+    shared = np.array([access and leaf_split(o, speed, cage) for o in options], dtype=bool)
+    fans = np.array([fans_out(o, speed, cage) for o in options], dtype=bool) | shared
     if not fans.any():
         return None
-    on = (tr.option >= 0) & fans[np.clip(tr.option, 0, len(options) - 1)]
+    opt = np.clip(tr.option, 0, len(options) - 1)
+    on = (tr.option >= 0) & fans[opt]
     if access:   # a node's cage: its ports' runs, one link each (the ports past the nodes' are no node's)
         node_rack, node_u = access_ports(a.cluster, fa)[:2]
         k = min(len(node_rack), len(tr.length))
@@ -81,6 +100,12 @@ def split_legs(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns) -> tuple[np
         cables: dict[tuple[int, int], int] = {}
         ids = np.array([cables.setdefault(c, len(cables)) for c in zip(key.tolist(), nic_cages(key, fa.planes).tolist(),
                                                                          strict=True)], dtype=np.int64)
+        at_leaf = np.flatnonzero(on[:k] & shared[opt[:k]])   # split at the leaf: its ports across nodes, in order
+        if len(at_leaf):
+            leaf = tier_switches(a, fa, tr)[1][at_leaf] * len(options) + tr.option[at_leaf]
+            order = np.argsort(leaf, kind="stable")
+            per = np.array([links_per_cable(o, speed, cage) for o in options], dtype=np.int64)
+            ids[at_leaf[order]] = len(cables) + cut(leaf[order], per[tr.option[at_leaf[order]]])
         return (on, np.flatnonzero(on), ids[on[:k]]) if on.any() else None
     if not on.any():
         return None
