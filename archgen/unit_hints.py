@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from decimal import Decimal
+from typing import NamedTuple
 
 #: Units specs commonly name: what "did you mean" offers for a unit the registry does not know ('kw', 'degc').
 COMMON_UNITS = (
@@ -119,6 +120,18 @@ def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str
     return f"'{unit}' reads as {names}" if unnamed else ""
 
 
+#: A letter for a multiple as documents print one ('400k USD', '10M USD', '$2bn'): its power of ten, the multiple,
+#: and what pint reads the letter as ("" where nothing).
+_MULTIPLES = {"k": (3, "a thousand", "the Boltzmann constant"), "K": (3, "a thousand", "kelvin"),
+              "M": (6, "a million", "molar (mol/L)"), "mn": (6, "a million", ""), "B": (9, "a billion", "byte"),
+              "bn": (9, "a billion", "")}
+
+
+def multiple_words(letter: str) -> str:
+    """Why a letter for a multiple is refused: "'M' reads as molar (mol/L), not a million"."""
+    _, multiple, unit = _MULTIPLES[letter]
+    return f"'{letter}' reads as {unit}, not {multiple}" if unit else f"'{letter}' is not read as {multiple}"
+
 
 #: 'M' alone, as documents print a million ('54.9 M USD', '10M USD'): the registry's molar, mol/L.
 _MOLAR = re.compile(r"(?<![\w])M(?![\w])")
@@ -133,15 +146,68 @@ def million_hint(number: str, unit: str, names: str) -> tuple[str, str] | None:
     if "molar" not in names or not _MOLAR.search(unit):
         return None
     rest = " ".join(re.sub(r"\s*[·*]?\s*(?<!\w)M(?!\w)\s*[·*]?\s*", " ", unit).split())
-    return (f"'M' reads as molar (mol/L), not a million: write '{number}e6 {rest}'".rstrip() + " or the amount in "
+    return (f"{multiple_words('M')}: write '{number}e{_MULTIPLES['M'][0]} {rest}'".rstrip() + " or the amount in "
             "full", rest)
 
 
-#: A number with digit groups as datasheets print them: '1,800', '1 800' (a space, no-break or thin space), '1,228.8'.
-_GROUPED = re.compile(r"^\s*(?P<num>[-+]?\d{1,3}(?P<sep>[,\u00a0\u2009\u202f ])\d{3}(?:(?P=sep)\d{3})*(?:\.\d+)?)"
-                      r"(?P<rest>\s*(?:[^\d\s,.].*)?)$")
-#: A decimal comma: '10,2 kW', '0,85'.
-_DECIMAL_COMMA = re.compile(r"^\s*(?P<num>[-+]?\d+,\d+)(?P<rest>\s*(?:[^\d\s,.].*)?)$")
+class Written(NamedTuple):
+    """What a written number can mean (`read_number`).
+
+    `form` is how it is written, in words ("with a thousands separator"; "" where archgen reads it as written);
+    `numbers` the plain numbers it may be, the likelier first; `other` what the second takes its separator for.
+    """
+
+    form: str
+    numbers: tuple[str, ...]
+    other: str = ""
+
+
+#: The spaces that group digits: a space, and the no-break, thin and narrow no-break spaces a PDF copies.
+_SPACES = " \u00a0\u2009\u202f"
+#: The forms of a number as documents print it, each with its words and the character that groups its digits:
+#: groups by spaces, by commas and by dots (a lead group has no leading 0: '0,125' is a decimal comma), a decimal
+#: comma, and the plain number archgen reads.
+_FORMS = ((re.compile(rf"[1-9]\d{{0,2}}(?P<sep>[{_SPACES}])\d{{3}}(?:(?P=sep)\d{{3}})*(?:[.,]\d+)?"),
+           "with digits grouped by spaces", _SPACES),
+          (re.compile(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?"), "with a thousands separator", ","),
+          (re.compile(r"[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?"), "with a thousands separator", "."),
+          (re.compile(r"\d+,\d+"), "with a decimal comma", ""),
+          (re.compile(r"\d+(?:\.\d+)?"), "", ""))
+#: One comma or dot before exactly three digits: a digit group, or a decimal one with three decimals.
+_UNSURE = re.compile(r"[1-9]\d{0,2}(?P<sep>[.,])\d{3}")
+
+
+def read_number(num: str, decimals: int | None = None) -> Written | None:
+    """What `num` means, where a form of `_FORMS` reads it ('1,800', '1 800', '5.000,50', '10,2'); else None ('1.2.3').
+
+    The one home of that reading, for a quantity (`digit_grouping`) and an amount of money (`money_hint`). One comma
+    or dot before exactly three digits ('1,800', '5.000') may group thousands or be a decimal one (1,800 is 1.8 in
+    much of Europe): both readings, the group first, unless the number has at most `decimals` decimals (an amount
+    of money). Such a dot is archgen's own decimal point as well: '5.000' has `form` "" (archgen reads it as 5).
+    """
+    sign, body = (num[0], num[1:]) if num[:1] in "+-" else ("", num)
+    form = next((f for f in _FORMS if f[0].fullmatch(body)), None)
+    if form is None:
+        return None
+    _, words, groups = form
+    numbers = [sign + "".join(c for c in body if c not in groups).replace(",", ".")]
+    unsure = _UNSURE.fullmatch(body)
+    if unsure and (decimals is None or decimals >= 3):
+        numbers.append(sign + body.replace(",", "."))
+    if unsure and unsure["sep"] == ".":
+        words = ""
+    other = "the comma is a decimal comma" if "," in body else "the dot is a decimal point"
+    return Written(words, tuple(numbers), other if len(numbers) > 1 else "")
+
+
+def offered(written: Written, show: Callable[[str], str]) -> str:
+    """The readings of `written` as a hint offers them, each as `show` writes it: "'1800 W' (or, if the comma ...)"."""
+    others = [f" (or, if {written.other}, {show(n)})" for n in written.numbers[1:]]
+    return show(written.numbers[0]) + "".join(others)
+
+
+#: A number first, then the rest of the text: '1,800 GB/s' → '1,800' and ' GB/s'.
+_NUMBER_FIRST = re.compile(rf"^\s*(?P<num>[-+]?\d[\d.,{_SPACES}]*?)(?P<rest>\s*(?:[^\d\s,.].*)?)$")
 
 
 def digit_grouping(text: str) -> tuple[str, str] | None:
@@ -149,38 +215,28 @@ def digit_grouping(text: str) -> tuple[str, str] | None:
 
     '1,800 GB/s' read as the number 1 and the unit ',800 GB/s', and '1 800 GB/s' as 1 and '800 GB/s'; both were
     refused as a unit that cannot be read. A comma before exactly three digits may also be a decimal comma (1,800 is
-    1.8 in much of Europe): the hint gives both readings rather than pick one.
+    1.8 in much of Europe): the hint gives both readings rather than pick one (`read_number`).
     """
-    def written(num: str, rest: str) -> str:
-        return f"'{num} {rest.strip()}'" if rest.strip() else f"'{num}'"
-
-    m = _GROUPED.match(text)
-    if m and m["sep"] != ",":
-        return "with digits grouped by spaces", f"write {written(m['num'].replace(m['sep'], ''), m['rest'])}"
-    if m:
-        plain = f"write {written(m['num'].replace(',', ''), m['rest'])}"
-        if m["num"].count(",") > 1 or "." in m["num"]:   # '1,000,000', '1,228.8': no decimal comma
-            return "with a thousands separator", plain
-        return "with a thousands separator", (f"{plain} (or, if the comma is a decimal comma, "
-                                              f"{written(m['num'].replace(',', '.'), m['rest'])})")
-    m = _DECIMAL_COMMA.match(text)
-    if m:
-        return "with a decimal comma", f"write {written(m['num'].replace(',', '.'), m['rest'])}"
-    return None
+    m = _NUMBER_FIRST.match(text)
+    written = read_number(m["num"]) if m else None
+    if m is None or written is None or not written.form:
+        return None
+    rest = m["rest"].strip()
+    return written.form, "write " + offered(written, lambda n: f"'{n} {rest}'" if rest else f"'{n}'")
 
 
 #: An amount of money as a quote or an invoice prints it: a currency sign or code before or after the number
 #: ('$400,000', '€5000', '5000 €', 'USD 5000'), digit groups, a letter for thousands, millions or billions ('400k USD',
 #: '1.2M USD', '$2bn'), and a rate's per-unit tail ('$0.09/kWh').
 _AMOUNT = re.compile(r"^\s*(?P<pre>US\$|[$€£¥]|[A-Z]{3}(?=\s*\d))?\s*"
-                     r"(?P<num>\d(?:[\d,.]|[ \u00a0\u2009\u202f](?=\d{3}))*?)\s*(?P<mult>(?:bn|mn|[kKMB])(?![^\W\d_]))?"
+                     rf"(?P<num>\d(?:[\d,.]|[{_SPACES}](?=\d{{3}}))*?)\s*(?P<mult>(?:bn|mn|[kKMB])(?![^\W\d_]))?"
                      r"\s*(?P<post>[$€£¥]|[A-Z]{3})?\s*(?P<per>/\s*[^\W\d]\w*)?\s*$")
 #: The codes archgen reads for a currency sign ('¥' is the yen's and the yuan's).
 _SIGNS = {"$": ("USD",), "US$": ("USD",), "€": ("EUR",), "£": ("GBP",), "¥": ("JPY", "CNY")}
-#: A letter for a multiple: its power of ten, the multiple, and what pint reads the letter as ("" where nothing).
-_MULTIPLES = {"k": (3, "a thousand", "the Boltzmann constant"), "K": (3, "a thousand", "kelvin"),
-              "M": (6, "a million", "molar (mol/L)"), "mn": (6, "a million", ""), "B": (9, "a billion", "byte"),
-              "bn": (9, "a billion", "")}
+#: The most decimals an amount in a currency archgen knows has: ISO 4217's minor unit, 2 for USD, EUR, GBP and CNY
+#: and 0 for JPY (OPC UA Part 3, 8.61 CurrencyUnitType, Table 44, gives the exponents of USD, EUR, GBP and JPY; CNY's
+#: is ISO 4217's list one). So '$400,000' is 400000 USD, never 400.000; a rate per unit ('$0.125/kWh') has more.
+_AMOUNT_DECIMALS = 2
 
 
 def money_hint(text: str, currencies: Iterable[str]) -> str:
@@ -188,7 +244,8 @@ def money_hint(text: str, currencies: Iterable[str]) -> str:
 
     newuser98: '$400,000' as a capex was told "such as '132 kW'", and '400k USD' that 'k' is the Boltzmann constant.
     An amount is a number, then the currency's code (ISO 4217) and a rate's unit: no sign, no digit groups, no
-    letter for a multiple. A comma or dot whose reading is unsure ('400,000', '5.000') gives both readings.
+    letter for a multiple. A comma or dot before three digits groups thousands in an amount (`_AMOUNT_DECIMALS`);
+    in a rate ('€1,250/MWh') it may be a decimal one, and both readings are given.
     """
     known = tuple(currencies)
     m = _AMOUNT.match(text)
@@ -198,43 +255,21 @@ def money_hint(text: str, currencies: Iterable[str]) -> str:
     codes = _SIGNS.get(mark, (mark,))
     if m["pre"] and not set(codes) <= set(known):   # 'CHF 5000': a code archgen does not know, before the number
         return currency_hint(mark, set(known).__contains__, known)
-    if not set(codes) <= set(known) or m["post"] in known and not m["mult"] and _readings(m["num"]) == [m["num"]]:
-        return ""   # an unknown code (`currency_hint`), or '400000 USD' as written
-    power, multiple, unit = _MULTIPLES.get(m["mult"] or "", (0, "", ""))
-    numbers = [_times(n, power) for n in _readings(m["num"])]
+    written = read_number(m["num"], None if m["per"] else _AMOUNT_DECIMALS)
+    if written is None or not set(codes) <= set(known):
+        return ""   # no number ('$1.2.3'), or an unknown code (`currency_hint`)
+    as_written = written.numbers == (m["num"],)
+    if m["post"] in known and not m["mult"] and as_written:
+        return ""   # '400000 USD' as written
+    power = _MULTIPLES[m["mult"]][0] if m["mult"] else 0
     per = (m["per"] or "").replace(" ", "")
-    options = [f"'{n} {code}{per}'" for n in numbers[:1] for code in codes]
-    other = f" (or, if the {_separator(m['num'])}, '{numbers[1]} {codes[0]}{per}')" if len(numbers) > 1 else ""
+    amounts = offered(written, lambda n: " or ".join(f"'{_times(n, power)} {code}{per}'" for code in codes))
     why = [f"'{mark}' is {' or '.join(codes)}" + (" if the dollars are US dollars" if mark == "$" else "")] \
         if mark in _SIGNS else ["the code goes after the number"] if m["pre"] else []
-    why += [f"'{m['mult']}' is not read as {multiple}" + (f": it reads as {unit}" if unit else "")] if m["mult"] else []
-    why += ["archgen reads a number without digit groups, with a decimal point"] if _readings(m["num"]) != [m["num"]] \
-        else []
-    return (f"write {' or '.join(options)}{other}: the amount in full, then the currency's code (archgen knows "
-            f"{', '.join(known)}); " + "; ".join(why))
-
-
-def _readings(num: str) -> list[str]:
-    """The number `num` may be, the likelier first: '400,000' → 400000 or 400.000; '5.000,50' → 5000.50 only."""
-    if re.fullmatch(r"\d{1,3}(\s\d{3})+([.,]\d+)?", num):   # '5 000', '1 200 000,50': groups by spaces
-        return [re.sub(r"\s", "", num).replace(",", ".")]
-    if re.fullmatch(r"\d{1,3}\.\d{3}", num):               # '5.000': a digit group, or three decimals
-        return [num.replace(".", ""), num]
-    if re.fullmatch(r"\d+(\.\d+)?", num):
-        return [num]
-    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", num):   # '400,000', '1,200,000.50'
-        single = num.count(",") == 1 and "." not in num
-        return [num.replace(",", "")] + ([num.replace(",", ".")] if single else [])
-    if re.fullmatch(r"\d{1,3}(\.\d{3})+(,\d+)?", num):    # '5.000,50', '1.200.000': the dot groups
-        return [num.replace(".", "").replace(",", ".")]
-    if re.fullmatch(r"\d+,\d{1,2}", num):                  # '5,50': a decimal comma
-        return [num.replace(",", ".")]
-    return [num]
-
-
-def _separator(num: str) -> str:
-    """The other reading of an unsure number's separator: 'comma is a decimal comma', 'dot is a decimal point'."""
-    return "comma is a decimal comma" if "," in num else "dot is a decimal point"
+    why += [multiple_words(m["mult"])] if m["mult"] else []
+    why += [] if as_written else ["archgen reads a number without digit groups, with a decimal point"]
+    return (f"write {amounts}: the amount in full, then the currency's code (archgen knows {', '.join(known)}); "
+            + "; ".join(why))
 
 
 def _times(num: str, power: int) -> str:

@@ -64,6 +64,10 @@ def test_unknown_datasheet_spellings_get_the_unit_they_mean(text, hint):
     ("1\u00a0800 GB/s", "write '1800 GB/s'"),                            # no-break space, as a PDF copies it
     ("1\u2009228.8 GB/s", "write '1228.8 GB/s'"),                        # thin space (SI digit groups)
     ("10,2 kW", "write '10.2 kW'"),
+    ("0,125 kW", "write '0.125 kW'"),                                    # a lead 0 is no digit group: was '0125 kW'
+    ("1.200.000 W", "write '1200000 W'"),                                # groups by dots: was "unit '.000 W'"
+    ("5.000,50 W", "write '5000.50 W'"),
+    ("1 228,8 GB/s", "write '1228.8 GB/s'"),                        # groups by spaces and a decimal comma
 ])
 def test_a_number_with_digit_groups_or_a_decimal_comma_says_how_to_write_it(text, hint):
     """'1,800 GB/s' was read as 1 with the unit ',800 GB/s' and '1 800 GB/s' as 1 with '800 GB/s': refused, but as
@@ -73,6 +77,30 @@ def test_a_number_with_digit_groups_or_a_decimal_comma_says_how_to_write_it(text
     assert info.value.context["hint"] == hint
 
 
-@pytest.mark.parametrize(("text", "expected"), [("1.8TB/s", 1.8), ("1e3 W", 1000), ("1 kW", 1), ("0.85 TB/s", 0.85)])
+@pytest.mark.parametrize(("text", "expected"), [("1.8TB/s", 1.8), ("1e3 W", 1000), ("1 kW", 1), ("0.85 TB/s", 0.85),
+                                               ("5.000 W", 5)])   # a dot before three digits is a decimal point here
 def test_plain_numbers_are_not_digit_groups(text, expected):
     assert parse_quantity(text).magnitude == expected
+
+
+@pytest.mark.parametrize(("num", "decimals", "form", "numbers"), [
+    ("1,800", None, "with a thousands separator", ("1800", "1.800")),
+    ("1,800", 2, "with a thousands separator", ("1800",)),          # an amount of money: at most two decimals
+    ("5.000", None, "", ("5000", "5.000")),                          # archgen reads it as written: 5
+    ("1,000,000", None, "with a thousands separator", ("1000000",)),
+    ("1 200 000,50", None, "with digits grouped by spaces", ("1200000.50",)),
+    ("0,125", None, "with a decimal comma", ("0.125",)),
+    ("-10,2", None, "with a decimal comma", ("-10.2",)),
+    ("400.50", 2, "", ("400.50",)),
+])
+def test_one_reading_of_a_written_number(num, decimals, form, numbers):
+    """`read_number` is the one home of digit groups and decimal commas, for quantities and money alike (hints39)."""
+    from archgen.unit_hints import read_number
+    written = read_number(num, decimals)
+    assert (written.form, written.numbers) == (form, numbers)
+
+
+@pytest.mark.parametrize("num", ["1.2.3", "1,2,3", "12,34,567", "1,800.5.3"])
+def test_a_number_no_form_reads_is_none(num):
+    from archgen.unit_hints import read_number
+    assert read_number(num) is None

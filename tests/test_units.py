@@ -398,16 +398,23 @@ def test_an_amount_as_a_quote_prints_it_is_told_how_to_write_it():
 
     found = refused(p="$400,000")
     assert found["msg"] == "expected an amount of money such as '515000 USD', got '$400,000'"
-    assert found["ctx"]["hint"].startswith("write '400000 USD' (or, if the comma is a decimal comma, '400 USD'): ")
+    # an amount has at most two decimals (ISO 4217's minor units), so its comma before three digits groups thousands
+    assert found["ctx"]["hint"].startswith("write '400000 USD': ")
     assert refused(p="1.2M USD")["ctx"]["hint"].startswith("write '1200000 USD': ")
-    assert "'k' is not read as a thousand" in refused(p="400k USD")["ctx"]["hint"]
+    assert "'k' reads as the Boltzmann constant, not a thousand" in refused(p="400k USD")["ctx"]["hint"]
     assert refused(p="€5000")["ctx"]["hint"].startswith("write '5000 EUR': ")
     assert refused(p="1 USD", e="$0.09/kWh")["ctx"]["hint"].startswith("write '0.09 USD/kWh': ")
     # not such an amount: the money field's example, and no hint of how to write one
     assert refused(p="about 5000 USD")["msg"] == "expected an amount of money such as '515000 USD', got 'about 5000 USD'"
     currencies = ("USD", "EUR", "GBP", "JPY", "CNY")
     assert money_hint("¥5000", currencies).startswith("write '5000 JPY' or '5000 CNY': ")
-    assert money_hint("€5.000", currencies).startswith("write '5000 EUR' (or, if the dot is a decimal point, '5 EUR')")
+    assert money_hint("€5.000", currencies).startswith("write '5000 EUR': ")
+    # a rate per unit may have three decimals: both readings
+    assert money_hint("€1,250/MWh", currencies).startswith(
+        "write '1250 EUR/MWh' (or, if the comma is a decimal comma, '1.25 EUR/MWh'): ")
+    assert money_hint("€0,125/kWh", currencies).startswith("write '0.125 EUR/kWh': ")   # a leading 0 is no group
+    assert money_hint("$10,2345", currencies).startswith("write '10.2345 USD': ")   # a traceback on main
+    assert money_hint("$1.2.3", currencies) == ""                                   # no number: the parse error
     assert money_hint("5 000,50 €", currencies).startswith("write '5000.5 EUR': ")
     assert money_hint("CHF 5000", currencies).startswith("if 'CHF' is a currency: archgen knows USD")
     for fine in ("400000 USD", "400.50 USD", "5000 CHF", "400 kUSD", "45C", "$", "USD"):
