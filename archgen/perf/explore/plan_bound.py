@@ -2,7 +2,8 @@
 
 `Bounds` holds, per layout row, the least compute + optimizer time over the attention kernels (`raw`) and the same
 over the kernels under which the row fits (`bound`, infinite where it fits under none). Each bound is one
-`estimate_training` call per kernel with the job's own switches, so it is also the whole estimate of the plan whose
+`estimate_training` call per kernel with the job's own switches (`layout_times.shared_estimate`: the same bits, each
+layer's times and each distinct DP collective worked out once), so it is also the whole estimate of the plan whose
 switches those are (under the stack profiles archgen ships, the one with every overlap the stack runs): `Search`
 reads those plans' step times and fits from the bound's call instead of evaluating them again.
 """
@@ -16,18 +17,17 @@ import numpy as np
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import ep_overlap_refused
-from archgen.perf.train.layout_times import layout_of
+from archgen.perf.train.layout_times import layout_of, shared_estimate
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import moe_tp_refused
-from archgen.perf.train.training import estimate_training
 
 #: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
 JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",
                 "overlap_ep_comm")
 #: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
 BLOCK = 256
-#: Rows a plan is evaluated on per `estimate_training` call (`Search._times`).
+#: Rows a plan is evaluated on per `estimate_training` call (`Search._times`, `layout_times.shared_estimate`).
 ROWS = 16_384
 
 
@@ -71,7 +71,7 @@ class Bounds:
         low, fit = np.full(len(rows), np.inf), np.full(len(rows), np.inf)
         for attention in self.kernels:
             job, steps, fits, known = self.memo[attention]
-            est = estimate_training(self.hw, job, layout_of(sub, np.full(len(rows), self.sp), self.pipeline))
+            est = shared_estimate(self.hw, job, sub, np.full(len(rows), self.sp), self.pipeline)
             t = np.broadcast_to(est.compute + est.optimizer, (len(rows),))
             ok = np.broadcast_to(est.fits, (len(rows),))
             steps[rows], fits[rows], known[rows] = np.broadcast_to(est.step_time, (len(rows),)), ok, True
@@ -167,8 +167,8 @@ class Search:
         for start in range(0, n, ROWS):
             part = {k: v[start:start + ROWS] for k, v in sub.items()}
             m = len(part["tp"])
-            est = estimate_training(b.hw, job, layout_of({k: np.tile(v, len(todo)) for k, v in part.items()},
-                                                      np.repeat(todo, m), b.pipeline))
+            est = shared_estimate(b.hw, job, {k: np.tile(v, len(todo)) for k, v in part.items()},
+                                  np.repeat(todo, m), b.pipeline)
             step[:, start:start + m] = np.broadcast_to(est.step_time, (m * len(todo),)).reshape(len(todo), m)
             fits[:, start:start + m] = np.broadcast_to(est.fits, (m * len(todo),)).reshape(len(todo), m)
         return {sp: (step[j], fits[j]) for j, sp in enumerate(todo)}
