@@ -142,7 +142,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     kernels = sorted({str(c["attention"]) for c in combos})
     # sequence parallelism only lowers memory and element-wise time
     b = Bounds(hw, job, lay, kernels, max(sps), pipeline)
-    b.set(np.flatnonzero(base))
+    b.lower(np.flatnonzero(base))  # set as the search needs them (`Search.run`)
     # 3: the best plan among them, then recompute and offload only for groups that do not fit without them and
     # whose bound (a lower bound of their variants too) is below the best step found
     state = Search(b, plans, exhaustive)
@@ -174,12 +174,13 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         added = b.extend({k: v[room] for k, v in more.items()})
         b.set(added)
         rest = np.concatenate([rest, added])
-    state.run(rest)
+    state.run(rest[b.done[rest]])  # the rows that fit under no kernel left unset
     lay, bound = b.lay, b.bound
-    fitting = np.flatnonzero(np.isfinite(bound))
+    later = np.flatnonzero(base & ~b.done[:n])  # not bounded: below no best step (`Search.run`), memory alone
+    fitting = int(np.isfinite(bound).sum()) + int(b.fit(later).sum())
     best, evaluated = state.best, state.evaluated
     if best is None:
-        return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, None, {}, (), None,
+        return PlanResult(searched, kept, n * (2 if wide else 1), fitting, evaluated, space, None, {}, (), None,
                           None, searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
@@ -193,7 +194,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         switches["overlap_param_gather"] = False  # no parameter gather without the distributed optimizer
     on = _turned_on(layout, switches)
     extra = ("weight offload",) if OFFLOAD_CODES[str(layout.get("offload", "none"))] & WEIGHT_OFFLOAD else ()
-    return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, layout, switches, on,
+    return PlanResult(searched, kept, n * (2 if wide else 1), fitting, evaluated, space, layout, switches, on,
                       one, plan_job, extra, model_only, spread)
 
 

@@ -29,7 +29,7 @@ from archgen.perf.comm.racks import group_times
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import LayerTimes, layer_times
-from archgen.perf.train.pipeline_split import PipelineOptions
+from archgen.perf.train.pipeline_split import PipelineOptions, split
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.training import TrainingEstimate, estimate_training
 
@@ -89,6 +89,32 @@ def bounds(job: Job, lay: dict[str, np.ndarray], lt: LayerTimes, group: np.ndarr
     return m * (job.arch.layers / lay["pp"]) * np.broadcast_to(lt.total, (int(group.max()) + 1,))[group]
 
 
+def compute_floor(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool | np.ndarray,
+                  pipeline: PipelineOptions) -> np.ndarray:
+    """Each layout's m · busiest · (forward + backward + recompute + host) of its layer times.
+
+    At most its estimate's compute + optimizer time (`TrainingEstimate`, the plan search's bound): the busiest rank
+    class (`busiest`: the most layers a rank holds, `ranks.rank_times`) takes at least that many times
+    `LayerTimes.total` plus any offload and EP edge per micro-batch, and `compute` takes off m · busiest · (TP + CP +
+    EP communication + the edge) alone (`training.estimate_training`); the optimizer step is never negative. Only
+    the layer times (once per combination) and the pipeline split (once per pp and interleave).
+    """
+    lt, group = _layer_times(hw, job, lay, sequence_parallel)
+    per = np.broadcast_to(lt.forward + lt.backward + lt.recompute + lt.host, (int(group.max()) + 1,))[group]
+    stage = groups([lay["pp"], lay["interleave"]])
+    first = _firsts(stage)
+    sl = split(job.arch.layers, lay["pp"][first].astype(float), lay["interleave"][first].astype(float), pipeline)
+    busiest = np.max(np.where(sl.count > 0, sl.layers, 0.0), axis=-1)[stage]
+    return job.global_batch / (lay["dp"] * lay["micro_batch"]) * busiest * per
+
+
+def _firsts(group: np.ndarray) -> np.ndarray:
+    """Each group's first row (`group` numbers the groups from 0)."""
+    first = np.zeros(int(group.max()) + 1, dtype=int)
+    first[group[::-1]] = np.arange(len(group))[::-1]
+    return first
+
+
 def _layer_times(hw: Hardware, job: Job, lay: dict[str, np.ndarray],
                  sequence_parallel: bool | np.ndarray) -> tuple[LayerTimes, np.ndarray]:
     """`layer_times` once per combination of `LAYER_KEYS` and SP in `lay`, and each layout's combination.
@@ -97,8 +123,7 @@ def _layer_times(hw: Hardware, job: Job, lay: dict[str, np.ndarray],
     """
     sp = np.broadcast_to(np.asarray(sequence_parallel, dtype=bool), (len(lay["tp"]),))
     group = groups([lay[k] for k in LAYER_KEYS] + [sp.astype(float)])
-    first = np.zeros(int(group.max()) + 1, dtype=int)
-    first[group[::-1]] = np.arange(len(group))[::-1]  # each combination's first layout
+    first = _firsts(group)  # each combination's first layout
     one = {k: lay[k][first] for k in LAYER_KEYS}
     return layer_times(hw, job, tp=one["tp"], mb=one["micro_batch"], cp=one["cp"], ep=one["ep"],
                        rc=one["recompute"].astype(int), sp=sp[first] & (one["tp"] > 1), etp=one["etp"]), group
@@ -159,7 +184,7 @@ def _distinct(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """
     key = np.zeros(len(columns[0]), dtype=np.uint64)
     for col in columns:
-        key = _mixed(key ^ _mixed(np.ascontiguousarray(col, dtype=float).view(np.uint64)))
+        key = _mixed(key ^ np.ascontiguousarray(col, dtype=float).view(np.uint64))
     order = np.argsort(key, kind="stable")
     ordered = key[order]
     new = np.r_[True, ordered[1:] != ordered[:-1]]
@@ -168,8 +193,7 @@ def _distinct(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     first = order[new]  # the stable sort keeps each number's rows in order: its first row first
     if not all(np.array_equal(col, col[first][at]) for col in columns):  # two rows of one hash (or a NaN)
         at = groups(columns)
-        first = np.zeros(int(at.max()) + 1, dtype=int)
-        first[at[::-1]] = np.arange(len(at))[::-1]
+        first = _firsts(at)
     return at, first
 
 
