@@ -155,7 +155,9 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
     # their times matter only where they fit (and for weight offload below): memory alone (cheaper) picks those rows
     fit = np.ones(len(rest), dtype=bool) if wide and exhaustive else b.fit(rest)
-    b.set(rest[fit])
+    todo = rest[fit]
+    (b.set if wide else b.lower)(todo)  # bounded as the search needs them (`Search.run`), but where weight offload
+    # reads their bounds below
     if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
         # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
         # only lengthen: `offload.layer_exposed`) is below the best step found
@@ -173,11 +175,12 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
             room = room & (b.raw[cand] < state.best_t)
         added = b.extend({k: v[room] for k, v in more.items()})
         b.set(added)
-        rest = np.concatenate([rest, added])
-    state.run(rest[b.done[rest]])  # the rows that fit under no kernel left unset
+        todo = np.concatenate([todo, added])
+    state.run(todo)
     lay, bound = b.lay, b.bound
-    later = np.flatnonzero(base & ~b.done[:n])  # not bounded: below no best step (`Search.run`), memory alone
-    fitting = int(np.isfinite(bound).sum()) + int(b.fit(later).sum())
+    # rows never bounded (above the best step, `Search.run`) fit or not by their memory alone
+    later = np.flatnonzero(base & ~b.done[:n])
+    fitting = int(np.isfinite(bound).sum()) + int(b.fit(later).sum()) + int((~b.done[todo]).sum())
     best, evaluated = state.best, state.evaluated
     if best is None:
         return PlanResult(searched, kept, n * (2 if wide else 1), fitting, evaluated, space, None, {}, (), None,
