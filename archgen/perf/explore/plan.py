@@ -142,7 +142,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     kernels = sorted({str(c["attention"]) for c in combos})
     # sequence parallelism only lowers memory and element-wise time
     b = Bounds(hw, job, lay, kernels, max(sps), pipeline)
-    b.set(np.flatnonzero(base))
+    b.lower(np.flatnonzero(base))  # set as the search needs them (`Search.run`)
     # 3: the best plan among them, then recompute and offload only for groups that do not fit without them and
     # whose bound (a lower bound of their variants too) is below the best step found
     state = Search(b, plans, exhaustive)
@@ -155,7 +155,9 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
     # their times matter only where they fit (and for weight offload below): memory alone (cheaper) picks those rows
     fit = np.ones(len(rest), dtype=bool) if wide and exhaustive else b.fit(rest)
-    b.set(rest[fit])
+    todo = rest[fit]
+    (b.set if wide else b.lower)(todo)  # bounded as the search needs them (`Search.run`), but where weight offload
+    # reads their bounds below
     if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
         # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
         # only lengthen: `offload.layer_exposed`) is below the best step found
@@ -173,13 +175,15 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
             room = room & (b.raw[cand] < state.best_t)
         added = b.extend({k: v[room] for k, v in more.items()})
         b.set(added)
-        rest = np.concatenate([rest, added])
-    state.run(rest)
+        todo = np.concatenate([todo, added])
+    state.run(todo)
     lay, bound = b.lay, b.bound
-    fitting = np.flatnonzero(np.isfinite(bound))
+    # rows never bounded (above the best step, `Search.run`) fit or not by their memory alone
+    later = np.flatnonzero(base & ~b.done[:n])
+    fitting = int(np.isfinite(bound).sum()) + int(b.fit(later).sum()) + int((~b.done[todo]).sum())
     best, evaluated = state.best, state.evaluated
     if best is None:
-        return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, None, {}, (), None,
+        return PlanResult(searched, kept, n * (2 if wide else 1), fitting, evaluated, space, None, {}, (), None,
                           None, searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
@@ -193,7 +197,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         switches["overlap_param_gather"] = False  # no parameter gather without the distributed optimizer
     on = _turned_on(layout, switches)
     extra = ("weight offload",) if OFFLOAD_CODES[str(layout.get("offload", "none"))] & WEIGHT_OFFLOAD else ()
-    return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, layout, switches, on,
+    return PlanResult(searched, kept, n * (2 if wide else 1), fitting, evaluated, space, layout, switches, on,
                       one, plan_job, extra, model_only, spread)
 
 

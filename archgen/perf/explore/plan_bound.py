@@ -2,7 +2,8 @@
 
 `Bounds` holds, per layout row, the least compute + optimizer time over the attention kernels (`raw`) and the same
 over the kernels under which the row fits (`bound`, infinite where it fits under none). Each bound is one
-`estimate_training` call per kernel with the job's own switches, so it is also the whole estimate of the plan whose
+`estimate_training` call per kernel with the job's own switches (`layout_times.shared_estimate`: the same bits, each
+layer's times and each distinct DP collective worked out once), so it is also the whole estimate of the plan whose
 switches those are (under the stack profiles archgen ships, the one with every overlap the stack runs): `Search`
 reads those plans' step times and fits from the bound's call instead of evaluating them again.
 """
@@ -16,18 +17,19 @@ import numpy as np
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import ep_overlap_refused
-from archgen.perf.train.layout_times import layout_of
+from archgen.perf.train.layout_times import SLACK, compute_floor, layout_of, shared_estimate
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import moe_tp_refused
-from archgen.perf.train.training import estimate_training
 
 #: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
 JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",
                 "overlap_ep_comm")
 #: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
 BLOCK = 256
-#: Rows a plan is evaluated on per `estimate_training` call (`Search._times`).
+#: Rows whose bounds `Search.run` sets first, least `Bounds.low` first (each next time at least twice as many).
+FIRST = 16 * BLOCK
+#: Rows a plan is evaluated on per `estimate_training` call (`Search._times`, `layout_times.shared_estimate`).
 ROWS = 16_384
 
 
@@ -43,11 +45,14 @@ class Bounds:
     pipeline: PipelineOptions
     bound: np.ndarray = field(init=False)
     raw: np.ndarray = field(init=False)
+    low: np.ndarray = field(init=False)   # a bound of `raw` without the estimate (`lower`)
+    done: np.ndarray = field(init=False)  # rows whose `raw` and `bound` are set
     memo: dict[str, tuple[Job, np.ndarray, np.ndarray, np.ndarray]] = field(init=False)  # step, fits, known
 
     def __post_init__(self) -> None:
         n = len(self.lay["tp"])
-        self.bound, self.raw = np.full(n, np.inf), np.full(n, np.inf)
+        self.bound, self.raw, self.low, self.done = np.full(n, np.inf), np.full(n, np.inf), np.full(n, -np.inf), \
+            np.zeros(n, dtype=bool)
         self.memo = {k: (replace(self.job, attention=k), np.full(n, np.nan), np.zeros(n, dtype=bool),
                          np.zeros(n, dtype=bool)) for k in self.kernels}
 
@@ -56,6 +61,8 @@ class Bounds:
         n, k = len(self.lay["tp"]), len(more["tp"])
         self.lay = {key: np.concatenate([v, more[key]]) for key, v in self.lay.items()}
         self.bound, self.raw = (np.concatenate([b, np.full(k, np.inf)]) for b in (self.bound, self.raw))
+        self.low = np.concatenate([self.low, np.full(k, -np.inf)])
+        self.done = np.concatenate([self.done, np.zeros(k, dtype=bool)])
         self.memo = {name: (job, np.concatenate([s, np.full(k, np.nan)]), np.concatenate([f, np.zeros(k, bool)]),
                             np.concatenate([d, np.zeros(k, bool)])) for name, (job, s, f, d) in self.memo.items()}
         return np.arange(n, n + k)
@@ -71,13 +78,26 @@ class Bounds:
         low, fit = np.full(len(rows), np.inf), np.full(len(rows), np.inf)
         for attention in self.kernels:
             job, steps, fits, known = self.memo[attention]
-            est = estimate_training(self.hw, job, layout_of(sub, np.full(len(rows), self.sp), self.pipeline))
+            est = shared_estimate(self.hw, job, sub, np.full(len(rows), self.sp), self.pipeline)
             t = np.broadcast_to(est.compute + est.optimizer, (len(rows),))
             ok = np.broadcast_to(est.fits, (len(rows),))
             steps[rows], fits[rows], known[rows] = np.broadcast_to(est.step_time, (len(rows),)), ok, True
             low = np.minimum(low, t)
             fit = np.where(ok, np.minimum(fit, t), fit)
-        self.raw[rows], self.bound[rows] = low, fit
+        self.raw[rows], self.bound[rows], self.done[rows] = low, fit, True
+
+    def lower(self, rows: np.ndarray) -> None:
+        """Set `low[rows]`: at most `raw` (so `bound`) from the layer times alone (`layout_times.compute_floor`).
+
+        The least over the kernels, less `SLACK` for rounding; where it is not a number, minus infinity (bounded first).
+        """
+        if len(rows) == 0:
+            return
+        sub = {k: v[rows] for k, v in self.lay.items()}
+        low = np.full(len(rows), np.inf)
+        for job, *_ in self.memo.values():
+            low = np.minimum(low, compute_floor(self.hw, job, sub, np.full(len(rows), self.sp), self.pipeline))
+        self.low[rows] = np.where(np.isnan(low), -np.inf, low * (1.0 - SLACK))
 
     def fit(self, rows: np.ndarray) -> np.ndarray:
         """Whether each of `rows` fits under some kernel: `estimate_training`'s `fits`, from the memory alone."""
@@ -114,18 +134,43 @@ class Search:
         self.best_t, self.evaluated = np.inf, 0
 
     def run(self, rows: np.ndarray) -> None:
-        """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
-        bound = self.bounds.bound
-        rows = rows[np.isfinite(bound[rows])]
-        order = rows[np.argsort(bound[rows], kind="stable")]
+        """Evaluate the fitting `rows` whose bound is below the best step, least bound first.
+
+        Rows not bounded yet (`Bounds.done`) are bounded least `Bounds.low` first, only as far as a block could hold
+        them: every one left has a bound of at least `cut`, the least `low` among them, so while the best step found
+        is at most `cut`, or the next block lies among the rows of bound below `cut`, the blocks and the rows they
+        evaluate are those of bounding every row first (planspeed39: that took half of the search).
+        """
+        b = self.bounds
+        lazy = rows[~b.done[rows]]
+        if self.exhaustive:
+            b.set(lazy)
+            lazy = lazy[:0]
+        lazy = lazy[np.argsort(b.low[lazy], kind="stable")]
+        taken, cut, order, below = 0, -np.inf, self._order(rows), 0
         start, size = 0, max(len(order), 1) if self.exhaustive else BLOCK
-        while start < len(order):
+        while True:
+            if taken < len(lazy) and self.best_t > cut and (start + size > below or start >= len(order)):
+                want = int(np.searchsorted(b.low[lazy], self.best_t)) if np.isfinite(self.best_t) else 2 * taken
+                b.set(np.sort(lazy[taken:(taken := min(len(lazy), max(want, FIRST, taken + 1)))]))
+                cut = b.low[lazy[taken]] if taken < len(lazy) else np.inf
+                order = self._order(rows)
+                below = int(np.searchsorted(b.bound[order], cut))  # the rows of bound below `cut`
+                continue
+            if start >= len(order):
+                break
             block = order[start:start + size]
             start, size = start + size, 2 * size  # blocks double: few calls, the first ones set the bound
-            block = block if self.exhaustive else block[bound[block] < self.best_t]
+            block = block if self.exhaustive else block[b.bound[block] < self.best_t]
             if len(block) == 0:
                 break
             self._block(block)
+
+    def _order(self, rows: np.ndarray) -> np.ndarray:
+        """The bounded rows of `rows` that fit, least bound first (in the order of `rows` on ties)."""
+        bound = self.bounds.bound
+        rows = rows[self.bounds.done[rows] & np.isfinite(bound[rows])]
+        return rows[np.argsort(bound[rows], kind="stable")]
 
     def _block(self, block: np.ndarray) -> None:
         """Every plan on the rows `block`, in plan order."""
@@ -167,8 +212,8 @@ class Search:
         for start in range(0, n, ROWS):
             part = {k: v[start:start + ROWS] for k, v in sub.items()}
             m = len(part["tp"])
-            est = estimate_training(b.hw, job, layout_of({k: np.tile(v, len(todo)) for k, v in part.items()},
-                                                      np.repeat(todo, m), b.pipeline))
+            est = shared_estimate(b.hw, job, {k: np.tile(v, len(todo)) for k, v in part.items()},
+                                  np.repeat(todo, m), b.pipeline)
             step[:, start:start + m] = np.broadcast_to(est.step_time, (m * len(todo),)).reshape(len(todo), m)
             fits[:, start:start + m] = np.broadcast_to(est.fits, (m * len(todo),)).reshape(len(todo), m)
         return {sp: (step[j], fits[j]) for j, sp in enumerate(todo)}

@@ -25,12 +25,13 @@ import dataclasses
 
 import numpy as np
 
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import LayerTimes, layer_times
-from archgen.perf.train.pipeline_split import PipelineOptions
+from archgen.perf.train.pipeline_split import PipelineOptions, split
 from archgen.perf.train.ranks import busiest_memory
-from archgen.perf.train.training import estimate_training
+from archgen.perf.train.training import TrainingEstimate, estimate_training
 
 #: What a layer's times read of a layout (`layer.layer_times`): worked out once per combination.
 LAYER_KEYS = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
@@ -88,27 +89,119 @@ def bounds(job: Job, lay: dict[str, np.ndarray], lt: LayerTimes, group: np.ndarr
     return m * (job.arch.layers / lay["pp"]) * np.broadcast_to(lt.total, (int(group.max()) + 1,))[group]
 
 
-def _layer_times(hw: Hardware, job: Job, lay: dict[str, np.ndarray],
-                 sequence_parallel: bool) -> tuple[LayerTimes, np.ndarray]:
-    """`layer_times` once per combination of `LAYER_KEYS` in `lay`, and each layout's combination."""
-    group = groups([lay[k] for k in LAYER_KEYS])
+def compute_floor(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool | np.ndarray,
+                  pipeline: PipelineOptions) -> np.ndarray:
+    """Each layout's m · busiest · (forward + backward + recompute + host) of its layer times.
+
+    At most its estimate's compute + optimizer time (`TrainingEstimate`, the plan search's bound): the busiest rank
+    class (`busiest`: the most layers a rank holds, `ranks.rank_times`) takes at least that many times
+    `LayerTimes.total` plus any offload and EP edge per micro-batch, and `compute` takes off m · busiest · (TP + CP +
+    EP communication + the edge) alone (`training.estimate_training`); the optimizer step is never negative. Only
+    the layer times (once per combination) and the pipeline split (once per pp and interleave).
+    """
+    lt, group = _layer_times(hw, job, lay, sequence_parallel)
+    per = np.broadcast_to(lt.forward + lt.backward + lt.recompute + lt.host, (int(group.max()) + 1,))[group]
+    stage = groups([lay["pp"], lay["interleave"]])
+    first = _firsts(stage)
+    sl = split(job.arch.layers, lay["pp"][first].astype(float), lay["interleave"][first].astype(float), pipeline)
+    busiest = np.max(np.where(sl.count > 0, sl.layers, 0.0), axis=-1)[stage]
+    return job.global_batch / (lay["dp"] * lay["micro_batch"]) * busiest * per
+
+
+def _firsts(group: np.ndarray) -> np.ndarray:
+    """Each group's first row (`group` numbers the groups from 0)."""
     first = np.zeros(int(group.max()) + 1, dtype=int)
-    first[group[::-1]] = np.arange(len(group))[::-1]  # each combination's first layout
+    first[group[::-1]] = np.arange(len(group))[::-1]
+    return first
+
+
+def _layer_times(hw: Hardware, job: Job, lay: dict[str, np.ndarray],
+                 sequence_parallel: bool | np.ndarray) -> tuple[LayerTimes, np.ndarray]:
+    """`layer_times` once per combination of `LAYER_KEYS` and SP in `lay`, and each layout's combination.
+
+    `sequence_parallel`: one setting, or one per layout (the plan search's).
+    """
+    sp = np.broadcast_to(np.asarray(sequence_parallel, dtype=bool), (len(lay["tp"]),))
+    group = groups([lay[k] for k in LAYER_KEYS] + [sp.astype(float)])
+    first = _firsts(group)  # each combination's first layout
     one = {k: lay[k][first] for k in LAYER_KEYS}
     return layer_times(hw, job, tp=one["tp"], mb=one["micro_batch"], cp=one["cp"], ep=one["ep"],
-                       rc=one["recompute"].astype(int), sp=np.asarray(sequence_parallel, dtype=bool) & (one["tp"] > 1),
-                       etp=one["etp"]), group
+                       rc=one["recompute"].astype(int), sp=sp[first] & (one["tp"] > 1), etp=one["etp"]), group
 
 
 def _timed(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool, pipeline: PipelineOptions,
            lt: LayerTimes, group: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The step times of the layouts `rows` of `lay`, on the layer times of their combinations (`_layer_times`)."""
-    at = group[rows]
-    sub = LayerTimes(*(x if np.ndim(x) == 0 else np.asarray(x)[at]
-                       for x in (getattr(lt, f.name) for f in dataclasses.fields(lt))))
     est = estimate_training(hw, job, layout_of({k: v[rows] for k, v in lay.items()}, sequence_parallel, pipeline),
-                            sub)
+                            _of_rows(lt, group[rows]))
     return np.broadcast_to(est.step_time, (len(rows),))
+
+
+def shared_estimate(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool | np.ndarray,
+                    pipeline: PipelineOptions) -> TrainingEstimate:
+    """`estimate_training` of the layouts `lay`, the same bits, with what many of them share worked out once.
+
+    Each layer's times once per combination of `LAYER_KEYS` and SP (`_layer_times`) and, on hardware of numbers,
+    the data-parallel collectives once per distinct group and size (`distinct_times`): the plan search's bounds
+    and plans (`perf.explore.plan_bound`) time 10^5 layouts of a few hundred combinations (planspeed39).
+    """
+    lt, group = _layer_times(hw, job, lay, sequence_parallel)
+    return estimate_training(hw, job, layout_of(lay, sequence_parallel, pipeline), _of_rows(lt, group),
+                             distinct_times(hw) if hw._numbers else None)
+
+
+def _of_rows(lt: LayerTimes, at: np.ndarray) -> LayerTimes:
+    """The layer times of combinations `at` (one per layout), from those of each combination."""
+    return LayerTimes(*(x if np.ndim(x) == 0 else np.asarray(x)[at]
+                        for x in (getattr(lt, f.name) for f in dataclasses.fields(lt))))
+
+
+def distinct_times(hw: Hardware):
+    """A timer for `exposure.dp_exposure`: `racks.group_times` once per distinct (sizes, n, k, stride), on `hw`.
+
+    `hw` holds numbers (one hardware for every layout), so a collective's time depends on those figures alone; each
+    distinct one is timed once and given to every element that asks it, the same bits as timing them all.
+    """
+    def timer(group, asked, n, k, stride):
+        cols = [size for _, size in asked] + [n, k, stride]
+        shape = np.broadcast_shapes(*(np.shape(c) for c in cols))
+        if not shape:
+            return group_times(hw, asked, n, k, stride)
+        flat = [np.broadcast_to(c, shape).reshape(-1) for c in cols]
+        at, first = _distinct(flat)
+        got = group_times(hw, [(op, f[first]) for (op, _), f in zip(asked, flat, strict=False)], flat[-3][first],
+                          flat[-2][first], flat[-1][first])
+        return [np.broadcast_to(t, first.shape)[at].reshape(shape) for t in got]
+
+    return timer
+
+
+def _distinct(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's number among the distinct rows of `columns`, and each distinct row's first row.
+
+    One sort of a hash of each row's bits (the columns' several sorts in `groups` took most of the time saved), the
+    rows of a number then checked equal to their first in every column; `groups` where a hash is shared.
+    """
+    key = np.zeros(len(columns[0]), dtype=np.uint64)
+    for col in columns:
+        key = _mixed(key ^ np.ascontiguousarray(col, dtype=float).view(np.uint64))
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    at = np.empty(len(key), dtype=np.int64)
+    at[order] = np.cumsum(new) - 1
+    first = order[new]  # the stable sort keeps each number's rows in order: its first row first
+    if not all(np.array_equal(col, col[first][at]) for col in columns):  # two rows of one hash (or a NaN)
+        at = groups(columns)
+        first = _firsts(at)
+    return at, first
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """64-bit words with every bit spread over all of them (SplitMix64's finaliser, Steele, Lea and Flood 2014)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
 def groups(columns: list[np.ndarray]) -> np.ndarray:
