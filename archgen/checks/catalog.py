@@ -19,6 +19,7 @@ from archgen.units import Q_
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05
 
+
 @check("CAT001", "catalog.heat_vs_power", severity="warning")
 def heat_vs_power(ctx: Context) -> Iterator[Violation]:
     """A part's rated heat output is not far above its maximum power draw (energy is conserved).
