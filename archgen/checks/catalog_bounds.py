@@ -123,8 +123,8 @@ def _beyond_catalog(part: Accelerator, largest: tuple[tuple[Figure, Quantity, st
         top, ref = bounds[fig]
         ratio = value.to_root_units().magnitude / top.to_root_units().magnitude
         if ratio > LEAD_FACTOR:
+            times = f"{ratio:,.{0 if ratio >= 100 else 1}f}x"   # 10.1x past the bound, not a rounded 10x
             yield Violation(f"part/{part.id}", part.id, fig[0],
-                            f"{fig[1]} {figure(value)} is {ratio:,.0f}x the catalog's largest, {figure(top)} "
-                            f"({ref}): a unit or digit slip? (flagged past {LEAD_FACTOR}x, a chosen bound; a "
-                            "generation has raised the catalog's largest by two to four times)", value,
-                            top * LEAD_FACTOR)
+                            f"{fig[1]} {figure(value)} is {times} the catalog's largest, {figure(top)} ({ref}): a "
+                            f"unit or digit slip? (flagged past {LEAD_FACTOR}x, a chosen bound; a generation has "
+                            "raised the catalog's largest by two to four times)", value, top * LEAD_FACTOR)
