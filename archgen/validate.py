@@ -40,6 +40,9 @@ class Specs:
     replaced: Mapping[str, Source] = field(default_factory=dict)
     #: The archgen each document states it was written for (`requires_archgen`): SPC005 names defaults moved since.
     versions: tuple[StatedVersion, ...] = ()
+    #: The ids of the shipped catalog's documents among the items, those no spec document replaced (CAT014 bounds a
+    #: part's figures by the catalog's largest).
+    library: frozenset[str] = frozenset()
 
     def get(self, ref: str) -> Document | None:
         """The document with id `ref`, or None."""
@@ -192,7 +195,8 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
     return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed),
                  replaced={d.id: d for d in library if d.id in user_ids and d.id in items},
-                 versions=tuple(v for v in versions if v.owner in items))
+                 versions=tuple(v for v in versions if v.owner in items),
+                 library=frozenset(d.id for d in library if d.id not in user_ids and d.id in items))
 
 
 def scoped(specs: Specs, cluster: str) -> Specs:
@@ -232,7 +236,7 @@ def scoped(specs: Specs, cluster: str) -> Specs:
                  {i: s for i, s in specs.sources.items() if i in kept},
                  specs.shelf, tuple(r for r in specs.renamed if r.owner in kept), specs.roots,
                  {i: s for i, s in specs.replaced.items() if i in kept},
-                 tuple(v for v in specs.versions if v.owner in kept))
+                 tuple(v for v in specs.versions if v.owner in kept), specs.library & kept)
 
 
 def _connection(doc: Document) -> set[str]:

@@ -20,7 +20,9 @@
 A prefix's module may import more of its rules from modules split from it for their size (`MODULE_PARTS`):
 PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/network_warnings.py`, CAB002 and CAB005
 (link media against their ports) from `checks/link_media.py`, REL's checks of checkpoint storage (REL001, REL006,
-REL010 to REL014) from `checks/reliability_storage.py` and REL015 (a repair of 0 h) from `checks/rate_repairs.py`.
+REL010 to REL014) from `checks/reliability_storage.py` and REL015 (a repair of 0 h) from `checks/rate_repairs.py`,
+CAT013 and CAT014 (an accelerator's peaks out of order, a figure far past the catalog's) from
+`checks/catalog_bounds.py`.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL
 #: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
 #: docstring.
 MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",),
-                "REL": ("reliability_storage", "rate_repairs")}
+                "REL": ("reliability_storage", "rate_repairs"), "CAT": ("catalog_bounds",)}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
-from archgen.cache import Memo
-from archgen.checks.catalog_fields import differing, quoted, short, unless_default
+from archgen.checks import catalog_bounds  # noqa: F401 (registers CAT013 and CAT014: a new part's figures)
+from archgen.checks.catalog_fields import differing, once, quoted, short, unless_default
 from archgen.checks.fibre_grades import short_grades
 from archgen.checks.registry import Context, Violation, check, object_path
 from archgen.display import figure, quantity
@@ -19,20 +19,6 @@ from archgen.units import Q_
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05
 
-#: The per-part checks' violations by (check, the documents read): a part validated from a loaded file is the same
-#: frozen object in every run of a process (`validate.VALIDATED`), and each run judged all of the catalog's parts
-#: again (about 1.4 ms of a check case's pipeline run, most of it pint's conversions, pipe31).
-_JUDGED = Memo[tuple[tuple[object, ...], tuple[Violation, ...]]](4096)
-
-
-def _once(check_id: str, judge: Callable[..., Iterator[Violation]], *read: object) -> tuple[Violation, ...]:
-    """`judge(*read)`'s violations, judged once a process for the same objects `read` (frozen documents, or None)."""
-    key = (check_id, *map(id, read))
-    known = _JUDGED.get(key)
-    if known is not None and all(a is b for a, b in zip(known[0], read, strict=True)):
-        return known[1]
-    return _JUDGED.put(key, (read, tuple(judge(*read))))[1]   # the objects kept: no other takes their `id`
-
 
 @check("CAT001", "catalog.heat_vs_power", severity="warning")
 def heat_vs_power(ctx: Context) -> Iterator[Violation]:
@@ -42,11 +28,11 @@ def heat_vs_power(ctx: Context) -> Iterator[Violation]:
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch):
-        yield from _once("CAT001", _heat_vs_power, part)
+        yield from once("CAT001", _heat_vs_power, part)
 
 
 def _heat_vs_power(part: System | Switch) -> Iterator[Violation]:
-    """CAT001 on one part (`_once`)."""
+    """CAT001 on one part (`once`)."""
     heat = part.power.heat_output
     if heat is not None and heat > part.power.max * HEAT_TOLERANCE:
         yield Violation(f"part/{part.id}", part.id, ("power", "heat_output"),
@@ -81,11 +67,11 @@ def cooling_type(ctx: Context) -> Iterator[Violation]:
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch):
-        yield from _once("CAT003", _cooling_type, part)
+        yield from once("CAT003", _cooling_type, part)
 
 
 def _cooling_type(part: System | Switch) -> Iterator[Violation]:
-    """CAT003 on one part (`_once`)."""
+    """CAT003 on one part (`once`)."""
     c = part.cooling
     ok = {"air": c.liquid_fraction == 0, "liquid": c.liquid_fraction > 0,
           "hybrid": 0 < c.liquid_fraction < 1}[c.type]
@@ -114,11 +100,11 @@ def accelerator_power(ctx: Context) -> Iterator[Violation]:
     for part in specs.of(System):
         acc = specs.get(part.accelerator) if part.accelerator else None
         if isinstance(acc, Accelerator) and part.accelerators:
-            yield from _once("CAT004", _accelerator_power, part, acc)
+            yield from once("CAT004", _accelerator_power, part, acc)
 
 
 def _accelerator_power(part: System, acc: Accelerator) -> Iterator[Violation]:
-    """CAT004 on one system and the accelerator it names (`_once`)."""
+    """CAT004 on one system and the accelerator it names (`once`)."""
     floor = (acc.tdp * part.accelerators).to("kW")
     if part.power.max < floor:
         yield Violation(f"part/{part.id}", part.id, ("power", "max"),
@@ -151,11 +137,11 @@ def plausible(ctx: Context) -> Iterator[Violation]:
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch) + specs.of(PowerShelf) + specs.of(PDU) + specs.of(CoolingUnit):
-        yield from _once("CAT005", _plausible, part)
+        yield from once("CAT005", _plausible, part)
 
 
 def _plausible(part: System | Switch | PowerShelf | PDU | CoolingUnit) -> Iterator[Violation]:
-    """CAT005 on one part (`_once`)."""
+    """CAT005 on one part (`once`)."""
     # compared as pint compares them, on plain magnitudes: a weight per U in kg against the bounds in kg (the same
     # unit: pint compares the magnitudes), a draw in root units against the bounds in root units (pint's path for
     # unlike units); each part's figures converted once, not again for every comparison (a pipeline run judges
@@ -195,11 +181,11 @@ def switching_capacity(ctx: Context) -> Iterator[Violation]:
     Fix: halve a figure published for both directions; otherwise check the ports' count and speed.
     """
     for part in ctx.design.specs.of(Switch):
-        yield from _once("CAT006", _switching_capacity, part)
+        yield from once("CAT006", _switching_capacity, part)
 
 
 def _switching_capacity(part: Switch) -> Iterator[Violation]:
-    """CAT006 on one part (`_once`)."""
+    """CAT006 on one part (`once`)."""
     cap = part.switching_capacity
     if cap is None or part.technology == "optical-circuit":
         return
@@ -306,11 +292,11 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
     one, enter your dense estimate (the model refuses `sparse`) and say how it was reached in `notes`.
     """
     for part in ctx.design.specs.of(Accelerator):
-        yield from _once("CAT010", _peak_basis, part)
+        yield from once("CAT010", _peak_basis, part)
 
 
 def _peak_basis(part: Accelerator) -> Iterator[Violation]:
-    """CAT010 on one part (`_once`)."""
+    """CAT010 on one part (`once`)."""
     for dt in part.peak:
         if dt != "fp64" and dt not in part.peak_basis and part.is_unconfirmed(f"peak.{dt}"):
             yield Violation(f"part/{part.id}", part.id, ("peak", dt),
@@ -339,11 +325,11 @@ def memory_decimal(ctx: Context) -> Iterator[Violation]:
     MLPerf system description, `nvidia-smi`), as the shipped parts do.
     """
     for part in ctx.design.specs.of(Accelerator):
-        yield from _once("CAT011", _memory_decimal, part)
+        yield from once("CAT011", _memory_decimal, part)
 
 
 def _memory_decimal(part: Accelerator) -> Iterator[Violation]:
-    """CAT011 on one part (`_once`)."""
+    """CAT011 on one part (`once`)."""
     units = dict(part.memory.units._units)   # the author's unit, kept (units.Dim): {'gigabyte': 1}
     binary = DECIMAL_BYTES.get(next(iter(units))) if len(units) == 1 and 1 in units.values() else None
     value = float(part.memory.magnitude)

@@ -1,14 +1,33 @@
-"""The fields a spec document differs from the shipped catalog entry it replaces in (CAT007's finding).
+"""The fields a spec document differs from the shipped catalog entry it replaces in (CAT007's finding), and `once`.
 
-Moved out of `checks/catalog.py`, which keeps CAT007's `@check` and docstring.
+Moved out of `checks/catalog.py`, which keeps CAT007's `@check` and docstring; `once`, the per-part checks' memo,
+moved with it so that `checks/catalog_bounds.py` (CAT013, CAT014), which `checks/catalog.py` imports, shares it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from archgen.cache import Memo
+from archgen.checks.registry import Violation
 from archgen.units import parse_quantity
+
+#: The per-part checks' violations by (check, the documents read): a part validated from a loaded file is the same
+#: frozen object in every run of a process (`validate.VALIDATED`), and each run judged all of the catalog's parts
+#: again (about 1.4 ms of a check case's pipeline run, most of it pint's conversions, pipe31).
+_JUDGED = Memo[tuple[tuple[object, ...], tuple[Violation, ...]]](4096)
+
+
+def once(check_id: str, judge: Callable[..., Iterator[Violation]], *read: object) -> tuple[Violation, ...]:
+    """`judge(*read)`'s violations, judged once a process for the same objects `read` (frozen documents, or None)."""
+    key = (check_id, *map(id, read))
+    known = _JUDGED.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], read, strict=True)):
+        return known[1]
+    return _JUDGED.put(key, (read, tuple(judge(*read))))[1]   # the objects kept: no other takes their `id`
+
 
 #: The longest value CAT007 quotes beside the field it names.
 MAX_QUOTED = 40

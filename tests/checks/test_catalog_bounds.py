@@ -1,0 +1,28 @@
+"""CAT013 and CAT014 (checks/catalog_bounds.py): the shipped catalog passes both, and CAT014's bound is the catalog's."""
+
+from __future__ import annotations
+
+from archgen.checks.catalog_bounds import LEAD_FACTOR, _beyond_catalog, _largest, _peak_order
+from archgen.scoring.catalog import load_accelerators
+from tests.conftest import run_specs
+
+
+def test_every_shipped_accelerator_keeps_its_peaks_ordered_and_within_the_bound():
+    """The rule CAT013 states is the catalog's: no shipped part breaks it (nor, trivially, CAT014's bound)."""
+    parts = tuple(sorted(load_accelerators().values(), key=lambda a: a.id))
+    assert len(parts) >= 10
+    largest = _largest(parts)
+    assert {a.id: [v.message for v in (*_peak_order(a), *_beyond_catalog(a, largest))] for a in parts} == {
+        a.id: [] for a in parts}
+
+
+def test_a_replaced_entry_is_judged_against_the_rest_of_the_catalog(tmp_path):
+    """A spec document replacing b200-sxm-180gb is not part of the bound it is judged by: the first other part with
+    the catalog's largest memory bandwidth (8 TB/s) is named, and `Specs.library` leaves the replaced id out."""
+    doc = ("kind: Accelerator\nid: b200-sxm-180gb\nvendor: NVIDIA\nsource: a typo\nmemory: 180 GiB\n"
+           "memory_bandwidth: 81 TB/s\npeak: {bf16: 2250 TFLOPS}\ntdp: 1000 W\ncompute_capability: 10.0\n")
+    run = run_specs(tmp_path, {"b200.yaml": doc})
+    assert "b200-sxm-180gb" not in run.specs.library and "gb200" in run.specs.library
+    (found,) = [f for f in run.findings if f.id == "CAT014"]
+    assert found.message.startswith("memory bandwidth 81 TB/s is 10.1x the catalog's largest, 8 TB/s (gb200)")
+    assert LEAD_FACTOR == 10 and found.limit is not None and found.limit.to("TB/s").magnitude == 80
