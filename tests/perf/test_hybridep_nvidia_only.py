@@ -128,3 +128,22 @@ def test_the_default_profiles_hybridep_is_refused_shortly(cli, tmp_path):
             "profile (no stack stated), runs on NVIDIA GPUs only, not on tpu-v4; expected moe_dispatcher alltoall"
             in r.err)
     assert "DeepEP at" not in r.err and "Primus" not in r.err and len(r.err) < 600
+
+
+@pytest.mark.parametrize(("stated", "short"), [({}, True), ({"stack": "nemo-2025"}, False),
+                                               ({"moe_dispatcher": "hybridep"}, False), ({"ep_dedup": True}, False)])
+def test_only_a_dispatcher_nothing_asked_for_is_refused_shortly(h100, stated, short):
+    """newuser99's part (vendor Nexa Silicon, no CUDA compute capability): the short refusal is for a job that states
+    nothing that leads to HybridEP; a stated stack, dispatcher or deduplication keeps the full account of why."""
+    import dataclasses
+
+    from archgen.model.workload import Training
+    from archgen.perf.train.stacks import on_vendor, training_knobs
+    from archgen.perf.workload.nvidia_only import hybridep_problem
+
+    nx1 = dataclasses.replace(h100, accelerator="nexa-nx1", vendor="Nexa Silicon", compute_capability=0.0)
+    t = on_vendor(Training(seq_len=4096, global_batch=512, precision="bf16", **stated), nx1.vendor)
+    said = hybridep_problem(nx1, t, str(training_knobs(t).moe_dispatcher), True)
+    assert said is not None and "cannot run on nexa-nx1" not in said if short else "cannot run on nexa-nx1" in said
+    assert ("taken by default from the nemo-2025 profile (no stack stated)" in said) == short
+    assert (len(said) < 300) == short
