@@ -100,16 +100,22 @@ def _lookalike(text: str, option: str) -> str:
                  for c, o in zip(text, option, strict=True) if c != o and not c.isascii()), "")
 
 
-def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str, unnamed: bool) -> str:
+def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str, unnamed: bool,
+                 timeless: bool = False) -> str:
     """'did you mean ...?' for a unit the registry reads with another dimension than the field's, else "".
 
     Datasheets print a temperature as '45C' and a time as '0.5 MS', which pint reads as the coulomb and the
     megasiemens: the spelling on the scale ('degC', 'degF') or in the other case that the field takes is offered.
     `fits` says whether a unit expression has the field's dimension; `names` is the unit as the registry read it
     ('gigatesla / second'), said where the dimension has no name in words (`unnamed`: '[current] * [time]').
+    An amount where the field takes its rate ('3000 TFLOP' for a compute rate, '900 GB' for a bandwidth) is offered
+    per second, where the amount has no time in it (`timeless`: not 'kWh' for a power, which is no missing '/s';
+    newuser99's '3000 TFLOP' read "which is [computation]" with no hint).
     """
     if million := million_hint(number, unit, names):
         return million[0]
+    if timeless and "/" not in unit and fits(f"{unit.strip()}/s"):
+        return f"did you mean '{number} {unit.strip()}/s'? (an amount, not a rate: a rate is written per second)"
     bare = unit.strip().lstrip("°˚º")
     for option in (f"deg{bare}", f"deg{bare.upper()}", unit.lower(), unit.upper()):
         if option != unit and fits(option):

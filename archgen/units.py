@@ -231,7 +231,8 @@ class Dim:
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
                 {"expected": self.label, "example": self.example, "got": written, "got_dim": (got := dimension_name(q)),
-                 "hint": misread_hint(num, unit, self._fits, f"{q.units:D}", got.startswith("["))})
+                 "hint": misread_hint(num, unit, self._fits, f"{q.units:D}", got.startswith("["),
+                                      "[time]" not in q.dimensionality)})
         # kW = kVA x power factor; a generator set's alternator is rated at 0.8 (ISO 8528-1 sets; "Generator Loading
         # Limits: Prime vs Standby Power Ratings", industrialmonitordirect.com, kW vs kVA): 2,500 kVA is 2,000 kW
         if self.real_power and apparent_power(q):
@@ -368,3 +369,4 @@ def name_dimensions(field_types: Iterable[Any]) -> None:
 
 name_dimensions(globals().values())
 _DIMENSION_NAMES[_TEMPERATURE] = "a temperature or temperature difference"
+_DIMENSION_NAMES[ureg.FLOP.dimensionality] = "an amount of computation"   # no field takes one: a rate's '/s' left out

@@ -122,6 +122,20 @@ def test_a_difference_below_zero_degrees_is_still_refused():
         M(p="1 kW", dt="-5 degC")
 
 
+@pytest.mark.parametrize(("field", "text", "dimension", "hint"), [
+    ("c", "3000 TFLOP", "an amount of computation", "did you mean '3000 TFLOP/s'? (an amount, not a rate"),
+    ("bw", "900 GB", "", "did you mean '900 GB/s'?"),
+    ("p", "10 kWh", "an energy", ""),   # an energy has a time in it: no missing '/s' to offer
+])
+def test_an_amount_where_a_rate_is_expected_is_named_and_offered_per_second(field, text, dimension, hint):
+    """newuser99: a part's '3000 TFLOP' (the '/s' left out) read "which is [computation]", pint's text, no hint."""
+    with pytest.raises(ValidationError) as err:
+        M(**{"p": "1 kW", field: text})
+    e = err.value.errors()[0]
+    assert "[" not in e["msg"] and e["msg"].endswith(f"which is {dimension}" if dimension else e["msg"])
+    assert e["ctx"]["hint"].startswith(hint) if hint else "/s" not in e["ctx"]["hint"]
+
+
 @pytest.mark.parametrize(("text", "hint"), [("30 delta_degC", "'30 degC'"), ("86 delta_degF", "'86 degF'")])
 def test_a_temperature_field_refuses_a_difference_and_says_how_to_write_it(text, hint):
     with pytest.raises(ValidationError, match="which is a temperature difference") as err:

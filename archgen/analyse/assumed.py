@@ -38,9 +38,7 @@ from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import not_costed
 from archgen.analyse.sustainability import JOB_SITE_METRICS
-from archgen.metrics import declared
-from archgen.perf.workload.band_families import MADE_FROM_RATE
-from archgen.perf.workload.derived import MEMORY_METRICS
+from archgen.perf.workload.estimate_assumed import on_unconfirmed
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -100,7 +98,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
         m |= {k: (() if "water" in k else _pue_words(clusters[cpath])) + _site_words(clusters[cpath], k)
               for k in JOB_SITE_METRICS}   # water is per kWh of IT energy: the PUE cancels out of it
-        m = _on_unconfirmed(m, est)
+        m = on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
 
@@ -117,34 +115,6 @@ def _checkpoint_times(workload: Any, job: tuple[str, ...]) -> dict[str, tuple[st
     cp = workload.checkpoint
     blocking = () if cp.asynchronous or cp.in_memory else storage
     return {"checkpoint_write_time": storage, "checkpoint_restore_time": storage, "checkpoint_blocking_time": blocking}
-
-
-#: The workload metrics the performance model computes (the registry's, by the module that computes each).
-PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.startswith("perf/"))
-#: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own: those
-#: that take its band (`band_families.MADE_FROM_RATE`; review23: the time to train, accelerator-hours, job cost and
-#: IT energy were met on an unconfirmed peak without REQ005 naming it).
-RATE_FIGURES = MADE_FROM_RATE
-
-
-def _on_unconfirmed(m: dict[str, tuple[str, ...]], est: Any) -> dict[str, tuple[str, ...]]:
-    """`m` with the part's unconfirmed figures the estimate read (`Estimate.unconfirmed`) added to what rests on them.
-
-    So does what the estimate assumes for the part (`Estimate.assumed`: an NVIDIA training stack on a part whose
-    vendor has none, every metric, its memory too). The estimate's note names them
-    (`perf.workload.unconfirmed_note`); a requirement judged on one of its metrics,
-    or on a figure built on its rate, names them too ("met (on assumed inputs: rubin peak.fp8 (unconfirmed))",
-    REQ005), so the compliance matrix does not read an announced peak as a datasheet's. The memory metrics rest on
-    `memory` alone.
-    """
-    if est is None or not (est.unconfirmed or est.assumed):
-        return m
-    words = {f: f"{est.accelerator} {f} (unconfirmed)" for f in est.unconfirmed}
-    out = dict(m)
-    for metric in (*(k for k in est.metrics if k in PERF_METRICS), *(f for f in RATE_FIGURES if f in est.metrics)):
-        own = tuple(w for f, w in words.items() if metric not in MEMORY_METRICS or f == "memory")
-        out[metric] = tuple(dict.fromkeys(out.get(metric, ()) + own + est.assumed))   # the stack reaches memory too
-    return out
 
 
 def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,

@@ -199,7 +199,7 @@ def estimate_text(est: Estimate) -> str:
             lines.append(f"  {k:28} {elasticity(e)}" + (f"  ({note})" if note else ""))
     for o in est.requirements or ():
         target = target_text(o.requirement.target, metrics.find("workload", o.requirement.metric))  # as `check`
-        lines.append(f"{o.requirement.id}: {o.requirement.metric} {target}: {o.status}"
+        lines.append(f"{o.requirement.id}: {o.requirement.metric} {target}: {o.shown}"
                      + (f" ({o.note})" if o.note else "") + _risk(o))
     for k, text in est.conventions.items():
         lines.append(f"{k}: {text}")

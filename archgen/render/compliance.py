@@ -41,7 +41,7 @@ def requirements_table(scope: Scope) -> Table:
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
+        status = status_cell(o, waived)
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
                                      + tolerance.text(req.tolerance))
         rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
@@ -53,6 +53,16 @@ def requirements_table(scope: Scope) -> Table:
             Column("Reason"), Column("Location"), Column("Refs"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
                  status_column=STATUS_COLUMN)
+
+
+def status_cell(o: Outcome, waived: bool = False) -> Worded:
+    """A requirement's status as every document table shows it: `Outcome.shown` ("met (on assumed inputs: ...)").
+
+    The compliance matrix's and the performance section's alike (nu99fix: the latter said plain "met" where the matrix
+    qualified it), with the customer's words (`Outcome.public_shown`) and "(waived)" where a waiver covers it.
+    """
+    mark = " (waived)" if waived else ""
+    return Worded(o.shown + mark, o.public_shown + mark)
 
 
 def judged_value(o: Outcome, subject: str = "") -> str:

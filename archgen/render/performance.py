@@ -27,6 +27,7 @@ from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.perf.workload.upper_bounds import TCO_SHARED
 from archgen.render import alt_text, fmt, palette
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
+from archgen.render.compliance import status_cell
 from archgen.render.roofline import roofline, roofline_blocks
 from archgen.units import Q_
 
@@ -82,7 +83,7 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             if any(name in ends for ends in ranged.values()) or name.endswith(display.CI_ENDS):
                 continue                          # shown as the Band of the metric, or beside its estimate
             o = outcomes.get(name)
-            status = "" if o is None else o.status.value
+            status = "" if o is None else status_cell(o)
             both = band_ends(e.bands[name], value, e.metrics, name) if name in ranged and name in e.bands else None
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \

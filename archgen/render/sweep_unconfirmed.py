@@ -11,7 +11,6 @@ engine (`assumed_stacks`, PERF005).
 
 from __future__ import annotations
 
-from archgen.analyse.assumed import PERF_METRICS, RATE_FIGURES
 from archgen.model.engine import engine_problem
 from archgen.perf.explore.points import Result, requirements
 from archgen.perf.explore.problem import SweepProblem
@@ -20,6 +19,7 @@ from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.defaults_note import assumed_engine, assumed_stack
 from archgen.perf.workload.derived import MEMORY_METRICS
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.estimate_assumed import PERF_METRICS, RATE_FIGURES
 from archgen.perf.workload.unconfirmed_note import unconfirmed_read
 
 #: A sweep point's own figures built on the estimate's rate: energy per token is power / tokens per second, and the

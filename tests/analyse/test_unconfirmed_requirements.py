@@ -26,15 +26,34 @@ def test_an_mfu_requirement_on_b200_names_its_unconfirmed_figures(shipped):
 
 
 def test_what_rests_on_the_estimate_names_them_and_nothing_else_does():
-    from archgen.analyse.assumed import _on_unconfirmed
+    from archgen.perf.workload.estimate_assumed import on_unconfirmed
 
     class Est:
         accelerator, unconfirmed, assumed = "rubin", ("peak.fp8", "memory"), ()   # an NVIDIA part: no stack assumed
         # the pipeline merges the job's cost and goodput figures into the estimate's metrics
         metrics = {"mfu": 0.5, "memory_headroom": 1.0, "cost_per_token": 1.0, "checkpoint_write_time": 60.0}
 
-    got = _on_unconfirmed({"cost_per_token": ("hall price",), "checkpoint_write_time": ("c storage",)}, Est())
+    got = on_unconfirmed({"cost_per_token": ("hall price",), "checkpoint_write_time": ("c storage",)}, Est())
     assert got["memory_headroom"] == ("rubin memory (unconfirmed)",)   # reads the capacity alone
     assert got["mfu"] == ("rubin peak.fp8 (unconfirmed)", "rubin memory (unconfirmed)")
     assert got["cost_per_token"] == ("hall price", "rubin peak.fp8 (unconfirmed)", "rubin memory (unconfirmed)")
     assert got["checkpoint_write_time"] == ("c storage",)   # the storage's, not the estimate's
+
+
+def test_estimate_and_the_performance_table_say_met_on_assumed_inputs_as_check_does(cli, shipped):
+    """newuser99: `archgen estimate` and the document's performance table said plain "met" of a requirement judged on
+    unconfirmed part figures, where `check` (REQ005), the compliance matrix and `gap` said "met (on assumed inputs:
+    ...)". One rule now (`perf.workload.estimate_assumed`) and one set of words (`Outcome.shown`) for all of them.
+    """
+    from archgen.render import performance
+    from tests.render.test_consistency import _tables
+
+    said = "met (on assumed inputs: b200-sxm-180gb memory_bandwidth (unconfirmed)"
+    r = cli("estimate", "specs", "--workload", "llama3-70b-pretrain-b200")
+    assert r.code == 0, r.err
+    (line,) = [ln for ln in r.out.splitlines() if ln.startswith("REQ-PERF-001:")]
+    assert line.startswith(f"REQ-PERF-001: mfu >= 35 %: {said}"), line
+    section = performance.section([shipped.workloads["workload/llama3-70b-pretrain-b200"]])
+    rows = {row[0]: row for row in _tables(section)["perf-metrics-llama3-70b-pretrain-b200"].rows}
+    [j] = [j for j in shipped.requirements if j.bound.req.id == "REQ-PERF-001"]
+    assert rows["mfu"][5] == j.outcome.shown and rows["mfu"][5].startswith(said)

@@ -90,12 +90,12 @@ def _estimate_on_tpu(cli, tmp_path, **switches: object):
 
 
 def test_hybridep_on_a_tpu_names_only_the_plain_all_to_all(cli, tmp_path):
-    """Neither HybridEP nor DeepEP runs on a TPU: the refusal of the nemo-2025 default names alltoall alone.
+    """Neither HybridEP nor DeepEP runs on a TPU: the refusal of a stated nemo-2025's HybridEP names alltoall alone.
 
     Before, it named "deepep (Primus-Turbo's DeepEP, the primus-2025 profile's) or alltoall", and deepep was then
     estimated on the TPU as DeepEP's deduplicated dispatch with no word that it cannot run there.
     """
-    r = _estimate_on_tpu(cli, tmp_path)
+    r = _estimate_on_tpu(cli, tmp_path, stack="nemo-2025")
     assert r.code == 2 and "Traceback" not in r.err
     assert "moe_dispatcher hybridep (the nemo-2025 profile's) cannot run on tpu-v4" in r.err
     assert "expected moe_dispatcher alltoall (the plain all-to-all exchange; deepep does not run there either" in r.err
@@ -113,3 +113,37 @@ def test_deepep_on_a_tpu_is_refused_at_the_job(cli, tmp_path):
 def test_the_plain_all_to_all_runs_on_a_tpu(cli, tmp_path):
     r = _estimate_on_tpu(cli, tmp_path, moe_dispatcher="alltoall")
     assert r.code == 0 and "step_time" in r.out, r.err
+
+
+def test_the_default_profiles_hybridep_is_refused_shortly(cli, tmp_path):
+    """A job that states no stack asked for no HybridEP: its refusal says where it came from and the one key to state.
+
+    newuser99 (a start-up's own part, Mixtral 8x22B with nothing of the stack stated): the default nemo-2025 profile's
+    HybridEP was refused in some 1,500 characters, most about where DeepEP runs on AMD parts. The same path here, on
+    the shipped TPU v4 (a part of neither NVIDIA nor AMD).
+    """
+    r = _estimate_on_tpu(cli, tmp_path)
+    assert r.code == 2 and "Traceback" not in r.err
+    assert ("job.yaml:7:1: error: workload 'moe-tpu': moe_dispatcher hybridep, taken by default from the nemo-2025 "
+            "profile (no stack stated), runs on NVIDIA GPUs only, not on tpu-v4; expected moe_dispatcher alltoall"
+            in r.err)
+    assert "DeepEP at" not in r.err and "Primus" not in r.err and len(r.err) < 600
+
+
+@pytest.mark.parametrize(("stated", "short"), [({}, True), ({"stack": "nemo-2025"}, False),
+                                               ({"moe_dispatcher": "hybridep"}, False), ({"ep_dedup": True}, False)])
+def test_only_a_dispatcher_nothing_asked_for_is_refused_shortly(h100, stated, short):
+    """newuser99's part (vendor Nexa Silicon, no CUDA compute capability): the short refusal is for a job that states
+    nothing that leads to HybridEP; a stated stack, dispatcher or deduplication keeps the full account of why."""
+    import dataclasses
+
+    from archgen.model.workload import Training
+    from archgen.perf.train.stacks import on_vendor, training_knobs
+    from archgen.perf.workload.nvidia_only import hybridep_problem
+
+    nx1 = dataclasses.replace(h100, accelerator="nexa-nx1", vendor="Nexa Silicon", compute_capability=0.0)
+    t = on_vendor(Training(seq_len=4096, global_batch=512, precision="bf16", **stated), nx1.vendor)
+    said = hybridep_problem(nx1, t, str(training_knobs(t).moe_dispatcher), True)
+    assert said is not None and "cannot run on nexa-nx1" not in said if short else "cannot run on nexa-nx1" in said
+    assert ("taken by default from the nemo-2025 profile (no stack stated)" in said) == short
+    assert (len(said) < 300) == short

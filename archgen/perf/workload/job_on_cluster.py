@@ -21,6 +21,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import estimate_on_cluster, given_hardware
 from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate_assumed import on_unconfirmed
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.machine import Machine
 from archgen.perf.workload.run_figures import accelerator_hours, run_bands, time_to_train
@@ -89,7 +90,8 @@ class JobOnCluster:
             **OPERATIONS, **{m: f"`archgen estimate` gives the performance estimate only, and `archgen check` does not "
                                 f"provide {m} either: {self.no_energy}" for m in HALL_ENERGY}}
         return replace(est, notes=[*self.notes, *est.notes, *added],
-                       requirements=judge_requirements(self.requirements, est, why, rests=self.rests))
+                       requirements=judge_requirements(self.requirements, est, why, assumed=on_unconfirmed({}, est),
+                                                         rests=self.rests))
 
 
 #: The hall's energy per million tokens (`analyse.job_energy`), as the energy note names it.

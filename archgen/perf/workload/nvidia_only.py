@@ -39,12 +39,26 @@ def hybridep_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe
     """
     if dispatcher != "hybridep" or not moe or np.all(np.asarray(hw.compute_capability, dtype=float) > 0):
         return None
+    if _by_default(training) and hw.vendor != AMD and not is_nvidia(hw.vendor):
+        return (f"moe_dispatcher hybridep, taken by default from the {training.stack} profile (no stack stated), "
+                f"runs on NVIDIA GPUs only, not on {hw.accelerator}; expected moe_dispatcher alltoall (the plain "
+                "all-to-all exchange) stated in the job's training")
     origin = ("stated" if training.moe_dispatcher == "hybridep" else
               "following the stated permute_in_dispatch, HybridEP's alone" if training.permute_in_dispatch else
               f"the {training.stack} profile's")
     return (f"moe_dispatcher hybridep ({origin}) cannot run on {hw.accelerator}: {HYBRIDEP_NVIDIA_ONLY}, and "
             f"{hw.accelerator} states no CUDA compute capability{_state_it(hw)}; expected moe_dispatcher "
             f"{_instead(hw)}, with permute_in_dispatch false or left out")
+
+
+def _by_default(training: StackSwitches) -> bool:
+    """Whether a job's dispatcher is its default profile's alone: it states no stack, dispatcher or HybridEP switch.
+
+    Such a job asked for nothing NVIDIA-only (newuser99, a part of its own vendor): its refusal is short, says where
+    the dispatcher came from and the one key to state, without the history of where each dispatcher runs.
+    """
+    return ("stack" not in training.model_fields_set and training.moe_dispatcher is None
+            and not training.permute_in_dispatch and training.ep_dedup is None)
 
 
 def _instead(hw: Hardware) -> str:
