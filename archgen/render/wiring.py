@@ -233,7 +233,7 @@ def rail_diagram(fa: Any, pm: PortMap) -> Figure:
         if r.b.device not in leaves:
             leaves.append(r.b.device)
     leaves.sort()
-    ports = sorted({p for _, legs in cables for _, p in legs}, key=lambda p: (len(p), p))
+    ports = sorted({p for _, ends in cables for _, p in ends}, key=lambda p: (len(p), p))
     height = max(len(nodes), len(leaves), 2)
     fig = Figure(figsize=(7.5, min(1.5 + 0.32 * height, 9.5)))
     ax = fig.subplots()
@@ -251,16 +251,16 @@ def rail_diagram(fa: Any, pm: PortMap) -> Figure:
 
     def off(port: str) -> float:   # each port index a little apart at both ends, so shared leaves stay visible
         return (ports.index(port) - (len(ports) - 1) / 2) * spread / max(len(ports), 1)
-    joins = []
-    for leaf, legs in cables:
+    joins: list[tuple[float, float]] = []
+    for leaf, ends in cables:
         at_leaf = y(leaves.index(leaf), len(leaves))
-        if len(legs) > 1:   # a cable split at the leaf, legs at several nodes: they join at a dot, one line on
-            join = (1.6, sum(y(i, len(nodes)) for i, _ in legs) / len(legs))
+        if len(ends) > 1:   # a cable split at the leaf, legs at several nodes: they join at a dot, one line on
+            join = (1.6, sum(y(i, len(nodes)) for i, _ in ends) / len(ends))
             joins.append(join)
             ax.plot([join[0], 2.05], [join[1], at_leaf], color="black", linewidth=0.8)
-        for node_i, port in legs:
+        for node_i, port in ends:
             k = ports.index(port)
-            end = join if len(legs) > 1 else (2.05, at_leaf + off(port))
+            end = join if len(ends) > 1 else (2.05, at_leaf + off(port))
             ax.plot([0.95, end[0]], [y(node_i, len(nodes)) + off(port), end[1]], color=PALETTE[k % len(PALETTE)],
                     linewidth=0.8)
     for x, at in joins:
