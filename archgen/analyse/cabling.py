@@ -2,7 +2,8 @@
 
 Geometry: racks stand in rows (`floor.racks_per_row`) at `rack_pitch` along a row and `row_pitch` between rows;
 cables run in overhead trays laid as a grid above the racks, so a run between two racks is
-``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack`` and a run inside one rack is
+``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack``, the two drops never less
+than the height between its ends (`tray_run`), and a run inside one rack is
 ``|Δheight| + in_rack``; a multi-rack scale-up domain's trunk between neighbouring racks of one row may go straight
 across, ``|Δheight| + rack_pitch + in_rack``, where the floor says so (`floor.side_by_side`, `_lengths`). Each run
 takes the first link option of its tier whose reach covers it (and whose minimum length it meets), where that is
@@ -136,16 +137,22 @@ def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
                  + sum(exits))
 
 
-def tray_run(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray,
-             b_rack: np.ndarray) -> np.ndarray:
+def tray_run(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
+             b_rack: np.ndarray, b_u: np.ndarray) -> np.ndarray:
     """Run lengths (m) between racks over the overhead trays: 2 x tray_drop + |Δx| + |Δy| + slack.
 
-    Between two halls of a site (`floor.halls`) the positions are on the site plan, and each hall's `exit_run` is
-    added where the run leaves it.
+    The two tray drops are never taken as less than the height between the two ends (|ΔU| x 44.45 mm, as a run
+    inside a rack measures it; racks standing on one floor, U 1 at one height): whatever its path, a cable climbs or
+    falls that far, so with a short stated drop (0.2 m) a run from U 3 of one rack to U 40 of the next is that
+    height + the pitch, not 0.4 m + the pitch, below what a run between those U inside one rack would take. An end
+    with no U adds no height. Between two halls of a site (`floor.halls`) the positions are on the site plan, and
+    each hall's `exit_run` is added where the run leaves it.
     """
     f = cluster.spec.floor
     dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
-    return 2 * f.tray_drop.m_as("m") + dx + dy + f.slack.m_as("m") + exit_runs(cluster, a_rack, b_rack)
+    rise = np.where((a_u >= 0) & (b_u >= 0), np.abs(a_u - b_u) * U_M, 0.0)
+    return (np.maximum(2 * f.tray_drop.m_as("m"), rise) + dx + dy + f.slack.m_as("m")
+            + exit_runs(cluster, a_rack, b_rack))
 
 
 def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
@@ -161,7 +168,7 @@ def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.nd
     """
     f = cluster.spec.floor
     same = a_rack == b_rack
-    between = tray_run(cluster, x, y, a_rack, b_rack)
+    between = tray_run(cluster, x, y, a_rack, a_u, b_rack, b_u)
     within = np.abs(a_u - b_u) * U_M + f.in_rack.m_as("m")
     if side:
         pitch = f.rack_pitch.m_as("m")

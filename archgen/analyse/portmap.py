@@ -11,7 +11,8 @@ switch cage's split cable takes its links dealt over the upper switches (`split_
 A cable split at the leaf (`link_ends.leaf_split`: a copper splitter, a leaf connector's 1:2 splitter fibre) has its
 node legs cut from the leaf's ports across nodes in floor order, so they may stand in two racks (a leaf taking an
 odd number of one rack's ports): its node end then names each leg's rack (`End.legs`), no one U, and each leg's node
-with its rack, a node's name being unique only in its rack.
+with its rack, a node's name being unique only in its rack (`End.nodes`, an end at several nodes: each leg's rack,
+node and port, which the rail wiring diagram draws).
 
 Naming and numbering:
 
@@ -80,11 +81,13 @@ class End(NamedTuple):
     device: str
     port: str
     legs: tuple[str, ...] = ()   # the racks of an end at several (a split cable's legs), `rack` their " + " text
+    nodes: tuple[tuple[str, str, str], ...] = ()   # an end at several nodes: each leg's (rack, node, port)
 
     @classmethod
-    def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str) -> End:
+    def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str,
+           nodes: tuple[tuple[str, str, str], ...] = ()) -> End:
         """An end at `racks`: one rack, or the racks of a split cable's legs (`legs`), named joined by " + "."""
-        return cls(" + ".join(racks), u, device, port, racks if len(racks) > 1 else ())
+        return cls(" + ".join(racks), u, device, port, racks if len(racks) > 1 else (), nodes)
 
     @property
     def racks(self) -> tuple[str, ...]:
@@ -334,12 +337,15 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 a_racks, a_names = tuple(dict.fromkeys(_rack(racks, r) for r, _ in nodes)), [d for _, d in nodes]
             else:   # one device's links (a group's key holds its device and rack)
                 a_racks, a_names = (_rack(racks, a_rack[j]) if placed else "not placed",), [a_dev[j]]
+            # legs at several nodes: each leg's rack, node and port (the rail diagram draws each at its node)
+            legs = (tuple(dict.fromkeys((_rack(racks, a_rack[x]), a_dev[x], a_port[x]) for x in chunk))
+                    if len(a_names) > 1 else ())
             if low is not None:
                 a_ports = port_names(low_ports, a_dev[j], True, len(chunk), counters)
             elif len(a_racks) > 1:   # legs at nodes of several racks: each leg's rack, node and port
-                a_ports = ", ".join(dict.fromkeys(f"{_rack(racks, a_rack[x])} {a_dev[x]} {a_port[x]}" for x in chunk))
-            elif len(a_names) > 1:   # legs at several nodes of one rack
-                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
+                a_ports = ", ".join(" ".join(leg) for leg in legs)
+            elif legs:   # legs at several nodes of one rack
+                a_ports = ", ".join(f"{node} {port}" for _, node, port in legs)
             else:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             if len(b_devs) > 1:   # one NIC cage's links to several planes' leaves
@@ -347,7 +353,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
             a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
-                           " + ".join(a_names), a_ports)
+                           " + ".join(a_names), a_ports, legs)
             b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
                            b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))

@@ -39,10 +39,10 @@ def cabling(a: Any) -> Section:
     section = Section("cabling", "Cabling and optics").add(
         Para("Each run takes the first link option whose reach covers its length (of the copper assemblies, the one "
              "sold nearest its length, then the one drawing less) and the next length bin up. "
-             + geometry(a.cluster.spec.floor, a.cluster.spec.scale_up) + " Links are logical port-to-port connections; "
-             "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
-             "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "
-             "list is in cabling.csv." + (
+             + geometry(a.cluster.spec.floor, a.cluster.spec.scale_up, _tallest(a))
+             + " Links are logical port-to-port connections; cables are what is pulled (a copper assembly, or an "
+             "optical cable; one split across two planes or spines counts once); transceivers are the optical "
+             "modules at both ends. The deduplicated A→Z run list is in cabling.csv." + (
                  " Tiers without a longest run are counted, not laid out (dragonfly and torus fabrics, "
                  "a scale-up torus's cables, a fabric its switches cannot build): each of their links takes the "
                  "tier's first link option, whatever the distance, and no reach is checked (CAB007 where options "
@@ -109,13 +109,20 @@ def unplaced_ends(a: Any) -> list[str]:
     return out
 
 
-def geometry(floor: Any, scale_up: Any = None) -> str:
+def _tallest(a: Any) -> int:
+    """The height (U) of the cluster's tallest placed rack, 0 where none is placed."""
+    return max((round(inst.rack.spec.form_factor.height.m_as("U")) for inst in a.cluster.instances), default=0)
+
+
+def geometry(floor: Any, scale_up: Any = None, tallest: int = 0) -> str:
     """The floor's run-length rule with its figures, each named as stated or as archgen's default.
 
     An installer reading the ordered lengths needs to know what they hold: the tray drops, the service loop
     (`slack`) and the in-rack allowance, and the bins cables are ordered in (`analyse.cabling.tray_run`, `_lengths`).
     A floor with `side_by_side` under a multi-rack scale-up domain (`scale_up`, the cluster's) lays the trunk cables
-    between neighbouring racks of one row straight across where shorter (`_lengths`): the rule says so.
+    between neighbouring racks of one row straight across where shorter (`_lengths`): the rule says so. Where the
+    two tray drops are less than the height of the tallest rack (`tallest`, U), a run between racks may take the
+    height between its ends instead (`tray_run`): the rule says so.
     """
     stated = floor.model_fields_set
 
@@ -126,6 +133,9 @@ def geometry(floor: Any, scale_up: Any = None) -> str:
             f"pitch {fig('rack_pitch')}) and across rows (row pitch {fig('row_pitch')}) + a service loop, the slack "
             f"({fig('slack')}); a run inside one rack is the height between its two ends ({U_M * 1000:g} mm a U) + "
             f"{fig('in_rack')}"
+            + ("; where the height between a run's two ends is more than the two tray drops, the run between racks "
+               "takes that height instead, as its cable climbs at least that far"
+               if 2 * floor.tray_drop.m_as("m") < tallest * U_M else "")
             + (f"; a scale-up trunk cable between neighbouring racks of one row goes straight across where that is "
                f"shorter (floor.side_by_side): the height between its ends + the rack pitch + {fig('in_rack')}"
                if floor.side_by_side and scale_up is not None and scale_up.racks > 1 else "")

@@ -210,24 +210,30 @@ def figures(a: Any, pm: PortMap) -> dict[str, Any]:
 
 
 def rail_diagram(fa: Any, pm: PortMap) -> Figure:
-    """One rail group: its first nodes (left), its leaves (right), one line per node port coloured by port index."""
+    """One rail group: its first nodes (left), its leaves (right), one line per node port coloured by port index.
+
+    A cable split at the leaf whose legs are at several nodes (`End.nodes`, perhaps in two racks) is drawn leg by leg,
+    each from its own node, the legs joining at a dot before the leaf: one cable, its legs.
+    """
     fid = fa.fabric.spec.id
-    # one line per node port: a link's further cords (`links` 0: the same ports) are not drawn again
-    rows = [r for r in pm.rows if r.fabric == fid and r.tier == "access" and r.a.u is not None and r.links]
+    # one line per node port: a link's further cords (`links` 0: the same ports) are not drawn again; an end with no
+    # U is not placed, unless it is a split cable's legs at several nodes (no one U where they are in two racks)
+    rows = [r for r in pm.rows if r.fabric == fid and r.tier == "access" and (r.a.u is not None or r.a.nodes)
+            and r.links]
     nodes: list[tuple[str, str]] = []
     leaves: list[str] = []
-    lines = []
+    cables: list[tuple[str, list[tuple[int, str]]]] = []   # each cable's leaf and its legs' (node, port)
     for r in rows:
-        node = (r.a.rack, r.a.device)
-        if node not in nodes:
-            if len(nodes) >= MAX_DIAGRAM_NODES:
-                break
-            nodes.append(node)
-        lines.append((nodes.index(node), r.b.device, r.a.port))
+        legs = [((rack, dev), port) for rack, dev, port in r.a.nodes] or [((r.a.rack, r.a.device), r.a.port)]
+        new = [node for node in dict.fromkeys(node for node, _ in legs) if node not in nodes]
+        if new and len(nodes) + len(new) > MAX_DIAGRAM_NODES:
+            break
+        nodes += new
+        cables.append((r.b.device, [(nodes.index(node), port) for node, port in legs]))
         if r.b.device not in leaves:
             leaves.append(r.b.device)
     leaves.sort()
-    ports = sorted({p for *_, p in lines}, key=lambda p: (len(p), p))
+    ports = sorted({p for _, ends in cables for _, p in ends}, key=lambda p: (len(p), p))
     height = max(len(nodes), len(leaves), 2)
     fig = Figure(figsize=(7.5, min(1.5 + 0.32 * height, 9.5)))
     ax = fig.subplots()
@@ -242,14 +248,27 @@ def rail_diagram(fa: Any, pm: PortMap) -> Figure:
     for k, leaf in enumerate(leaves):
         ax.text(2.1, y(k, len(leaves)), leaf, ha="left", va="center", fontsize=6.5)
     spread = 0.5 * min((height - 1) / max(len(nodes) - 1, 1), (height - 1) / max(len(leaves) - 1, 1))
-    for node_i, leaf, port in lines:   # each port index a little apart at both ends, so shared leaves stay visible
-        k = ports.index(port)
-        off = (k - (len(ports) - 1) / 2) * spread / max(len(ports), 1)
-        ax.plot([0.95, 2.05], [y(node_i, len(nodes)) + off, y(leaves.index(leaf), len(leaves)) + off],
-                color=PALETTE[k % len(PALETTE)], linewidth=0.8)
+
+    def off(port: str) -> float:   # each port index a little apart at both ends, so shared leaves stay visible
+        return (ports.index(port) - (len(ports) - 1) / 2) * spread / max(len(ports), 1)
+    joins: list[tuple[float, float]] = []
+    for leaf, ends in cables:
+        at_leaf = y(leaves.index(leaf), len(leaves))
+        if len(ends) > 1:   # a cable split at the leaf, legs at several nodes: they join at a dot, one line on
+            join = (1.6, sum(y(i, len(nodes)) for i, _ in ends) / len(ends))
+            joins.append(join)
+            ax.plot([join[0], 2.05], [join[1], at_leaf], color="black", linewidth=0.8)
+        for node_i, port in ends:
+            k = ports.index(port)
+            end = join if len(ends) > 1 else (2.05, at_leaf + off(port))
+            ax.plot([0.95, end[0]], [y(node_i, len(nodes)) + off(port), end[1]], color=PALETTE[k % len(PALETTE)],
+                    linewidth=0.8)
+    for x, at in joins:
+        ax.plot([x], [at], "o", color="black", markersize=2.5)
     step = 3.4 / max(len(ports[:len(PALETTE)]), 1)
     for j, port in enumerate(ports[:len(PALETTE)]):
         ax.plot([-0.3 + step * j, -0.1 + step * j], [-0.8, -0.8], color=PALETTE[j], linewidth=2)
         ax.text(-0.3 + step * j, -1.1, port, fontsize=6, va="center")
-    ax.set_title(f"Fabric {fid}: node ports to leaves ({len(nodes)} nodes shown)", fontsize=8)
+    ax.set_title(f"Fabric {fid}: node ports to leaves ({len(nodes)} nodes shown"
+                 + ("; a dot joins the legs of a cable split at the leaf)" if joins else ")"), fontsize=8)
     return fig

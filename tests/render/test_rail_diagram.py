@@ -1,0 +1,47 @@
+"""raildiag39: the rail wiring diagram draws a cable split at the leaf leg by leg, each leg at its own node and rack.
+
+splitrack39's repro (tests/analyse/test_splitter_racks.py), its fabric made rail-optimised so the document draws it:
+rack r (three GB200 trays and the QM9700 leaf) beside rack s (three trays), one port a node, NVIDIA's MCP7Y00 copper
+splitter (two 400G legs on one twin-port 800G OSFP end at the leaf). The port map cuts it across nodes in floor
+order: r's trays 1+2, r's tray 3 + s's tray 1, s's trays 2+3. Before, the diagram skipped the cable whose legs stand
+in two racks (its node end has no one U) and drew each other cable as one made-up node ("r-01 tray-01 + tray-02"):
+2 nodes of 6, 2 cables of 3.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.analyse.portmap import port_map
+from archgen.render.wiring import figures
+from tests.analyse.test_splitter_racks import CLUSTER, RACKS, TRAY
+from tests.conftest import run_specs
+
+
+@pytest.fixture(scope="module")
+def axes(tmp_path_factory):
+    rail = CLUSTER.replace("  tiers: 1\n", "  tiers: 1\n  rail_optimized: true\n")
+    a = run_specs(tmp_path_factory.mktemp("rails"), {**RACKS, "clusters/c.yaml": rail}).clusters["cluster/c"]
+    return figures(a, port_map(a))["rails-compute"]().axes[0]
+
+
+def test_each_leg_is_drawn_at_its_own_node(axes) -> None:
+    """Six nodes on the left, each in its own rack (was 'r-01 ...-tray-01 + ...-tray-02' and the same at s)."""
+    labels = [t.get_text() for t in axes.texts]
+    assert labels[:6] == [f"{rack} {TRAY}-0{k}" for rack in ("r-01", "s-01") for k in (1, 2, 3)]
+    assert labels[6:] == ["compute-leaf-01", "compute-1"]   # the leaf, then the port legend
+    assert axes.get_title().startswith("Fabric compute: node ports to leaves (6 nodes shown; a dot joins")
+
+
+def test_a_split_cables_legs_join_at_one_dot(axes) -> None:
+    """One dot per cable, three in all; each cable's two legs end at its dot, which one line joins to the leaf.
+
+    The node labels stand at y 5 (r's tray 1) down to 0 (s's tray 3), the leaf at 5: the cable spanning both racks
+    is r's tray 3 (y 3) and s's tray 1 (y 2), its dot half-way between them."""
+    dots = [(line.get_xdata()[0], line.get_ydata()[0]) for line in axes.lines if line.get_marker() == "o"]
+    assert dots == [(1.6, 4.5), (1.6, 2.5), (1.6, 0.5)]
+    legs = sorted((line.get_ydata()[0], line.get_ydata()[1]) for line in axes.lines
+                  if list(line.get_xdata()) == [0.95, 1.6])
+    assert legs == [(0.0, 0.5), (1.0, 0.5), (2.0, 2.5), (3.0, 2.5), (4.0, 4.5), (5.0, 4.5)]
+    to_leaf = [list(line.get_ydata()) for line in axes.lines if list(line.get_xdata()) == [1.6, 2.05]]
+    assert to_leaf == [[4.5, 5.0], [2.5, 5.0], [0.5, 5.0]]
