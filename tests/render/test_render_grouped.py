@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from archgen.analyse import portmap
+from archgen.analyse.end_names import EndNames
 from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.pipeline import run
 from archgen.render import render_all
@@ -58,10 +58,10 @@ def test_a_big_design_renders_one_row_and_one_elevation_per_rack_type(big, tmp_p
 
 
 def test_the_port_maps_names_per_rack_type_are_each_racks_own(example):
-    """`portmap._Names` names a rack type's parts once; every rack reads what naming it rack by rack gives (the code
+    """`end_names.EndNames` names a rack type's parts once; every rack reads what naming it rack by rack gives (the code
     it replaced, kept here), on the example with its fabrics."""
     a = example.clusters[f"cluster/{CLUSTER}"]
-    names = portmap._Names(a)
+    names = EndNames(a)
     expected: dict[tuple[int, int], str] = {}
     for ri, inst in enumerate(a.cluster.instances):
         seen: dict[str, int] = {}

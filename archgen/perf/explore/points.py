@@ -18,7 +18,7 @@ from archgen.display import kw
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metric import CAPEX_BOUNDED
 from archgen.metrics_bands import BANDED
-from archgen.model.requirements import PASSING, Requirement, Status, fails
+from archgen.model.requirements import PASSING, Requirement, Status, fails, judge
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.front import best, pareto
@@ -205,7 +205,7 @@ def on_lower_bound(req: Requirement, status: Status | None, base: Machine) -> St
     """
     if status is not Status.MET or not base.capex_left_out or not req.metric.startswith(CAPEX_BOUNDED):
         return status
-    return status if req.target.met_by(Q_(math.inf, req.target.limit.units)) else Status.AT_RISK
+    return status if judge(req, Q_(math.inf, req.target.limit.units)).status is Status.MET else Status.AT_RISK
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
