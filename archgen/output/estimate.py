@@ -78,7 +78,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
-                          "status": o.status.value, "note": o.note or None,
+                          "status": o.status.value, "shown": o.shown, "note": o.note or None,
                           "pessimistic": to_json(p) if (p := o.pessimistic) is not None else None}
                          for o in est.requirements] if est.requirements is not None else None,  # None: unjudged
         "conventions": est.conventions, "notes": est.notes,

@@ -9,6 +9,8 @@ and its Llama 3.1 70B pre-training estimate reads it.
 
 from __future__ import annotations
 
+import json
+
 from archgen.model.accelerator import Accelerator
 from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_read
 
@@ -57,3 +59,18 @@ def test_estimate_and_the_performance_table_say_met_on_assumed_inputs_as_check_d
     rows = {row[0]: row for row in _tables(section)["perf-metrics-llama3-70b-pretrain-b200"].rows}
     [j] = [j for j in shipped.requirements if j.bound.req.id == "REQ-PERF-001"]
     assert rows["mfu"][5] == j.outcome.shown and rows["mfu"][5].startswith(said)
+
+
+def test_estimate_json_says_what_check_json_says_of_a_requirement(cli):
+    """nu99fix's leftover: `estimate --format json` gave only a requirement's bare "status"; `check --format json`'s
+    compliance matrix also gives `shown`, "met (on assumed inputs: ...)". Both now carry the one `Outcome.shown`.
+    """
+    est = cli("estimate", "specs", "--workload", "llama3-70b-pretrain-b200", "--format", "json")
+    assert est.code == 0, est.err
+    [req] = [r for r in json.loads(est.out)["requirements"] if r["id"] == "REQ-PERF-001"]
+    chk = cli("check", "specs", "--format", "json")
+    [row] = [r for r in json.loads(chk.out)["requirements"] if r["requirement"] == "REQ-PERF-001"]
+    assert row["subject"] == "workload/llama3-70b-pretrain-b200"
+    assert req["status"] == row["status"] == "met"
+    assert req["shown"] == row["shown"]
+    assert req["shown"].startswith("met (on assumed inputs: b200-sxm-180gb memory_bandwidth (unconfirmed)")
