@@ -29,7 +29,8 @@ class CurrencyDim(Dim):
         """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`.
 
         An amount refused as a quote prints it ('$400,000', '400k USD', '€5000') is told how to write it
-        (`unit_hints.money_hint`), with this field's example rather than a quantity's ('132 kW').
+        (`unit_hints.money_hint`), with this field's example rather than a quantity's ('132 kW'); so is one with more
+        decimals than its currency has ('5.000 EUR', `unit_hints.decimals_hint`).
         """
         try:
             q = self._money(value)
@@ -44,7 +45,7 @@ class CurrencyDim(Dim):
                 raise
             raise error from None
         hint = decimals_hint(value) if isinstance(value, str) and _amount(q) else ""   # '5.000 EUR'
-        if hint:
+        if hint:   # not in a requirement's target: it may bound a cost per hour in USD ('<= 2.321 USD')
             raise _refused(value, self.label, self.example, hint)
         return q
 

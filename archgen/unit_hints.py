@@ -269,8 +269,8 @@ def money_hint(text: str, currencies: Iterable[str]) -> str:
     if written is None or not set(codes) <= set(known):
         return ""   # no number ('$1.2.3'), or an unknown code (`currency_hint`)
     as_written = written.numbers == (m["num"],)
-    if m["post"] in known and not m["mult"] and as_written:
-        return ""   # '400000 USD' as written
+    if m["post"] in known and not m["mult"] and (as_written or not written.form):
+        return ""   # '400000 USD' as written; '2.125 USD' read so (a target's cost per hour: not an amount)
     power = _MULTIPLES[m["mult"]][0] if m["mult"] else 0
     per = (m["per"] or "").replace(" ", "")
     amounts = offered(written, lambda n: " or ".join(f"'{_times(n, power)} {code}{per}'" for code in codes))
@@ -278,8 +278,10 @@ def money_hint(text: str, currencies: Iterable[str]) -> str:
         if mark in _SIGNS else ["the code goes after the number"] if m["pre"] else []
     why += [multiple_words(m["mult"])] if m["mult"] else []
     why += [] if as_written else ["archgen reads a number without digit groups, with a decimal point"]
+    finer = [decimals_hint(f"{_times(written.numbers[0], power)} {code}") for code in codes]   # '$10,2345'
+    why += [] if m["per"] or not all(finer) else finer[:1]   # '¥5.5' may be yuan
     return (f"write {amounts}: the amount in full, then the currency's code (archgen knows {', '.join(known)}); "
-            + "; ".join(why))
+            + "; ".join(w for w in why if w))
 
 
 def decimals_hint(text: str) -> str:
