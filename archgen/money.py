@@ -86,8 +86,11 @@ def _refused(text: str, expected: str, example: str, hint: str) -> PydanticCusto
 
 
 def _amount(q: Q) -> bool:
-    """Whether `q` is an amount of money, or one per a month or longer (a rent, a licence per year): an invoice's
-    line, in the currency's minor unit (`unit_hints.MINOR_UNITS`). A price per hour or per kWh may be finer."""
+    """Whether `q` is an amount of money, or one per a month or longer (a rent, a licence per year).
+
+    Such an amount is an invoice's line, in the currency's minor unit (`unit_hints.MINOR_UNITS`); a price per hour
+    or per kWh may be finer.
+    """
     cur = currency(q)
     per = Q_(1, q.units) / Q_(1, cur) if cur else None   # 1, or 1/year for 'USD/year'
     return per is not None and (per.dimensionless or (per.check("1/[time]") and per.to("1/month").magnitude <= 1))
