@@ -438,7 +438,10 @@ def test_an_amount_as_a_quote_prints_it_is_told_how_to_write_it():
 def test_an_amount_finer_than_its_currency_is_refused_with_both_readings():
     """money3dec39: '5.000 EUR' was 5 EUR, though an amount in EUR has 2 decimals (ISO 4217): the dot groups thousands."""
     from archgen.money import EnergyPrice, Money, MoneyRate
-    from archgen.unit_hints import money_hint
+    from archgen.unit_definitions import CURRENCIES
+    from archgen.unit_hints import MINOR_UNITS, money_hint
+
+    assert set(MINOR_UNITS) == set(CURRENCIES)   # a currency added without its minor unit would go unchecked
 
     class P(BaseModel):
         p: Money = Q_(1, "USD")
