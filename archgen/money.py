@@ -13,7 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen.pint_import import pint
 from archgen.unit_definitions import CURRENCIES
-from archgen.unit_hints import money_hint
+from archgen.unit_hints import decimals_hint, money_hint
 from archgen.units import Q_, Dim, Q, format_quantity, name_dimensions, parse_quantity
 
 #: What `units.parse_quantity` and `quantity_text` expect of a quantity they cannot read, and what a money field says
@@ -29,10 +29,11 @@ class CurrencyDim(Dim):
         """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`.
 
         An amount refused as a quote prints it ('$400,000', '400k USD', '€5000') is told how to write it
-        (`unit_hints.money_hint`), with this field's example rather than a quantity's ('132 kW').
+        (`unit_hints.money_hint`), with this field's example rather than a quantity's ('132 kW'); so is one with more
+        decimals than its currency has ('5.000 EUR', `unit_hints.decimals_hint`).
         """
         try:
-            return self._money(value)
+            q = self._money(value)
         except PydanticCustomError as e:
             quote = quote_error(value, self.label, self.example) if isinstance(value, str) else None
             if quote is not None:
@@ -42,7 +43,11 @@ class CurrencyDim(Dim):
                     **(e.context or {}), "expected": self.label, "example": self.example})
             else:
                 raise
-        raise error from None
+            raise error from None
+        hint = decimals_hint(value) if isinstance(value, str) and _amount(q) else ""   # '5.000 EUR'
+        if hint:   # not in a requirement's target: it may bound a cost per hour in USD ('<= 2.321 USD')
+            raise _refused(value, self.label, self.example, hint)
+        return q
 
     def _money(self, value: Any) -> pint.Quantity:
         q = parse_quantity(value)
@@ -72,10 +77,23 @@ def quote_error(text: str, expected: str = "an amount of money",
     (`model.target.Target.parse`: '<= $10M'), so that both say the same of the same text (leftover39).
     """
     hint = money_hint(text, CURRENCIES)
-    if not hint:
-        return None
+    return _refused(text, expected, example, hint) if hint else None
+
+
+def _refused(text: str, expected: str, example: str, hint: str) -> PydanticCustomError:
     return PydanticCustomError("quantity_currency", "expected {expected} such as '{example}', got '{got}'",
                                {"expected": expected, "example": example, "got": text.strip(), "hint": hint})
+
+
+def _amount(q: Q) -> bool:
+    """Whether `q` is an amount of money, or one per a month or longer (a rent, a licence per year).
+
+    Such an amount is an invoice's line, in the currency's minor unit (`unit_hints.MINOR_UNITS`); a price per hour
+    or per kWh may be finer.
+    """
+    cur = currency(q)
+    per = Q_(1, q.units) / Q_(1, cur) if cur else None   # 1, or 1/year for 'USD/year'
+    return per is not None and (per.dimensionless or (per.check("1/[time]") and per.to("1/month").magnitude <= 1))
 
 
 def currency(q: Q) -> str | None:

@@ -243,6 +243,10 @@ _SIGNS = {"$": ("USD",), "US$": ("USD",), "€": ("EUR",), "£": ("GBP",), "¥":
 #: and 0 for JPY (OPC UA Part 3, 8.61 CurrencyUnitType, Table 44, gives the exponents of USD, EUR, GBP and JPY; CNY's
 #: is ISO 4217's list one). So '$400,000' is 400000 USD, never 400.000; a rate per unit ('$0.125/kWh') has more.
 _AMOUNT_DECIMALS = 2
+#: Each known currency's minor unit (ISO 4217; the sources above): the most decimals an amount in it has.
+MINOR_UNITS = {"USD": 2, "EUR": 2, "GBP": 2, "CNY": 2, "JPY": 0}
+#: An amount as archgen writes one, a number then a currency's code and a period: '5.000 EUR', '4500.125 USD/year'.
+_PLAIN_AMOUNT = re.compile(r"^\s*(?P<num>\d+(?:\.(?P<dec>\d+))?)\s*(?P<code>[A-Z]{3})(?P<per>\s*/.*)?$")
 
 
 def money_hint(text: str, currencies: Iterable[str]) -> str:
@@ -265,8 +269,8 @@ def money_hint(text: str, currencies: Iterable[str]) -> str:
     if written is None or not set(codes) <= set(known):
         return ""   # no number ('$1.2.3'), or an unknown code (`currency_hint`)
     as_written = written.numbers == (m["num"],)
-    if m["post"] in known and not m["mult"] and as_written:
-        return ""   # '400000 USD' as written
+    if m["post"] in known and not m["mult"] and (as_written or not written.form):
+        return ""   # '400000 USD' as written; '2.125 USD' read so (a target's cost per hour: not an amount)
     power = _MULTIPLES[m["mult"]][0] if m["mult"] else 0
     per = (m["per"] or "").replace(" ", "")
     amounts = offered(written, lambda n: " or ".join(f"'{_times(n, power)} {code}{per}'" for code in codes))
@@ -274,8 +278,30 @@ def money_hint(text: str, currencies: Iterable[str]) -> str:
         if mark in _SIGNS else ["the code goes after the number"] if m["pre"] else []
     why += [multiple_words(m["mult"])] if m["mult"] else []
     why += [] if as_written else ["archgen reads a number without digit groups, with a decimal point"]
+    finer = [decimals_hint(f"{_times(written.numbers[0], power)} {code}") for code in codes]   # '$10,2345'
+    why += [] if m["per"] or not all(finer) else finer[:1]   # '¥5.5' may be yuan
     return (f"write {amounts}: the amount in full, then the currency's code (archgen knows {', '.join(known)}); "
-            + "; ".join(why))
+            + "; ".join(w for w in why if w))
+
+
+def decimals_hint(text: str) -> str:
+    """How to write an amount with more decimals than its currency's minor unit ('5.000 EUR'), else "".
+
+    money3dec39: '5.000 EUR' was read as 5 EUR, though no amount in EUR has three decimals (`MINOR_UNITS`): its dot
+    most likely groups thousands, so both readings are offered (`read_number`), the group first. Only an amount (a
+    price, a cost per month or year): the caller judges that; a rate per unit ('0.0895 USD/kWh') may have more.
+    """
+    m = _PLAIN_AMOUNT.match(text)
+    if m is None or m["code"] not in MINOR_UNITS or len(m["dec"] or "") <= MINOR_UNITS[m["code"]]:
+        return ""
+    code, per = m["code"], (m["per"] or "").replace(" ", "")
+    written = read_number(m["num"])
+    places = MINOR_UNITS[code]
+    why = f"an amount in {code} has {f'at most {places} decimals' if places else 'no decimals'} (ISO 4217's minor unit)"
+    if written is None or len(written.numbers) < 2:   # '10.2345 USD', '5.5 JPY': no digit group
+        return f"round it: {why}"
+    amounts = offered(written, lambda n: f"'{_times(n, 0)} {code}{per}'")
+    return f"write {amounts}: {why}, so its dot most likely groups thousands"
 
 
 def _times(num: str, power: int) -> str:

@@ -433,3 +433,49 @@ def test_an_amount_as_a_quote_prints_it_is_told_how_to_write_it():
     assert money_hint("CHF 5000", currencies).startswith("if 'CHF' is a currency: archgen knows USD")
     for fine in ("400000 USD", "400.50 USD", "5000 CHF", "400 kUSD", "45C", "$", "USD"):
         assert money_hint(fine, currencies) == "", fine   # as written, unknown after the number, or no amount
+
+
+def test_an_amount_finer_than_its_currency_is_refused_with_both_readings():
+    """money3dec39: '5.000 EUR' was 5 EUR, though an amount in EUR has 2 decimals (ISO 4217): the dot groups thousands."""
+    from archgen.money import EnergyPrice, Money, MoneyRate
+    from archgen.unit_definitions import CURRENCIES
+    from archgen.unit_hints import MINOR_UNITS, money_hint
+
+    assert set(MINOR_UNITS) == set(CURRENCIES)   # a currency added without its minor unit would go unchecked
+
+    class P(BaseModel):
+        p: Money = Q_(1, "USD")
+        r: MoneyRate = Q_(1, "USD/month")
+        e: EnergyPrice = Q_(0.09, "USD/kWh")
+
+    def hint(**fields: str) -> str:
+        with pytest.raises(ValidationError) as err:
+            P(**fields)
+        found = err.value.errors()[0]
+        assert found["msg"].endswith(f"got '{next(iter(fields.values()))}'")
+        return found["ctx"]["hint"]
+
+    assert hint(p="5.000 EUR").startswith("write '5000 EUR' (or, if the dot is a decimal point, '5 EUR'): an amount "
+                                          "in EUR has at most 2 decimals (ISO 4217's minor unit)")
+    assert hint(p="1.500 USD").startswith("write '1500 USD' (or, if the dot is a decimal point, '1.5 USD'): ")
+    assert hint(p="5.000 JPY").startswith("write '5000 JPY' (or, if the dot is a decimal point, '5 JPY'): ")
+    assert hint(p="5.5 JPY") == "round it: an amount in JPY has no decimals (ISO 4217's minor unit)"
+    assert hint(p="1234.567 GBP").startswith("round it: an amount in GBP has at most 2 decimals")
+    # a cost per month or longer is an invoice's line too: a licence per year, a rent per month
+    assert hint(r="4.500 USD / year").startswith("write '4500 USD/year' (or, if the dot is a decimal point, '4.5 ")
+    assert hint(r="1.500 EUR/month").startswith("write '1500 EUR/month' ")
+    # cents, whole yen, an exponent, a prefix and a rate per hour, week or kWh are read as written
+    fine = P(p="400.50 USD", r="2.125 USD/h", e="0.0895 USD/kWh")
+    assert (fine.p, fine.r, fine.e) == (Q_(400.5, "USD"), Q_(2.125, "USD/h"), Q_(0.0895, "USD/kWh"))
+    for p, r in (("5 JPY", "1.125 EUR/week"), ("5.000e3 USD", "1 USD/month"), ("5.000 kUSD", "1 USD/month")):
+        P(p=p, r=r)
+    # a requirement's target is not refused so: it may bound a cost per hour written in USD (tco_per_accelerator_hour
+    # has 3 digits); hints39 refused '<= 2.125 USD/h' and '<= 2.321 USD', offering what was written as a reading
+    from archgen.model.target import Target
+    assert Target.parse("<= 2.125 USD/h").limit == Q_(2.125, "USD/h")
+    assert Target.parse("<= 2.321 USD").limit == Q_(2.321, "USD")
+    # the quote form's hint does not offer an amount that is refused in turn without saying so
+    currencies = ("USD", "EUR", "GBP", "JPY", "CNY")
+    assert money_hint("$10,2345", currencies).endswith("; round it: an amount in USD has at most 2 decimals "
+                                                       "(ISO 4217's minor unit)")
+    assert "round it" not in money_hint("¥5.5", currencies)   # 5.5 CNY is an amount
