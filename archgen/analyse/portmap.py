@@ -81,7 +81,9 @@ class End(NamedTuple):
     device: str
     port: str
     legs: tuple[str, ...] = ()   # the racks of an end at several (a split cable's legs), `rack` their " + " text
-    nodes: tuple[tuple[str, str, str], ...] = ()   # an end at several nodes: each leg's (rack, node, port)
+    # a split cable's legs at this end, each leg's (rack, device, port): an end at several nodes (split at the leaf),
+    # or a node's cage split to several leaves (then both ends have them, leg by leg in the same order)
+    nodes: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str,
@@ -348,14 +350,19 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 a_ports = ", ".join(f"{node} {port}" for _, node, port in legs)
             else:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
-            if len(b_devs) > 1:   # one NIC cage's links to several planes' leaves
-                b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
+            leaves: tuple[tuple[str, str, str], ...] = ()
+            if len(b_devs) > 1:   # one port's links to several upper switches (a NIC cage's to several planes' leaves)
+                ups = tuple((_rack(racks, b_rack[x]), b_dev[x], port_names(up_ports, b_dev[x], False, 1, counters))
+                            for x in chunk)
+                b_ports = ", ".join(f"{leaf} {port}" for _, leaf, port in ups)
+                if low is None:   # a node's: each leg's leaf and node port, in link order (the rail diagram's legs)
+                    leaves, legs = ups, tuple((a_racks[0], a_dev[x], a_port[x]) for x in chunk)
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
             a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
                            " + ".join(a_names), a_ports, legs)
             b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
-                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
+                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports, leaves)
             ordered = float(max(length_bin[x] for x in chunk))
             part = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
