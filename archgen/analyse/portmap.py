@@ -6,8 +6,9 @@ cables: the links of a tier are grouped by their two devices and link option, in
 cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
 an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one connector carries its links to
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
-the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
-switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
+the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them), both
+ends listing its legs in the same order (`End.nodes`: each leg's node port and its leaf's port); a switch cage's
+split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
 A cable split at the leaf (`link_ends.leaf_split`: a copper splitter, a leaf connector's 1:2 splitter fibre) has its
 node legs cut from the leaf's ports across nodes in floor order, so they may stand in two racks (a leaf taking an
 odd number of one rack's ports): its node end then names each leg's rack (`End.legs`), no one U, and each leg's node
@@ -81,7 +82,9 @@ class End(NamedTuple):
     device: str
     port: str
     legs: tuple[str, ...] = ()   # the racks of an end at several (a split cable's legs), `rack` their " + " text
-    nodes: tuple[tuple[str, str, str], ...] = ()   # an end at several nodes: each leg's (rack, node, port)
+    # a split cable's legs at this end, each leg's (rack, device, port): an end at several nodes (split at the leaf),
+    # or a node's cage split to several leaves (then both ends have them, leg by leg in the same order)
+    nodes: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str,
@@ -348,14 +351,19 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 a_ports = ", ".join(f"{node} {port}" for _, node, port in legs)
             else:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
-            if len(b_devs) > 1:   # one NIC cage's links to several planes' leaves
-                b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
+            leaves: tuple[tuple[str, str, str], ...] = ()
+            if len(b_devs) > 1:   # one port's links to several upper switches (a NIC cage's to several planes' leaves)
+                ups = tuple((_rack(racks, b_rack[x]), b_dev[x], port_names(up_ports, b_dev[x], False, 1, counters))
+                            for x in chunk)
+                b_ports = ", ".join(f"{leaf} {port}" for _, leaf, port in ups)
+                if low is None:   # a node's: each leg's leaf and node port, in link order (the rail diagram's legs)
+                    leaves, legs = ups, tuple((a_racks[0], a_dev[x], a_port[x]) for x in chunk)
             else:
                 b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
             a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
                            " + ".join(a_names), a_ports, legs)
             b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
-                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports)
+                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports, leaves)
             ordered = float(max(length_bin[x] for x in chunk))
             part = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),

@@ -212,8 +212,9 @@ def figures(a: Any, pm: PortMap) -> dict[str, Any]:
 def rail_diagram(fa: Any, pm: PortMap) -> Figure:
     """One rail group: its first nodes (left), its leaves (right), one line per node port coloured by port index.
 
-    A cable split at the leaf whose legs are at several nodes (`End.nodes`, perhaps in two racks) is drawn leg by leg,
-    each from its own node, the legs joining at a dot before the leaf: one cable, its legs.
+    A split cable (`End.nodes`) is drawn leg by leg: split at the leaf, with its legs at several nodes (perhaps in two
+    racks), each leg from its own node to a dot before the leaf; from a node's cage to several planes' leaves, one line
+    from the node to a dot and each leg from it to its own leaf. One cable, its legs.
     """
     fid = fa.fabric.spec.id
     # one line per node port: a link's further cords (`links` 0: the same ports) are not drawn again; an end with no
@@ -222,18 +223,19 @@ def rail_diagram(fa: Any, pm: PortMap) -> Figure:
             and r.links]
     nodes: list[tuple[str, str]] = []
     leaves: list[str] = []
-    cables: list[tuple[str, list[tuple[int, str]]]] = []   # each cable's leaf and its legs' (node, port)
+    cables: list[list[tuple[int, str, str]]] = []   # each cable's legs: (node, port, leaf)
     for r in rows:
-        legs = [((rack, dev), port) for rack, dev, port in r.a.nodes] or [((r.a.rack, r.a.device), r.a.port)]
-        new = [node for node in dict.fromkeys(node for node, _ in legs) if node not in nodes]
+        at_node = [((rack, dev), port) for rack, dev, port in r.a.nodes] or [((r.a.rack, r.a.device), r.a.port)]
+        # the leaf of each leg: its own where the cable is split to several leaves, else the one leaf of them all
+        at_leaf = [leaf for _, leaf, _ in r.b.nodes] or [r.b.device] * len(at_node)
+        new = [node for node in dict.fromkeys(node for node, _ in at_node) if node not in nodes]
         if new and len(nodes) + len(new) > MAX_DIAGRAM_NODES:
             break
         nodes += new
-        cables.append((r.b.device, [(nodes.index(node), port) for node, port in legs]))
-        if r.b.device not in leaves:
-            leaves.append(r.b.device)
+        cables.append([(nodes.index(node), port, leaf) for (node, port), leaf in zip(at_node, at_leaf, strict=True)])
+        leaves += [leaf for leaf in dict.fromkeys(at_leaf) if leaf not in leaves]
     leaves.sort()
-    ports = sorted({p for _, ends in cables for _, p in ends}, key=lambda p: (len(p), p))
+    ports = sorted({p for legs in cables for _, p, _ in legs}, key=lambda p: (len(p), p))
     height = max(len(nodes), len(leaves), 2)
     fig = Figure(figsize=(7.5, min(1.5 + 0.32 * height, 9.5)))
     ax = fig.subplots()
@@ -252,23 +254,32 @@ def rail_diagram(fa: Any, pm: PortMap) -> Figure:
     def off(port: str) -> float:   # each port index a little apart at both ends, so shared leaves stay visible
         return (ports.index(port) - (len(ports) - 1) / 2) * spread / max(len(ports), 1)
     joins: list[tuple[float, float]] = []
-    for leaf, ends in cables:
-        at_leaf = y(leaves.index(leaf), len(leaves))
-        if len(ends) > 1:   # a cable split at the leaf, legs at several nodes: they join at a dot, one line on
-            join = (1.6, sum(y(i, len(nodes)) for i, _ in ends) / len(ends))
-            joins.append(join)
-            ax.plot([join[0], 2.05], [join[1], at_leaf], color="black", linewidth=0.8)
-        for node_i, port in ends:
-            k = ports.index(port)
-            end = join if len(ends) > 1 else (2.05, at_leaf + off(port))
-            ax.plot([0.95, end[0]], [y(node_i, len(nodes)) + off(port), end[1]], color=PALETTE[k % len(PALETTE)],
+    kinds: dict[str, None] = {}   # the kinds of split cable drawn, for the title
+    for legs in cables:
+        from_node, to_leaf = None, None   # a split cable's dot: its legs' end (split at the leaf) or start (at a node)
+        if len({leaf for *_, leaf in legs}) > 1:   # a node's cage split to several leaves: one line to a dot
+            from_node = (1.3, y(legs[0][0], len(nodes)) + off(legs[0][1]))   # each cage its own line and dot
+            ax.plot([0.95, from_node[0]], [from_node[1]] * 2, color="black", linewidth=0.8)
+            kinds["split to several leaves"] = None
+        elif len(legs) > 1:   # a cable split at the leaf, legs at several nodes: they join at a dot, one line on
+            to_leaf = (1.6, sum(y(i, len(nodes)) for i, *_ in legs) / len(legs))
+            ax.plot([to_leaf[0], 2.05], [to_leaf[1], y(leaves.index(legs[0][2]), len(leaves))], color="black",
                     linewidth=0.8)
+            kinds["split at the leaf"] = None
+        joins += [dot for dot in (from_node, to_leaf) if dot]
+        for node_i, port, leaf in legs:
+            k = ports.index(port)
+            start = from_node or (0.95, y(node_i, len(nodes)) + off(port))
+            end = to_leaf or (2.05, y(leaves.index(leaf), len(leaves)) + off(port))
+            ax.plot([start[0], end[0]], [start[1], end[1]], color=PALETTE[k % len(PALETTE)], linewidth=0.8)
     for x, at in joins:
         ax.plot([x], [at], "o", color="black", markersize=2.5)
     step = 3.4 / max(len(ports[:len(PALETTE)]), 1)
-    for j, port in enumerate(ports[:len(PALETTE)]):
+    for j in range(min(len(ports), len(PALETTE))):
         ax.plot([-0.3 + step * j, -0.1 + step * j], [-0.8, -0.8], color=PALETTE[j], linewidth=2)
-        ax.text(-0.3 + step * j, -1.1, port, fontsize=6, va="center")
+        # the ports of a colour: past the palette's, colours repeat (port 9 of 16: port 1's rail on a second plane)
+        alike = ports[j::len(PALETTE)]
+        ax.text(-0.3 + step * j, -1.1 - 0.12 * (len(alike) - 1), "\n".join(alike), fontsize=6, va="center")
     ax.set_title(f"Fabric {fid}: node ports to leaves ({len(nodes)} nodes shown"
-                 + ("; a dot joins the legs of a cable split at the leaf)" if joins else ")"), fontsize=8)
+                 + (f"; a dot joins the legs of a cable {' or '.join(kinds)})" if kinds else ")"), fontsize=8)
     return fig
