@@ -64,7 +64,8 @@ def test_a_run_between_halls_spans_the_site_and_both_exit_runs(tmp_path) -> None
     r = _campus(tmp_path, layout=TWO_HALLS)
     cluster = r.clusters["cluster/gb300-nvl72-su"].cluster
     x, y = rack_xy(cluster)
-    runs = tray_run(cluster, x, y, np.array([0, 0]), np.array([11, 5]))
+    none = np.array([-1, -1])   # ends at no U: no height between them (raildiag39)
+    runs = tray_run(cluster, x, y, np.array([0, 0]), none, np.array([11, 5]), none)
     assert runs.tolist() == pytest.approx([2 * TRAY_DROP + 200 + SLACK + 15 + 25, 2 * TRAY_DROP + 5 * PITCH + SLACK])
 
 

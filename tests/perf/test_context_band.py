@@ -64,5 +64,6 @@ def test_a_requirement_past_it_says_it_is_judged_on_the_estimate_alone(spec_tree
     out = run_cli("estimate", "--workload", "long", "--path", str(SPECS), "--path", str(specs)).out
     line = next(row for row in out.splitlines() if row.startswith("REQ-LONG-1"))
     # met at the estimate, with no band to bound its error: at risk, saying why (issue 20 part 7)
-    assert line.startswith(f"REQ-LONG-1: tokens_per_second >= 100 tokens/s: at risk ({UNBANDED}: no band: unmeasured at "
-                           "this context")
+    # (after the assumed inputs the estimate rests on, where it rests on any: nu99fix, as check says)
+    assert line.startswith("REQ-LONG-1: tokens_per_second >= 100 tokens/s: at risk (")
+    assert f"({UNBANDED}: no band: unmeasured at this context" in line

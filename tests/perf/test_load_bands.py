@@ -129,8 +129,9 @@ def test_estimate_states_the_load_bin_and_an_unmeasured_band(spec_tree):
     req = next(line for line in text.splitlines() if line.startswith("REQ-T-1"))
     # met at the estimate, but no run bounds its error at this load: at risk, saying why (issue 20 part 7); 500 ms,
     # not 2 s since light39: 71.3 ms at the worst TTFT error measured at light load (-88.9 %) is 643 ms, within it
-    assert req.startswith(f"REQ-T-1: ttft_p99 <= 500 ms: {Status.AT_RISK.value} ({UNBANDED}: no band: unmeasured "
-                          "at this load")
+    # (after the assumed inputs the estimate rests on, where it rests on any: nu99fix, as check says)
+    assert req.startswith(f"REQ-T-1: ttft_p99 <= 500 ms: {Status.AT_RISK.value} (")
+    assert f"({UNBANDED}: no band: unmeasured at this load" in req
 
 
 def test_req004_names_the_load_bin_its_band_comes_from(spec_tree):
