@@ -102,3 +102,23 @@ def test_the_search_is_that_of_bounding_every_row_first(h100, qwen, monkeypatch)
         eager.best, eager.switches, eager.evaluated, eager.fitting, eager.layouts)
     assert float(lazy.estimate.step_time) == float(eager.estimate.step_time)
     assert some < sum(bounded)  # fewer rows bounded
+
+
+@pytest.mark.parametrize(("model", "precision", "stack", "gpus"), [
+    ("llama3-70b", "bf16", "nemo-2025", 64), ("llama3-8b", "fp8", "megatron-core-2024", 16),
+    ("mixtral-8x7b", "fp8", "nemo-2025", 32), ("gpt3-175b", "bf16", "megatron-lm-2021", 64)])
+def test_the_floor_holds_beyond_the_one_model(h100, model, precision, stack, gpus):
+    """The pruning stays exact only while the floor is at most compute + optimizer (planspeed39's proof follows
+    `estimate_training`'s compute formula): held on dense and MoE models, FP8 and BF16, and the three stacks, so that
+    a change to that formula which breaks the proof fails here, not in a pick nobody checks."""
+    doc = yaml.safe_load((SPECS / "catalog" / "models" / f"{model}.yaml").read_text(encoding="utf-8"))
+    arch = Arch.from_model(Model.model_validate(doc))
+    job = Job.from_knobs(arch, 4096, 128, precision, resolve(stack, {}, precision), stack)
+    lay = enumerate_layouts(arch, dataclasses.replace(job, split_stack=stack), gpus, h100, {}, DEFAULT, (0, 1, 2, 3),
+                            True)
+    rows = {k: v[::7] for k, v in lay.items()}
+    n = len(rows["tp"])
+    est = estimate_training(h100, job, layout_of(rows, True, DEFAULT))
+    raw = np.broadcast_to(est.compute + est.optimizer, (n,))
+    floor = compute_floor(h100, job, rows, True, DEFAULT)
+    assert n > 20 and np.all(floor <= raw) and np.all(floor > 0), model
