@@ -17,7 +17,7 @@ from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.launch import LAUNCH_WORDS
+from archgen.perf.hw.launch import LAUNCH_WORDS, TENSORRT_LAUNCH
 from archgen.perf.serve.batcher import replica_rate
 from archgen.perf.serve.colocation import (
     colocation_convention,
@@ -281,9 +281,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     padding = ("" if inf.graph_batch_sizes is None else "; decode-only iterations padded to the next CUDA-graph "
                f"batch size a rank of {', '.join(map(str, inf.graph_batch_sizes))} (perf/serve/graph_padding.py)")
     launch = inf.kernel_launch or "graph"
+    floor = float(host_floor(job, tp))
     eager = "" if launch == "graph" else (
         f"; launched without CUDA graphs ({LAUNCH_WORDS[launch]}): a pass takes at least its host's "
-        f"{float(host_floor(job, tp)) * 1e3:.2f} ms of launches, the in-graph costs charged on the GPU beside")
+        f"{floor * 1e3:.2f} ms of launches" + (f" ({floor / job.launch_host * TENSORRT_LAUNCH[1] * 1e3:.2f} ms at "
+                                               f"{TENSORRT_LAUNCH[1] * 1e6:g} us)" if launch == "tensorrt" else "")
+        + ", the in-graph costs charged on the GPU beside")
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
