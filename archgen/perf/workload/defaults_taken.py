@@ -89,8 +89,8 @@ def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: K
     physics on other inputs; nothing said the workload had taken the defaults. An offline job names `output_len_cv`
     left out (every output of one length). Every job names `kernel_launch` graph where it leaves it out (eager40): the
     decode passes replayed from CUDA graphs, as vLLM (`enforce_eager` False), SGLang and TensorRT-LLM's PyTorch backend
-    (`cuda_graph_config` on, tensorrt_llm/llmapi/llm_args.py `TorchLlmArgs`) run by default; a TensorRT engine under
-    the executor runs without (its `cudaGraphMode` false), which a job states as 'tensorrt'.
+    (`cuda_graph_config` on: tensorrt_llm/llmapi/llm_args.py `TorchLlmArgs`, a stored copy of unidentified revision)
+    run by default; a TensorRT engine under the executor runs without (its `cudaGraphMode` false): 'tensorrt'.
     """
     given = inf.model_fields_set
     out = [Taken("tp", str(tp), "searched")] if "tp" not in given else []
