@@ -48,8 +48,9 @@ def _peak_order(part: Accelerator) -> Iterator[Violation]:
     stated = [w for w in widths if w]
     for narrow, wide in zip(stated, stated[1:], strict=False):
         wide_dt, wide_peak = max(wide, key=lambda d: d[1].to_root_units().magnitude)
-        for dt, peak in narrow:
-            if peak < wide_peak:
+        top = wide_peak.to_root_units().magnitude
+        for dt, peak in narrow:   # equal in other prefixes is equal: 4.1 PFLOPS was below 4,100 TFLOPS by one ulp
+            if (mine := peak.to_root_units().magnitude) < top and not math.isclose(mine, top):
                 yield Violation(f"part/{part.id}", part.id, ("peak", dt),
                                 f"{dt} peak {figure(peak)} is below the {wide_dt} peak, {figure(wide_peak)}: every "
                                 f"catalog part and datasheet read gives a narrower data type at least the wider one's "

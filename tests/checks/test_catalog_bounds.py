@@ -45,3 +45,18 @@ def test_exactly_ten_times_the_largest_passes_and_just_past_it_reads_past_it():
     assert found("4.1 TB/s", "41.01 TB/s") == ["memory bandwidth 41.01 TB/s is 10.002x"]
     assert found("8 TB/s", "80.8 TB/s") == ["memory bandwidth 80.8 TB/s is 10.1x"]
     assert found("8 TB/s", "1200 TB/s") == ["memory bandwidth 1,200 TB/s is 150x"]
+
+
+def test_peaks_equal_in_other_prefixes_are_in_order():
+    """An equal narrower peak is allowed (Gaudi 3's FP8 = BF16), whichever prefix each is written in: 4.1 PFLOPS is
+    4,100 TFLOPS, though the two differ by one unit in the last place as floats; a peak just below is still flagged."""
+    part = load_accelerators()["b200-sxm-180gb"]
+
+    def found(fp8: str, bf16: str) -> list[str]:
+        return [v.message.split(":")[0] for v in _peak_order(part.model_copy(update={"peak": {"bf16": Q(bf16),
+                                                                                                "fp8": Q(fp8)}}))]
+
+    assert Q("4.1 PFLOPS") < Q("4100 TFLOPS") and Q("2200 TFLOPS") < Q("2.2 PFLOPS")   # the trap, both ways
+    for fp8, bf16 in (("4.1 PFLOPS", "4100 TFLOPS"), ("2200 TFLOPS", "2.2 PFLOPS"), ("4100 TFLOPS", "4.1 PFLOPS")):
+        assert found(fp8, bf16) == [], (fp8, bf16)
+    assert found("4.099 PFLOPS", "4100 TFLOPS") == ["fp8 peak 4.099 PFLOPS is below the bf16 peak, 4,100 TFLOPS"]
