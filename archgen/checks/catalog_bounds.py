@@ -7,6 +7,7 @@ width of their data type, CAT014 on the shipped catalog's own largest figures, s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from archgen.cache import Memo
@@ -47,8 +48,9 @@ def _peak_order(part: Accelerator) -> Iterator[Violation]:
     stated = [w for w in widths if w]
     for narrow, wide in zip(stated, stated[1:], strict=False):
         wide_dt, wide_peak = max(wide, key=lambda d: d[1].to_root_units().magnitude)
-        for dt, peak in narrow:
-            if peak < wide_peak:
+        top = wide_peak.to_root_units().magnitude
+        for dt, peak in narrow:   # equal in other prefixes is equal: 4.1 PFLOPS was below 4,100 TFLOPS by one ulp
+            if (mine := peak.to_root_units().magnitude) < top and not math.isclose(mine, top):
                 yield Violation(f"part/{part.id}", part.id, ("peak", dt),
                                 f"{dt} peak {figure(peak)} is below the {wide_dt} peak, {figure(wide_peak)}: every "
                                 f"catalog part and datasheet read gives a narrower data type at least the wider one's "
@@ -122,9 +124,20 @@ def _beyond_catalog(part: Accelerator, largest: tuple[tuple[Figure, Quantity, st
             continue
         top, ref = bounds[fig]
         ratio = value.to_root_units().magnitude / top.to_root_units().magnitude
-        if ratio > LEAD_FACTOR:
-            times = f"{ratio:,.{0 if ratio >= 100 else 1}f}x"   # 10.1x past the bound, not a rounded 10x
+        if ratio > LEAD_FACTOR and not math.isclose(ratio, LEAD_FACTOR):   # 41 TB/s over 4.1: 10.000000000000002
+            times = _times(ratio)
             yield Violation(f"part/{part.id}", part.id, fig[0],
                             f"{fig[1]} {figure(value)} is {times} the catalog's largest, {figure(top)} ({ref}): a "
                             f"unit or digit slip? (flagged past {LEAD_FACTOR}x, a chosen bound; a generation has "
                             "raised the catalog's largest by two to four times)", value, top * LEAD_FACTOR)
+
+
+def _times(ratio: float) -> str:
+    """A ratio past `LEAD_FACTOR` in words: '150x' at 100 or more, else '10.1x'.
+
+    With the decimals it takes to read past the bound: '10.002x', not a rounded '10.0x' beside 'flagged past 10x'.
+    """
+    places = 0 if ratio >= 100 else 1
+    while float(f"{ratio:.{places}f}") <= LEAD_FACTOR:
+        places += 1
+    return f"{ratio:,.{places}f}x"
