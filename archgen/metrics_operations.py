@@ -42,7 +42,8 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "parts' failure rates plus the site's events.", _REL,
            counts="interruptions", minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
-           "(on the largest slice, where the compute torus's dims hold fewer; 1 / interruptions per day); not provided "
+           "(on the largest slice, where the compute torus's dims hold fewer; 1 / interruptions per day), counting the "
+           "interruptions the rate set's source counts (the cluster document says which); not provided "
            "where nothing that stops it fails at the rates (no interruption, so no mean time to one).", _REL,
            maximise=True),
     *JOB_BY_CLASS["cluster"],
