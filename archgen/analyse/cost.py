@@ -35,7 +35,7 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.bom_line import CapexLine
 from archgen.analyse.capex_bounds import left_out
 from archgen.analyse.conversion import unpowered
-from archgen.analyse.cost_load import average_load, stated_lines
+from archgen.analyse.cost_load import accelerator_idle_bound, average_load, stated_lines
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.opex import Opex, breakeven, energy_cost, facility_energy, opex_metrics, other_opex
 from archgen.analyse.price_scope import price_list
@@ -109,6 +109,9 @@ class Cost:
     opex: Opex | None = None  # support, licences and other opex the hall states, in the TCO (`analyse.opex`)
     breakeven: tuple[float, float] | None = None  # utilisation where owning costs the cloud's price; without energy
     idle_assumed: tuple[str, ...] = ()  # parts whose idle hours draw their average (no `power.idle`), utilisation < 1
+    #: Those of `idle_assumed` whose idle hours draw less, the bound their accelerators' measured idle draw sets
+    #: (`cost_load.accelerator_idle_bound`): still an upper bound.
+    idle_bounded: tuple[str, ...] = ()
     #: The date a price dated after is taken as written wrongly (`archgen.CODE_DATE`) where the facility's cost states
     #: no date of its own (`cost.as_of`); None where it states one, which `checks.cost_dates.later_prices` judges by.
     known_until: str | None = None
@@ -293,8 +296,12 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     utilisation = fc.utilisation if fc is not None else 1.0
     idle, idle_assumed = average_load(specs, a, idle=True)
     idle_assumed = idle_assumed if utilisation < 1 else []   # no idle hours: nothing rests on their draw
-    if idle_assumed:
-        assumed.append(f"idle draw of {', '.join(idle_assumed)} (taken as their average draw)")
+    bounded = [p for p in idle_assumed if accelerator_idle_bound(specs, specs.get(p)) is not None]
+    if plain := [p for p in idle_assumed if p not in bounded]:
+        assumed.append(f"idle draw of {', '.join(plain)} (taken as their average draw)")
+    if bounded:
+        assumed.append(f"idle draw of {', '.join(bounded)} (at most their maximum with each accelerator at its "
+                       "measured idle draw instead of its TDP)")
     priced = [line.total for line in lines if line.total is not None]
     complete = not any(line.unit_price is None and line.priceable for line in lines)
     capex = sum(priced[1:], priced[0]).to(cur) if priced and cur and complete else None
@@ -309,6 +316,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, known_until=until,
                     no_opex=f"{several} (COST001)", facility_energy=mwh, idle_assumed=tuple(idle_assumed),
+                    idle_bounded=tuple(bounded),
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = extra = even = None
     if fc is not None:
@@ -328,7 +336,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                 no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
                 left_out=left_out(lines, a.cabling.bom if a.cabling is not None else ()) if capex is not None else "",
                 scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None,
-                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed), known_until=until)
+                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed), idle_bounded=tuple(bounded),
+                known_until=until)
     cost.metrics.update(cost_metrics(cost))
     return cost
 

@@ -1,4 +1,4 @@
-"""CAT013 and CAT014: an accelerator's figures against each other and against the shipped catalog's (a typo's trace).
+"""CAT013 to CAT015: an accelerator's figures against each other and the shipped catalog's (a typo's trace), idle draws.
 
 Moved out of `checks/catalog.py` for its size; it imports this module, so the two checks register with CAT's others.
 Neither bound is a physical law: CAT013 rests on every datasheet read keeping a part's dense peaks ordered by the
@@ -14,7 +14,7 @@ from archgen.cache import Memo
 from archgen.checks.catalog_fields import once
 from archgen.checks.registry import Context, Violation, check
 from archgen.display import figure
-from archgen.model import Accelerator
+from archgen.model import Accelerator, Switch, System
 from archgen.units import Quantity
 
 #: The tensor data types from the narrowest to the widest, those of one width together (bf16 and fp16: Gaudi 3's
@@ -141,3 +141,38 @@ def _times(ratio: float) -> str:
     while float(f"{ratio:.{places}f}") <= LEAD_FACTOR:
         places += 1
     return f"{ratio:,.{places}f}x"
+
+
+@check("CAT015", "catalog.idle_draw", severity="warning")
+def idle_draw(ctx: Context) -> Iterator[Violation]:
+    """An idle draw lies above zero and at most the part's maximum draw (its TDP for an accelerator).
+
+    An accelerator's `idle` readings are at most its `tdp`; a system's or switch's `power.idle` above 0 W and at most
+    its `power.max`.
+
+    A part powered on with no job draws something and no more than it may draw at all; an idle figure past the
+    maximum is most likely the wrong unit or the wrong column of a table (a whole server's idle for one GPU's). The
+    energy cost takes it for every idle hour (`Accelerator.idle`, `Electrical.idle`).
+
+    Fix: check the reading and its unit against its source; if the source really says so, keep it and waive with
+    its words.
+    """
+    specs = ctx.design.specs
+    for part in specs.of(Accelerator) + specs.of(System) + specs.of(Switch):
+        yield from once("CAT015", _idle_draw, part)
+
+
+def _idle_draw(part: Accelerator | System | Switch) -> Iterator[Violation]:
+    """CAT015 on one part (`once`)."""
+    if isinstance(part, Accelerator):
+        if part.idle is not None and part.idle[1] > part.tdp:
+            yield Violation(f"part/{part.id}", part.id, ("idle",),
+                            f"an idle reading of {figure(part.idle[1])} is above the TDP, {figure(part.tdp)}: a part "
+                            "draws no more idle than at its most", part.idle[1], part.tdp)
+        return
+    idle, most = part.power.idle, part.power.max
+    if idle is None or (idle.m > 0 and idle <= most):
+        return
+    why = (": a part powered on draws something" if not idle.m > 0 else
+           f" is above the maximum draw, {figure(most)}: a part draws no more idle than at its most")
+    yield Violation(f"part/{part.id}", part.id, ("power", "idle"), f"an idle draw of {figure(idle)}{why}", idle, most)

@@ -123,8 +123,10 @@ class FacilityCost(Spec):
         "end, which the cost paragraph and the cost sheet say."))
     utilisation: PositiveFraction = Field(1.0, description="Share of hours the cluster runs jobs; the average "
                                                             "load runs that share, the rest the idle load: each "
-                                                            "part's `power.idle`, else its average draw (assumed, "
-                                                            "COST003), so energy is an upper bound. Unstated: 1, "
+                                                            "part's `power.idle`, else its average draw or a "
+                                                            "system's maximum with its accelerators at their "
+                                                            "measured idle draw (assumed, COST003), so energy is an "
+                                                            "upper bound. Unstated: 1, "
                                                             "every hour used, the lowest cost per used hour, named "
                                                             "as an assumed input (COST003, REQ005).")
     basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
