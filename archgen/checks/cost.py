@@ -106,7 +106,7 @@ def parts_priced(ctx: Context) -> Iterator[Violation]:
     cost per token: a figure that counted the part as free would pass a cost requirement it may fail. Requirements
     on those figures are not provided. The links of a fabric tier that names no link media (CAB003) are unpriced
     too: they have no part on the bill of materials, and counting them as free would leave out their cables and
-    transceivers.
+    transceivers. A part priced only after the facility's `cost.as_of` is unpriced at that date, its prices named.
 
     Fix: price the parts and racks listed: a `Prices` document (a quote or price book, overlaying the catalog) or
     `price:` on each (basis `sourced` with a quote, or `assumed` with a note); name the link media of each tier
@@ -258,7 +258,8 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
 
     Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
     it is a warning too, by the same rule: it is at an older price level than the one the cost is for. A price (or
-    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date; by day
+    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date; a
+    part's price so dated is not used (its newest held then is, else it is unpriced: COST002); by day
     where both dates give one, else by month (a quote of 2026-12-16 is after 2026-12-01, one of 2026-12 is not). That
     date is the spec's, never the clock's, so a run's output stays the same on any day. Unstated, prices are compared
     with each other (a quote whose every line is five years old is then one base year, stated as information), and
@@ -281,7 +282,7 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     `source:`.
     """
     for path, spec, cost in _costs(ctx):
-        if not cost.dated:
+        if not cost.dated and not any(line.later for line in cost.lines):   # a price set aside is named
             continue
         facility = cost_facility(ctx.clusters[path])[0]   # on a site of halls, theirs (hall30)
         old = [*old_prices(path, spec, cost, facility), *later_prices(path, spec, cost, facility)]
