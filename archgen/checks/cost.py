@@ -134,7 +134,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
 
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used and the other is reported here. Lists of two proposals
+    one part differently, the first by document id is used (with `cost.as_of`, the newest held then: the message
+    says which) and the other is reported here. Lists of two proposals
     (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
     price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
@@ -158,6 +159,7 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     specs = ctx.design.specs
     first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
+    taken = {(line.part, line.listed) for cost in ctx.operations.cost.values() for line in cost.lines}   # as_of
     counted = {line.part for cost in ctx.operations.cost.values() for line in cost.accessories}   # by rule (cost31)
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
@@ -205,7 +207,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
             if other is not None and other[1] != price:   # another proposal's list prices other clusters
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
-                                        f"Prices '{other[0]}', which is used")
+                                        f"Prices '{other[0]}'" + (", which is used" if (part, doc.id) not in taken
+                                                                  else "; this one, held at the cost date, is used"))
             first.setdefault(part, []).append((doc.id, price))
         yield from other_proposals(ctx, doc)
         yield from priced_nothing(ctx, doc, billed | counted | stores | set(fitted))

@@ -64,6 +64,19 @@ def test_a_list_price_held_then_still_overlays_a_newer_own_price(tmp_path):
     assert r.metrics[CLUSTER]["capex"].m == SU_CAPEX - 144 * 10_000
 
 
+def test_two_lists_straddling_the_cost_date_take_the_one_held_then(tmp_path):
+    """Two quotes of one proposal for the trays: COST004 still reports the disagreement, naming the one used."""
+    root = _dated(_design(tmp_path / "a", QUOTE))
+    (root / "earlier.yaml").write_text(QUOTE.replace("vendor-a", "vendor-b").replace("2027-03", "2025-06")
+                                       .replace("160000", "145000"), encoding="utf-8")
+    r = run([root])
+    cost = r.operations.cost[r.clusters[CLUSTER].cluster.path]
+    (tray,) = [line for line in cost.lines if line.part == "gb200-compute-tray"]
+    assert (tray.unit_price.m, tray.listed, tray.later) == (145_000, "vendor-b", (("2027-03", "vendor-a"),))
+    assert _found(r, "COST004") == ["gb200-compute-tray is priced 145000 USD here and 160000 USD in Prices "
+                                    "'vendor-a'; this one, held at the cost date, is used"]   # was: "which is used"
+
+
 def test_only_a_later_price_leaves_the_part_unpriced_at_that_date(tmp_path):
     root = _dated(_design(tmp_path / "a", QUOTE.replace("gb200-compute-tray", "sn4600c")
                           .replace("160000 USD", "15000 USD")))
