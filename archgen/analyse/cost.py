@@ -351,8 +351,7 @@ def _offers(listed: dict[str, list[Offer]], ref: str, own: Price | None) -> list
 
 def _listed(later: tuple[tuple[str, str], ...]) -> str:
     """Prices set aside in words: '2031-01', '2027-01 in Prices vendorb-quote and 2028-03'."""
-    said = [date + (f" in Prices {doc}" if doc else "") for date, doc in later]
-    return " and ".join(said)
+    return " and ".join(date + (f" in Prices {doc}" if doc else "") for date, doc in later)
 
 
 def _dates(offers: tuple[Offer, ...]) -> tuple[tuple[str, str], ...]:

@@ -47,20 +47,21 @@ def lists_for(specs: Specs, cluster: str) -> list[Prices]:
     return [d for d in specs.of(Prices) if prices_cluster(specs, d.id, cluster)]
 
 
-def price_list(specs: Specs, cluster: str) -> dict[str, list[tuple[Price, str]]]:
+#: A price and the `Prices` list it is in ("" for the part's own `price`).
+Offer = tuple[Price, str]
+
+
+def price_list(specs: Specs, cluster: str) -> dict[str, list[Offer]]:
     """The prices of the `Prices` lists of cluster `cluster`'s proposal by part or rack id, with the list of each.
 
     Only lists of its own proposal (`lists_for`), each part's by document id: without a cost date the first gives
     its price (COST004 reports a disagreement), with one the newest held then (`chosen`).
     """
-    out: dict[str, list[tuple[Price, str]]] = {}
+    out: dict[str, list[Offer]] = {}
     for doc in lists_for(specs, cluster):
         for part, price in doc.prices.items():
             out.setdefault(part, []).append((price, doc.id))
     return out
-
-
-Offer = tuple[Price, str]   # a price and the `Prices` list it is in ("" for the part's own `price`)
 
 
 def chosen(offers: Sequence[Offer], as_of: datetime.date | str | None) -> tuple[Offer | None, tuple[Offer, ...]]:
