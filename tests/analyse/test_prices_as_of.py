@@ -16,9 +16,9 @@ from pathlib import Path
 
 from archgen.pipeline import run
 from tests.analyse.test_cost_rack_quote import SU_CAPEX, _design
+from tests.analyse.test_future_prices import CATALOG
 
 CLUSTER = "cluster/gb200-nvl72-su"
-CATALOG = Path(__file__).resolve().parents[2] / "archgen" / "catalog"
 QUOTE = """\
 kind: Prices
 id: vendor-a
