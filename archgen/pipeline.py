@@ -370,7 +370,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
-    workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
+    paths = scale_out_paths(clusters)              # each workload on its cluster's sized fabric, kept (`snapshot`)
+    workloads = derived(specs, f"estimate_workloads\0{paths!r}", dict, lambda: estimate_workloads(specs, paths))
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     add_power_inputs(operations.assumed, racks, clusters, specs)   # a rack's or cluster's power on unconfirmed figures
     operations.unsettled.update(weight_bounds(racks))   # a rack's weight that leaves installed parts out: a lower bound

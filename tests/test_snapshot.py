@@ -31,7 +31,8 @@ def report():
     from archgen.model import KINDS
     built = sorted(k for k, cls in KINDS.items() if cls.__pydantic_complete__)
     print(json.dumps({"built": built, "blas": os.environ.get("OPENBLAS_NUM_THREADS"),
-                      "sized": "archgen.analyse.network" in sys.modules}), file=sys.stderr)
+                      "sized": "archgen.analyse.network" in sys.modules,
+                      "estimated": "archgen.perf.workload.cluster" in sys.modules}), file=sys.stderr)
 atexit.register(report)
 from archgen.cli import main
 main()
@@ -87,8 +88,12 @@ def test_a_second_run_reads_the_specs_back_validates_nothing_and_prints_the_same
     code, other, _, seen = _run(tmp_path, *ESTIMATE, "--cluster", "gb200-nvl72-su")   # another cluster: sized
     assert seen["built"] == [] and seen["sized"] and len(_kept(tmp_path)) == 3
     code, checked, _, seen = _run(tmp_path, "check", str(SPECS))  # another command over the same input: the same entry
-    assert seen["built"] == [] and len(_kept(tmp_path)) == 3
+    assert seen["built"] == [] and seen["estimated"] and len(_kept(tmp_path)) == 4   # the estimates kept beside
     assert checked == run_cli("check", SPECS).out  # as the command in-process prints it (it keeps nothing: below)
+    for fmt in ("text", "json", "sarif"):   # the estimates read back: none run, and every format the same
+        code, again, _, seen = _run(tmp_path, "check", str(SPECS), "--format", fmt)
+        assert seen["built"] == [] and not seen["estimated"] and len(_kept(tmp_path)) == 4
+        assert again == (checked if fmt == "text" else run_cli("check", SPECS, "--format", fmt).out)
 
 
 def _tree(tmp_path: Path) -> Path:
