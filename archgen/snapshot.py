@@ -22,7 +22,9 @@ same input, reads it back (15 ms) in place of loading and validating.
 
 `derived` keeps, the same way, what a stage computes from specs kept so (a pure function of them and archgen's
 code): `pipeline.cluster_network`, the sized fabric of the clusters a workload runs on and its problems, 20 ms of
-`estimate`.
+`estimate`; `pipeline.judged`'s workload estimates, keyed on the sized fabrics too (some 130 ms of a warm `check
+specs/`, read back in 2 ms). The specs' documents in such a value are pickled by their id, not copied
+(`_Pickler`), and read back as the specs' own objects, as `make` gave them.
 
 A library caller and the tests' in-process runs neither read nor write it (`startup.is_console_script`).
 """
