@@ -9,6 +9,7 @@ its cache and key copied into each test's folder).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -207,3 +208,19 @@ def test_archgen_calls_no_blas_routine():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if _BLAS.search(line.split("#")[0]) and not line.lstrip().startswith(('"', "'"))]
     assert found == []
+
+
+def test_a_derived_value_reads_back_the_specs_own_documents(tmp_path, monkeypatch):
+    """`derived` pickles the specs' documents by id (`snapshot._Pickler`): read back, a value names the very objects
+    the specs hold, as the value `make` gave did; one naming a document these specs lack is not read (made again)."""
+    from archgen.pipeline import built
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    specs, _ = built([SPECS])
+    job = specs.items["llama3-70b-pretrain-b200"]
+    snapshot._write("0" * 32, {"job": job, "copy": job.model_copy()}, specs)
+    got = snapshot._read("0" * 32, dict, specs)
+    assert got["job"] is job and got["copy"] == job and got["copy"] is not job
+    other = dataclasses.replace(specs, items={k: v for k, v in specs.items.items() if k != job.id})
+    assert snapshot._read("0" * 32, dict, other) is None
+    assert snapshot._read("0" * 32, dict) is None                # not pickled plainly: never read as a plain one
