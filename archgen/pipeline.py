@@ -354,8 +354,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
            scaling: bool | Collection[str] = False, as_of: AsOf | None = None) -> Run:
     """The stages of `run` after `analyse_paths` (whose result it takes): workloads, operations, checks, growth.
 
-    `archgen sweep` needs only the analysed clusters to start its workers, and runs these stages while they
-    evaluate (`commands.sweep.evaluate_sweeps`).
+    `archgen sweep` needs only the analysed clusters to start its workers, and runs these stages while they evaluate
+    (`commands.sweep.evaluate_sweeps`). The console script keeps the workload estimates (`snapshot.derived`).
     """
     from archgen import checks
     from archgen.analyse.facility import hall_headrooms, headroom_ends
@@ -370,7 +370,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
-    workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
+    paths = scale_out_paths(clusters)              # each workload on its cluster's sized fabric, which keys it too
+    workloads = derived(specs, f"estimate_workloads\0{paths!r}", dict, lambda: estimate_workloads(specs, paths))
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     add_power_inputs(operations.assumed, racks, clusters, specs)   # a rack's or cluster's power on unconfirmed figures
     operations.unsettled.update(weight_bounds(racks))   # a rack's weight that leaves installed parts out: a lower bound
@@ -396,5 +397,4 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     if grown:                                      # imported only for a growth series (documents)
         from archgen.analyse.scaling import scaling as grow
         series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
-    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements,
-               on)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements, on)

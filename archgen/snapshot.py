@@ -22,7 +22,9 @@ same input, reads it back (15 ms) in place of loading and validating.
 
 `derived` keeps, the same way, what a stage computes from specs kept so (a pure function of them and archgen's
 code): `pipeline.cluster_network`, the sized fabric of the clusters a workload runs on and its problems, 20 ms of
-`estimate`.
+`estimate`; `pipeline.judged`'s workload estimates, keyed on the sized fabrics too (some 130 ms of a warm `check
+specs/`, read back in 2 ms). The specs' documents in such a value are pickled by their id, not copied
+(`_Pickler`), and read back as the specs' own objects, as `make` gave them.
 
 A library caller and the tests' in-process runs neither read nor write it (`startup.is_console_script`).
 """
@@ -30,6 +32,7 @@ A library caller and the tests' in-process runs neither read nor write it (`star
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import sys
@@ -84,12 +87,34 @@ def derived(specs: Specs, name: str, kind: type, make: Callable[[], T]) -> T:
     if known is None or known[0] is not specs:
         return make()
     key = hashlib.sha256(f"{known[1]}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    found = _read(key, kind)
+    found = _read(key, kind, specs)
     if found is not None:
         return found
     value = make()
-    _write(key, value)
+    _write(key, value, specs)
     return value
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles a value derived from `specs` with their documents by id, not copied (`derived`)."""
+
+    def __init__(self, file: io.BytesIO, specs: Specs) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.ids = {id(doc): ref for ref, doc in specs.items.items()}
+
+    def persistent_id(self, obj: object) -> str | None:
+        return self.ids.get(id(obj))
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads what `_Pickler` wrote: each document named is the specs' own object, as `make` gave it."""
+
+    def __init__(self, file: io.BytesIO, specs: Specs) -> None:
+        super().__init__(file)
+        self.items = specs.items
+
+    def persistent_load(self, pid: str) -> object:
+        return self.items[pid]
 
 
 def _code_digest() -> bytes | None:
@@ -157,22 +182,30 @@ def _key(paths: Sequence[str | Path], library: Path | None = None, roots: Sequen
     return h.hexdigest()[:32]
 
 
-def _read(key: str, kind: type) -> Any:
-    """The `kind` kept under `key`, or None: none kept, unreadable, or not sealed with this machine's key."""
+def _read(key: str, kind: type, specs: Specs | None = None) -> Any:
+    """The `kind` kept under `key`, or None: none kept, unreadable, or not sealed with this machine's key.
+
+    `specs`: the specs a `derived` value refers to (`_Unpickler`).
+    """
     body = cache.load_bytes(KIND, key, SUFFIX)   # planted, tampered with, or from another machine: never unpickled
     if body is None:
         return None
     try:
-        value = pickle.loads(body)
-    except Exception:  # cut short, or made by another version: validate
+        value = pickle.loads(body) if specs is None else _Unpickler(io.BytesIO(body), specs).load()
+    except Exception:  # cut short, made by another version, or naming a document these specs lack: validate
         return None
     return value if isinstance(value, kind) else None
 
 
-def _write(key: str, value: object) -> None:
-    """Keep `value` under `key`, sealed (atomic; errors ignored), and bound the entries."""
+def _write(key: str, value: object, specs: Specs | None = None) -> None:
+    """Keep `value` under `key`, sealed (atomic; errors ignored), and bound the entries (`specs`: `_Pickler`'s)."""
     try:
-        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if specs is None:
+            body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        else:
+            out = io.BytesIO()
+            _Pickler(out, specs).dump(value)
+            body = out.getvalue()
     except Exception:  # a model that does not pickle: validated again next time
         return
     if cache.store_bytes(KIND, key, body, SUFFIX):

@@ -12,6 +12,10 @@ The estimates are a training one and two serving ones (bench/specs/serve-deepsee
 after the simulation's speed-ups, interleaved on the project's shared machine) and an open loop at MLPerf v5.1's
 DeepSeek-R1 Server settings on a DGX B200 (3.31 s, 9.2x, against 1.93 s, 5.4x).
 
+The warm `check specs/` (issue bar: within 3x of the baseline) was 3.42x and 3.44x at f5a574c5 and 2.70x in both of
+two runs once its workload estimates were kept beside the validated specs (checkspeed40: its check row alone, the
+tree before beside it, 15 interleaved rounds at load 5-9; docs/architecture.md, "(14) checkspeed40").
+
 Each command runs in a fresh interpreter, alternating with the baseline so that machine noise hits both; the
 table reports medians of wall time and of CPU time (user + system of the child, the measure issue 25 compares) and
 their ratios to the baseline measured in the same run (issue bar: check within 3x). The children write and reuse

@@ -5,8 +5,9 @@ land unseen. Here it is a test. A definition is used where its name occurs in ar
 definition: as a name, an attribute, an imported name, a keyword or an identifier inside a string (a `getattr`, a
 registry key), docstrings not counted; or as a word of the package's templates, of `docs/` or `bench/` (tools that
 generate the documents and time the model). A decorated definition is registered by its decorator (a check, a CLI
-command, a pydantic validator) and is not read; nor are dunder methods, which Python calls. The scan goes by name, so a
-name two definitions share is used for both where either is (`hardware_scope.unpowered` and `conversion.unpowered`).
+command, a pydantic validator) and is not read; nor are dunder methods, which Python calls, nor the hooks pickle calls
+by name on a subclass of its `Pickler` and `Unpickler` (`CALLED_BY_NAME`). The scan goes by name, so a name two
+definitions share is used for both where either is (`hardware_scope.unpowered` and `conversion.unpowered`).
 
 A definition that only the tests use is test-only: `TEST_ONLY` lists those there were when the scan became a test,
 and the list only shrinks (a reference formula a test compares with, such as Young's interval, may stay on it).
@@ -24,6 +25,9 @@ from tests.parsed_source import tree
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "archgen"
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Methods the standard library calls by name on a subclass, as Python calls dunders: pickle's persistent-id hooks
+#: (`snapshot._Pickler`, `snapshot._Unpickler`).
+CALLED_BY_NAME = frozenset({"persistent_id", "persistent_load"})
 
 #: Definitions only tests use, as "module path:name", when the scan became a test (audit19: 21, the same as at
 #: 69977d4d) and when it first judged module-level constants (review51: +5, cited figures and sources the tests
@@ -64,7 +68,8 @@ def _definitions(module: ast.Module):
             if not node.name.startswith("__"):  # a module's `__getattr__` (PEP 562) is Python's to call
                 yield node.name, node
             for method in node.body if isinstance(node, ast.ClassDef) else ():
-                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and not method.name.startswith("__"):
+                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and not method.name.startswith("__") \
+                        and method.name not in CALLED_BY_NAME:
                     yield method.name, method
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:

@@ -9,6 +9,7 @@ its cache and key copied into each test's folder).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -31,7 +32,8 @@ def report():
     from archgen.model import KINDS
     built = sorted(k for k, cls in KINDS.items() if cls.__pydantic_complete__)
     print(json.dumps({"built": built, "blas": os.environ.get("OPENBLAS_NUM_THREADS"),
-                      "sized": "archgen.analyse.network" in sys.modules}), file=sys.stderr)
+                      "sized": "archgen.analyse.network" in sys.modules,
+                      "estimated": "archgen.perf.workload.cluster" in sys.modules}), file=sys.stderr)
 atexit.register(report)
 from archgen.cli import main
 main()
@@ -87,8 +89,12 @@ def test_a_second_run_reads_the_specs_back_validates_nothing_and_prints_the_same
     code, other, _, seen = _run(tmp_path, *ESTIMATE, "--cluster", "gb200-nvl72-su")   # another cluster: sized
     assert seen["built"] == [] and seen["sized"] and len(_kept(tmp_path)) == 3
     code, checked, _, seen = _run(tmp_path, "check", str(SPECS))  # another command over the same input: the same entry
-    assert seen["built"] == [] and len(_kept(tmp_path)) == 3
+    assert seen["built"] == [] and seen["estimated"] and len(_kept(tmp_path)) == 4   # the estimates kept beside
     assert checked == run_cli("check", SPECS).out  # as the command in-process prints it (it keeps nothing: below)
+    for fmt in ("text", "json", "sarif"):   # the estimates read back: none run, and every format the same
+        code, again, _, seen = _run(tmp_path, "check", str(SPECS), "--format", fmt)
+        assert seen["built"] == [] and not seen["estimated"] and len(_kept(tmp_path)) == 4
+        assert again == (checked if fmt == "text" else run_cli("check", SPECS, "--format", fmt).out)
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -202,3 +208,19 @@ def test_archgen_calls_no_blas_routine():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if _BLAS.search(line.split("#")[0]) and not line.lstrip().startswith(('"', "'"))]
     assert found == []
+
+
+def test_a_derived_value_reads_back_the_specs_own_documents(tmp_path, monkeypatch):
+    """`derived` pickles the specs' documents by id (`snapshot._Pickler`): read back, a value names the very objects
+    the specs hold, as the value `make` gave did; one naming a document these specs lack is not read (made again)."""
+    from archgen.pipeline import built
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    specs, _ = built([SPECS])
+    job = specs.items["llama3-70b-pretrain-b200"]
+    snapshot._write("0" * 32, {"job": job, "copy": job.model_copy()}, specs)
+    got = snapshot._read("0" * 32, dict, specs)
+    assert got["job"] is job and got["copy"] == job and got["copy"] is not job
+    other = dataclasses.replace(specs, items={k: v for k, v in specs.items.items() if k != job.id})
+    assert snapshot._read("0" * 32, dict, other) is None
+    assert snapshot._read("0" * 32, dict) is None                # not pickled plainly: never read as a plain one

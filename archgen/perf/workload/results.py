@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from archgen.binding import BoundRequirement
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.unsettled import Unsettled
 from archgen.model.workload import Model, Workload
-from archgen.perf.comm.collectives import busbw_curve
-from archgen.perf.train.stacks import Used, explain
-from archgen.perf.workload.cluster import estimate_hardware, estimate_on_job, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.roofline import Roofline, workload_roofline
+from archgen.perf.workload.roofline import Roofline
 from archgen.topology import ScaleOutPath
+
+if TYPE_CHECKING:
+    from archgen.perf.train.stacks import Used
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,10 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
     Unknown model or cluster ids are left to the REF checks; a layout that cannot run becomes a result with an
     `error`, reported by PERF003.
     """
+    from archgen.perf.comm.collectives import busbw_curve
+    from archgen.perf.train.stacks import explain
+    from archgen.perf.workload.cluster import estimate_hardware, estimate_on_job, machine
+    from archgen.perf.workload.roofline import workload_roofline
     out: dict[str, WorkloadResult] = {}
     for w in specs.of(Workload):
         model = specs.get(w.model) if w.model else None
