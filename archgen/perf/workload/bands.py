@@ -283,7 +283,8 @@ class Band:
             return ""
         offline = FAMILIES[self.family.replace("serving-under-load", "offline-serving")]
         return (f"; up to {self.reach:.2f} at the low end of the capacity's band, which the model over-predicted by up "
-                f"to {self.capacity_high:+.1%} on {offline} runs"
+                f"to {self.capacity_high:+.1%} on {offline} runs, each scored as the capacity is simulated, every "
+                "request of one length"
                 + (", past capacity, where the queue grows without bound" if self.reach >= 1 else ""))
 
     def _on(self) -> str:
@@ -341,7 +342,7 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
     if context is not None and longest and context > longest:
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
     rows = TABLE if table is None else table
-    capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("tokens_per_second")
+    capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("replica_capacity")
     reach = reached(family_, quantity, load, arrival, capacity[2] if capacity else 0.0)
     key = table_key(family_, quantity, load, arrival, reach)
     bin_ = key.split("@")[1] if "@" in key else ""
