@@ -273,11 +273,12 @@ def band_section() -> list[str]:
              f"{'; '.join(f'{k}: {v}' for k, v in LOAD_BINS.items())}. Arrivals: "
              f"{'; '.join(f'{k}: {v}' for k, v in ARRIVALS.items())}. An estimate takes its own bin's band of its "
              "own arrival; an open loop's load, its arrival rate over a capacity the model may over-predict by up to "
-             "the offline family's highest error on it (`replica_capacity`), reaches load x (1 + that error), and the estimate takes "
-             "the band of every bin from its load's to that one's (`a..b` rows below: each measurement counts in "
-             f"every run of bins holding its own); a bin or run of bins of fewer than {MIN_BIN} measurements (or "
-             "none, as every percentile at light load) gives no band, 'unmeasured at this load', and never another "
-             "bin's or arrival's.", "", page_words(MIN_BIN, LIKELY, expected_coverage), "",
+             "the offline family's highest error on it (`replica_capacity`), reaches load x (1 + that error), and "
+             "the estimate takes the band of every bin from its load's to that one's (`a..b` rows below: each "
+             "measurement counts in every run of bins holding its own); a bin or run of bins of fewer than "
+             f"{MIN_BIN} measurements (or none, as every percentile at light load) gives no band, 'unmeasured at "
+             "this load', and never another bin's or arrival's.", "",
+             page_words(MIN_BIN, LIKELY, expected_coverage), "",
              "A band is the range of its measurements' errors, not a bound: `expected` is the share of further "
              "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks, Ann. Math. Statist. "
              "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it. A requirement met across a "

@@ -82,7 +82,8 @@ def _shown(m: metrics.Metric | None) -> tuple[float, str]:
 def same_span(family_: str, name: str, metric: str) -> bool:
     """Whether a span of metric `name` stands for `metric`'s: they state one quantity, or one spans as the other's."""
     quantities = QUANTITIES[KINDS[family_]]
-    return len({SPANS_AS.get(q, q) for q in (quantities.get(name), quantities.get(metric))}) == 1
+    spans = [SPANS_AS.get(q, q) if q is not None else None for q in (quantities.get(name), quantities.get(metric))]
+    return spans[0] == spans[1]
 
 
 def span_factors(family_: str, metric: str, span: Span) -> tuple[float, float] | None:
