@@ -54,6 +54,8 @@ class Metric:
             ``1/s``, wherever it shows (`rate_unit`).
         per: For an amount of money per hour of something (an accelerator-hour, a job's hour), that time (``h``):
             a target may give it as a currency per time (``<= 2.5 USD/h``), the amount for one (`as_limit`).
+        per_unit: For money, whether it is a price per unit of what it counts (a token, a million tokens), as one
+            `per` a time is: a target on it may be finer than its currency's minor unit, an `amount`'s may not.
         synonyms: Names people write for this figure that are not its name (``scale_out_bandwidth_per_accelerator``
             for a fabric's injection per accelerator): never read as it, but "did you mean" offers it for them
             whatever their spelling, and names its kind of object where the requirement's subject is another.
@@ -73,6 +75,7 @@ class Metric:
     minimise: bool = False
     counts: str = ""
     per: str = ""
+    per_unit: bool = False
     synonyms: tuple[str, ...] = ()
 
     @property
@@ -105,6 +108,16 @@ class Metric:
     def money(self) -> bool:
         """Whether it is an amount of money (declared in USD; any currency of `units.CURRENCIES` stands in)."""
         return "USD" in self.dimension
+
+    @property
+    def amount(self) -> bool:
+        """Whether it is an amount of money, an invoice's line (capex, a cost per year, a job's cost), not a price.
+
+        Such an amount has at most its currency's decimals (ISO 4217's minor unit, `unit_hints.MINOR_UNITS`), so a
+        target '<= 5.000 EUR' on it is refused (`model.requirements`); a price per accelerator-hour (`per`) or per
+        token (`per_unit`) may be finer ('<= 2.321 USD').
+        """
+        return self.money and not self.per and not self.per_unit
 
     def accepts(self, value: Q) -> bool:
         """Whether `value` has this metric's dimension (an amount of money in any one currency).

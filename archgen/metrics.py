@@ -163,9 +163,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
            "hour (goodput tokens for training), the job's accelerators only, while its goodput counts the cluster's "
            "idle nodes as hot spares; a training job's range (`_low`, `_high`) runs from goodput_high to _low, the "
-           "high end adding the hot spares goodput rests on.", _COST, _T + _I, minimise=True),
+           "high end adding the hot spares goodput rests on.", _COST, _T + _I, minimise=True, per_unit=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
-           "10⁶.", _COST, _T + _I, minimise=True),
+           "10⁶.", _COST, _T + _I, minimise=True, per_unit=True),
     Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "
            "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
     Metric("workload", "facility_energy_per_million_tokens", "J", "kWh", 3, "Facility energy per million tokens", "The "
@@ -199,7 +199,7 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
-             sweep=False, per="h" if name == SPARE_RANGED[0] else "")
+             sweep=False, per="h" if name == SPARE_RANGED[0] else "", per_unit=name.startswith("cost_per_"))
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
           ("USD", 0, "Job cost")),
@@ -218,7 +218,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
              f"over goodput's range across the rate sets ({why}).", _S if subject == "point" else _GP, _T,
-             counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", sweep=subject == "point")
+             counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", sweep=subject == "point",
+             per_unit=dim == "USD")
       for end in ("low", "high")   # `check`'s goodput tokens/s too (nu41cost), its band taken at each end
       for subject, name, dim, unit, digits, title, why in ((s, *row) for s in ("point", "workload") for row in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
@@ -294,6 +295,15 @@ def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | Non
     molar = million_hint(f"{limit.magnitude:g}", f"{limit.units:~}", f"{limit.units:D}")
     per += f"; {molar[0]}" if molar else ""   # '10M USD': pint's M is molar (newuser64)
     return f"is not comparable with {name} (expected {unit or 'a number'}{per})"
+
+
+def amount(name: str) -> Metric | None:
+    """The metric `name` where it is an amount of money (`Metric.amount`: capex, a cost per year, a job's cost).
+
+    None for any other. By name alone, of any kind of object: a name is an amount on every kind of object that has
+    it, or on none (tests/test_amount_targets.py).
+    """
+    return next((m for m in REGISTRY if m.amount and m.matches(name)), None)
 
 
 def as_limit(name: str, limit: Q, subjects: Iterable[str]) -> Q:

@@ -20,8 +20,9 @@ JOB_GOODPUT: tuple[Metric, ...] = (
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
            "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False,
            counts="interruptions", minimise=True),
-    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job; not provided "
-           "where nothing that stops it fails at the rates (no interruption, so no mean time to one).", _GP, _T,
+    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job, counting the "
+           "interruptions the rate set's source counts (the cluster document says which); not provided where "
+           "nothing that stops it fails at the rates (no interruption, so no mean time to one).", _GP, _T,
            maximise=True),
     Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
            _T, sweep=False),

@@ -42,7 +42,8 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "parts' failure rates plus the site's events.", _REL,
            counts="interruptions", minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
-           "(on the largest slice, where the compute torus's dims hold fewer; 1 / interruptions per day); not provided "
+           "(on the largest slice, where the compute torus's dims hold fewer; 1 / interruptions per day), counting the "
+           "interruptions the rate set's source counts (the cluster document says which); not provided "
            "where nothing that stops it fails at the rates (no interruption, so no mean time to one).", _REL,
            maximise=True),
     *JOB_BY_CLASS["cluster"],
@@ -75,17 +76,21 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "typical draw where published, else maximum, plus optics, plus the checkpoint storage's `storage.power` "
            "(typical, else max) where stated.", _COST),
     Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
-           "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
+           "a part states it, else its average draw or, where less, a system's maximum with its accelerators at "
+           "their measured idle draw (`Accelerator.idle`; assumed, an upper bound); shown when utilisation is below "
+           "1.", _COST),
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
            "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
-           "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0). Where a part's "
+           "part's `power.idle`, else its average draw or a system's maximum with its accelerators at their measured "
+           "idle draw (assumed, COST003: an upper bound, never 0). Where a part's "
            "maximum stands in for its typical draw it is an upper bound, and a target it misses is not provided. "
            "On a floor of halls naming their own facilities: theirs, as `facility_energy_per_year`.", _COST,
            minimise=True),
     Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
            "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
            "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
-           "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`. Where a "
+           "average draw, or a system's maximum with its accelerators at their measured idle draw (assumed, "
+           "COST003: an upper bound); not provided without the facility's `cost:`. Where a "
            "part's maximum stands in for its typical draw it is an upper bound, and a target it misses is not "
            "provided. On a floor whose halls name their own facilities (`floor.halls[].facility`) the cost, energy "
            "and carbon figures read theirs, where every hall holding racks names one and all state the same "

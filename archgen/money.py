@@ -44,9 +44,8 @@ class CurrencyDim(Dim):
             else:
                 raise
             raise error from None
-        hint = decimals_hint(value) if isinstance(value, str) and _amount(q) else ""   # '5.000 EUR'
-        if hint:   # not in a requirement's target: it may bound a cost per hour in USD ('<= 2.321 USD')
-            raise _refused(value, self.label, self.example, hint)
+        if isinstance(value, str) and _amount(q) and (refused := decimals_error(value, self.label, self.example)):
+            raise refused   # '5.000 EUR'; a requirement's target only on an amount metric (`model.requirements`)
         return q
 
     def _money(self, value: Any) -> pint.Quantity:
@@ -77,6 +76,16 @@ def quote_error(text: str, expected: str = "an amount of money",
     (`model.target.Target.parse`: '<= $10M'), so that both say the same of the same text (leftover39).
     """
     hint = money_hint(text, CURRENCIES)
+    return _refused(text, expected, example, hint) if hint else None
+
+
+def decimals_error(text: str, expected: str, example: str = "515000 USD") -> PydanticCustomError | None:
+    """The error for an amount with more decimals than its currency has ('5.000 EUR'), with how to write it; else None.
+
+    The one message and hint (`unit_hints.decimals_hint`) of a money field (`CurrencyDim`) and of a requirement's
+    target on an amount of money (`model.requirements`: '<= 5.000 EUR' on capex, money40).
+    """
+    hint = decimals_hint(text)
     return _refused(text, expected, example, hint) if hint else None
 
 

@@ -34,7 +34,6 @@ TEST_ONLY = frozenset("""
 archgen/analyse/rack_heat.py:unracked_heat archgen/perf/hw/kernels.py:attention_backward
 archgen/perf/comm/dispatcher.py:KERNEL_SMS archgen/perf/serve/attention_quant.py:ATTENTION_SOURCE
 archgen/perf/serve/inference.py:RANK_LIMITS
-archgen/perf/train/host.py:LAUNCH_RANGE
 archgen/perf/hw/memory.py:activation_bytes archgen/perf/hw/memory.py:params_per_gpu
 archgen/perf/serve/chunks.py:prompt_chunks archgen/perf/serve/mlperf.py:server_requirements
 archgen/perf/serve/scheduler.py:iteration_time archgen/perf/train/goodput.py:young archgen/perf/train/host.py:layer_ops

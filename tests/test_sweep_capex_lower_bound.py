@@ -9,8 +9,11 @@ pod, REQ-NX-T3 cost per token <= 2 uUSD, "met" at every point of `archgen sweep`
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
-from archgen.perf.explore.points import evaluate_point
+from archgen.model.requirements import Requirement, Status
+from archgen.model.unsettled import met_above
+from archgen.perf.explore.points import evaluate_point, on_lower_bound
 from archgen.perf.explore.vectorised import evaluate as batched
 from tests.conftest import sweep_problem_written
 
@@ -49,3 +52,16 @@ def test_the_sweep_document_says_why(tmp_path: Path) -> None:
     md = (tmp_path / "out" / "lb" / "lb.md").read_text(encoding="utf-8")
     assert "> Cluster dgx-b200-superpod: its capex leaves out " in md
     assert "so the capex and every cost made from it are lower bounds, and a cost target they meet is at risk" in md
+
+
+def test_check_and_a_sweep_ask_one_rule_at_infinity() -> None:
+    """`model.unsettled.met_above`, which `at_lower_bound` (check) and `points.on_lower_bound` (a sweep's statuses)
+    both ask (review59: each had judged at infinity on its own): a ceiling is at risk on a lower bound, a floor met."""
+    def req(target: str) -> Requirement:
+        return Requirement(id="REQ-X-001", statement="s", metric="cost_per_token", target=target)
+
+    assert [met_above(req(t)) for t in ("<= 10 uUSD", "< 10 uUSD", ">= 0.001 uUSD", "> 0.001 uUSD")] == [
+        False, False, True, True]
+    left_out = SimpleNamespace(capex_left_out="it leaves out fibre cords x752")   # all `on_lower_bound` reads
+    assert [on_lower_bound(req(t), Status.MET, left_out) for t in ("<= 10 uUSD", ">= 0.001 uUSD")] == [
+        Status.AT_RISK, Status.MET]

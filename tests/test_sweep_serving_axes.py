@@ -74,7 +74,7 @@ def test_a_training_sweeps_unknown_axis_is_not_read_as_a_serving_feature(cli, tm
     r = cli(*_sweep(tmp_path, TRAIN.format(axis="cuda_graphs: [none]")))
     assert r.code != 0
     assert "s.yaml:6:3: error: sweep 'kv': unknown axis 'cuda_graphs'" in r.err, r.err
-    assert "CUDA graphs are not a switch of a serving job" not in r.err
+    assert "CUDA graphs are stated with the field kernel_launch" not in r.err
     assert "kv_precision" not in r.err.split("axes of a training job:")[1]   # a serving job's axis is not offered
 
 

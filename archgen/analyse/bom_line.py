@@ -76,6 +76,9 @@ class CapexLine:
     month: int | None = None  # that date's month, counted from year 0 (`Price.month`), to compare prices' dates
     unracked: bool = False  # switches placed in no rack: no rack position, enclosure or PDU is costed for them
     shared: str = ""  # a checkpoint storage other clusters of the hall state under its id (`hall_storage`)
+    #: Its prices dated after the cost's `as_of` (date, `Prices` list or ""), set aside (`price_scope.chosen`): where
+    #: the line is unpriced, its only prices.
+    later: tuple[tuple[str, str], ...] = ()
 
     @property
     def total(self) -> Q | None:

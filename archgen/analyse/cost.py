@@ -35,14 +35,14 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.bom_line import CapexLine
 from archgen.analyse.capex_bounds import left_out
 from archgen.analyse.conversion import unpowered
-from archgen.analyse.cost_load import average_load, stated_lines
+from archgen.analyse.cost_load import accelerator_idle_bound, average_load, stated_lines
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.opex import Opex, breakeven, energy_cost, facility_energy, opex_metrics, other_opex
-from archgen.analyse.price_scope import price_list
+from archgen.analyse.price_scope import Offer, chosen, price_list
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_name
 from archgen.metrics import SPARE_RANGED
-from archgen.model.cost import dated_after
+from archgen.model.cost import Price, dated_after
 from archgen.model.field_words import said as field_said
 from archgen.model.reliability import HOURS_PER_YEAR
 from archgen.money import by_currency, currency
@@ -109,9 +109,13 @@ class Cost:
     opex: Opex | None = None  # support, licences and other opex the hall states, in the TCO (`analyse.opex`)
     breakeven: tuple[float, float] | None = None  # utilisation where owning costs the cloud's price; without energy
     idle_assumed: tuple[str, ...] = ()  # parts whose idle hours draw their average (no `power.idle`), utilisation < 1
+    #: Those of `idle_assumed` whose idle hours draw less, the bound their accelerators' measured idle draw sets
+    #: (`cost_load.accelerator_idle_bound`): still an upper bound.
+    idle_bounded: tuple[str, ...] = ()
     #: The date a price dated after is taken as written wrongly (`archgen.CODE_DATE`) where the facility's cost states
     #: no date of its own (`cost.as_of`); None where it states one, which `checks.cost_dates.later_prices` judges by.
     known_until: str | None = None
+    as_of: str = ""  # the date the facility's cost is for (`cost.as_of`); "" where it states none
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -126,12 +130,15 @@ class Cost:
         ("compute leaf-spine x64", not "compute leaf_spine").
         """
         total: dict[str, int] = {}
+        later: dict[str, tuple[tuple[str, str], ...]] = {}   # a part priced only after the cost date: those prices
         for line in self.unpriced:
             if line.no_media == no_media:
                 fabric, _, tier = line.part.rpartition(" ")
                 part = f"{fabric} {field_said(tier)}" if said and no_media else line.part
                 total[part] = total.get(part, 0) + line.quantity
-        return ", ".join(f"{part} x{n}" for part, n in total.items())
+                later[part] = later.get(part, ()) or line.later
+        return ", ".join(f"{part} x{n}" + (f" (priced only after the cost date, {self.as_of}: {_listed(later[part])})"
+                                           if later.get(part) else "") for part, n in total.items())
 
     def unpriced_names(self, said: bool = False) -> str:
         """The unpriced lines in words: 'unpriced parts a x2, b x4' and 'links without link media: compute x8'."""
@@ -232,29 +239,34 @@ def recovered_per_year(rate: float, years: float, residual: float) -> float:
 
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
+    facility, site = cost_facility(a)   # on a site of halls, theirs (hall30)
+    fc = facility.cost if facility is not None else None
+    as_of = fc.as_of if fc is not None else None   # a price dated after it is set aside (`price_scope.chosen`)
     listed = price_list(specs, a.cluster.spec.id)
     lines: list[CapexLine] = []
     for line, part in stated_lines(specs, a):
         if line.kind == "Rack":
             rack = a.cluster.rack_types.get(line.part)
             part = rack.spec if rack is not None else None
-        price, doc = listed.get(line.part, (getattr(part, "price", None), ""))
+        taken, later = chosen(_offers(listed, line.part, getattr(part, "price", None)), as_of)
+        price, doc = taken or (None, "")
         lines.append(CapexLine(line.part, line.kind, line.quantity, price.capex if price else None,
                                price.basis if price else "", price.source if price else "", part is not None, doc,
                                date=str(price.date) if price else "", month=price.month if price else None,
-                               unracked=line.note == UNRACKED))
+                               unracked=line.note == UNRACKED, later=_dates(later)))
     storage = a.cluster.spec.storage   # the checkpoint storage, where priced: its list's price first, as a part's
     if storage is not None and storage.appliance is not None:   # its appliances are racked parts, priced as such
         storage = None
-    price, doc = listed.get(storage.id or "", (storage.price, "")) if storage is not None else (None, "")
-    if storage is not None and price is not None:
-        lines.append(CapexLine(storage_name(storage), STORAGE_KIND, 1, price.capex, price.basis, price.source,
-                               listed=doc, date=str(price.date), month=price.month))
+    taken, later = chosen(_offers(listed, storage.id or "", storage.price), as_of) if storage else (None, ())
+    if storage is not None and (taken is not None or later):   # priced only after the cost date: unpriced then
+        price, doc = taken or (None, "")
+        lines.append(CapexLine(storage_name(storage), STORAGE_KIND, 1, price.capex if price else None,
+                               price.basis if price else "", price.source if price else "", listed=doc,
+                               date=str(price.date) if price else "", month=price.month if price else None,
+                               later=_dates(later)))
     # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
     lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
               for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]
-    facility, site = cost_facility(a)   # on a site of halls, theirs (hall30)
-    fc = facility.cost if facility is not None else None
     if fc is None and all(line.unit_price is None for line in lines):
         return None
     problems: list[str] = []   # a `Worded` each: COST001's message and its customer words
@@ -293,8 +305,12 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     utilisation = fc.utilisation if fc is not None else 1.0
     idle, idle_assumed = average_load(specs, a, idle=True)
     idle_assumed = idle_assumed if utilisation < 1 else []   # no idle hours: nothing rests on their draw
-    if idle_assumed:
-        assumed.append(f"idle draw of {', '.join(idle_assumed)} (taken as their average draw)")
+    bounded = [p for p in idle_assumed if accelerator_idle_bound(specs, specs.get(p)) is not None]
+    if plain := [p for p in idle_assumed if p not in bounded]:
+        assumed.append(f"idle draw of {', '.join(plain)} (taken as their average draw)")
+    if bounded:
+        assumed.append(f"idle draw of {', '.join(bounded)} (at most their maximum with each accelerator at its "
+                       "measured idle draw instead of its TDP)")
     priced = [line.total for line in lines if line.total is not None]
     complete = not any(line.unit_price is None and line.priceable for line in lines)
     capex = sum(priced[1:], priced[0]).to(cur) if priced and cur and complete else None
@@ -302,13 +318,15 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         f"facility '{facility.id}' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
         if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
     load = average * utilisation + idle * (1 - utilisation)
-    until = CODE_DATE if fc is None or fc.as_of is None else None   # a stated cost date is judged by instead
+    until = CODE_DATE if as_of is None else None   # a stated cost date is judged by instead
     # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
     mwh = None if fc is None or unpowered(a) else facility_energy(load, fc)
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, known_until=until,
+                    as_of=str(as_of or ""),
                     no_opex=f"{several} (COST001)", facility_energy=mwh, idle_assumed=tuple(idle_assumed),
+                    idle_bounded=tuple(bounded),
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = extra = even = None
     if fc is not None:
@@ -328,9 +346,25 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                 no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
                 left_out=left_out(lines, a.cabling.bom if a.cabling is not None else ()) if capex is not None else "",
                 scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None,
-                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed), known_until=until)
+                opex=extra, breakeven=even, idle_assumed=tuple(idle_assumed), idle_bounded=tuple(bounded),
+                known_until=until, as_of=str(as_of or ""))
     cost.metrics.update(cost_metrics(cost))
     return cost
+
+
+def _offers(listed: dict[str, list[Offer]], ref: str, own: Price | None) -> list[Offer]:
+    """The prices of part (or storage) `ref`: its lists' by document id, then its own `price`."""
+    return [*listed.get(ref, ()), *([(own, "")] if own is not None else [])]
+
+
+def _listed(later: tuple[tuple[str, str], ...]) -> str:
+    """Prices set aside in words: '2031-01', '2027-01 in Prices vendorb-quote and 2028-03'."""
+    return " and ".join(date + (f" in Prices {doc}" if doc else "") for date, doc in later)
+
+
+def _dates(offers: tuple[Offer, ...]) -> tuple[tuple[str, str], ...]:
+    """Prices set aside as a line keeps them (`CapexLine.later`): (date, list) each."""
+    return tuple((str(price.date), doc) for price, doc in offers)
 
 
 def cost_metrics(c: Cost) -> dict[str, Q]:

@@ -58,14 +58,15 @@ def upper_bound_words(fell_back: tuple[str, ...]) -> str:
             f"`power.typical` stated), and {MEASURED}")
 
 
-def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...],
-                 idle: tuple[str, ...] = ()) -> dict[str, tuple[Q | None, str]]:
+def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...], idle: tuple[str, ...] = (),
+                 bounded: tuple[str, ...] = ()) -> dict[str, tuple[Q | None, str]]:
     """The energies in `metrics` that are upper bounds, each with None as its other end (none known) and why.
 
     `job_it_energy` always (the maximum IT power); the average-load figures (`AT_AVERAGE`) where some system or
     switch of the cluster states no `power.typical` (`fell_back`, `ClusterAnalysis.typical_from_max`), whose maximum
     stands in; the cluster's idle load (`power_idle`) where some part states no `power.idle` (`idle`,
-    `Cost.idle_assumed`), whose average draw stands in (rel36: `power_idle <= 500 kW` on the MI355X cluster at 50 %
+    `Cost.idle_assumed`), whose average draw stands in, or for those `bounded` their maximum with their accelerators
+    idle (`Cost.idle_bounded`) (rel36: `power_idle <= 500 kW` on the MI355X cluster at 50 %
     utilisation read "not met" at 989 kW, every server's maximum). The true figure lies in (0, value]: a target
     met at the value is met, one missed is not provided (`Operations.unsettled`, judged by
     `model.unsettled.unsettled_note`).
@@ -76,16 +77,29 @@ def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...],
                                        "state one"),
            **(dict.fromkeys(AT_AVERAGE, f"its average load takes the maximum draw of {named} (no `power.typical` "
                                         f"stated); {MEASURED}; state their `power.typical` to judge it")
-              if fell_back else dict.fromkeys(AT_AVERAGE, idle_words(idle, "it")) if idle else {})}
+              if fell_back else dict.fromkeys(AT_AVERAGE, idle_words(idle, "it", bounded)) if idle else {})}
     if idle:
-        why["power_idle"] = idle_words(idle, "the idle load")
+        why["power_idle"] = idle_words(idle, "the idle load", bounded)
     return {k: (None, why[k]) for k, v in metrics.items() if k in why and v.m > 0}
 
 
-def idle_words(idle: tuple[str, ...], what: str) -> str:
-    """Why `what` is at most its value where the parts `idle` state no `power.idle` (`Cost.idle_assumed`)."""
-    return (f"its idle hours take the average draw of {named_parts(idle)} (no `power.idle` stated), so {what} is at "
-            "most that; state their `power.idle` to judge it")
+def idle_words(idle: tuple[str, ...], what: str, bounded: tuple[str, ...] = ()) -> str:
+    """Why `what` is at most its value where the parts `idle` state no `power.idle` (`Cost.idle_assumed`).
+
+    Those of them `bounded` (`Cost.idle_bounded`) draw at most their maximum with their accelerators idle instead.
+    """
+    return (f"its idle hours take {idle_basis(idle, bounded)}, so {what} is at most that; state their `power.idle` to "
+            "judge it")
+
+
+def idle_basis(idle: tuple[str, ...], bounded: tuple[str, ...] = ()) -> str:
+    """What the idle hours of the parts `idle` draw, those `bounded` at their accelerators' measured idle draw."""
+    plain = tuple(p for p in idle if p not in bounded)
+    words = [f"the average draw of {named_parts(plain)}"] if plain else []
+    if bounded:
+        words.append(f"the maximum draw of {named_parts(bounded)} with each accelerator at its measured idle draw "
+                     "instead of its TDP")
+    return " and ".join(words) + " (no `power.idle` stated)"
 
 
 def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerators: int,
@@ -135,9 +149,8 @@ def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str,
     why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, "
            + (f"takes the maximum draw of {named_parts(fell_back)} (no `power.typical` stated), so the figure lies "
               f"between the value with no energy cost and the value; {MEASURED}; state their `power.typical` to judge "
-              "it" if fell_back else f"rests on idle hours at the average draw of {named_parts(idle)} (no "
-              "`power.idle` stated), so the figure lies between the value with no energy cost and the value; state "
-              "their `power.idle` to judge it"))
+              "it" if fell_back else f"rests on idle hours at {idle_basis(idle, c.idle_bounded)}, so the figure lies "
+              "between the value with no energy cost and the value; state their `power.idle` to judge it"))
     out = {k: (without_energy(v, share), why) for k, v in metrics.items()
            if k in TCO_SHARED and 0 < v.m < float("inf")}
     if c.breakeven is not None and "breakeven_utilisation" in metrics:   # its no-energy end, F / (p N H): opex.py

@@ -116,7 +116,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             for name, why in north_south(fa)[1].items():
                 _withhold(ops, f"{path}/fabric/{fa.fabric.spec.id}", (name,), why)
         idle = cost.idle_assumed if cost is not None else ()   # idle hours at the average draw (rel36)
-        if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max, idle):   # energy at maximum draw
+        bounded = cost.idle_bounded if cost is not None else ()   # or at their accelerators' idle draw
+        if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max, idle, bounded):   # energy at max draw
             ops.unsettled[path] = bounds
     share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex
     out = dict(workloads)

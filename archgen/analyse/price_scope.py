@@ -1,5 +1,6 @@
-"""Which `Prices` lists price which clusters: a list prices the clusters of its own proposal (docs/reliability.md).
+"""Which `Prices` lists price which clusters, and which of a part's prices a cluster's cost takes (`chosen`).
 
+A list prices the clusters of its own proposal (docs/reliability.md).
 A proposal is a folder the specs were loaded from (`Specs.roots`: a folder named on the command line, or the folder
 of a file named there). A list prices the clusters loaded from its own folder and the folders under it: with
 `archgen gap b200/ gb200/`, vendor B's quote in `b200/` prices the B200 cluster only, and a part it leaves out stays
@@ -10,9 +11,11 @@ no such folder (the shipped catalog, or specs built without their paths) belongs
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Sequence
 from pathlib import Path
 
-from archgen.model.cost import Price
+from archgen.model.cost import Price, dated_after
 from archgen.model.prices import Prices
 from archgen.validate import Specs
 
@@ -44,14 +47,35 @@ def lists_for(specs: Specs, cluster: str) -> list[Prices]:
     return [d for d in specs.of(Prices) if prices_cluster(specs, d.id, cluster)]
 
 
-def price_list(specs: Specs, cluster: str) -> dict[str, tuple[Price, str]]:
+#: A price and the `Prices` list it is in ("" for the part's own `price`).
+Offer = tuple[Price, str]
+
+
+def price_list(specs: Specs, cluster: str) -> dict[str, list[Offer]]:
     """The prices of the `Prices` lists of cluster `cluster`'s proposal by part or rack id, with the list of each.
 
-    Only lists of its own proposal (`lists_for`); where two price one part, the first by document id
-    gives it (COST004 reports the disagreement).
+    Only lists of its own proposal (`lists_for`), each part's by document id: without a cost date the first gives
+    its price (COST004 reports a disagreement), with one the newest held then (`chosen`).
     """
-    out: dict[str, tuple[Price, str]] = {}
+    out: dict[str, list[Offer]] = {}
     for doc in lists_for(specs, cluster):
         for part, price in doc.prices.items():
-            out.setdefault(part, (price, doc.id))
+            out.setdefault(part, []).append((price, doc.id))
     return out
+
+
+def chosen(offers: Sequence[Offer], as_of: datetime.date | str | None) -> tuple[Offer | None, tuple[Offer, ...]]:
+    """The price a part takes of its `offers` (its lists' by document id, then its own), and those set aside.
+
+    Without a cost date (`cost.as_of`) the first: a list's price overlays the part's own. With one, a price dated
+    after it (`model.cost.dated_after`) did not exist at that date and is set aside (money40: it was taken, and as
+    the newest price every other was judged against it). Of the rest a list's price still overlays the part's own,
+    and of several lists' the newest is taken (by month; in one month, the first by document id). A part whose
+    every price is later is unpriced at that date (COST002 says so).
+    """
+    if as_of is None:
+        return (offers[0] if offers else None), ()
+    later = tuple(o for o in offers if dated_after(o[0].date, as_of))
+    held = [o for o in offers if all(o is not x for x in later)]
+    held = [o for o in held if o[1]] or held   # a list's price before the part's own
+    return (max(held, key=lambda o: o[0].month) if held else None), later

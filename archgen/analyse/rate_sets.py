@@ -14,8 +14,8 @@ from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
 from archgen.units import Q_
 from archgen.validate import Specs
 
-__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "measured_outside", "other_family", "rates_of",
-           "scope_chain", "unstated", "unstated_of", "vendor_scope"]
+__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "counted", "measured_outside", "other_family",
+           "rates_of", "scope_chain", "unstated", "unstated_of", "vendor_scope"]
 
 
 def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
@@ -33,6 +33,19 @@ def scope_chain(specs: Specs, rates: FailureRates | None) -> list[FailureRates]:
         found = specs.get(rates.base) if rates.base else None
         rates = found if isinstance(found, FailureRates) else None
     return out
+
+
+def counted(chain: list[FailureRates]) -> str:
+    """Which interruptions the set and its `base`s count (`FailureRates.counts`), in words; '' without a set.
+
+    A figure built from a set counts what the set's source counted (Meta's job MTTFs, Kokolis et al. Figure 7, are
+    compared with archgen's MTTI: docs/reliability.md), so the document says it beside the figures; a set that does
+    not state it is said not to.
+    """
+    if not chain:
+        return ""
+    return "; ".join([chain[0].counts or "not stated"]
+                     + [f"its classes from '{r.id}': {r.counts or 'not stated'}" for r in chain[1:]])
 
 
 def combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:

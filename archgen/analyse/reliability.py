@@ -26,6 +26,7 @@ from archgen.analyse.rate_sets import (
     borrowed_inputs,
     borrowed_range,
     combined,
+    counted,
     rates_of,
     scope_chain,
     unstated_of,
@@ -146,7 +147,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       if planned and planned.scope == "node" else 0.0,
                       planned_duration=planned.duration.m_as("s") if planned else 0.0,
                       planned_per_day=planned.per_year / 365.25 if planned and planned.scope == "cluster" else 0.0,
-                      chain=tuple(r.id for r in chain), no_stockout=rates.no_stockout if rates else 0.95)
+                      chain=tuple(r.id for r in chain), counts=counted(chain),
+                      no_stockout=rates.no_stockout if rates else 0.95)
     if not spread:                                 # an entry of another's spread: the figures its range reads
         return rel
     rel = replace(rel, borrowed=borrowed(specs, a, rates),

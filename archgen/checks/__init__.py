@@ -21,8 +21,8 @@ A prefix's module may import more of its rules from modules split from it for th
 PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/network_warnings.py`, CAB002 and CAB005
 (link media against their ports) from `checks/link_media.py`, REL's checks of checkpoint storage (REL001, REL006,
 REL010 to REL014) from `checks/reliability_storage.py` and REL015 (a repair of 0 h) from `checks/rate_repairs.py`,
-CAT013 and CAT014 (an accelerator's peaks out of order, a figure far past the catalog's) from
-`checks/catalog_bounds.py`.
+CAT013 to CAT015 (an accelerator's peaks out of order, a figure far past the catalog's, an idle draw past the
+maximum) from `checks/catalog_bounds.py`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CAT013 and CAT014: an accelerator's figures against each other and against the shipped catalog's (a typo's trace).
+"""CAT013 to CAT015: an accelerator's figures against each other and the shipped catalog's (a typo's trace), idle draws.
 
 Moved out of `checks/catalog.py` for its size; it imports this module, so the two checks register with CAT's others.
 Neither bound is a physical law: CAT013 rests on every datasheet read keeping a part's dense peaks ordered by the
@@ -7,13 +7,14 @@ width of their data type, CAT014 on the shipped catalog's own largest figures, s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from archgen.cache import Memo
 from archgen.checks.catalog_fields import once
 from archgen.checks.registry import Context, Violation, check
 from archgen.display import figure
-from archgen.model import Accelerator
+from archgen.model import Accelerator, Switch, System
 from archgen.units import Quantity
 
 #: The tensor data types from the narrowest to the widest, those of one width together (bf16 and fp16: Gaudi 3's
@@ -47,8 +48,9 @@ def _peak_order(part: Accelerator) -> Iterator[Violation]:
     stated = [w for w in widths if w]
     for narrow, wide in zip(stated, stated[1:], strict=False):
         wide_dt, wide_peak = max(wide, key=lambda d: d[1].to_root_units().magnitude)
-        for dt, peak in narrow:
-            if peak < wide_peak:
+        top = wide_peak.to_root_units().magnitude
+        for dt, peak in narrow:   # equal in other prefixes is equal: 4.1 PFLOPS was below 4,100 TFLOPS by one ulp
+            if (mine := peak.to_root_units().magnitude) < top and not math.isclose(mine, top):
                 yield Violation(f"part/{part.id}", part.id, ("peak", dt),
                                 f"{dt} peak {figure(peak)} is below the {wide_dt} peak, {figure(wide_peak)}: every "
                                 f"catalog part and datasheet read gives a narrower data type at least the wider one's "
@@ -122,9 +124,55 @@ def _beyond_catalog(part: Accelerator, largest: tuple[tuple[Figure, Quantity, st
             continue
         top, ref = bounds[fig]
         ratio = value.to_root_units().magnitude / top.to_root_units().magnitude
-        if ratio > LEAD_FACTOR:
-            times = f"{ratio:,.{0 if ratio >= 100 else 1}f}x"   # 10.1x past the bound, not a rounded 10x
+        if ratio > LEAD_FACTOR and not math.isclose(ratio, LEAD_FACTOR):   # 41 TB/s over 4.1: 10.000000000000002
+            times = _times(ratio)
             yield Violation(f"part/{part.id}", part.id, fig[0],
                             f"{fig[1]} {figure(value)} is {times} the catalog's largest, {figure(top)} ({ref}): a "
                             f"unit or digit slip? (flagged past {LEAD_FACTOR}x, a chosen bound; a generation has "
                             "raised the catalog's largest by two to four times)", value, top * LEAD_FACTOR)
+
+
+def _times(ratio: float) -> str:
+    """A ratio past `LEAD_FACTOR` in words: '150x' at 100 or more, else '10.1x'.
+
+    With the decimals it takes to read past the bound: '10.002x', not a rounded '10.0x' beside 'flagged past 10x'.
+    """
+    places = 0 if ratio >= 100 else 1
+    while float(f"{ratio:.{places}f}") <= LEAD_FACTOR:
+        places += 1
+    return f"{ratio:,.{places}f}x"
+
+
+@check("CAT015", "catalog.idle_draw", severity="warning")
+def idle_draw(ctx: Context) -> Iterator[Violation]:
+    """An idle draw lies above zero and at most the part's maximum draw (its TDP for an accelerator).
+
+    An accelerator's `idle` readings are at most its `tdp`; a system's or switch's `power.idle` above 0 W and at most
+    its `power.max`.
+
+    A part powered on with no job draws something and no more than it may draw at all; an idle figure past the
+    maximum is most likely the wrong unit or the wrong column of a table (a whole server's idle for one GPU's). The
+    energy cost takes it for every idle hour (`Accelerator.idle`, `Electrical.idle`).
+
+    Fix: check the reading and its unit against its source; if the source really says so, keep it and waive with
+    its words.
+    """
+    specs = ctx.design.specs
+    for part in specs.of(Accelerator) + specs.of(System) + specs.of(Switch):
+        yield from once("CAT015", _idle_draw, part)
+
+
+def _idle_draw(part: Accelerator | System | Switch) -> Iterator[Violation]:
+    """CAT015 on one part (`once`)."""
+    if isinstance(part, Accelerator):
+        if part.idle is not None and part.idle[1] > part.tdp:
+            yield Violation(f"part/{part.id}", part.id, ("idle",),
+                            f"an idle reading of {figure(part.idle[1])} is above the TDP, {figure(part.tdp)}: a part "
+                            "draws no more idle than at its most", part.idle[1], part.tdp)
+        return
+    idle, most = part.power.idle, part.power.max
+    if idle is None or (idle.m > 0 and idle <= most):
+        return
+    why = (": a part powered on draws something" if not idle.m > 0 else
+           f" is above the maximum draw, {figure(most)}: a part draws no more idle than at its most")
+    yield Violation(f"part/{part.id}", part.id, ("power", "idle"), f"an idle draw of {figure(idle)}{why}", idle, most)

@@ -106,7 +106,7 @@ def parts_priced(ctx: Context) -> Iterator[Violation]:
     cost per token: a figure that counted the part as free would pass a cost requirement it may fail. Requirements
     on those figures are not provided. The links of a fabric tier that names no link media (CAB003) are unpriced
     too: they have no part on the bill of materials, and counting them as free would leave out their cables and
-    transceivers.
+    transceivers. A part priced only after the facility's `cost.as_of` is unpriced at that date, its prices named.
 
     Fix: price the parts and racks listed: a `Prices` document (a quote or price book, overlaying the catalog) or
     `price:` on each (basis `sourced` with a quote, or `assumed` with a note); name the link media of each tier
@@ -134,7 +134,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
 
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used and the other is reported here. Lists of two proposals
+    one part differently, the first by document id is used (with `cost.as_of`, the newest held then: the message
+    says which) and the other is reported here. Lists of two proposals
     (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
     price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
@@ -158,6 +159,7 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     specs = ctx.design.specs
     first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
+    taken = {(line.part, line.listed) for cost in ctx.operations.cost.values() for line in cost.lines}   # as_of
     counted = {line.part for cost in ctx.operations.cost.values() for line in cost.accessories}   # by rule (cost31)
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
@@ -205,7 +207,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
             if other is not None and other[1] != price:   # another proposal's list prices other clusters
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
-                                        f"Prices '{other[0]}', which is used")
+                                        f"Prices '{other[0]}'" + (", which is used" if (part, doc.id) not in taken
+                                                                  else "; this one, held at the cost date, is used"))
             first.setdefault(part, []).append((doc.id, price))
         yield from other_proposals(ctx, doc)
         yield from priced_nothing(ctx, doc, billed | counted | stores | set(fitted))
@@ -258,7 +261,8 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
 
     Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
     it is a warning too, by the same rule: it is at an older price level than the one the cost is for. A price (or
-    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date; by day
+    the electricity price) dated after it is a warning that names it: a later price level, or a mistyped date; a
+    part's price so dated is not used (its newest held then is, else it is unpriced: COST002); by day
     where both dates give one, else by month (a quote of 2026-12-16 is after 2026-12-01, one of 2026-12 is not). That
     date is the spec's, never the clock's, so a run's output stays the same on any day. Unstated, prices are compared
     with each other (a quote whose every line is five years old is then one base year, stated as information), and
@@ -281,7 +285,7 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     `source:`.
     """
     for path, spec, cost in _costs(ctx):
-        if not cost.dated:
+        if not cost.dated and not any(line.later for line in cost.lines):   # a price set aside is named
             continue
         facility = cost_facility(ctx.clusters[path])[0]   # on a site of halls, theirs (hall30)
         old = [*old_prices(path, spec, cost, facility), *later_prices(path, spec, cost, facility)]

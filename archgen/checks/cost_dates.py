@@ -58,7 +58,9 @@ def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None
     """COST006: the warning of prices dated after the date the cost is for, or after this archgen's own, naming each.
 
     A quote dated after the date the cost is for (`cost.as_of`) is at a later price level than the cost claims, or its
-    date is mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned). By day
+    date is mistyped (newuser90: a price dated 2031 was taken, and only the spread between prices warned); it did not
+    exist at that date, so the capex does not use it (money40: it was taken, and as the newest price every other was
+    judged against it): the part takes its newest price held then, else is unpriced (`price_scope.chosen`). By day
     where both dates give one, else by month (`model.cost.dated_after`; review54: a quote a few days after the cost
     date in its month was not flagged). Where the cost states no date, a price dated after this archgen's own date
     (`archgen.CODE_DATE`, `Cost.known_until`) is one it cannot tell from a mistyped date (newuser98: a 2031 price
@@ -69,12 +71,14 @@ def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None
     fc = facility.cost if facility is not None else None
     tariff = fc.energy.date if fc is not None else None
     if facility is not None and fc is not None and fc.as_of is not None:
-        prices: list[tuple[str, datetime.date | str]] = [(price_name(line), line.date)
-                                                         for line in one_per_price(cost.dated)]
-        prices += [(tariff_name(facility), tariff)] if tariff is not None else []
-        later = [name for name, date in prices if dated_after(date, fc.as_of)]
+        later = [f"{part} ({date}" + (f", Prices {doc})" if doc else ")") for date, part, doc in   # set aside
+                 sorted({(date, line.part, doc) for line in cost.lines for date, doc in line.later})]   # (`chosen`)
+        parts = bool(later)
+        later += [tariff_name(facility)] if tariff is not None and dated_after(tariff, fc.as_of) else []
         text = "{} " + f"{'is' if len(later) == 1 else 'are'} dated after " + "{}" + \
-            "; a price of a later price level than the one the cost is for, or a date written wrongly"
+            "; a price of a later price level than the one the cost is for, or a date written wrongly" + \
+            ("; a part's price dated after it is not used: the capex takes its newest price held then, and a part "
+             "with none is unpriced (COST002)" if parts else "")
         when = Worded(f"{facility.id}'s cost date, {fc.as_of} (`cost.as_of`)", f"{facility.id}'s cost date, {fc.as_of}")
     else:
         later = [price_name(line) for line in one_per_price(cost.unknowable)]

@@ -226,6 +226,13 @@ class Accelerator(Part):
         "Maximum (configurable) board power, e.g. '700 W'. Required: where the vendor publishes none, state the best "
         "figure you can stand behind (say how it was reached in `notes`) and list `tdp` under `unconfirmed:`; "
         "`archgen check` then names it among the figures a cluster's power rests on (PWR012)."))
+    idle: tuple[Power, Power] | None = Field(None, description=(
+        "Measured draw powered on with no job running: the lowest and highest reading the sources give, e.g. "
+        "[137 W, 148 W] (one reading: both ends the same). A reading depends on clocks, driver persistence and "
+        "cooling, so sources that differ give a range, never a mean; cite each in `source`. A system of this part "
+        "that states no `power.idle` takes its idle hours at no more than its maximum with each accelerator at the "
+        "high end instead of its `tdp` (an upper bound: its host stays at its maximum); not where `tdp` or `idle` is "
+        "unconfirmed. CAT015 judges it against `tdp`. Not stated: the system's idle hours draw its average."))
     family: str = Field("", max_length=40, description=(
         "Part family, e.g. 'GPU' or 'TPU': a failure-rate set measured on another family (its `family`) is named as "
         "such where a cluster on this part reads it. Left out: not compared."))
@@ -277,6 +284,14 @@ class Accelerator(Part):
     def memory_word(self) -> str:
         """What outputs call the part's memory: its `memory_type`, or 'HBM' where it states none."""
         return self.memory_type or HBM
+
+    @model_validator(mode="after")
+    def _idle_ordered(self) -> Self:
+        """`idle` gives its lowest reading first."""
+        if self.idle is not None and self.idle[0] > self.idle[1]:
+            raise FieldError(("idle",), f"the lowest reading, {self.idle[0]:~P}, is above the highest, "
+                                        f"{self.idle[1]:~P}: give [lowest, highest]")
+        return self
 
     @model_validator(mode="after")
     def _dense_peaks(self) -> Self:

@@ -123,8 +123,10 @@ class FacilityCost(Spec):
         "end, which the cost paragraph and the cost sheet say."))
     utilisation: PositiveFraction = Field(1.0, description="Share of hours the cluster runs jobs; the average "
                                                             "load runs that share, the rest the idle load: each "
-                                                            "part's `power.idle`, else its average draw (assumed, "
-                                                            "COST003), so energy is an upper bound. Unstated: 1, "
+                                                            "part's `power.idle`, else its average draw or a "
+                                                            "system's maximum with its accelerators at their "
+                                                            "measured idle draw (assumed, COST003), so energy is an "
+                                                            "upper bound. Unstated: 1, "
                                                             "every hour used, the lowest cost per used hour, named "
                                                             "as an assumed input (COST003, REQ005).")
     basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
@@ -137,7 +139,9 @@ class FacilityCost(Spec):
     as_of: OptionalMonth = Field(None, description=(
         "The date the cost is for, e.g. '2026-12' (the buyer's decision or the quote's due date): a price on the "
         "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "
-        "level, which archgen adjusts to no date), and so is one dated after it. Unstated: prices are compared "
+        "level, which archgen adjusts to no date), and so is one dated after it, which is not used: a part takes "
+        "its newest price held at that date (a `Prices` list's before its own), and one priced only later is "
+        "unpriced then (COST002). Unstated: prices are compared "
         "with each other, and one dated after the archgen that runs (its own date, printed in the warning) is "
         "named as a date likely written wrongly; never with today's date, so a run's output stays the same."))
 

@@ -28,6 +28,7 @@ PrefillPolicy = Literal["chunked", "separate"]
 #: GEMM's epilogue (`archgen.perf.serve.ffn`).
 FfnActivation = Literal["separate", "fused"]
 QuantisedAttention = Literal["all", "output", "none"]
+KernelLaunch = Literal["graph", "pytorch", "tensorrt"]
 Scenario = Literal["offline", "server", "concurrency"]
 
 
@@ -165,6 +166,14 @@ class Inference(Spec):
                           "384, 512): a simulated run's decode-only iteration runs the next of these sizes a rank, "
                           "dummy requests added (perf/serve/graph_padding.py). Left out, unpadded, TensorRT-LLM's "
                           "default.")
+    kernel_launch: KernelLaunch | None = Field(
+        None, description="How the run launches a forward pass's kernels: 'graph' (replayed from a CUDA or HIP graph: "
+                          "one host call a pass), 'pytorch' (each kernel from eager PyTorch: vLLM's enforce_eager "
+                          "true, SGLang's disable_cuda_graph, TensorRT-LLM's PyTorch backend with cuda_graph_config "
+                          "null) or 'tensorrt' (a TensorRT engine's C++ enqueue without graphs: TensorRT-LLM's "
+                          "executor with cudaGraphMode false, MLPerf's use_graphs False). An eager pass takes at least "
+                          "its kernels times the host time of one launch (perf/hw/launch.py). Left out, 'graph', "
+                          "the engines' default.")
 
     def fractions(self) -> dict[str, float | None]:
         """The KV cache fraction keys (`kv_memory.FRACTION_KEYS`) to what the job states of each (None: left out)."""
@@ -227,6 +236,9 @@ class Inference(Spec):
             errors.append(FieldError(("graph_batch_sizes",), "CUDA-graph padding pads a simulated run's decode "
                                      "iterations (scenario 'concurrency', or 'server' with an arrival_rate); the "
                                      "offline closed form does not run it: remove graph_batch_sizes"))
+        if self.graph_batch_sizes is not None and self.kernel_launch not in (None, "graph"):
+            errors.append(FieldError(("graph_batch_sizes",), "CUDA-graph padding pads the batches a graph replays; "
+                                     f"kernel_launch '{self.kernel_launch}' replays none: remove one of the two"))
         fields = {e.field[0] for e in errors}
         if self.REFUSE_UNHONOURED:   # one error a field: a prompt too long for `separate` is said first
             errors += [FieldError((k,), why) for k, why in unhonoured(self.scenario, self.prefill, self.precision,

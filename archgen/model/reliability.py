@@ -170,6 +170,11 @@ class FailureRates(Document):
         "states another `family` (a TPU) is told that another family's rates stand in for its own. Left out: not "
         "compared (a set of switches alone)."))
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
+    counts: str = Field("", max_length=400, description=(
+        "Scope: which interruptions the source counts as failures, in words, e.g. 'unplanned interruptions of one "
+        "job, every cause: hardware, network, software bugs, host maintenance'. The document states it beside the "
+        "figures built from the set, since a measured MTTF counting other causes is not the same figure. Left out: "
+        "the document says it is not stated."))
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
     turnaround: Duration | None = Field(None, description=(

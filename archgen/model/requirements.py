@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, 
 from archgen import metrics
 from archgen.model import field_words, tolerance
 from archgen.model.spec import Document, FieldError, Spec, raise_each
-from archgen.model.target import Target
+from archgen.model.target import RequirementTarget, Target
 from archgen.model.tolerance import Tolerance
 from archgen.units import Q
 
@@ -46,7 +46,7 @@ class Requirement(Spec):
     statement: str = Field(description="What is required, in words.")
     metric: str = Field(description="Name of the computed metric the target applies to, e.g. 'it_power' "
                                     "(docs/metrics.md lists them by subject).")
-    target: Target = Field(description="Comparator and limit, e.g. '<= 132 kW'.")
+    target: RequirementTarget = Field(description="Comparator and limit, e.g. '<= 132 kW'.")
     subject: str = Field("", description=(
         "Object the metric belongs to, e.g. 'rack/gb200-nvl72', or a glob over object paths that applies the "
         "requirement to every object it matches: 'rack/*', 'cluster/*/fabric/compute' ('*' does not cross '/'); "

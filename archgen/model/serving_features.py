@@ -35,11 +35,11 @@ PREFIX_CACHING = (
     "an upper bound; remove {key} (shortening input_len would also drop the prefix's KV cache, which the decode "
     "steps still read)")
 CUDA_GRAPHS = (
-    "CUDA graphs are not a switch of a serving job: every kernel of a forward pass is charged the launch cost "
-    "measured inside a CUDA graph, 1.3 us (perf/hw/kernels.py KERNEL_OVERHEAD; Hazy Research, 'Look Ma, No "
-    "Bubbles!', 2025-05-27), as the engines replay their decode steps by default; eager mode (vLLM's enforce_eager) "
-    "is not modelled (docs/perf-model.md, Limitations), and TensorRT-LLM's padding of decode batches to its "
-    "captured sizes is the field graph_batch_sizes: remove {key}")
+    "CUDA graphs are stated with the field kernel_launch: 'graph' (the default: every kernel of a forward pass is "
+    "charged the launch cost measured inside a CUDA graph, 1.3 us (perf/hw/kernels.py KERNEL_OVERHEAD)), "
+    "'pytorch' (eager mode: vLLM's enforce_eager, SGLang's disable_cuda_graph) or 'tensorrt' (a TensorRT engine "
+    "without graphs), where a pass takes at least its kernels' host launch time (perf/hw/launch.py); TensorRT-LLM's "
+    "padding of decode batches to its captured sizes is the field graph_batch_sizes: state those instead of {key}")
 LOAD_BALANCE = (
     "expert load balancing (DeepSeek's EPLB, redundant experts) is not a switch: the model times each pass's experts "
     "on the busiest EP rank under uniform random routing, a little above tokens x top_k / ep (docs/perf-model.md, "

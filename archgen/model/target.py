@@ -4,13 +4,14 @@ import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, ValidationInfo, ValidatorFunctionWrapHandler, WrapValidator
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.money import currency, quote_error
+from archgen import metrics
+from archgen.money import currency, decimals_error, quote_error
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -96,6 +97,27 @@ class Target:
         return core_schema.no_info_plain_validator_function(
             cls.parse, serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="json"),
             json_schema_input_schema=core_schema.str_schema(pattern=r"^\s*(<=|>=|==|<|>)"))
+
+
+def _on_metric(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Target:
+    """A requirement's target, refused where it bounds an amount of money with more decimals than its currency has.
+
+    money40: '<= 5.000 EUR' on capex was read as 5 EUR, though no amount in EUR has three decimals (its dot most
+    likely groups thousands) and a price field refused it (`money.CurrencyDim`). Only the requirement's metric tells
+    an amount (capex, a cost per year, a job's cost: `Metric.amount`) from a price per accelerator-hour or per token,
+    which may be finer ('<= 2.321 USD'); a limit of another dimension is left to `requirements.metric_problem`.
+    """
+    target = handler(value)
+    metric = metrics.amount(str(info.data.get("metric", "")))
+    m = _TARGET.match(value) if isinstance(value, str) else None
+    if metric is not None and m is not None and metric.accepts(target.limit) and \
+            (error := decimals_error(m[2], f"{metric.said} as an amount of money")):
+        raise error
+    return target
+
+
+#: A requirement's target: a `Target` judged against the requirement's metric, declared before it (`_on_metric`).
+RequirementTarget = Annotated[Target, WrapValidator(_on_metric)]
 
 
 def _limit(text: str) -> Q:

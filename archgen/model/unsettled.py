@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from archgen.display import figure
 from archgen.model.requirements import Outcome, Requirement, Status, judge
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
 #: why (`analyse.operations.Operations.unsettled`: goodput, spares and cost where an asynchronous checkpoint's blocking
@@ -50,10 +50,19 @@ def at_lower_bound(o: Outcome, unsettled: Unsettled | None) -> Outcome:
     already at risk is left as it is.
     """
     entry = (unsettled or {}).get(lower_key(o.requirement.metric))
-    if o.status is not Status.MET or o.value is None or entry is None:
+    if o.status is not Status.MET or o.value is None or entry is None or met_above(o.requirement):
         return o
     note = _note(o.requirement, o.value, *entry)
     return o if note is None else replace(o, status=Status.AT_RISK, note=note)
+
+
+def met_above(requirement: Requirement) -> bool:
+    """Whether a lower bound with no known upper end meets `requirement` however far above it the figure lies.
+
+    Judged at infinity: `>= X` is met there, `<= X` is not, so a value that meets it is at risk (`at_lower_bound`,
+    the one rule: a sweep, which holds statuses and not outcomes, asks it too, `perf.explore.points.on_lower_bound`).
+    """
+    return judge(requirement, Q_(math.inf, requirement.target.limit.units)).met is True
 
 
 def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:

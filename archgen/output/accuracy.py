@@ -206,7 +206,9 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
              "serving case, the KV cache's precision (FP8 or BF16) under FP8/FP4 weights that state none, and the "
              "engine's KV cache fraction where the case states none and the engine's documentation gives a range "
              "(TensorRT-LLM's performance overview: 0.95, or 0.90 or lower; 0.90 and 0.95 taken, the case scored at "
-             "its default 0.9); and the ends of the accelerator's stated efficiency ranges (`scoring/unstated.py`).",
+             "its default 0.9), and for a run that states a TensorRT engine's launch without CUDA graphs its host "
+             "time per kernel launch, 5 or 20 us (scored at 5); and the ends of the accelerator's stated efficiency "
+             "ranges (`scoring/unstated.py`).",
              ""]
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"

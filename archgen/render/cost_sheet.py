@@ -113,7 +113,8 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
           "typical draw where a part states one, else its maximum, plus optics and the power shelves' loss, at the "
           "rack feeds" + (f"; {bound}" if bound else ""))
     idle = cost.power_idle if cost.power_idle is not None else cost.power_average
-    r.add("idle", "Idle IT load", idle.to("kW").m, "kW", "each part's stated idle draw, else its average draw")
+    r.add("idle", "Idle IT load", idle.to("kW").m, "kW", "each part's stated idle draw, else its average draw (a "
+          "system's maximum with its accelerators at their measured idle draw, where less)")
     r.add("u", "Utilisation", cost.utilisation, "", "stated" if "utilisation" in fc.model_fields_set else
           "not stated: every hour taken as used (assumed)", fc.basis, f"{facility.id} cost.utilisation")
     r.add("hours", "Hours per year", HOURS_PER_YEAR, "h", "365.25 days x 24 h")

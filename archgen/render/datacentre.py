@@ -271,7 +271,8 @@ def energy_basis(cost: Any, m: dict, fell_back: tuple[str, ...] = ()) -> str:
     if at_max:
         parts.append("at the maximum draw (no part of the load states a typical draw)")
     if cost.utilisation < 1:
-        parts.append("idle hours at each part's `power.idle`, else its average draw")
+        parts.append("idle hours at each part's `power.idle`, else its average draw (a system's maximum with its "
+                     "accelerators at their measured idle draw, where less)")
     if fell_back and not at_max:   # some parts at maximum draw: an upper bound too (`job_energy.upper_bounds`)
         return ", ".join(parts) + "; " + upper_bound_words(fell_back)
     bound = ": an upper bound" if at_max or cost.utilisation < 1 else ""

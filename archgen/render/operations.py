@@ -126,6 +126,15 @@ def _planned(rel: Any, g: Any) -> str:
             f"{fmt.number(g.planned * 100, 2)} % of its wall time (taken after a checkpoint: no work lost)")
 
 
+def _counts(rel: Any) -> str:
+    """Which interruptions the figures count: what the set's source counted (a measured MTTF may count others)."""
+    if not rel.rates_id:
+        return ""
+    if rel.counts == "not stated":
+        return " Which interruptions the set's source counts is not stated."
+    return f" They count what the set's source counts: {rel.counts}."
+
+
 def _job_words(rel: Any) -> str:
     """The job the cluster's figures are of: on every accelerator, or on the largest the spec lets run."""
     if not rel.largest_job:
@@ -144,7 +153,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     over = sets_words(rel) if rel.spread else f"the set's 95 % Poisson interval{few_words(rel)}{uncounted_words(rel)}"
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
-        f"failures (docs/reliability.md). {_job_words(rel)} sees "
+        f"failures (docs/reliability.md).{_counts(rel)} {_job_words(rel)} sees "
         f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, "
         + (f"a mean time to interruption of {fmt.q(m['mtti'], 'h', 1)}" if "mtti" in m
            else "no part fails at these rates, so there is no mean time to interruption")

@@ -85,7 +85,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
     ranged = [title for title, value, name in hourly if value is not None and _range(m, name, cur) != "—"]
     idle = "" if cost.utilisation >= 1 or cost.no_power else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
-        f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
+        f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw or, for a system "
+        "whose accelerators' idle draw is measured, its maximum with them idle: assumed, an upper bound)")
     recovery = "" if cost.recovery_factor is None else (
         f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
         "annuity that repays the capex over the depreciation years at the discount rate" + residual_words(a) + ".")

@@ -218,7 +218,8 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     return predicted(case, accelerators).values
 
 
-def predicted(case: Case, accelerators: dict[str, Accelerator], *, load: bool = True) -> Prediction:
+def predicted(case: Case, accelerators: dict[str, Accelerator], *, load: bool = True,
+              launch_host: float | None = None) -> Prediction:
     """The model's value (SI) for every metric the case measured; a simulated serving run's also has its `load`.
 
     A training case the stack refuses (`training_problems`) is an `AnalyseError`, whoever built it.
@@ -226,7 +227,8 @@ def predicted(case: Case, accelerators: dict[str, Accelerator], *, load: bool = 
     `load` (`perf.serve.run.ServingRun.load`) is no metric: it picks the load bin of the case's latency errors in the
     band table (`perf.workload.band_source.compute_table`, docs/gen_bands.py). `load=False` leaves it NaN and the
     replica's capacity run out (`scheduler.estimate_serving`), for a caller that reads only the measured metrics
-    (`scoring.unstated`'s ranges).
+    (`scoring.unstated`'s ranges). `launch_host`: a serving case's host seconds per kernel launch in place of its
+    `kernel_launch`'s (`perf.hw.launch`; `scoring.unstated`'s TensorRT launch range).
     """
     if case.collective is not None:
         c = case.collective
@@ -241,6 +243,7 @@ def predicted(case: Case, accelerators: dict[str, Accelerator], *, load: bool = 
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
     job = serve_job(case, hw)
+    job = job if launch_host is None else replace(job, launch_host=launch_host)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
                                 replicas=inf.replicas, load=load)

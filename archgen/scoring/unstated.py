@@ -34,7 +34,10 @@ values that knob takes in practice. None of these predictions enters a score.
   its engine's own documentation gives a range (`model.kv_memory.KvRule.documented`; `open_fraction`): TensorRT-LLM's
   performance overview runs 0.95 "in many cases" and falls back to "0.90 or lower" (perf-overview.md at 00f37686aa),
   so the range runs over 0.90 and 0.95 beside the point, scored at the engine's default 0.9 (`kv_rule_of`); the
-  source allows lower, which is said, not spanned. vLLM's 0.9 is a default, not a range: none is taken.
+  source allows lower, which is said, not spanned. vLLM's 0.9 is a default, not a range: none is taken. And **a
+  TensorRT engine's launch** (`kernel_launch: tensorrt`, a run without CUDA graphs): the host time of one kernel's
+  launch is cited as a range, 5-20 us (`perf.hw.launch.TENSORRT_LAUNCH`); the case is scored at the low end and
+  ranges to the high end, where a short iteration waits for its host's launches.
 
 Each range takes the case's scored prediction where given (`unstated_span(scored=)`) and reads it at the end whose
 inputs are the case's own (the case itself on equal hardware, `Prediction.made_on`) rather than predicting the case
@@ -55,6 +58,7 @@ from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
+from archgen.perf.hw.launch import TENSORRT_LAUNCH
 from archgen.perf.serve.engine_defaults import kv_rule_of
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
@@ -103,7 +107,8 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
     if inf is not None:
         rule = open_fraction(case, accelerators)
         return ("KV cache",) * (inf.precision in QUANTISED_SERVING and inf.kv_precision is None) + (
-            (_fraction_knob(rule),) if rule is not None else ()) + hbm
+            (_fraction_knob(rule),) if rule is not None else ()) + ("TensorRT launch",) * (
+            inf.kernel_launch == "tensorrt") + hbm
     t = case.training
     if t is not None:
         return ("GEMM efficiency",) * (t.precision in eff.gemm_range or t.precision not in eff.gemm) + hbm
@@ -126,7 +131,9 @@ KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS of
                "GEMM efficiency": "the catalog's stated GEMM efficiency range",
                "HBM efficiency": "the catalog's stated HBM efficiency range",
                "flash efficiency": "the catalog's stated flash-attention efficiency range",
-               "scale-up efficiency": "the catalog's stated scale-up link efficiency range"}
+               "scale-up efficiency": "the catalog's stated scale-up link efficiency range",
+               "TensorRT launch": "a TensorRT engine's host time per kernel launch "
+                                  f"{'/'.join(f'{t * 1e6:g}' for t in TENSORRT_LAUNCH)} us (HolisticTraceAnalysis)"}
 
 
 def _fraction_knob(rule: KvRule) -> str:
@@ -182,7 +189,8 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
     The KV cache runs FP8 or BF16, its fraction over the engine's documented ends and its default (`KvRule.spanned`),
     the HBM and flash-attention efficiencies the ends of the accelerator's stated ranges. Empty unless the case
     serves FP8 or FP4 weights and states no `kv_precision`, states no fraction where its engine documents a range
-    (`open_fraction`), or its accelerator's HBM or flash efficiency is a stated range (`open_knobs`). The case's
+    (`open_fraction`), launches from a TensorRT engine (`TENSORRT_LAUNCH`), or its accelerator's HBM or flash
+    efficiency is a stated range (`open_knobs`). The case's
     `scored` prediction is reused where given, at the end whose inputs are the case's own (`_at`).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
@@ -204,7 +212,10 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                                                        ("scale_up", "scale-up efficiency"))))
     parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(
         update={"hbm": m, "flash": f, "scale_up": u})})} for m, f, u in ends]
-    preds = [_at(kv, a, case, scored) for kv, a in product(kvs, parts)]
+    # a TensorRT engine's launch over its cited range: the low end is the point the case is scored at
+    launches = TENSORRT_LAUNCH if "TensorRT launch" in knobs else (TENSORRT_LAUNCH[0],)
+    preds = [_at(kv, a, case, scored) if host == TENSORRT_LAUNCH[0] else
+             predicted(kv, a, load=False, launch_host=host).values for kv, a, host in product(kvs, parts, launches)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

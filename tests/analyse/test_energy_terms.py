@@ -30,7 +30,7 @@ def _description(name: str) -> str:
 def test_utilisation_description_says_idle_hours_draw_the_idle_load():
     text = FacilityCost.model_fields["utilisation"].description
     assert "idles at 0" not in text
-    assert "`power.idle`" in text and "average draw (assumed" in text
+    assert "`power.idle`" in text and "average draw" in text and "measured idle draw (assumed" in text
 
 
 def test_energy_cost_description_names_the_idle_draw():

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from archgen.perf.hw import launch as L
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
@@ -31,7 +32,7 @@ def test_cost_per_operation_is_the_published_figure():
     """TE #2053's table: torch Linear forward, CPU runtime 13.48 µs on the H100 DGX (Xeon Platinum 8480C); inside
     the 5-20 µs that HolisticTraceAnalysis's docs give for the CPU side of one kernel launch."""
     assert H.HOST_OP_TIME == 13.48e-6
-    assert H.LAUNCH_RANGE[0] < H.HOST_OP_TIME < H.LAUNCH_RANGE[1]
+    assert L.LAUNCH_RANGE[0] < H.HOST_OP_TIME < L.LAUNCH_RANGE[1]
 
 
 def test_qwen3_fp8_ep16_operations_by_hand():
@@ -78,7 +79,7 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
     assert measured / 222 == pytest.approx(42.9e-6, rel=0.01)
     assert 222 * 37.08e-6 < measured
     # hidden across the whole launch range: even at 20 µs per operation the host takes 4.44 ms, under the GPU's
-    assert 222 * H.LAUNCH_RANGE[1] < gpu
+    assert 222 * L.LAUNCH_RANGE[1] < gpu
     # 20.22 before HybridEP's README kernel rates on H100 (`dispatcher.kernel_times`); 19.91 before training charged
     # every kernel's 1.3 µs (`KERNEL_OVERHEAD`); 19.96 at the former unsourced HBM
     # (0.85) and flash (0.8) efficiencies; 19.27 under the one-step K ramp (`kernels.k_loop_efficiency`); 19.54

@@ -17,6 +17,7 @@ from archgen.model.switches import SWITCHES
 from archgen.perf.comm.collectives import members_per_domain
 from archgen.perf.comm.dispatcher import fixed_costs, kernel_times
 from archgen.perf.hw import kernels as K
+from archgen.perf.hw import launch as L
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
@@ -132,7 +133,7 @@ def test_the_h100_fp8_row_stays_gpu_bound_in_each_pass(accelerators):
     assert (h_f, g_f) == (pytest.approx(1.46e-3, abs=0.01e-3), pytest.approx(2.97e-3, abs=0.01e-3))
     assert (h_b, g_b) == (pytest.approx(1.70e-3, abs=0.01e-3), pytest.approx(3.94e-3, abs=0.01e-3))
     assert float(lt.host) == pytest.approx(0.0, abs=1e-15)
-    assert g_f / 108 > H.LAUNCH_RANGE[1] and g_b / 126 > H.LAUNCH_RANGE[1]
+    assert g_f / 108 > L.LAUNCH_RANGE[1] and g_b / 126 > L.LAUNCH_RANGE[1]
     assert float(training_estimate(case, hw).step_time) == pytest.approx(22.23, abs=0.02)
 
 

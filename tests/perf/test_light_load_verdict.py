@@ -15,13 +15,14 @@ Also newuser97's: a band wholly on one side of its estimate (TPOT at concurrency
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from archgen import display
 from archgen.model.requirements import UNBANDED
-from archgen.perf.workload.bands import LIKELY, band, expected_coverage
-from archgen.perf.workload.light_load import worst
+from archgen.perf.workload.bands import LIKELY, MIN_BIN, Band, band, expected_coverage
+from archgen.perf.workload.light_load import Worst, worst
 from tests.conftest import SPECS, run_cli
 
 SERVE = """
@@ -166,3 +167,19 @@ def test_a_band_wholly_on_one_side_of_its_estimate_says_so_beside_its_ends(spec_
     assert ", wholly above the estimate (expected coverage" in lines["tpot"]
     assert ", wholly below the estimate (expected coverage" in lines["tokens_per_second_per_user"]
     assert "wholly" not in lines["ttft"]
+
+
+@pytest.mark.parametrize(("runs", "own", "judged"), [(5, 3, True), (4, 3, False), (5, 2, False), (87, 3, True)])
+def test_one_run_fewer_at_either_count_leaves_a_target_at_risk(runs, own, judged):
+    """The two counts at their edges (review59): 5 pooled runs give an expected coverage of 4 / 6 = 66.7 %, past
+    `LIKELY` (66 %, archgen's choice: the IPCC's 'likely'), 4 give 60 %, under it, so the TTFT rule today (5 runs)
+    rests on one run; the job's own family needs `MIN_BIN` (3) of them. Below either, no ends to judge at."""
+    w = Worst(runs, own, -0.889, 0.409, "MoE serving under load's TTFT p99 under Poisson arrivals at a rate")
+    b = Band("serving-under-load", "ttft_p99", 0, math.nan, math.nan, math.nan, load=0.1, bin="light",
+             arrival="poisson", light=w)
+    assert (expected_coverage(runs) >= LIKELY) is (runs >= 5) and (own >= MIN_BIN) is (own >= 3)
+    ends = b.beyond(1.0)
+    assert (ends is not None) is judged and (b.beyond_words() != "") is judged
+    if ends is not None:
+        assert ends == pytest.approx((1 / 1.409, 1 / 0.111))
+        assert f"on {runs} or more runs at light load" in b.beyond_words()

@@ -40,6 +40,7 @@ def test_the_shipped_serving_job_names_its_engine_and_its_engines_defaults(cli):
                      "max_num_tokens": ("8192", "field default"), "prefill": ("chunked", "field default"),
                      "ffn_activation": ("separate", "field default"),
                      "quantised_attention": ("all", "field default"),
+                     "kernel_launch": ("graph", "tensorrt-llm PyTorch backend default"),   # eager40
                      "output_len_cv": ("none", "not stated: all outputs of one length")}   # offline (dsr1case39)
     text = cli("estimate", str(SPECS), "--workload", "llama3-70b-serve-b200").out
     assert ("\ndefaults taken: replicas 8 (as many as the scale-up domains hold); engine tensorrt-llm (none stated: "

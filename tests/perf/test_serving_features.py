@@ -30,8 +30,8 @@ def _job(key: str) -> str:
     ("speculative_config", "speculative decoding"), ("eagle3", "speculative decoding"),
     ("draft_model", "speculative decoding"), ("num_nextn_predict_layers", "speculative decoding"),
     ("enable_prefix_caching", "prefix caching"), ("radix_cache", "prefix caching"),
-    ("enable_block_reuse", "prefix caching"), ("cuda_graphs", "CUDA graphs are not a switch"),
-    ("enforce_eager", "CUDA graphs are not a switch"), ("eplb", "expert load balancing"),
+    ("enable_block_reuse", "prefix caching"), ("cuda_graphs", "CUDA graphs are stated with the field kernel_launch"),
+    ("enforce_eager", "CUDA graphs are stated with the field kernel_launch"), ("eplb", "expert load balancing"),
     ("num_redundant_experts", "the field redundant_experts"), ("kv_cache_dtype", "the field kv_precision"),
     ("wide_ep", "ep (expert-parallel ways")])
 def test_an_engine_feature_key_is_refused_at_its_line_with_why(spec_tree, key, said):

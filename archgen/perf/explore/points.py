@@ -18,8 +18,9 @@ from archgen.display import kw
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metric import CAPEX_BOUNDED
 from archgen.metrics_bands import BANDED
-from archgen.model.requirements import PASSING, Requirement, Status, fails, judge
+from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
+from archgen.model.unsettled import met_above
 from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.front import best, pareto
 from archgen.perf.explore.hardware_scope import scopes, unpowered_base
@@ -199,13 +200,15 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
 def on_lower_bound(req: Requirement, status: Status | None, base: Machine) -> Status | None:
     """`status`, met on a cost whose capex leaves parts out (`Machine.capex_left_out`), at risk, as `check` has it.
 
-    The figure is a lower bound with no known upper end (`model.unsettled.at_lower_bound`): a target it meets that
-    infinity would not is at risk (REQ004), a `>=` one stays met. newuser99: a sweep read REQ-NX-T3, cost per token
-    <= 2 uUSD, met at every point where `check` read it at risk on the same design.
+    The figure is a lower bound with no known upper end: a target it meets that infinity would not is at risk
+    (REQ004), a `>=` one stays met, by `check`'s one rule (`model.unsettled.met_above`, which `at_lower_bound` asks;
+    a sweep holds statuses judged at band ends, not outcomes, so it takes the rule and not the note). newuser99: a
+    sweep read REQ-NX-T3, cost per token <= 2 uUSD, met at every point where `check` read it at risk on the same design.
     """
-    if status is not Status.MET or not base.capex_left_out or not req.metric.startswith(CAPEX_BOUNDED):
+    if status is not Status.MET or not base.capex_left_out or not req.metric.startswith(CAPEX_BOUNDED) \
+            or met_above(req):
         return status
-    return status if judge(req, Q_(math.inf, req.target.limit.units)).status is Status.MET else Status.AT_RISK
+    return Status.AT_RISK
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:

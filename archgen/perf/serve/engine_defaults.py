@@ -17,6 +17,7 @@ from archgen.model.inference import Inference
 from archgen.model.kv_memory import FRACTION_KEYS, KV_RULES, UNKNOWN_ENGINE, KvRule, fraction_problems
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.launch import HOST_PER_LAUNCH
 from archgen.perf.serve.adp_balance import balance_of
 from archgen.perf.serve.batcher import batcher_of
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE, ServeJob
@@ -113,4 +114,5 @@ def job_of(inf: Inference, arch: Arch, limit: int, reserve: str, rule: KvRule, f
                     batcher_of(inf), inf.prefill, inf.ffn_activation, limit,
                     quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv,
                     redundant_experts=inf.redundant_experts, adp_balance=balance_of(inf),
-                    graph_sizes=inf.graph_batch_sizes, kv_rule=rule, kv_fraction=fraction)
+                    graph_sizes=inf.graph_batch_sizes, launch_host=HOST_PER_LAUNCH[inf.kernel_launch or "graph"],
+                    kv_rule=rule, kv_fraction=fraction)

@@ -68,11 +68,11 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.kv_cache_dtype import kv_cache_bytes_per_token_per_rank
-from archgen.perf.hw.numeric import minimum, where
+from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.lengths import decode_context, offline_gap, reserved_context
-from archgen.perf.serve.pass_costs import fixed_per_pass
+from archgen.perf.serve.pass_costs import fixed_per_pass, host_floor
 from archgen.perf.serve.profile_peak import profile_peak
 from archgen.perf.serve.routing import busiest_rank_load, load_factor
 
@@ -153,6 +153,7 @@ class ServeJob:
             `attention_dp_config`, or None where it is off (`perf.serve.adp_balance`; simulated runs only).
         graph_sizes: CUDA-graph batch sizes a decode-only iteration is padded to (ascending), or None where it is
             not padded (`perf.serve.graph_padding`; simulated runs only).
+        launch_host: Host seconds a kernel's launch takes without a CUDA graph (0 under one), `pass_costs.host_floor`.
         kv_rule, kv_fraction: How the engine sizes its KV cache, at what fraction (`model.kv_memory`); TensorRT-LLM's
             free_gpu_memory_fraction 0.9 by default.
     """
@@ -177,6 +178,7 @@ class ServeJob:
     redundant_experts: int = 0
     adp_balance: tuple[int, int] | None = None
     graph_sizes: tuple[int, ...] | None = None
+    launch_host: float = 0.0
     kv_rule: KvRule = KV_RULES["tensorrt-llm"]
     kv_fraction: float = DEFAULT_FRACTION
 
@@ -373,17 +375,19 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     max_batch = np.minimum(kv_batch, min(job.max_num_tokens, job.max_batch_size) * ranks)
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation, job.quantised_attention)
+    fixed, floor = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation, job.quantised_attention), \
+        host_floor(job, tp)   # an eager pass takes at least its launches' host time (0 under a CUDA graph)
 
     def step(sequences):
-        return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed
+        return maximum(_forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed,
+                       floor)
 
     inp = float(job.input_len)
     t_dec = step(b_eff)
-    t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
+    t_pre = maximum(_forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed, floor)
     # a pass of max_num_tokens prompt tokens a rank, or one whole prompt where it is longer (`WHOLE_PROMPTS`)
     chunk = max(job.max_num_tokens, job.input_len) * ranks
-    t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
+    t_chunk = maximum(_forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed, floor)
     pre_req = t_chunk * inp / chunk
     ttft, tpot = t_pre, offline_gap(t_dec, pre_req, b_eff, job.output_len)
     # the prefill makes each request's first token, its decode steps the other output_len - 1 (`FIRST_TOKEN`)

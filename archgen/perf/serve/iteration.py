@@ -8,7 +8,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.chunks import busiest_tokens
-from archgen.perf.serve.pass_costs import fixed_per_pass
+from archgen.perf.serve.pass_costs import fixed_per_pass, host_floor
 from archgen.perf.serve.run import ServingRun
 
 #: Decode jumps of up to this many steps are timed step by step (`few_steps`): numpy 2.4 sums up to 7 terms in
@@ -38,6 +38,7 @@ class Pass:
         self.hw, self.job, self.tp, self.most = hw, job, float(tp), most
         self.fixed = float(fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation,
                                              job.quantised_attention))
+        self.floor = float(host_floor(job, self.tp))  # an eager iteration's least time: its launches' host time
         # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
         self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
                                                                  batch=1.0, prefill=False))
@@ -185,17 +186,19 @@ class Pass:
 
 
 def few_steps(rest: float, unit: float, tot: float, b: int, now: float, jump: int,
-              due: float) -> tuple[int, float, float] | None:
+              due: float, floor: float = 0.0) -> tuple[int, float, float] | None:
     """A decode jump of `scheduler._loop`, timed step by step where it ends within `FEW_STEPS`: (steps, end, time).
 
     The steps run to the next finish (`jump`) or to the first ending at or after `due`; None when that is beyond
-    `FEW_STEPS`. Each step's time is `dts`' element (rest + unit x (tot + b k)), the ends are `now` + the running sum
-    as `cumsum` adds, and the time spent is the sum numpy's `sum` gives for so few terms, which adds them in order
-    (tests/perf/test_serve_speed.py holds it to numpy's), so the floats are the vectorised jump's.
+    `FEW_STEPS`. Each step's time is `dts`' element (rest + unit x (tot + b k), at least `floor`: `Pass.floor`), the
+    ends are `now` + the running sum as `cumsum` adds, and the time spent is the sum numpy's `sum` gives for so few
+    terms, which adds them in order (tests/perf/test_serve_speed.py holds it to numpy's), so the floats are the
+    vectorised jump's.
     """
     spent = 0.0
     for k in range(min(jump, FEW_STEPS)):
-        spent += rest + unit * (tot + b * k)
+        dt = rest + unit * (tot + b * k)
+        spent += dt if dt > floor else floor
         if k + 1 == jump or now + spent >= due:
             return k + 1, now + spent, spent
     return None

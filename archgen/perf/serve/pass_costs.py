@@ -66,3 +66,16 @@ def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf1
     """
     return kernels_per_pass(arch, tp, attention_dp, dtype, ffn_activation, quantised_attention) * K.KERNEL_OVERHEAD \
         + gemm_kernels_per_pass(arch, tp) * K.GEMM_FILL
+
+
+def host_floor(job, tp):
+    """Least time of one forward pass of serving job `job` whose host launches each kernel (seconds; 0 under a graph).
+
+    The host issues the pass's kernels (`kernels_per_pass`) one by one, `job.launch_host` each (`perf.hw.launch`), ahead
+    of the GPU: the pass takes the larger of that and its GPU time (`perf.train.host` takes the same maximum per layer).
+    A CUDA graph replays the pass from one host call, whose time is not charged.
+    """
+    if not job.launch_host:
+        return 0.0
+    return kernels_per_pass(job.arch, tp, job.attention_dp, job.precision, job.ffn_activation,
+                            job.quantised_attention) * job.launch_host

@@ -206,7 +206,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
     hybrid: dict[tuple[int, int, int, int], float] = {}  # a hybrid iteration's (`Pass.rest_on`), by its tokens
     # `prompts`: every length in one go
-    rest_of, unit, prompt = p.rest, p.dec_unit, p.prompts().__getitem__
+    rest_of, unit, prompt, floor = p.rest, p.dec_unit, p.prompts().__getitem__, p.floor   # floor: `Pass.floor`
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
@@ -243,11 +243,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             if rest is None:  # the pass over the batch a CUDA graph pads it to (`graph_padding`; b where none)
                 n_pad = padded(b, ranks, job.graph_sizes, job.max_batch_size)
                 rest = dec_rest[b] = rest_of(n_pad, n_pad)
-            taken = _few_steps(rest, unit, tot, b, now, jump, due)
+            taken = _few_steps(rest, unit, tot, b, now, jump, due, floor)
             if taken is not None:
                 jump, now, spent = taken
             else:
-                dts = rest + unit * (tot + b * np.arange(jump))  # each step's time
+                dts = np.maximum(rest + unit * (tot + b * np.arange(jump)), floor)  # each step's time
                 ends = now + dts.cumsum()
                 if due < np.inf:
                     jump = min(jump, int(ends.searchsorted(due, side="left")) + 1)
@@ -292,6 +292,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                                                                              stepping + done)
             # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
             dt = (rest + unit * tot if stepping else rest) + prompts
+            dt = dt if dt > floor else floor
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts
             now += dt
             it += 1
@@ -334,8 +335,8 @@ def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_
     ranks = int(I.scheduling_ranks(job, tp))
     attention = busiest_rank(p.prompt, prompts * p.prompt(job.input_len), 0, prompt_tokens, job.input_len, ranks)
     local = busiest_tokens(running + prompt_tokens, running, min(prompt_tokens, job.input_len), ranks)
-    return p.rest_on(running + prompt_tokens, local, running + int(round(prompts))) + p.dec_unit * running * context \
-        + attention
+    return max(p.rest_on(running + prompt_tokens, local, running + int(round(prompts))) + p.dec_unit * running
+               * context + attention, p.floor)
 
 
 def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, arrival_rate: float | None = None,

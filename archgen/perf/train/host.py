@@ -137,16 +137,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.perf.hw.launch import HOST_OP_TIME
 from archgen.perf.hw.numeric import NUMBER, maximum, where
 from archgen.perf.train.job import Job
 from archgen.perf.train.router import router_kernels
-
-#: CPU time of one eager PyTorch operation that launches one kernel, on an H100 DGX host (Xeon Platinum 8480C):
-#: `torch.nn.Linear` forward, 13.48 µs (NVIDIA/TransformerEngine issue #2053, 2025-08-11, table).
-HOST_OP_TIME = 13.48e-6
-#: CPU time of one kernel launch alone, "usually ... between 5-20 microseconds" (HolisticTraceAnalysis docs,
-#: cuda_kernel_launch_stats.rst): the range `HOST_OP_TIME` is checked against.
-LAUNCH_RANGE = (5e-6, 20e-6)
 
 #: Operations of one layer and micro-batch outside the experts (see the module docstring): (forward, backward).
 ATTENTION_OPS = (7.0, 9.0)

@@ -87,7 +87,10 @@ def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: K
     CudaGraphConfig, at NVIDIA/TensorRT-LLM 00043967). dsr1case39: the MLPerf v5.1 DeepSeek-R1 B200 Server run states
     both, and its case reads TTFT p99 293.7 ms where a workload of the same run without them reads 87.5 ms, the same
     physics on other inputs; nothing said the workload had taken the defaults. An offline job names `output_len_cv`
-    left out (every output of one length).
+    left out (every output of one length). Every job names `kernel_launch` graph where it leaves it out (eager40): the
+    decode passes replayed from CUDA graphs, as vLLM (`enforce_eager` False), SGLang and TensorRT-LLM's PyTorch backend
+    (`cuda_graph_config` on: tensorrt_llm/llmapi/llm_args.py `TorchLlmArgs`, a stored copy of unidentified revision)
+    run by default; a TensorRT engine under the executor runs without (its `cudaGraphMode` false): 'tensorrt'.
     """
     given = inf.model_fields_set
     out = [Taken("tp", str(tp), "searched")] if "tp" not in given else []
@@ -109,6 +112,9 @@ def serving_taken(inf: Inference, vendor: str, limit: int, reserve: str, rule: K
     out += [Taken(name, as_written(getattr(inf, name)), "field default")
             for name in ("precision", "max_num_tokens", "prefill", "ffn_activation", "quantised_attention")
             if name not in given]
+    if inf.kernel_launch is None:   # eager40: CUDA graphs, the engines' default (`Inference.kernel_launch`)
+        out.append(Taken("kernel_launch", "graph", "tensorrt-llm PyTorch backend default" if engine == "tensorrt-llm"
+                         else whose))
     if inf.scenario == "concurrency" or inf.arrival_rate is not None:
         if engine == "tensorrt-llm" and inf.attention_dp and tp > 1 and inf.adp_balance is None:
             out.append(Taken("adp_balance", "off", whose))

@@ -17,6 +17,7 @@ from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw import kv_cache_dtype as KV
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.launch import LAUNCH_WORDS, TENSORRT_LAUNCH
 from archgen.perf.serve.batcher import replica_rate
 from archgen.perf.serve.colocation import (
     colocation_convention,
@@ -35,6 +36,7 @@ from archgen.perf.serve.inference import (
 )
 from archgen.perf.serve.lengths import FIRST_TOKEN, OFFLINE_TPOT, kv_convention, lengths_convention
 from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
+from archgen.perf.serve.pass_costs import host_floor
 from archgen.perf.serve.profile_peak import memory_reserve
 from archgen.perf.serve.run import KEEP_UP, capacity_metrics, run_breakdown
 from archgen.perf.serve.scheduler import estimate_serving, full_run
@@ -278,6 +280,13 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     f"{inf.adp_balance.timeout_iters}th iteration)")
     padding = ("" if inf.graph_batch_sizes is None else "; decode-only iterations padded to the next CUDA-graph "
                f"batch size a rank of {', '.join(map(str, inf.graph_batch_sizes))} (perf/serve/graph_padding.py)")
+    launch = inf.kernel_launch or "graph"
+    floor = float(host_floor(job, tp))
+    eager = "" if launch == "graph" else (
+        f"; launched without CUDA graphs ({LAUNCH_WORDS[launch]}): a pass takes at least its host's "
+        f"{floor * 1e3:.2f} ms of launches" + (f" ({floor / job.launch_host * TENSORRT_LAUNCH[1] * 1e3:.2f} ms at "
+                                               f"{TENSORRT_LAUNCH[1] * 1e6:g} us)" if launch == "tensorrt" else "")
+        + ", the in-graph costs charged on the GPU beside")
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
@@ -296,7 +305,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
                            "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens "
                            "and the engine's max_batch_size, per rank under attention DP) unless `batch` is given",
-            "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
+            "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass" + eager,
             "kv_cache": kv_convention(reserve, inf.output_len_cv) + (f": {reserve_why}" if reserve_why else ""),
             "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
             "ffn_activation": "the FFN activation is a kernel of its own reading the up/gate GEMM's 16-bit output, as "
