@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
 from archgen.model.cases import Case  # noqa: E402
-from archgen.perf.workload.band_families import QUANTITIES, arrival_of  # noqa: E402
+from archgen.perf.workload.band_families import OFFLINE_FAMILIES, QUANTITIES, arrival_of  # noqa: E402
 from archgen.perf.workload.band_lookup import context_of  # noqa: E402
 from archgen.perf.workload.band_source import (  # noqa: E402
     at_one_length,
@@ -41,8 +41,6 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Every scored case file, in the accuracy page's order.
 CASE_FILES = (ROOT / "tests" / "data" / "validation-cases.yaml", *SCORED.values(), *INDEPENDENT.values())
 TABLE = ROOT / "archgen" / "perf" / "workload" / "band_table.py"
-#: The offline families, whose runs' throughput is also scored as a simulated capacity (`capacity_results`).
-OFFLINE = ("offline-serving", "moe-offline-serving")
 
 
 def capacity_results(cases: dict[str, Case], results: list[CaseResult], accelerators: dict) -> list[CaseResult]:
@@ -52,7 +50,7 @@ def capacity_results(cases: dict[str, Case], results: list[CaseResult], accelera
     the capacity of a run under load is a simulated closed loop that gives every request one length, so its band
     (and an open loop's reach, `band_families.reached`) is the model's error computed that way (lengths40).
     """
-    offline = [r for r in results if case_family(cases[r.id], r.metric) in OFFLINE
+    offline = [r for r in results if case_family(cases[r.id], r.metric) in OFFLINE_FAMILIES
                and QUANTITIES["inference"].get(r.metric) == "tokens_per_second"]
     spread = [cases[i] for i in dict.fromkeys(r.id for r in offline) if cases[i].inference.output_len_cv is not None]
     again = {(r.id, r.metric): r for r in score([at_one_length(c) for c in spread], accelerators)}

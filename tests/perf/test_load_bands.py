@@ -154,5 +154,5 @@ def test_req004_names_the_load_bin_its_band_comes_from(spec_tree):
     assert "model error -97.9% to +64.4%, median |error| 55.9%, on 10 serving under load measurements taken near " \
         "capacity (load >= 0.85) under Poisson arrivals at a rate, as this run is (load 0.92 of its replica's " \
         "capacity; up to 1.34 at the low end of the capacity's band, which the model over-predicted by up to +46.2% " \
-        "on offline serving runs, each scored as the capacity is simulated, every request of one length, past " \
-        "capacity, where the queue grows without bound)" in line
+        "on offline serving runs, each scored as a simulated run is, every request of one length (a run's stated " \
+        "spread of outputs dropped), past capacity, where the queue grows without bound)" in line

@@ -81,8 +81,8 @@ BANDS = [
     ("MI300X {0[5]} and MI325X {0[4]}, against the family's {1[5]}); AMD's MoE offline serving (Mixtral, {2[4]} and "
      "{2[5]} against {3[5]}: one of them under the median), dense training ({4[4]} to {4[5]} against {5[5]})",
      [(*OFFLINE, "AMD"), OFFLINE, (*MOE, "AMD"), MOE, (*DENSE, "AMD"), DENSE]),
-    ("which the model over-predicted by up to {0[4]} on offline serving runs, each scored as the capacity is "
-     "simulated", [CAPACITY]),
+    ("which the model over-predicted by up to {0[4]} on offline serving runs, each scored as a simulated run is",
+     [CAPACITY]),
     ("MoE: {0[3]} to {0[4]} (the tokens/s band {1[3]} to {1[4]}); dense: {2[3]} to {2[4]} ({3[4]},",
      [MOE_CAPACITY, MOE, CAPACITY, OFFLINE]),
     ("({0[4]} dense, {1[4]} MoE; {2[4]} and {3[4]}, the tokens/s band's, before lengths40)",
@@ -90,7 +90,8 @@ BANDS = [
     ("(0.73 reaching 1.04: {0[2]} rows, {0[3]} to {0[4]}, which holds it)",
      [("serving under load", "ttft_p99@moderate..near-capacity@poisson")]),
     ("that bin holds {0[2]} row (GB300's, {0[3]}), no band", [("serving under load", "ttft_p99@moderate@poisson")]),
-    ("all inside the MoE offline band, {0[3]} to {0[4]};", [MOE]),
+    ("all inside the MoE offline band at one length, {0[3]} to {0[4]}, as they were inside its tokens/s band, {1[3]} to "
+     "{1[4]}, before lengths40;", [MOE_CAPACITY, MOE]),
     ("`moe-offline-serving` holds {0[2]} aggregated offline runs: Mixtral 8x7B at TP 1 in FP8 ({0[3]}", [MOE]),
 ]
 

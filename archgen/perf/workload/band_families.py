@@ -222,8 +222,19 @@ CAPACITY_METRICS = ("replica_capacity", "replicas_to_keep_up")
 #: DeepSeek-R1 Offline rows read +102.2 % and +115.2 % with MLPerf's dataset spread (CV 1.25) but +145.2 % and
 #: +159.3 % at one length, so a band from the first applied to a capacity computed the second way put newuser33's
 #: B200 Server run's reach at 0.49 (light load) where the same rows, scored as its capacity is, put it at 0.59.
-ONE_LENGTH = ("scored as the simulated capacity is, every request of one length (a row's stated output_len_cv "
-              "dropped)")
+ONE_LENGTH = "scored as a simulated run is, every request of one length (a run's stated spread of outputs dropped)"
+#: The families of offline serving runs, whose runs are also scored at one length (`ONE_LENGTH`).
+OFFLINE_FAMILIES = ("offline-serving", "moe-offline-serving")
+
+
+def row_quantity(family_: str, quantity: str, simulated: bool) -> str:
+    """The quantity whose row of `family_` bands `quantity` (its own, but for a simulated run's throughput).
+
+    A simulated run's throughput in an offline family (a closed loop at its engine's cap, `quantity_family`) takes the
+    runs scored at one length, as it is simulated (`ONE_LENGTH`), the row a replica capacity's band is.
+    """
+    return "replica_capacity" if simulated and quantity == "tokens_per_second" and family_ in OFFLINE_FAMILIES \
+        else quantity
 
 
 def quantity_family(family_: str, metric: str, capacity: bool) -> str:

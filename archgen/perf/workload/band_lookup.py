@@ -30,7 +30,7 @@ def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span 
     return {name: b for name in names if (b := band(quantity_family(family_, name, capacity), name,
                                                     accelerator=accelerator, span=own(name), load=load,
                                                     context=context, vendor=vendor, arrival=arrival,
-                                                    routing=routing)) is not None}
+                                                    routing=routing, simulated=capacity)) is not None}
 
 
 def context_of(job: object) -> int | None:
