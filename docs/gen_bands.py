@@ -20,9 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
-from archgen.perf.workload.band_families import arrival_of  # noqa: E402
+from archgen.model.cases import Case  # noqa: E402
+from archgen.perf.workload.band_families import OFFLINE_FAMILIES, QUANTITIES, arrival_of  # noqa: E402
 from archgen.perf.workload.band_lookup import context_of  # noqa: E402
 from archgen.perf.workload.band_source import (  # noqa: E402
+    at_one_length,
     compute_context,
     compute_on,
     compute_table,
@@ -33,12 +35,26 @@ from archgen.perf.workload.band_source import (  # noqa: E402
 from archgen.perf.workload.case_bands import case_family  # noqa: E402
 from archgen.scoring.cases import case_vendor, read_case_file  # noqa: E402
 from archgen.scoring.catalog import load_accelerators  # noqa: E402
-from archgen.scoring.scores import score_cases  # noqa: E402
+from archgen.scoring.scores import CaseResult, score, score_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Every scored case file, in the accuracy page's order.
 CASE_FILES = (ROOT / "tests" / "data" / "validation-cases.yaml", *SCORED.values(), *INDEPENDENT.values())
 TABLE = ROOT / "archgen" / "perf" / "workload" / "band_table.py"
+
+
+def capacity_results(cases: dict[str, Case], results: list[CaseResult], accelerators: dict) -> list[CaseResult]:
+    """The offline runs' throughput scored as a simulated replica capacity is, as `replica_capacity` (`ONE_LENGTH`).
+
+    Every offline-family tokens/s measurement, its case's stated spread of output lengths (`output_len_cv`) dropped:
+    the capacity of a run under load is a simulated closed loop that gives every request one length, so its band
+    (and an open loop's reach, `band_families.reached`) is the model's error computed that way (lengths40).
+    """
+    offline = [r for r in results if case_family(cases[r.id], r.metric) in OFFLINE_FAMILIES
+               and QUANTITIES["inference"].get(r.metric) == "tokens_per_second"]
+    spread = [cases[i] for i in dict.fromkeys(r.id for r in offline) if cases[i].inference.output_len_cv is not None]
+    again = {(r.id, r.metric): r for r in score([at_one_length(c) for c in spread], accelerators)}
+    return [replace(again.get((r.id, r.metric), r), metric="replica_capacity") for r in offline]
 
 
 def source() -> str:
@@ -56,6 +72,7 @@ def source() -> str:
         # an open loop is binned at its measured capacity where its file measures it, else at the model's
         results = [replace(r, load=measured.get(r.id, r.load)) if r.load is not None else r
                    for r in score_cases(cf).results]
+        results += capacity_results(cases, results, accelerators)
         family = {(r.id, r.metric): case_family(cases[r.id], r.metric) for r in results}
         scored += [(family[(r.id, r.metric)], r.metric, r.error, r.load, arrival[r.id]) for r in results]
         on += [(family[(r.id, r.metric)], r.metric, accelerator[r.id], r.load, arrival[r.id]) for r in results]

@@ -259,6 +259,10 @@ def band_section() -> list[str]:
              "tokens/s by Little's law (a request lives batch x output_len / tokens/s per replica), so it carries "
              "the tokens/s band turned, from the decode step to the closed form's schedule (docs/perf-model.md, An "
              "offline run's TPOT).", "",
+             "An offline family's `replica_capacity` row is its tokens/s rows scored again with every request of "
+             "one length (a row's stated output_len_cv dropped), as a run under load's replica capacity is "
+             "simulated: the band of `replica_capacity` and `replicas_to_keep_up`, and the error an open loop's load "
+             "is reached by, below (docs/perf-model.md, The capacity's band is scored at one length).", "",
              "Serving under load's TTFT and TPOT (means and percentiles) are kept per load bin of the run "
              "and of its arrival (`quantity@bin@arrival`): its requests served per second over its replica's "
              f"capacity, a simulated closed loop holding as many requests as the replica admits, both the model's "
@@ -271,11 +275,12 @@ def band_section() -> list[str]:
              f"{'; '.join(f'{k}: {v}' for k, v in LOAD_BINS.items())}. Arrivals: "
              f"{'; '.join(f'{k}: {v}' for k, v in ARRIVALS.items())}. An estimate takes its own bin's band of its "
              "own arrival; an open loop's load, its arrival rate over a capacity the model may over-predict by up to "
-             "the offline family's highest throughput error, reaches load x (1 + that error), and the estimate takes "
-             "the band of every bin from its load's to that one's (`a..b` rows below: each measurement counts in "
-             f"every run of bins holding its own); a bin or run of bins of fewer than {MIN_BIN} measurements (or "
-             "none, as every percentile at light load) gives no band, 'unmeasured at this load', and never another "
-             "bin's or arrival's.", "", page_words(MIN_BIN, LIKELY, expected_coverage), "",
+             "the offline family's highest error on it (`replica_capacity`), reaches load x (1 + that error), and "
+             "the estimate takes the band of every bin from its load's to that one's (`a..b` rows below: each "
+             "measurement counts in every run of bins holding its own); a bin or run of bins of fewer than "
+             f"{MIN_BIN} measurements (or none, as every percentile at light load) gives no band, 'unmeasured at "
+             "this load', and never another bin's or arrival's.", "",
+             page_words(MIN_BIN, LIKELY, expected_coverage), "",
              "A band is the range of its measurements' errors, not a bound: `expected` is the share of further "
              "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks, Ann. Math. Statist. "
              "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it. A requirement met across a "

@@ -72,6 +72,8 @@ QUOTED = [
 #: 1 row; the page says so, and no longer quotes that bin as the three 405B rows' band, a past figure.
 MOE, OFFLINE, DENSE = ("MoE offline serving", "tokens_per_second"), ("offline serving", "tokens_per_second"), \
     ("dense training", "step_time")
+#: The offline rows scored at one length, as a run under load's capacity is (lengths40).
+MOE_CAPACITY, CAPACITY = ("MoE offline serving", "replica_capacity"), ("offline serving", "replica_capacity")
 BANDS = [
     ("model error {0[3]} to {0[4]}, median |error| {0[5]}, on {0[2]} dense training measurements", [DENSE]),
     ("that median ({0[4]} to {0[5]}, median |error| {0[6]}), so that median is not typical of AMD's parts",
@@ -79,11 +81,17 @@ BANDS = [
     ("MI300X {0[5]} and MI325X {0[4]}, against the family's {1[5]}); AMD's MoE offline serving (Mixtral, {2[4]} and "
      "{2[5]} against {3[5]}: one of them under the median), dense training ({4[4]} to {4[5]} against {5[5]})",
      [(*OFFLINE, "AMD"), OFFLINE, (*MOE, "AMD"), MOE, (*DENSE, "AMD"), DENSE]),
-    ("which the model over-predicted by up to {0[4]} on offline serving runs", [OFFLINE]),
+    ("which the model over-predicted by up to {0[4]} on offline serving runs, each scored as a simulated run is",
+     [CAPACITY]),
+    ("MoE: {0[3]} to {0[4]} (the tokens/s band {1[3]} to {1[4]}); dense: {2[3]} to {2[4]} ({3[4]},",
+     [MOE_CAPACITY, MOE, CAPACITY, OFFLINE]),
+    ("({0[4]} dense, {1[4]} MoE; {2[4]} and {3[4]}, the tokens/s band's, before lengths40)",
+     [CAPACITY, MOE_CAPACITY, OFFLINE, MOE]),
     ("(0.73 reaching 1.04: {0[2]} rows, {0[3]} to {0[4]}, which holds it)",
      [("serving under load", "ttft_p99@moderate..near-capacity@poisson")]),
     ("that bin holds {0[2]} row (GB300's, {0[3]}), no band", [("serving under load", "ttft_p99@moderate@poisson")]),
-    ("all inside the MoE offline band, {0[3]} to {0[4]};", [MOE]),
+    ("all inside the MoE offline band at one length, {0[3]} to {0[4]}, as they were inside its tokens/s band, {1[3]} to "
+     "{1[4]}, before lengths40;", [MOE_CAPACITY, MOE]),
     ("`moe-offline-serving` holds {0[2]} aggregated offline runs: Mixtral 8x7B at TP 1 in FP8 ({0[3]}", [MOE]),
 ]
 

@@ -40,8 +40,9 @@ QUANTITIES: dict[str, dict[str, str]] = {
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
                   "energy_per_token": "tokens_per_second", "facility_energy_per_million_tokens": "tokens_per_second",
                   # a replica's capacity is its full closed loop's tokens/s over output_len, and the replicas that
-                  # keep up a rate that rate over it: the throughput's band (turned), offline's (`quantity_family`)
-                  "replica_capacity": "tokens_per_second", "replicas_to_keep_up": "tokens_per_second",
+                  # keep up a rate that rate over it (turned): the offline family's (`quantity_family`) runs, each
+                  # scored as the capacity is simulated, every request of one length (`ONE_LENGTH`)
+                  "replica_capacity": "replica_capacity", "replicas_to_keep_up": "replica_capacity",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")},
                   # the replica read as a disaggregated deployment's pools: quantities no scored run measured
                   "prefill_tokens_per_second_per_gpu": "prefill_pool", "decode_tokens_per_second_per_gpu":
@@ -51,6 +52,9 @@ QUANTITIES: dict[str, dict[str, str]] = {
                   "decode_step_time": "decode_step"},
     "collective": {"time": "time", "busbw": "time"},
 }
+#: A quantity whose estimate's span over the part's stated efficiency ranges is another's (`band_span.span_factors`):
+#: a replica's capacity moves with the hardware as its throughput does, so either one's span stands for both.
+SPANS_AS = {"replica_capacity": "tokens_per_second"}
 #: Quantities no published run of any family is scored on, with why (`bands.Band` says it where their band is empty):
 #: a disaggregated deployment's pools (`perf.serve.colocation.pool_metrics`, nu79fix). The aggregated families'
 #: errors are not theirs: a decode pool runs no prompts, and the scored MoE runs' conditions are not a decode pool's
@@ -132,9 +136,10 @@ def reached(family_: str, quantity: str, load: float | None, arrival: str, capac
 
     An open loop's load is its arrival rate over its replica's capacity (`perf.serve.run.ServingRun.load`), so a
     capacity the model over-predicts by e puts it at load x (1 + e): at the capacity band's low end, the offline
-    family's highest throughput error `capacity_high` (nu68fix: MLPerf v5.1's Llama 3.1 8B Server row, load 0.70 by
-    the model, +26.9 % on the same system's Offline throughput, ran at 999.47 / 1,060.23 = 0.94 of its measured
-    capacity). A closed loop's concurrency, not a rate, sets its load: its own.
+    family's highest error on the capacity, its runs scored at one length as the capacity is (`ONE_LENGTH`),
+    `capacity_high` (nu68fix: MLPerf v5.1's Llama 3.1 8B Server row, load 0.70 by the model, +26.9 % on the same
+    system's Offline throughput, ran at 999.47 / 1,060.23 = 0.94 of its measured capacity). A closed loop's
+    concurrency, not a rate, sets its load: its own.
     """
     if family_ not in LOAD_FAMILIES or quantity not in LOAD_QUANTITIES or load is None:
         return None
@@ -210,6 +215,26 @@ def at_engine_cap(inference: Inference | None) -> bool:
 #: A simulated run's figures of its replica full (`perf.serve.run.capacity_metrics`): a closed loop holding as many
 #: requests as the replica admits, which is what an offline run measures, so they carry the offline family's band.
 CAPACITY_METRICS = ("replica_capacity", "replicas_to_keep_up")
+#: How the offline family's runs are scored for the capacity's band (quantity `replica_capacity`; docs/gen_bands.py)
+#: and an open loop's reach (`reached`): as the capacity is simulated, every request `input_len` + `output_len`
+#: tokens (`perf.serve.scheduler` gives a simulated run no spread of lengths). Their own tokens/s band is scored with
+#: the outputs' spread each row states (`output_len_cv`), which the simulated capacity cannot take: lengths40, the
+#: DeepSeek-R1 Offline rows read +102.2 % and +115.2 % with MLPerf's dataset spread (CV 1.25) but +145.2 % and
+#: +159.3 % at one length, so a band from the first applied to a capacity computed the second way put newuser33's
+#: B200 Server run's reach at 0.49 (light load) where the same rows, scored as its capacity is, put it at 0.59.
+ONE_LENGTH = "scored as a simulated run is, every request of one length (a run's stated spread of outputs dropped)"
+#: The families of offline serving runs, whose runs are also scored at one length (`ONE_LENGTH`).
+OFFLINE_FAMILIES = ("offline-serving", "moe-offline-serving")
+
+
+def row_quantity(family_: str, quantity: str, simulated: bool) -> str:
+    """The quantity whose row of `family_` bands `quantity` (its own, but for a simulated run's throughput).
+
+    A simulated run's throughput in an offline family (a closed loop at its engine's cap, `quantity_family`) takes the
+    runs scored at one length, as it is simulated (`ONE_LENGTH`), the row a replica capacity's band is.
+    """
+    return "replica_capacity" if simulated and quantity == "tokens_per_second" and family_ in OFFLINE_FAMILIES \
+        else quantity
 
 
 def quantity_family(family_: str, metric: str, capacity: bool) -> str:
@@ -221,7 +246,7 @@ def quantity_family(family_: str, metric: str, capacity: bool) -> str:
     So do `CAPACITY_METRICS` in any run under load: they are the replica's figures when full.
     """
     if (capacity or metric in CAPACITY_METRICS) and family_ in LOAD_FAMILIES and \
-            QUANTITIES["inference"].get(metric) == "tokens_per_second":
+            QUANTITIES["inference"].get(metric) in ("tokens_per_second", "replica_capacity"):
         return family_.replace("serving-under-load", "offline-serving")
     return family_
 

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from archgen.display import significant
-from archgen.perf.workload.band_families import KINDS, QUANTITIES, quantity_family
-from archgen.perf.workload.band_span import Span, turned
+from archgen.perf.workload.band_families import quantity_family
+from archgen.perf.workload.band_span import Span, same_span, turned
 from archgen.perf.workload.bands import Band, band
 
 
@@ -23,14 +23,14 @@ def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span 
     quantity, else `span`. A `capacity` run's throughput takes the offline family's band (`quantity_family`). An MoE
     serving estimate's `routing` span goes to each metric stating its quantity (`Band.routing`).
     """
-    quantities, more = QUANTITIES[KINDS[family_]], tuple(spans)
+    more = tuple(spans)
 
     def own(name: str) -> Span | None:
-        return next((s for s in more if quantities.get(s[0]) == quantities.get(name)), span)
+        return next((s for s in more if same_span(family_, s[0], name)), span)
     return {name: b for name in names if (b := band(quantity_family(family_, name, capacity), name,
                                                     accelerator=accelerator, span=own(name), load=load,
                                                     context=context, vendor=vendor, arrival=arrival,
-                                                    routing=routing)) is not None}
+                                                    routing=routing, simulated=capacity)) is not None}
 
 
 def context_of(job: object) -> int | None:

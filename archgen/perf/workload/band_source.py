@@ -174,6 +174,12 @@ def median_of(values: list[float]) -> float:
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
+def at_one_length(case: Case) -> Case:
+    """`case` as a simulated run takes its requests, each of one length: its `output_len_cv` dropped (`ONE_LENGTH`)."""
+    assert case.inference is not None, "a serving case"
+    return case.model_copy(update={"inference": case.inference.model_copy(update={"output_len_cv": None})})
+
+
 def measured_loads(cases: Iterable[Case]) -> dict[str, float]:
     """Each open-loop serving case's load at its system's measured capacity, where its file measures that capacity.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from archgen import metrics
 from archgen.display import significant
 from archgen.metric import RENAMED
-from archgen.perf.workload.band_families import KINDS, QUANTITIES
+from archgen.perf.workload.band_families import KINDS, QUANTITIES, SPANS_AS
 from archgen.units import Q_
 
 #: Workload metrics that rise as the step time falls though neither direction is better: a training job's load-swing
@@ -79,10 +79,16 @@ def _shown(m: metrics.Metric | None) -> tuple[float, str]:
     return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"
 
 
+def same_span(family_: str, name: str, metric: str) -> bool:
+    """Whether a span of metric `name` stands for `metric`'s: they state one quantity, or one spans as the other's."""
+    quantities = QUANTITIES[KINDS[family_]]
+    spans = [SPANS_AS.get(q, q) if q is not None else None for q in (quantities.get(name), quantities.get(metric))]
+    return spans[0] == spans[1]
+
+
 def span_factors(family_: str, metric: str, span: Span) -> tuple[float, float] | None:
     """`span` as factors of `metric`'s estimate, (low, high), where `metric` states the quantity `span` is of."""
     name, point, lo, hi = span
-    quantities = QUANTITIES[KINDS[family_]]
-    if quantities.get(name) != quantities.get(metric) or point <= 0 or lo <= 0:
+    if not same_span(family_, name, metric) or point <= 0 or lo <= 0:
         return None
     return (lo / point, hi / point) if maximise(metric) == maximise(name) else (point / hi, point / lo)

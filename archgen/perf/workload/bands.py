@@ -54,10 +54,12 @@ from archgen.perf.workload.band_families import (
     ARRIVALS,
     FAMILIES,
     KINDS,
+    ONE_LENGTH,
     QUANTITIES,
     UNSCORED,
     bin_words,
     reached,
+    row_quantity,
     single_keys,
     table_key,
 )
@@ -133,6 +135,7 @@ class Band:
     carried: str = ""  # a band carried from another quantity's, in words (an offline TPOT's, `band_lookup.offline_gap`)
     caveat: str = ""  # why a target met at both ends is still at risk, other than few measurements (`coverage_note`)
     light: Worst | None = None  # unmeasured at light load: the worst errors measured there (`light_load`, `beyond`)
+    one_length: bool = False  # its runs scored at one length, as a simulated run's capacity is (`ONE_LENGTH`)
 
     @property
     def measured(self) -> bool:
@@ -270,7 +273,8 @@ class Band:
                    f", so the band lies {'below' if self.low > 0 else 'above'} the estimate"))
         return (f"{self.carried}model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
                 f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
-                f"{self._bin()}{self._on()}{side}{self._spread()}{self._vendor()}")
+                f"{', each ' + ONE_LENGTH if self.one_length else ''}{self._bin()}{self._on()}{side}{self._spread()}"
+                f"{self._vendor()}")
 
     def _bin(self) -> str:
         if not self.bin or self.load is None:
@@ -284,7 +288,7 @@ class Band:
             return ""
         offline = FAMILIES[self.family.replace("serving-under-load", "offline-serving")]
         return (f"; up to {self.reach:.2f} at the low end of the capacity's band, which the model over-predicted by up "
-                f"to {self.capacity_high:+.1%} on {offline} runs"
+                f"to {self.capacity_high:+.1%} on {offline} runs, each {ONE_LENGTH}"
                 + (", past capacity, where the queue grows without bound" if self.reach >= 1 else ""))
 
     def _on(self) -> str:
@@ -311,7 +315,7 @@ class Band:
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
          load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
-         routing: Span | None = None) -> Band | None:
+         routing: Span | None = None, simulated: bool = False) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
@@ -324,12 +328,16 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     on the part's `vendor` misses by more than the family's median |error| (`VENDOR`, `band_source.compute_vendor`),
     the band names the vendor's own errors, so the median does not read as typical of its parts. An MoE serving
     estimate's `routing` span (its rate at the measured skew, 0 where none bounds it, and balanced) goes to each
-    metric stating its quantity (`Band.routing`), beside the band, whatever the band is.
+    metric stating its quantity (`Band.routing`), beside the band, whatever the band is. A `simulated` run's
+    throughput taking an offline family's band takes its runs scored at one length (`row_quantity`), as a capacity's
+    does.
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
         return None
+    quantity = row_quantity(family_, quantity, simulated)
     got = _band(family_, metric, quantity, table, accelerator, span, on, load, context, vendor, arrival)
+    got = replace(got, one_length=quantity == "replica_capacity")
     routed_ = routed(family_, metric, routing) if routing is not None else None
     return got if routed_ is None else replace(got, routing=routed_[0], routed=routed_[1])
 
@@ -342,7 +350,7 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
     if context is not None and longest and context > longest:
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
     rows = TABLE if table is None else table
-    capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("tokens_per_second")
+    capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("replica_capacity")
     reach = reached(family_, quantity, load, arrival, capacity[2] if capacity else 0.0)
     key = table_key(family_, quantity, load, arrival, reach)
     bin_ = key.split("@")[1] if "@" in key else ""

@@ -30,4 +30,5 @@ def case_band(case: Case, metric: str, load: float | None = None) -> Band | None
     page's held-out section and `estimate --cases` set a measurement beside it. None where the metric has no band.
     """
     arrival = arrival_of(case.inference.scenario) if case.inference is not None else "poisson"
-    return band(case_family(case, metric), metric, load=load, arrival=arrival, context=context_of(case))
+    return band(case_family(case, metric), metric, load=load, arrival=arrival, context=context_of(case),
+                simulated=at_engine_cap(case.inference))

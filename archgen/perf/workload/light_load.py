@@ -19,7 +19,8 @@ both under `band_families.LIGHT`): nearer capacity a queue magnifies the error (
 8B on 8 B200 at a measured load of 0.94 where the model put it at 0.70), and nothing short of that is beyond it.
 And only where the job's own family has at least `bands.MIN_BIN` of those runs, so that its worst errors are not all
 another family's: MoE serving has one (the GB300 run), and newuser33's DeepSeek-R1 on a DGX B200 at MLPerf's 5.02/s,
-at load 0.23 by the model, reads TTFT p99 87 ms where the run measured 1.696 s, 19.4x, beyond the -88.9 % worst.
+at load 0.23 by the model, read TTFT p99 87 ms where the run measured 1.696 s, 19.4x, beyond the -88.9 % worst (since
+lengths40 its reach, 0.59 at the capacity band scored at one length as the capacity is simulated, leaves light load).
 The dense family's own light-load runs are all closed loops (NIM, Llama 3.3 70B on 2 H100): that a Poisson run's
 queueing at a load under 0.5 stays within the MoE Poisson run's error is an assumption no dense Poisson run at light
 load has tested (docs/perf-model.md, Error bands, Light load).

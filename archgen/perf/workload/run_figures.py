@@ -117,8 +117,8 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
     if tput.delivered:   # an open loop that keeps up: the delivered throughput's band, turned (`band_lookup.delivered`)
         low, high = turned(tput.low, tput.high)
         return {k: replace(tput, metric=k, low=low, high=high) for k in names if k in cost}
-    return bands(tput.family, [k for k in names if k in cost],
-                 accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
+    return bands(tput.family, [k for k in names if k in cost], accelerator=tput.accelerator, span=est.span,
+                 context=tput.context or None, vendor=tput.vendor, capacity=tput.one_length)
 
 
 def serving_cost_ends(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Any]:

@@ -81,7 +81,7 @@ def spans_ranges(workload: Workload, arch: Arch, hw: Hardware) -> bool:
     assert inf is not None, "called for an inference workload"
     fam = quantity_family(family("inference", bool(arch.experts), run_scenario(inf.scenario, inf.arrival_rate)),
                           "tokens_per_second_per_gpu", at_engine_cap(inf))
-    b = band(fam, "tokens_per_second_per_gpu", accelerator=hw.accelerator)
+    b = band(fam, "tokens_per_second_per_gpu", accelerator=hw.accelerator, simulated=at_engine_cap(inf))
     return b is not None and b.measured and b.on_accelerator == 0 and bool(range_ends(hw, inf.precision))
 
 
