@@ -358,8 +358,9 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
         lines += _table(rows, *_fits_ranges(ran, accs),
                         status=any(r.status != "confirmed" for r in rows))  # shown where a row is not confirmed
         lines += switches_table(extra_cases) + refused_section(extra_scores.refused)
-    for name, extra in (held_out or {}).items():
-        lines += heldout_section(extra, name, accs)
+    for name, extra in (held_out or {}).items():   # each with the stack and switches its runs were predicted with
+        held = score_cases(read_case_file(extra), accs).scored
+        lines += heldout_section(extra, name, accs) + switches_table([e.case for e in held if e.results])
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")

@@ -95,6 +95,31 @@ def test_accuracy_page_lists_every_public_case_file():
     assert case_files - listed == set(), "add them to INDEPENDENT (or, kept out of the bands, HELD_OUT) in docs/gen_accuracy.py"
 
 
+def test_accuracy_page_lists_each_training_case_with_its_stack():
+    """Issue 20's last bar: every public training case on docs/accuracy.md is listed with the stack and switches it
+    was predicted with, the held-out runs too (before newuser100 their 19 training cases had no such row: the
+    DeepSeek-V3 run, scored with the default profile, and the MaxText run on TPU v5p, with a stated stand-in, among
+    them). A case the model refuses is listed with its reason instead."""
+    from pathlib import Path
+
+    from archgen.model.cases import Case
+    from archgen.scoring.cases import read_case_file
+
+    root = Path(__file__).resolve().parents[2]
+    gen = docs_script("gen_accuracy")
+    page = (root / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    rows, table = set(), False
+    for line in page.splitlines():
+        table = line.startswith("| case | stack |") or (table and line.startswith("|"))
+        if table:
+            rows.add(line.split("|")[1].strip())
+    files = (CASES, *gen.SCORED.values(), *gen.INDEPENDENT.values(), *gen.HELD_OUT.values())
+    training = {c.id for f in files for _, c in read_case_file(f).entries
+                if isinstance(c, Case) and c.training is not None}
+    refused = {r.id for f in files for r in read_case_file(f).refused}
+    assert training - refused - rows == set()
+
+
 def test_shipped_copy_matches_shared_file():
     shared = CASES.parents[2].parent / "shared" / "data" / "validation-cases.yaml"
     if not shared.exists():
