@@ -7,7 +7,8 @@ values that knob takes in practice. None of these predictions enters a score.
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
   and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
   A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
-  over none, selective and full, each that fits the memory model (`recompute_span`).
+  over none, selective and full, each that fits the memory model (`recompute_span`). And every training case over
+  the host's time per eager operation, 13.48 to 20 us (`host_range`, `HOST_OPS`), where that moves it.
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
