@@ -267,15 +267,19 @@ def trained(case: Case, hw: Hardware, step: TrainingEstimate | None = None) -> P
     return Prediction(training_metrics(case, hw, float(est.step_time)), Footprint(hw, training=est))
 
 
-def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
-                       ) -> TrainingEstimate:
-    """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
+def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None,
+                      host_op: float | None = None) -> TrainingEstimate:
+    """The model's estimate for a training case, at its own micro-batch and stack unless others are given.
+
+    `host_op`: the host's seconds per eager operation in place of the measured one (`Job.host_op`).
+    """
     t = case.training
     assert t is not None, "called for training cases"
     name = stack or on_vendor(t, hw.vendor).stack
     knobs = resolve(name, stated_knobs(t), t.precision)
     job = Job.from_knobs(Arch.from_model(_model(case), t.mtp_layers), t.seq_len, t.global_batch, t.precision, knobs,
                          name, vendor=hw.vendor)
+    job = job if host_op is None else replace(job, host_op=host_op)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),

@@ -7,7 +7,8 @@ values that knob takes in practice. None of these predictions enters a score.
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
   and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
   A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
-  over none, selective and full, each that fits the memory model (`recompute_span`).
+  over none, selective and full, each that fits the memory model (`recompute_span`). And every training case over
+  the host's time per eager operation, 13.48 to 20 us (`host_range`, `HOST_OPS`), where that moves it.
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
@@ -49,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 from itertools import product
+from math import isclose
 
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
@@ -58,7 +60,7 @@ from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
-from archgen.perf.hw.launch import TENSORRT_LAUNCH
+from archgen.perf.hw.launch import HOST_OP_TIME, LAUNCH_RANGE, TENSORRT_LAUNCH
 from archgen.perf.serve.engine_defaults import kv_rule_of
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
@@ -259,6 +261,33 @@ def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] |
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
+#: The host's time per eager operation a training range runs over (s): the model's point, one eager PyTorch operation
+#: measured on an x86 H100 host (`launch.HOST_OP_TIME`), and the high end of what the CUDA launch call alone
+#: "usually" takes (`launch.LAUNCH_RANGE`, HolisticTraceAnalysis's docs).
+HOST_OPS = (HOST_OP_TIME, LAUNCH_RANGE[1])
+
+
+def host_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None
+               ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's range over the host's time per eager operation (`HOST_OPS`), a training case's.
+
+    No source times Megatron-core's and Transformer Engine's operations on the host per MoE forward (docs/
+    perf-model.md, Limitations), so the point (an eager `torch.nn.Linear`) is not a ceiling: the range goes to the
+    launch call's usual high end. Empty where the host stays hidden at that end too (nothing moves), and for any
+    other case. The point reuses the case's `scored` prediction where given.
+    """
+    t = case.training
+    if t is None:
+        return {}
+    hw = case_hardware(case, accelerators if accelerators is not None else load_accelerators())
+    ends = [scored.values if scored is not None and scored.made_on(hw) else
+            training_metrics(case, hw, float(training_estimate(case, hw).step_time)),
+            training_metrics(case, hw, float(training_estimate(case, hw, host_op=HOST_OPS[1]).step_time))]
+    if all(isclose(ends[1][k], ends[0][k], rel_tol=1e-9) for k in ends[0]):
+        return {}
+    return {m.metric: (min(p[m.metric] for p in ends), max(p[m.metric] for p in ends)) for m in case.measured}
+
+
 def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                     ) -> dict[str, tuple[float, float]]:
     """Each measured metric's range over the switches the case's stack leaves unsettled and the case leaves out.
@@ -348,6 +377,9 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
     recompute, modes = recompute_span(case, accs, scored)
     parts = [(stack_range(case, accs, scored), "the stack profiles (the case states none)"),
              (training_efficiency_range(case, accs, scored), describe(open_knobs(case, accs))),
+             (host_range(case, accs, scored), "the host's time per eager operation " + "/".join(
+                 f"{h * 1e6:g}" for h in HOST_OPS) + " us (an eager PyTorch operation on an x86 host; the CUDA "
+              "launch call's usual high end, HolisticTraceAnalysis)"),
              (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
                  f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
              (recompute, "recompute " + "/".join(modes) + " (not stated; the modes that fit in memory)")]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from archgen.perf.hw import launch as L
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
 from archgen.perf.train.job import Job
@@ -71,9 +72,9 @@ def test_forward_stretch_orders_the_experts_after_the_dispatch():
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="alltoall")
     assert H.dispatcher_parts(job, 16.0) == (4.0, 3.0)
     n = 50.0
-    host_f = n * H.HOST_OP_TIME
+    host_f = n * L.HOST_OP_TIME
     t = H.forward_stretch(job, 16.0, host_f, 2e-3, 0.3e-3, 0.4e-3)
-    h = H.HOST_OP_TIME
+    h = L.HOST_OP_TIME
     h_e = 17 * h
     expected = _stream(((4, 4 * h, 0.2e-3), (17, h_e, 0.3e-3), (3, 3 * h, 0.2e-3),
                         (n - 24, host_f - h_e - 7 * h, 1.3e-3)))
@@ -87,24 +88,22 @@ def test_a_dense_model_keeps_the_whole_layer_as_one_stretch():
     assert H.host_excess((1e-3, 1e-3), (0.5e-3, 2e-3), True, 1.2e-3) == pytest.approx(0.7e-3, rel=1e-12)
 
 
-def _closing_cost(path, case_id, accelerators, monkeypatch) -> float:
+def _closing_cost(path, case_id, accelerators) -> float:
     """The cost per host operation (s) at which the model's step equals the measured one (bisection)."""
     cases, _ = read_cases(path)
     case = next(c for c in cases if c.id == case_id)
     hw, t = case_hardware(case, accelerators), case.training
     measured = t.global_batch * t.seq_len / float(case.measured[0].value)
-    lo, hi = H.HOST_OP_TIME, 200e-6
+    lo, hi = L.HOST_OP_TIME, 200e-6
     for _ in range(16):
-        monkeypatch.setattr(H, "HOST_OP_TIME", (lo + hi) / 2)
-        if float(training_estimate(case, hw).step_time) < measured:
+        if float(training_estimate(case, hw, host_op=(lo + hi) / 2).step_time) < measured:
             lo = (lo + hi) / 2
         else:
             hi = (lo + hi) / 2
-    monkeypatch.setattr(H, "HOST_OP_TIME", 13.48e-6)
     return lo
 
 
-def test_no_one_cost_per_host_operation_closes_both_h100_rows(accelerators, monkeypatch):
+def test_no_one_cost_per_host_operation_closes_both_h100_rows(accelerators):
     """Megatron-Bridge's two Qwen3-30B-A3B FP8 rows on DGX H100 (one host CPU, Xeon 8480C): EP 16 over two nodes
     (26.04.01, +29.9 %) and EP 8 in one node (26.02, +44.6 %). A single host cost per counted operation would close
     the first at about 36.5 µs (37.4 µs before the router's loss was counted, `router`; 38.1 µs while HybridEP's README dispatch was read as bytes alone,
@@ -112,17 +111,17 @@ def test_no_one_cost_per_host_operation_closes_both_h100_rows(accelerators, monk
     `HOST_OP_TIME` (13.48 µs, TE #2053's x86 torch.nn.Linear) is not the missing term. 36.5 µs is 2.7 times the x86
     figure, near the ratio of TE's own Linear to torch's that TE #2053 states for Grace hosts only (99.66 against
     37.08 µs on GB200, 90.53 against 33.17 on GH200); its H100 DGX TE row is not in the stored copy of the issue."""
-    ep16 = _closing_cost(MODERN, "nemo2604-h100-qwen3-30b-a3b-fp8-ep16", accelerators, monkeypatch)
+    ep16 = _closing_cost(MODERN, "nemo2604-h100-qwen3-30b-a3b-fp8-ep16", accelerators)
     ep8 = _closing_cost(DATA / "bridge-26.02-qwen3-30b-h100-ep8.yaml", "nemo2602-h100-qwen3-30b-fp8-pp2-ep8",
-                        accelerators, monkeypatch)
+                        accelerators)
     # 37.4 and 21.2 µs before the router's loss and random logits (`router`: 12 operations more)
     assert (ep16, ep8) == (pytest.approx(36.5e-6, abs=0.5e-6), pytest.approx(20.5e-6, abs=0.5e-6))
     assert ep16 / ep8 > 1.7
-    assert ep16 / H.HOST_OP_TIME == pytest.approx(2.7, abs=0.05)  # TE's Linear over torch's on Grace: 2.69-2.73
+    assert ep16 / L.HOST_OP_TIME == pytest.approx(2.7, abs=0.05)  # TE's Linear over torch's on Grace: 2.69-2.73
     assert (99.66 / 37.08, 90.53 / 33.17) == (pytest.approx(2.69, abs=0.005), pytest.approx(2.73, abs=0.005))
 
 
-def test_no_one_cost_per_host_operation_closes_both_blackwell_alltoall_rows(accelerators, monkeypatch):
+def test_no_one_cost_per_host_operation_closes_both_blackwell_alltoall_rows(accelerators):
     """Megatron-Bridge's Qwen3-235B-A22B MXFP8 rows with the all-to-all dispatcher, PP 8, EP 8 in one node, whose
     recipes differ in micro_batch_size alone (tests/perf/data/bridge-26.04.01.yaml): DGX B200 at micro-batch 1
     (3,776 tokens/s/GPU) and DGX B300 at micro-batch 2 (26.04, 4,865). With the dispatcher's own operations counted
@@ -136,8 +135,8 @@ def test_no_one_cost_per_host_operation_closes_both_blackwell_alltoall_rows(acce
     DGX B300 the Xeon 6776P, 64 cores (Intel's Xeon 6 announcement of 2025-05, as reported at
     https://itmagazine.com/2025/05/23/unveiling-intel-xeon-6-cpus-a-game-changer-for-nvidias-dgx-b300/)."""
     path = DATA / "bridge-26.04.01.yaml"
-    b200 = _closing_cost(path, "nemo2604-b200-qwen3-235b-mxfp8-pp8-ep8", accelerators, monkeypatch)
-    b300 = _closing_cost(path, "nemo2604-b300-qwen3-235b-mxfp8-pp8-ep8-alltoall", accelerators, monkeypatch)
+    b200 = _closing_cost(path, "nemo2604-b200-qwen3-235b-mxfp8-pp8-ep8", accelerators)
+    b300 = _closing_cost(path, "nemo2604-b300-qwen3-235b-mxfp8-pp8-ep8-alltoall", accelerators)
     # 47.8 and 71.1 µs before the routed rows' MXFP8 padding (`quant.padding_per_token`) and B300's HBM at 7.7 TB/s
     # 46.5 and 68.8 µs before the router's loss and random logits (`router`)
     assert (b200, b300) == (pytest.approx(44.2e-6, abs=0.5e-6), pytest.approx(65.8e-6, abs=0.5e-6))

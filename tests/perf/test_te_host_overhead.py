@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from archgen.perf.hw import launch as L
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
@@ -51,7 +52,7 @@ def test_the_grace_figures_bound_an_x86_host():
     MLP block 3.3 ms, 51.6 µs per expert over both passes."""
     cpu = TE["measurements"]["te2053_torch_linear_cpu_us"]
     assert cpu["gb200"] / cpu["h100_dgx"] == pytest.approx(2.75, abs=0.01)
-    assert cpu["h100_dgx"] * 1e-6 == H.HOST_OP_TIME
+    assert cpu["h100_dgx"] * 1e-6 == L.HOST_OP_TIME
     mlp = TE["measurements"]["te2897_gb200_grouped_mlp"]
     assert mlp["wgrad_allocations_us"] / mlp["experts"] == pytest.approx(5.47, abs=0.01)
     assert (mlp["forward_ms"] + mlp["backward_ms"]) * 1e3 / mlp["experts"] == pytest.approx(51.6, abs=0.1)
@@ -83,7 +84,7 @@ def test_even_at_the_grace_bound_the_rows_forward_stays_gpu_bound(accelerators):
     assert slack == pytest.approx(1.51e-3, abs=0.01e-3)
     mlp = TE["measurements"]["te2897_gb200_grouped_mlp"]
     per_alloc = mlp["wgrad_allocations_us"] / mlp["experts"] * 1e-6
-    extra = _per_pass("allocations_per_split") * per_alloc + _per_pass("python_objects_per_split") * H.HOST_OP_TIME
+    extra = _per_pass("allocations_per_split") * per_alloc + _per_pass("python_objects_per_split") * L.HOST_OP_TIME
     assert extra == pytest.approx(0.48e-3, abs=0.01e-3)
     assert extra < slack
     measured = 1024 * 4096 / 143360.0 / 64 / 48  # s a layer and micro-batch
@@ -106,8 +107,8 @@ def test_te_gemm_entry_point_costs_what_the_model_charges_an_operation():
     nvtx = TE["measurements"]["modelzoo7_b200_nvtx"]
     gemm = nvtx["nvte_cublas_gemm"]
     assert gemm["total_ns"] / gemm["calls"] == pytest.approx(gemm["mean_ns"], abs=0.1)
-    assert gemm["min_ns"] * 1e-9 < H.HOST_OP_TIME < gemm["median_ns"] * 1e-9
-    assert 1 - H.HOST_OP_TIME / (gemm["median_ns"] * 1e-9) == pytest.approx(0.017, abs=0.001)
+    assert gemm["min_ns"] * 1e-9 < L.HOST_OP_TIME < gemm["median_ns"] * 1e-9
+    assert 1 - L.HOST_OP_TIME / (gemm["median_ns"] * 1e-9) == pytest.approx(0.017, abs=0.001)
     assert gemm["calls"] / nvtx["moe_forward_ranges"] == pytest.approx(105.0, abs=0.1)
     assert gemm["total_ns"] / nvtx["moe_forward_ranges"] * 1e-9 == pytest.approx(2.13e-3, abs=0.01e-3)
     job = Job(QWEN3_30B, 4096, 64, "bf16", moe_dispatcher="alltoall", ep_dedup=True, moe_force_balance=True)

@@ -4,8 +4,9 @@ PyTorch runs eagerly: for every operation the host runs Python, PyTorch's dispat
 then can the GPU start it. The host runs ahead of the GPU asynchronously, so its time is hidden while each
 operation takes the GPU longer than the host takes to issue it, and sets the pace where it does not (small kernels
 of small experts at micro-batch 1). The model counts the operations one rank issues per layer and micro-batch
-(`layer_ops`), charges each `HOST_OP_TIME`, and takes the larger of that host time and the layer's GPU time
-(`host_excess`): the host-bound part is what the host time exceeds the GPU's by.
+(`layer_ops`), charges each `Job.host_op` (`launch.HOST_OP_TIME` unless a range asks for another), and takes the
+larger of that host time and the layer's GPU time (`host_excess`): the host-bound part is what the host time
+exceeds the GPU's by.
 
 **Cost per operation** (`HOST_OP_TIME`): 13.48 µs, the CPU time of one `torch.nn.Linear` forward (one eager
 PyTorch operation that launches one cuBLAS GEMM; BF16, hidden 2,048, 8,192 tokens) on an H100 DGX, whose host is
@@ -137,7 +138,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.perf.hw.launch import HOST_OP_TIME
 from archgen.perf.hw.numeric import NUMBER, maximum, where
 from archgen.perf.train.job import Job
 from archgen.perf.train.router import router_kernels
@@ -299,7 +299,7 @@ def host_time(job: Job, counts, rc, attn_kernels=(0.0, 0.0)):
     # full: the forward again; selective: the core (one layout's code and counts: branches, issue 25)
     again = (fwd if rc == 2 else 1.0 if rc == 1 else 0.0) if isinstance(rc, int) and isinstance(fwd, NUMBER) else \
         where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))
-    return HOST_OP_TIME * fwd, HOST_OP_TIME * (bwd + again)
+    return job.host_op * fwd, job.host_op * (bwd + again)
 
 
 def synchronised(job: Job) -> bool:
@@ -352,14 +352,14 @@ def forward_stretch(job: Job, ep, host_f, gpu_f, experts, ep_f, quant=0.0, overh
     a = job.arch
     share = a.moe_layers / a.layers
     n_e = share * (a.experts / ep * EXPERT_GEMMS[0] + 1.0 + quant)  # GEMMs, activation, their quantisation
-    h_e, g_e = HOST_OP_TIME * n_e, share * experts + n_e * overhead
+    op = job.host_op
+    h_e, g_e = op * n_e, share * experts + n_e * overhead
     n_d, n_c = (share * x for x in dispatcher_parts(job, ep))  # the dispatcher's calls around the experts
     sorts = share * where(a.experts / ep > 1.0, A2A_SORTS[0] / 2.0 * overhead, 0.0) \
         if job.moe_dispatcher == "alltoall" else 0.0  # each chunk sort's kernels' fixed cost
-    n_r = host_f / HOST_OP_TIME - n_e - n_d - n_c
-    return queue_time(((n_d, HOST_OP_TIME * n_d, ep_f / 2.0 + sorts), (n_e, h_e, g_e),
-                       (n_c, HOST_OP_TIME * n_c, ep_f / 2.0 + sorts),
-                       (n_r, host_f - h_e - HOST_OP_TIME * (n_d + n_c), gpu_f - ep_f - g_e - 2.0 * sorts)))
+    n_r = host_f / op - n_e - n_d - n_c
+    return queue_time(((n_d, op * n_d, ep_f / 2.0 + sorts), (n_e, h_e, g_e), (n_c, op * n_c, ep_f / 2.0 + sorts),
+                       (n_r, host_f - h_e - op * (n_d + n_c), gpu_f - ep_f - g_e - 2.0 * sorts)))
 
 
 def host_excess(host, gpu, synced: bool, queue=None):

@@ -15,6 +15,7 @@ import numpy as np
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.launch import HOST_OP_TIME
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.reserve import holds_reserve
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
@@ -80,6 +81,10 @@ class Job:
     None: the newest's, every one); a layout that states no placement and needs one the stack lacks is refused
     (`refused.bare_split_problem`, through `layout_rules.layout_problems` and `layouts.enumerate_layouts`).
 
+    `host_op` is not a switch either: the host's time per eager operation it issues (s; `perf.train.host`), the
+    measured eager PyTorch operation `launch.HOST_OP_TIME` unless a range over it asks for another
+    (`scoring.unstated.host_range`).
+
     `cp_hierarchy` is not a switch but a layout's: `parallelism.hierarchical_context_parallel_sizes` [a2a, p2p], the
     groups of cp_comm_type a2a+p2p (`cp_comm`); None where the job states none.
     """
@@ -115,6 +120,7 @@ class Job:
     cp_hierarchy: tuple[int, int] | None = None  # not a switch: see the docstring
     runtime_reserve: bool = True  # not a switch: the part's runtime holds `hw.reserve.runtime_reserve` (not a TPU's)
     split_stack: str | None = None  # not a switch: see the docstring
+    host_op: float = HOST_OP_TIME  # not a switch: see the docstring
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs,
