@@ -254,7 +254,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'NVIDIA': (38, -0.8221, 0.03, 0.3091, False)},
     },
     'offline-serving': {
-        'tokens_per_second': {'AMD': (2, 0.1949, 0.4297, 0.3123, True), 'NVIDIA': (51, -0.0808, 0.2717, 0.0513, False)},
+        'tokens_per_second': {'AMD': (2, 0.1949, 0.4297, 0.3123, True), 'NVIDIA': (51, -0.0808, 0.2753, 0.0513, False)},
     },
     'serving-under-load': {
         'tokens_per_second': {
