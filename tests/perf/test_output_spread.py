@@ -3,7 +3,8 @@
 A slot holds a request for its L - 1 decode steps (the prefill makes the first token), so the mean context a step
 reads is about E[L (I + L/2)] / E[L] = I + E[L] (1 + CV^2) / 2 (perf/serve/lengths.py), not I + E[L]/2. The CVs are the MLPerf
 datasets' reference outputs (openshift-psap/performance-dashboard@71007029 mlperf-data/summaries/*.csv; the case
-files' comments give the moments): DeepSeek-R1 1.25, Mixtral 0.78, Llama 2 70B 0.79, Llama 3.1 8B 0.45, 405B 0.38.
+files' comments give the moments): DeepSeek-R1 1.25, Mixtral 0.78, Llama 2 70B 0.79, Llama 3.1 8B 0.45 (its row
+states 0: NVIDIA's SUT runs every output to a 128-token cap, server8b40), 405B 0.38.
 """
 
 from __future__ import annotations
