@@ -34,6 +34,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8221, 0.03, 0.3091),
     },
     'offline-serving': {
+        'replica_capacity': (53, -0.0808, 0.4622, 0.052),
         'tokens_per_second': (53, -0.0808, 0.4297, 0.0515),
     },
     'serving-under-load': {
@@ -82,6 +83,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity@poisson': (10, -0.979, 0.6443, 0.5585),
     },
     'moe-offline-serving': {
+        'replica_capacity': (6, 0.3056, 1.5928, 0.4228),
         'tokens_per_second': (6, 0.2924, 1.1519, 0.4119),
     },
     'moe-serving-under-load': {
@@ -133,6 +135,10 @@ ON: dict[str, dict[str, dict[str, int]]] = {
         'step_time': {'b200-sxm-180gb': 4, 'b300-sxm-288gb': 9, 'gb200': 5, 'gb300': 5, 'h100-sxm5-80gb': 15},
     },
     'offline-serving': {
+        'replica_capacity': {
+            'b200-sxm-180gb': 11, 'b300-sxm-288gb': 1, 'gb200': 9, 'gb300': 1, 'h100-sxm5-80gb': 15,
+            'h200-sxm-141gb': 14, 'mi300x': 1, 'mi325x': 1,
+        },
         'tokens_per_second': {
             'b200-sxm-180gb': 11, 'b300-sxm-288gb': 1, 'gb200': 9, 'gb300': 1, 'h100-sxm5-80gb': 15,
             'h200-sxm-141gb': 14, 'mi300x': 1, 'mi325x': 1,
@@ -175,6 +181,7 @@ ON: dict[str, dict[str, dict[str, int]]] = {
         },
     },
     'moe-offline-serving': {
+        'replica_capacity': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 2, 'mi300x': 1, 'mi325x': 1},
         'tokens_per_second': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 2, 'mi300x': 1, 'mi325x': 1},
     },
     'moe-serving-under-load': {
@@ -216,6 +223,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'AMD': (3, -0.1807, -0.088, 0.1408, False), 'NVIDIA': (84, -0.3815, 0.1046, 0.0883, False)},
     },
     'moe-offline-serving': {
+        'replica_capacity': {'AMD': (2, 0.3637, 0.4819, 0.4228, False), 'NVIDIA': (4, 0.3056, 1.5928, 0.8851, False)},
         'tokens_per_second': {'AMD': (2, 0.3549, 0.469, 0.4119, False), 'NVIDIA': (4, 0.2924, 1.1519, 0.6631, False)},
     },
     'moe-serving-under-load': {
@@ -254,6 +262,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'step_time': {'NVIDIA': (38, -0.8221, 0.03, 0.3091, False)},
     },
     'offline-serving': {
+        'replica_capacity': {'AMD': (2, 0.2138, 0.4622, 0.338, True), 'NVIDIA': (51, -0.0808, 0.2753, 0.0515, False)},
         'tokens_per_second': {'AMD': (2, 0.1949, 0.4297, 0.3123, True), 'NVIDIA': (51, -0.0808, 0.2753, 0.0513, False)},
     },
     'serving-under-load': {
