@@ -17,7 +17,8 @@ from typing import Any
 
 from archgen.pint_import import pint
 
-__all__ = ["added", "adding_alike", "building_directly", "converting_by_factor", "m_as", "scaling_by_numbers"]
+__all__ = ["added", "adding_alike", "building_directly", "comparing_alike", "converting_by_factor", "m_as",
+           "scaling_by_numbers"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -170,6 +171,26 @@ def adding_alike(cls: Any) -> None:
 
     cls.__add__ = alike(cls.__add__, operator.add)
     cls.__sub__ = alike(cls.__sub__, operator.sub)
+
+
+def comparing_alike(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own order of two Quantities in one unit, without its checks.
+
+    pint's `compare` (`<`, `<=`, `>`, `>=`) orders the magnitudes where both are Quantities of the registry in the same
+    unit, after operand-type and registry checks; that case is done here (suitespeed40: 110,000 comparisons, most in
+    one unit, in half the suite's costliest files). Any other (another unit, a number) goes to pint.
+    """
+    def alike(pint_op: Any, op: Any) -> Any:
+        def run(self: Any, other: Any) -> Any:
+            if type(other) is cls and type(self) is cls and other._units == self._units:
+                return op(self._magnitude, other._magnitude)
+            return pint_op(self, other)
+        return run
+
+    cls.__lt__ = alike(cls.__lt__, operator.lt)
+    cls.__le__ = alike(cls.__le__, operator.le)
+    cls.__gt__ = alike(cls.__gt__, operator.gt)
+    cls.__ge__ = alike(cls.__ge__, operator.ge)
 
 
 def converting_by_factor(cls: Any) -> None:

@@ -304,6 +304,25 @@ def test_adding_alike_is_pints(q, r, sign) -> None:
 
 
 @pytest.mark.parametrize("q, r", [
+    (Q_(132, "kW"), Q_(7, "kW")), (Q_(7.0, "kW"), Q_(7, "kW")), (Q_(132, "kW"), Q_(7.5, "W")),
+    (Q_(math.nan, "W"), Q_(1.0, "W")), (Q_(35, "degC"), Q_(2, "degC")), (Q_(35, "degC"), Q_(300, "K")),
+    (Q_(np.array([1.0, 2.5]), "GB"), Q_(np.array([2.0, 1.0]), "GB")), (Q_(1, "W"), Q_(1, "kg")), (Q_(1.0, "m"), 0),
+    (Q_(1.0, ""), 2.0), (Q_(Decimal("1.5"), "kW"), Q_(Decimal("2"), "kW")), (Q_(1.0, "m"), "1 m"),
+])
+@pytest.mark.parametrize("op", ["__lt__", "__le__", "__gt__", "__ge__"])
+def test_comparing_alike_is_pints(q, r, op) -> None:
+    """q < r (<=, >, >=) gives pint's own answer, or its error."""
+    try:
+        want = getattr(pint.Quantity, op)(q, r)
+    except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+        with pytest.raises(type(err)):
+            getattr(q, op)(r)
+        return
+    got = getattr(q, op)(r)
+    assert type(got) is type(want) and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("q, r", [
     (Q_(132.0, "kW"), Q_(7.5, "h")), (Q_(132, "kW"), Q_(7, "h")), (Q_(3, "m"), Q_(0.5, "m")), (Q_(1.5, "kW"), Q_(2, "W")),
     (Q_(35, "degC"), Q_(2.0, "")), (Q_(2.0, "m"), Q_(10, "delta_degC")), (Q_(np.array([1.0, 2.5]), "GB"), Q_(2.0, "s")),
     (Q_(np.float64(1.5), "W"), Q_(2.0, "s")), (Q_(Decimal("1.5"), "kW"), Q_(Decimal("2"), "h")), (Q_(1.0, "m"), Q_(0.0, "s")),
