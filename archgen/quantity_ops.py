@@ -28,16 +28,17 @@ def _parsed(text: str, registry: Any) -> Any:
 
 
 #: id of a registry's cache (pint's `_cache`, which a context that redefines a unit swaps) -> (that cache,
-#: {(src, dst): conversion factor, or None for pint's own path}, {units: whether every unit is multiplicative}).
-_MEMOS: dict[int, tuple[Any, dict[tuple[Any, Any], Any], dict[Any, bool]]] = {}
+#: {(src, dst): conversion factor, or None for pint's own path}, {units: whether every unit is multiplicative},
+#: {units: whether no unit is a delta unit}).
+_MEMOS: dict[int, tuple[Any, dict[tuple[Any, Any], Any], dict[Any, bool], dict[Any, bool]]] = {}
 
 
-def _memos(reg: Any) -> tuple[Any, dict[tuple[Any, Any], Any], dict[Any, bool]]:
+def _memos(reg: Any) -> tuple[Any, dict[tuple[Any, Any], Any], dict[Any, bool], dict[Any, bool]]:
     """What is remembered of the units of `reg` as it stands now (its current cache)."""
     cache = reg._cache
     held = _MEMOS.get(id(cache))
     if held is None or held[0] is not cache:
-        held = _MEMOS[id(cache)] = (cache, {}, {})
+        held = _MEMOS[id(cache)] = (cache, {}, {}, {})
     return held
 
 
@@ -48,6 +49,16 @@ def _multiplicative(q: Any) -> bool:
     plain = known.get(units)
     if plain is None:
         plain = known[units] = not q._get_non_multiplicative_units()
+    return plain
+
+
+def _without_delta(q: Any) -> bool:
+    """`not q._get_delta_units()` (no delta unit in `q`), found once per units and registry cache."""
+    known = _memos(q._REGISTRY)[3]
+    units = q._units
+    plain = known.get(units)
+    if plain is None:
+        plain = known[units] = not q._get_delta_units()
     return plain
 
 
@@ -163,8 +174,8 @@ def adding_alike(cls: Any) -> None:
                 units = self._units
                 if other._units == units:
                     return self.__class__(op(self._magnitude, other._magnitude), units)
-                if (not reg._active_ctx and _multiplicative(other) and not self._get_delta_units()
-                        and not other._get_delta_units() and _factor(reg, other._units, units) is not None):
+                if (not reg._active_ctx and _multiplicative(other) and _factor(reg, other._units, units) is not None
+                        and _without_delta(self) and _without_delta(other)):
                     return self.__class__(op(self._magnitude, other._convert_magnitude_not_inplace(units)), units)
             return pint_op(self, other)
         return run
