@@ -20,7 +20,14 @@ from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.pint_import import pint
 from archgen.quantity_bounds import check_absolute, check_bounds, number_text
-from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
+from archgen.quantity_ops import (
+    adding_alike,
+    building_directly,
+    comparing_alike,
+    converting_by_factor,
+    m_as,
+    scaling_by_numbers,
+)
 from archgen.quantity_text import per_item, plain, written_forms
 from archgen.unit_definitions import CURRENCIES, build_registry
 from archgen.unit_hints import currency_hint, misread_hint, suggest_unit
@@ -30,7 +37,8 @@ pint.set_application_registry(ureg)  # pickled quantities come back on this regi
 Q_ = ureg.Quantity
 Q_.m_as = m_as  # type: ignore[method-assign, assignment]  # its magnitude without the converted Quantity (issue 25)
 scaling_by_numbers(Q_)  # q * 2.0 and q / 2.0 without pint's per-call checks (issue 25)
-adding_alike(Q_)  # q + r in one unit without pint's per-call checks (issue 25)
+adding_alike(Q_)  # q + r and q - r without pint's per-call checks (issue 25, suitespeed40)
+comparing_alike(Q_)  # q < r in one unit without pint's per-call checks (suitespeed40)
 converting_by_factor(Q_)  # q.to(u), q.m_as(u): each pair of units' factor looked up once (testspeed5)
 building_directly(Q_)  # Q_(1.0, units) without pint's per-call checks (testspeed5)
 Quantity = pint.Quantity

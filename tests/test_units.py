@@ -281,17 +281,67 @@ def test_scaling_by_numbers_is_pints(q, x) -> None:
     (Q_(132, "kW"), Q_(7, "kW")), (Q_(132, "kW"), Q_(7.5, "W")), (Q_(0.1, "kW"), Q_(0.2, "kW")),
     (Q_(np.array([1.0, 2.5]), "GB"), Q_(np.array([0.5, 1.0]), "GB")), (Q_(35, "degC"), Q_(2, "degC")),
     (Q_(35, "degC"), Q_(2, "delta_degC")), (Q_(10, "delta_degC"), Q_(2, "delta_degC")), (Q_(1, "W"), Q_(1, "kg")),
+    (Q_(2, "kW"), Q_(3, "W")), (Q_(1.5, "MW"), Q_(0.1, "kW")), (Q_(np.array([1.0, 2.5]), "GB"), Q_(1.0, "GiB")),
+    (Q_(3.0, "K"), Q_(2, "delta_degC")), (Q_(2, "delta_degC"), Q_(3.0, "K")), (Q_(1.0, "m"), Q_(2, "ft")),
+    (Q_(Decimal("1.5"), "kW"), Q_(Decimal("2"), "W")), (Q_(7, "h"), Q_(30, "min")), (Q_(1.0, "m"), 0),
+    (Q_(1.0, ""), 2.0), (Q_(50, "percent"), Q_(0.25, "")), (Q_(1e300, "MW"), Q_(1, "mW")),
 ])
-def test_adding_alike_is_pints(q, r) -> None:
-    """q + r gives pint's own result: the same magnitude (bits and type) and unit, or its error."""
+@pytest.mark.parametrize("sign", ["+", "-"])
+def test_adding_alike_is_pints(q, r, sign) -> None:
+    """q + r and q - r give pint's own result: the same magnitude (bits and type) and unit, or its error; units
+    alike or not (the factor found, then remembered: twice)."""
+    slow = pint.Quantity.__add__ if sign == "+" else pint.Quantity.__sub__
+    for _ in range(2):
+        try:
+            want = slow(q, r)
+        except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+            with pytest.raises(type(err)):
+                q + r if sign == "+" else q - r  # noqa: B018
+            continue
+        got = q + r if sign == "+" else q - r
+        assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+        assert np.array_equal(got.magnitude, want.magnitude)
+
+
+@pytest.mark.parametrize("q, r", [
+    (Q_(132, "kW"), Q_(7, "kW")), (Q_(7.0, "kW"), Q_(7, "kW")), (Q_(132, "kW"), Q_(7.5, "W")),
+    (Q_(math.nan, "W"), Q_(1.0, "W")), (Q_(35, "degC"), Q_(2, "degC")), (Q_(35, "degC"), Q_(300, "K")),
+    (Q_(np.array([1.0, 2.5]), "GB"), Q_(np.array([2.0, 1.0]), "GB")), (Q_(1, "W"), Q_(1, "kg")), (Q_(1.0, "m"), 0),
+    (Q_(1.0, ""), 2.0), (Q_(Decimal("1.5"), "kW"), Q_(Decimal("2"), "kW")), (Q_(1.0, "m"), "1 m"),
+])
+@pytest.mark.parametrize("op", ["__lt__", "__le__", "__gt__", "__ge__"])
+def test_comparing_alike_is_pints(q, r, op) -> None:
+    """q < r (<=, >, >=) gives pint's own answer, or its error."""
     try:
-        want = pint.Quantity.__add__(q, r)
+        want = getattr(pint.Quantity, op)(q, r)
     except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
         with pytest.raises(type(err)):
-            q + r  # noqa: B018
+            getattr(q, op)(r)
         return
-    got = q + r
-    assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+    got = getattr(q, op)(r)
+    assert type(got) is type(want) and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("q, r", [
+    (Q_(132.0, "kW"), Q_(7.5, "h")), (Q_(132, "kW"), Q_(7, "h")), (Q_(3, "m"), Q_(0.5, "m")), (Q_(1.5, "kW"), Q_(2, "W")),
+    (Q_(35, "degC"), Q_(2.0, "")), (Q_(2.0, "m"), Q_(10, "delta_degC")), (Q_(np.array([1.0, 2.5]), "GB"), Q_(2.0, "s")),
+    (Q_(np.float64(1.5), "W"), Q_(2.0, "s")), (Q_(Decimal("1.5"), "kW"), Q_(Decimal("2"), "h")), (Q_(1.0, "m"), Q_(0.0, "s")),
+    (Q_(1e308, "m"), Q_(1e10, "m")), (Q_(2**60 + 1, "B"), Q_(3, "s")), (Q_(7.0, "USD"), Q_(2.0, "kWh")),
+])
+@pytest.mark.parametrize("sign", ["*", "/"])
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+def test_multiplying_quantities_is_pints(q, r, sign) -> None:
+    """q * r and q / r of two Quantities give pint's own result: the same magnitude (bits and type) and units, or its
+    error (offset units, ints divided, arrays and numpy scalars: pint's own path)."""
+    slow = pint.Quantity.__mul__ if sign == "*" else pint.Quantity.__truediv__
+    try:
+        want = slow(q, r)
+    except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+        with pytest.raises(type(err)):
+            q * r if sign == "*" else q / r  # noqa: B018
+        return
+    got = q * r if sign == "*" else q / r
+    assert got.units == want.units and got._units == want._units and type(got.magnitude) is type(want.magnitude)
     assert np.array_equal(got.magnitude, want.magnitude)
 
 
