@@ -138,7 +138,8 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     its date.
 
     Each old price is one warning, which names every date it is more than 12 months older than (the newest part
-    price, the electricity price, the cost date), however many lines of the bill of materials list it.
+    price, the electricity price, the cost date), however many lines of the bill of materials list it. Where the
+    capex or the TCO is not provided (an unpriced part: COST002), the warning says what it would add, not that it does.
 
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
     `price:` or its `Prices` line; `date:` and `price:` of the facility's `cost.energy`), with the adjustment in
