@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from archgen.analyse.fittings import FIELD_PATH, NOT_PROVIDED
-from archgen.analyse.price_scope import one_proposal
+from archgen.analyse.price_scope import apart, one_proposal, prices_cluster
 from archgen.checks.price_lines import other_proposals, priced_nothing
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
@@ -77,8 +77,11 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
 
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used (with `cost.as_of`, the newest held then: the message
-    says which) and the other is reported here. Lists of two proposals
+    one part differently, the first by document id is used and the other is reported here. Where every costed
+    cluster a list prices states its cost date (`cost.as_of`), the newest price held then is used
+    (`analyse.price_scope.chosen`), so two prices whose dates tell which is newer (by day where both give one, else
+    by month) are a price history, not a conflict: information names them and the one used; two of one date (or a
+    month and a day in it) are still an error. Lists of two proposals
     (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
     price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
     since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
@@ -95,12 +98,14 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     counted.
 
     Fix: correct the id (a catalog part's, a rack's, a BOM line's or a checkpoint storage's `storage.id`), or keep
-    one price per part (remove it from one list, or make the two entries agree); price a fitted part into its
+    one price per part (remove it from one list, or make the two entries agree, or date them apart and state the
+    cost's `as_of`); price a fitted part into its
     system's price; split a populated rack's quote into the empty rack and the parts placed in it, each priced in the
     list, or state `rack: empty` on a price that is the enclosure's.
     """
     specs = ctx.design.specs
     first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
+    dates = [(cost.cluster, cost.as_of) for cost in ctx.operations.cost.values()]   # "" where the cost states none
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
     taken = {(line.part, line.listed) for cost in ctx.operations.cost.values() for line in cost.lines}   # as_of
     counted = {line.part for cost in ctx.operations.cost.values() for line in cost.accessories}   # by rule (cost31)
@@ -110,6 +115,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     racked = {s.id: s.appliance for a in ctx.clusters.values()   # review42: its appliances' own prices count it
               if (s := a.cluster.spec.storage) is not None and s.id and s.appliance is not None}
     for doc in sorted(specs.of(Prices), key=lambda d: d.id):
+        priced = [date for cluster, date in dates if prices_cluster(specs, doc.id, cluster)]
+        dated = bool(priced) and all(priced)   # every cluster it prices costed at a stated date: the dates pick
         for part, price in doc.prices.items():
             where = (f"prices/{doc.id}", doc.id, ("prices", part))
             catalog = (isinstance(specs.get(part), Part | Rack) or part in specs.shelf   # a library rack: unused
@@ -146,11 +153,28 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
                 said = twice[(doc.id, part)]
                 yield Violation(*where, said, severity="warning", public=said.removesuffix(EMPTY_FIX))
-            other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
-            if other is not None and other[1] != price:   # another proposal's list prices other clusters
+            rivals = [o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)]   # not another proposal's
+            other = next((o for o in rivals if not (dated and apart(o[1], price))), None)   # the date picks: no rival
+            if other is not None and other[1] != price:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
                                         f"Prices '{other[0]}'" + (", which is used" if (part, doc.id) not in taken
                                                                   else "; this one, held at the cost date, is used"))
+            elif dated and (told := next((o for o in rivals if o[1] != price), None)):
+                yield Violation(*where, _history(part, (doc.id, price), told, taken), severity="info")
             first.setdefault(part, []).append((doc.id, price))
         yield from other_proposals(ctx, doc)
         yield from priced_nothing(ctx, doc, billed | counted | stores | set(fitted))
+
+
+def _history(part: str, this: tuple[str, Price], other: tuple[str, Price], taken: set[tuple[str, str]]) -> str:
+    """COST004's information on two lists that price a part at two dates a cost date picks between (not a conflict).
+
+    Which of them the cost takes, where it takes one of them: a third list's, or neither (both dated after the cost
+    date, or the part on no bill of materials), is left unsaid.
+    """
+    (here, price), (there, theirs) = this, other
+    used = "; this one is used" if (part, here) in taken else f"; the one in Prices '{there}' is used" \
+        if (part, there) in taken else ""
+    return (f"{part} is priced {price.capex:~P} here ({price.date}) and {theirs.capex:~P} in Prices '{there}' "
+            f"({theirs.date}): a price history, not a conflict, since the cost date takes the newest price held "
+            f"then{used}")
