@@ -112,6 +112,10 @@ def currency(q: Q) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def money_text(q: Q) -> str:
+    """An amount as a finding names it, to the whole unit, grouped, with its currency: '515,000 USD'."""
+    return f"{q.m:,.0f} {currency(q)}"
+
 
 def by_currency(named: Iterable[tuple[str, Q]], few: int = 5) -> str:
     """Names grouped by their amount's currency, each once, the first `few` of each: 'EUR: a, b; USD: c and 3 more'.

@@ -53,3 +53,10 @@ def test_spec_error_is_located(tmp_path):
                                      "subject: 'cluster/*', metric: capex, target: '<= 8 USD/h'}\n", encoding="utf-8")
     with pytest.raises(SpecError, match=r"r.yaml:4:\d+: error: requirements.0.target"):
         run([tmp_path])
+
+
+@pytest.mark.parametrize("written", ["5 EUR/year", "5 EUR/a", "5 EUR/yr"])
+def test_a_year_in_the_message_reads_year(written):
+    """money40's input: '<= 5 EUR/year' on capex was refused as "target '<= 5 EUR/a'", pint's symbol for a year."""
+    with pytest.raises(Exception, match=r"target '<= 5 EUR/year' is not comparable with capex"):
+        _requirements("capex", f"<= {written}")

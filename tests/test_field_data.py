@@ -15,10 +15,12 @@ from __future__ import annotations
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from ruamel.yaml import YAML
 
+from archgen.model.reliability import Counted
 from archgen.perf.train.poisson import poisson_interval
 from archgen.pipeline import run
 from archgen.units import Q_
@@ -396,10 +398,19 @@ def _rates(rel, figure: dict) -> tuple[float, float, float]:
 
 
 def test_every_figure_states_what_it_counts():
-    """Each figure says which interruptions it counts, as each rate set does (`FailureRates.counts`)."""
-    assert all(f["counts"] and f["causes"] in {"all", "part", "infrastructure", "unknown"} for f in FIGURES.values())
-    assert {fid for fid, f in FIGURES.items() if f["causes"] == "unknown"} == {"meta-rsc1-8gpu-job-mttf",
+    """Each figure says which interruptions it counts in a rate set's words (`FailureRates.counts`), with its note."""
+    assert all(f["counts_note"] and f["counts"] in get_args(Counted) for f in FIGURES.values())
+    assert {fid for fid, f in FIGURES.items() if f["counts"] == "unknown"} == {"meta-rsc1-8gpu-job-mttf",
                                                                                 "meta-rsc1-1024gpu-job-mttf"}
+
+
+def test_a_figure_counts_what_the_set_built_from_its_source_counts(rel):
+    """A figure and the set built from its source (`set:`) count the same interruptions, in the same words: the
+    vocabulary is one, so that a figure compared with a set of other counts shows (the range's sets: the document)."""
+    sets = {r.rates_id: r.counted_as for r in rel.spread}
+    assert {fid: (f["counts"], sets[f["set"]]) for fid, f in FIGURES.items() if f["set"]
+            and f["counts"] != sets[f["set"]]} == {}
+    assert len([f for f in FIGURES.values() if f["set"]]) == 6
 
 
 def test_a_figure_of_some_causes_only_is_a_lower_bound(rel):
@@ -409,7 +420,7 @@ def test_a_figure_of_some_causes_only_is_a_lower_bound(rel):
     interruptions (host, switch, power, software) were more than 11 % of its card failures, where Llama 3's run had
     151 interruptions of other causes to 268 of its GPUs (56 %: Table 5, not applied to Ant's fleet). BLOOM's GPU
     deaths (every 7 days) stay inside with up to 6.97 other interruptions to each."""
-    headroom = {fid: _rates(rel, f)[2] / _rates(rel, f)[1] - 1 for fid, f in FIGURES.items() if f["causes"] == "part"}
+    headroom = {fid: _rates(rel, f)[2] / _rates(rel, f)[1] - 1 for fid, f in FIGURES.items() if f["counts"] == "part"}
     assert headroom == {"bloom176b-gpu-deaths": pytest.approx(6.97, abs=0.005),
                         "ant-dlrover-card-failures": pytest.approx(0.1125, abs=5e-5)}
     assert _rates(rel, FIGURES["ant-dlrover-card-failures"])[2] * 30 == pytest.approx(89.0, abs=0.05)

@@ -175,6 +175,14 @@ def test_round_trip_formatting():
         assert parse_quantity(format_quantity(q)) == q
 
 
+@pytest.mark.parametrize("text", ["5000 EUR/year", "5000 EUR/a", "5000 EUR/yr", "3 julian_year"])
+def test_a_year_is_written_by_its_name(text):
+    """Not pint's symbol 'a' (annum): '5000 EUR/a' read as nothing a user wrote (money40); it still reads back."""
+    q = parse_quantity(text)
+    assert format_quantity(q).split(" ")[1] in ("EUR/year", "year") and f"{q.units:~P}" in ("EUR/year", "year")
+    assert parse_quantity(format_quantity(q)) == q
+
+
 def test_json_units_are_si():
     assert (json_unit(Q_(132, "kW")), json_magnitude(Q_(132, "kW"))) == ("W", 132000.0)
     assert (json_unit(Q_(1.8, "TB/s")), json_magnitude(Q_(1.8, "TB/s"))) == ("B/s", 1.8e12)

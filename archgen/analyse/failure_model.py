@@ -133,6 +133,7 @@ class Reliability:
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
     counts: str = ""                            # which interruptions the chain's sources count (`rate_sets.counted`)
+    counted_as: str = ""                        # the set's own `counts` ("" unstated): the range groups sets by it
     stock: tuple[StockLine, ...] = ()           # spare-parts stock per part class (`analyse.spare_parts`)
     no_stockout: float = 0.95                   # the probability of no stock-out the stock is sized to
     largest_job: int = 0                        # accelerators of the largest job the spec allows; 0: every one

@@ -70,12 +70,22 @@ def chosen(offers: Sequence[Offer], as_of: datetime.date | str | None) -> tuple[
     Without a cost date (`cost.as_of`) the first: a list's price overlays the part's own. With one, a price dated
     after it (`model.cost.dated_after`) did not exist at that date and is set aside (money40: it was taken, and as
     the newest price every other was judged against it). Of the rest a list's price still overlays the part's own,
-    and of several lists' the newest is taken (by month; in one month, the first by document id). A part whose
-    every price is later is unpriced at that date (COST002 says so).
+    and of several lists' the newest is taken: one no other is dated after (`dated_after`: by day where both give
+    one, else by month), of several such the first by document id. Two lists whose dates tell them apart are then a
+    price history, not a conflict (COST004, `apart`). A part whose every price is later is unpriced at that date
+    (COST002 says so).
     """
     if as_of is None:
         return (offers[0] if offers else None), ()
     later = tuple(o for o in offers if dated_after(o[0].date, as_of))
     held = [o for o in offers if all(o is not x for x in later)]
     held = [o for o in held if o[1]] or held   # a list's price before the part's own
-    return (max(held, key=lambda o: o[0].month) if held else None), later
+    return next((o for o in held if not any(dated_after(x[0].date, o[0].date) for x in held)), None), later
+
+
+def apart(one: Price, other: Price) -> bool:
+    """Whether the dates of two prices tell which is newer (`dated_after`, either way).
+
+    '2025-03-02' and '2025-03-16' do; '2025-03' and '2025-03-16' do not (a month says no day), nor do two equal dates.
+    """
+    return dated_after(one.date, other.date) or dated_after(other.date, one.date)

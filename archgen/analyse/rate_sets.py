@@ -6,6 +6,7 @@ Split from `archgen.analyse.reliability` (the failure model; docs/reliability.md
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from archgen.analyse.network import ClusterAnalysis, compute_node
@@ -35,17 +36,46 @@ def scope_chain(specs: Specs, rates: FailureRates | None) -> list[FailureRates]:
     return out
 
 
+#: What each `FailureRates.counts` says a set's source counts, as the document states it beside the figures, in
+#: the vocabulary's order (`range_counts` groups the range's sets by it).
+COUNTED = {"all": "every interruption of a job, its own code's included",
+           "infrastructure": "the infrastructure's failures only, not the job's own code's",
+           "part": "one class's or component's failures only",
+           "unknown": "failures the source does not define"}
+
+
 def counted(chain: list[FailureRates]) -> str:
     """Which interruptions the set and its `base`s count (`FailureRates.counts`), in words; '' without a set.
 
     A figure built from a set counts what the set's source counted (Meta's job MTTFs, Kokolis et al. Figure 7, are
-    compared with archgen's MTTI: docs/reliability.md), so the document says it beside the figures; a set that does
-    not state it is said not to.
+    compared with archgen's MTTI: docs/reliability.md), so the document says it beside the figures, the set's
+    `counts_note` after its word; a set that does not state it is said not to.
     """
     if not chain:
         return ""
-    return "; ".join([chain[0].counts or "not stated"]
-                     + [f"its classes from '{r.id}': {r.counts or 'not stated'}" for r in chain[1:]])
+    return "; ".join([_counted(chain[0])] + [f"its classes from '{r.id}': {_counted(r)}" for r in chain[1:]])
+
+
+def _counted(rates: FailureRates) -> str:
+    """What one set counts: 'every interruption of a job, its own code's included (unplanned interruptions of ...)'."""
+    said = COUNTED[rates.counts] if rates.counts else "not stated"
+    return f"{said} ({rates.counts_note})" if rates.counts_note else said
+
+
+def range_counts(spread: Iterable[tuple[str, str]]) -> str:
+    """The range's sets, (id, `counts`) each, grouped by what they count where they count different things; else ''.
+
+    A range over sets that count different interruptions (every one of a job's, the infrastructure's, one class's)
+    is not one figure's spread: the document says which set counts what (rsc40 left it to the docs).
+    """
+    groups: dict[str, list[str]] = {}
+    for rid, counts in spread:
+        groups.setdefault(counts, []).append(f"'{rid}'")
+    if len(groups) < 2:
+        return ""
+    order = [*COUNTED, ""]
+    return "; ".join(f"{COUNTED.get(c, 'not stated')} ({', '.join(ids)})"
+                     for c, ids in sorted(groups.items(), key=lambda g: order.index(g[0])))
 
 
 def combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:

@@ -148,6 +148,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       planned_duration=planned.duration.m_as("s") if planned else 0.0,
                       planned_per_day=planned.per_year / 365.25 if planned and planned.scope == "cluster" else 0.0,
                       chain=tuple(r.id for r in chain), counts=counted(chain),
+                      counted_as=(rates.counts or "") if rates else "",
                       no_stockout=rates.no_stockout if rates else 0.95)
     if not spread:                                 # an entry of another's spread: the figures its range reads
         return rel

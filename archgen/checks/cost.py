@@ -1,4 +1,8 @@
-"""COST: prices, currencies and the basis of a cluster's capex and TCO (docs/reliability.md, Cost)."""
+"""COST: prices, currencies and the basis of a cluster's capex and TCO (docs/reliability.md, Cost).
+
+A cluster's capex complete and in one currency, its prices' basis and dates, its switches racked and its checkpoint
+storage costed whole; the price lists themselves (COST004) are `checks.price_lists`', split from here for its size.
+"""
 
 from __future__ import annotations
 
@@ -7,74 +11,15 @@ from collections.abc import Iterator
 
 from archgen.analyse.bom_line import CapexLine
 from archgen.analyse.cost import Cost
-from archgen.analyse.fittings import FIELD_PATH, NOT_PROVIDED
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.price_scope import one_proposal
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
+from archgen.checks import price_lists  # noqa: F401 (registers COST004: the price lists, each price resolved once)
 from archgen.checks.cost_dates import dates_note, later_prices, old_prices
-from archgen.checks.price_lines import other_proposals, priced_nothing
 from archgen.checks.registry import Context, Violation, check
-from archgen.errors import did_you_mean
-from archgen.model import Cluster, Part, Rack, System
-from archgen.model.cost import Price
-from archgen.model.prices import Prices
-from archgen.money import currency
-from archgen.units import Q
-
-#: The id of each "not provided" fitting line (`liquid-manifold`, ...) and the rack field that would state it.
-UNSTATED = {pid: field for field, (pid, _) in NOT_PROVIDED.items()}
-
-#: COST004's fix where a rack's price may be the populated rack's: the team's, left out of the customer's words.
-EMPTY_FIX = " (state `rack: empty` on a price of the empty rack)"
-
-
-def _fitted(ctx: Context) -> dict[str, set[str]]:
-    """The systems of the clusters' bills of materials that each fitted part (accelerator, NIC) is fitted in."""
-    out: dict[str, set[str]] = {}
-    for cost in ctx.operations.cost.values():
-        for line in cost.lines:
-            system = ctx.design.specs.get(line.part)
-            if isinstance(system, System):
-                for part in ([system.accelerator] if system.accelerator else []) + [s.part for s in system.nics]:
-                    out.setdefault(part, set()).add(system.id)
-    return out
-
-
-def _money(q: Q) -> str:
-    return f"{q.m:,.0f} {currency(q)}"
-
-
-def _rack_contents_priced_besides(ctx: Context) -> dict[tuple[str, str], str]:
-    """By (price list, rack id): the rack's placed parts priced at their own `price:` beside the list's rack price.
-
-    Only where no list prices any of its placed parts: a list that prices the rack and some of what it holds has
-    split the rack as its quote does.
-    """
-    out: dict[tuple[str, str], str] = {}
-    for path, cost in ctx.operations.cost.items():
-        lines = {line.part: line for line in cost.lines}
-        for line in cost.lines:
-            rack = ctx.clusters[path].cluster.rack_types.get(line.part) if line.kind == "Rack" else None
-            quoted = line.unit_price
-            if rack is None or not line.listed or quoted is None:
-                continue
-            held = Counter(item.part.id for item in rack.items)
-            if any(lines[p].listed for p in held if p in lines):
-                continue
-            own: list[tuple[str, int, Q]] = [(p, n, price) for p, n in sorted(held.items())
-                                             if p in lines and (price := lines[p].unit_price) is not None]
-            if own:
-                total = sum((price * n for _, n, price in own[1:]), own[0][2] * own[0][1])
-                out[(line.listed, line.part)] = (
-                    f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure and busbar), "
-                    "and the parts placed in it are priced besides it at their own price: "
-                    + ", ".join(f"{p} x{n} at {_money(price)}" for p, n, price in own)
-                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice")
-                # the team's fix, which the customer's words (this text) leave out
-                out[(line.listed, line.part)] += EMPTY_FIX
-    return out
+from archgen.model import Cluster
+from archgen.money import money_text
 
 
 def _costs(ctx: Context) -> Iterator[tuple[str, Cluster, Cost]]:
@@ -129,91 +74,6 @@ def prices_sourced(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, spec.id, (), f"cost rests on assumed figures: {', '.join(cost.assumed)}")
 
 
-@check("COST004", "cost.price_list")
-def price_list_resolves(ctx: Context) -> Iterator[Violation]:
-    """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
-
-    A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used (with `cost.as_of`, the newest held then: the message
-    says which) and the other is reported here. Lists of two proposals
-    (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
-    price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
-    since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
-    rack's (enclosure and busbar; its liquid fittings are parts of their own); where a list prices a rack and none
-    of the parts placed in it, which keep their own prices, a warning says that a quote for the populated rack would
-    count them twice, unless the price states `rack: empty` (a quote for the enclosure); one that states
-    `rack: populated` is an error, as is `rack:` on a part's price. A price list may price parts and library racks
-    this design does not use (information names them: `checks.price_lines`). A list never prices the clusters of another
-    proposal; where it lists parts on one's bill of materials, information says so. A line the bill of materials
-    counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre cord: the ids the
-    BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced by its
-    `storage.id`, which must name no catalog part or rack (the price would price both); one built from
-    `storage.appliance` parts is priced by those parts' prices, and a warning says a price of its `id` is not
-    counted.
-
-    Fix: correct the id (a catalog part's, a rack's, a BOM line's or a checkpoint storage's `storage.id`), or keep
-    one price per part (remove it from one list, or make the two entries agree); price a fitted part into its
-    system's price; split a populated rack's quote into the empty rack and the parts placed in it, each priced in the
-    list, or state `rack: empty` on a price that is the enclosure's.
-    """
-    specs = ctx.design.specs
-    first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
-    billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
-    taken = {(line.part, line.listed) for cost in ctx.operations.cost.values() for line in cost.lines}   # as_of
-    counted = {line.part for cost in ctx.operations.cost.values() for line in cost.accessories}   # by rule (cost31)
-    fitted = _fitted(ctx)
-    twice = _rack_contents_priced_besides(ctx)
-    stores = {s.id for a in ctx.clusters.values() if (s := a.cluster.spec.storage) is not None and s.id}
-    racked = {s.id: s.appliance for a in ctx.clusters.values()   # review42: its appliances' own prices count it
-              if (s := a.cluster.spec.storage) is not None and s.id and s.appliance is not None}
-    for doc in sorted(specs.of(Prices), key=lambda d: d.id):
-        for part, price in doc.prices.items():
-            where = (f"prices/{doc.id}", doc.id, ("prices", part))
-            catalog = (isinstance(specs.get(part), Part | Rack) or part in specs.shelf   # a library rack: unused
-                       or part in counted)
-            if part in racked and not catalog:
-                yield Violation(*where, f"{part} is a checkpoint storage built from '{racked[part]}' appliances "
-                                        "(`storage.appliance`), which its racks price by that part's id: this price "
-                                        "is not counted in any capex", severity="warning")
-            elif part in stores and catalog:
-                yield Violation(*where, f"{part} names a catalog part or rack and a cluster's checkpoint storage "
-                                        "(`storage.id`): this price would price both")
-            elif not catalog and (field := UNSTATED.get(part)):   # newuser90: an id a lower bound's note names
-                yield Violation(*where, f"{part} is the line of a rack that does not state its `{FIELD_PATH[field]}`: "
-                                        "no count, so no price costs it; name the part (a catalog Accessory) and its "
-                                        "count there, and price that part", public=f"{part} stands for the "
-                                        f"{NOT_PROVIDED[field][1].lower()} of a rack that does not state them: no "
-                                        "count, so no price costs them")
-                continue
-            elif not catalog and part not in stores:
-                known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)] + sorted(stores | counted)
-                yield Violation(*where, f"{part} is no catalog part or rack, nor a line the bill of materials counts "
-                                        f"by rule{did_you_mean(part, known, lead='; ')}")
-                continue
-            if part in fitted and part not in billed:
-                yield Violation(*where, f"{part} is fitted in {', '.join(sorted(fitted[part]))}, whose price includes "
-                                        "it: this price is not counted in any capex", severity="warning")
-            if price.rack is not None and not isinstance(specs.get(part), Rack) and part not in specs.shelf:
-                yield Violation(*where, f"'rack: {price.rack}' states what a rack's price covers; {part} is no rack")
-            elif price.rack == "populated":
-                yield Violation(*where, f"{part} is priced {_money(price.capex)} here as the populated rack, and "
-                                        "archgen prices the parts placed in a rack by their own ids: they would be "
-                                        "counted twice", public=f"{part} is priced {_money(price.capex)} here as the "
-                                        "populated rack, and the parts placed in it are priced by their own ids too: "
-                                        "they would be counted twice")
-            elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
-                said = twice[(doc.id, part)]
-                yield Violation(*where, said, severity="warning", public=said.removesuffix(EMPTY_FIX))
-            other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
-            if other is not None and other[1] != price:   # another proposal's list prices other clusters
-                yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
-                                        f"Prices '{other[0]}'" + (", which is used" if (part, doc.id) not in taken
-                                                                  else "; this one, held at the cost date, is used"))
-            first.setdefault(part, []).append((doc.id, price))
-        yield from other_proposals(ctx, doc)
-        yield from priced_nothing(ctx, doc, billed | counted | stores | set(fitted))
-
-
 @check("COST005", "cost.free_part", severity="warning")
 def parts_not_free(ctx: Context) -> Iterator[Violation]:
     """No part or rack on a cluster's bill of materials is priced at 0, which counts it as free in the capex.
@@ -230,7 +90,7 @@ def parts_not_free(ctx: Context) -> Iterator[Violation]:
         free: dict[tuple[str, str, str, str], list[CapexLine]] = {}   # one entry per part, list and basis
         for line in cost.lines:
             if (price := line.unit_price) is not None and price.m == 0:
-                free.setdefault((line.part, line.basis, line.listed, _money(price)), []).append(line)
+                free.setdefault((line.part, line.basis, line.listed, money_text(price)), []).append(line)
         for basis in ("assumed", "sourced"):
             named = [f"{part} x{sum(x.quantity for x in lines)} at {zero} ({basis}"
                      + (f", Prices {listed}" if listed else "") + _where(lines) + ")"
@@ -278,7 +138,8 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     its date.
 
     Each old price is one warning, which names every date it is more than 12 months older than (the newest part
-    price, the electricity price, the cost date), however many lines of the bill of materials list it.
+    price, the electricity price, the cost date), however many lines of the bill of materials list it. Where the
+    capex or the TCO is not provided (an unpriced part: COST002), the warning says what it would add, not that it does.
 
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
     `price:` or its `Prices` line; `date:` and `price:` of the facility's `cost.energy`), with the adjustment in

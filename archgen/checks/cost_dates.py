@@ -23,17 +23,22 @@ from archgen.model import Cluster, Facility
 from archgen.model.cost import dated_after, month_of
 from archgen.open_item import Worded, customer_text
 
-#: How a finding ends: what the capex does with old part prices (one, several), the TCO with an old electricity price.
+#: How a finding ends: what the capex does with old part prices (one, several), the TCO with an old electricity price;
+#: where that figure is not provided (an unpriced part, COST002; a load of unknown draw), what it would do.
 CAPEX_TAIL = ("the capex adds it as it is, adjusted to no common date",
               "the capex adds them as they are, adjusted to no common date")
 TARIFF_TAIL = ("the TCO adds its energy cost to the capital as it is, adjusted to no common date",) * 2
+CAPEX_UNSTATED = ("the capex, not provided here, would add it as it is, adjusted to no common date",
+                  "the capex, not provided here, would add them as they are, adjusted to no common date")
+TARIFF_UNSTATED = ("the TCO, not provided here, would add its energy cost to the capital as it is, adjusted to no "
+                   "common date",) * 2
 
 
 def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
     """COST006: the warnings of prices dated more than `PRICE_SPAN_MONTHS` before a date they are judged against.
 
     Each old price is in one warning, which names every such date, in the order newest part price, electricity
-    price, cost date.
+    price, cost date. Its end says what the capex or TCO does with it, or, where that figure is not provided, would do.
     """
     dated = cost.compared   # a price dated after this archgen's own date is named by `later_prices` alone
     if not dated:
@@ -50,8 +55,10 @@ def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) 
                                           f"{facility.id}'s cost date, {as_of}"))] \
         if facility is not None and as_of is not None else []
     capex = [(price_name(line), line.month) for line in one_per_price(dated)]
-    yield from _old(path, spec, capex, [newest_ref, *tariff_ref, *as_of_ref], CAPEX_TAIL)
-    yield from _old(path, spec, [(name, month) for month, name in tariff_ref], [newest_ref, *as_of_ref], TARIFF_TAIL)
+    yield from _old(path, spec, capex, [newest_ref, *tariff_ref, *as_of_ref],
+                    CAPEX_TAIL if cost.capex is not None else CAPEX_UNSTATED)
+    yield from _old(path, spec, [(name, month) for month, name in tariff_ref], [newest_ref, *as_of_ref],
+                    TARIFF_TAIL if cost.tco_per_year is not None else TARIFF_UNSTATED)
 
 
 def later_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:

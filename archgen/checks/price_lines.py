@@ -1,9 +1,9 @@
 """COST004's information on a price list's lines that price nothing in a cluster of the run.
 
-Moved out of `checks/cost.py`, which keeps the check's `@check` and docstring: a list's parts on the bill of
-materials of another proposal's cluster, which it does not price (`analyse.price_scope`), and its catalog parts and
-racks that no cluster of the run has on its bill of materials (newuser90: a buyer's quote line for `dgx-b200` beside
-an MI355X design was read and priced nothing, with no word).
+Moved out of `checks/cost.py`; `checks/price_lists.py` keeps the check's `@check` and docstring: a list's parts on
+the bill of materials of another proposal's cluster, which it does not price (`analyse.price_scope`), and its
+catalog parts and racks that no cluster of the run has on its bill of materials (newuser90: a buyer's quote line for
+`dgx-b200` beside an MI355X design was read and priced nothing, with no word).
 """
 
 from __future__ import annotations

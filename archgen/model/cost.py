@@ -140,8 +140,9 @@ class FacilityCost(Spec):
         "The date the cost is for, e.g. '2026-12' (the buyer's decision or the quote's due date): a price on the "
         "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "
         "level, which archgen adjusts to no date), and so is one dated after it, which is not used: a part takes "
-        "its newest price held at that date (a `Prices` list's before its own), and one priced only later is "
-        "unpriced then (COST002). Unstated: prices are compared "
+        "its newest price held at that date (a `Prices` list's before its own; of two lists at two dates, the "
+        "newer: a price history, not a COST004 conflict), and one priced only later is unpriced then (COST002). "
+        "Unstated: prices are compared "
         "with each other, and one dated after the archgen that runs (its own date, printed in the warning) is "
         "named as a date likely written wrongly; never with today's date, so a run's output stays the same."))
 

@@ -146,6 +146,11 @@ class Planned(Spec):
         return self
 
 
+#: What a rate set's source, or a measured figure, counts as failures (`FailureRates.counts`): every interruption of
+#: a job, the infrastructure's failures only, some of them only, or not said.
+Counted = Literal["all", "infrastructure", "part", "unknown"]
+
+
 class FailureRates(Document):
     """Failure rates per part class, in one place: the rates every part without its own `reliability` takes."""
 
@@ -170,11 +175,17 @@ class FailureRates(Document):
         "states another `family` (a TPU) is told that another family's rates stand in for its own. Left out: not "
         "compared (a set of switches alone)."))
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
-    counts: str = Field("", max_length=400, description=(
-        "Scope: which interruptions the source counts as failures, in words, e.g. 'unplanned interruptions of one "
-        "job, every cause: hardware, network, software bugs, host maintenance'. The document states it beside the "
-        "figures built from the set, since a measured MTTF counting other causes is not the same figure. Left out: "
-        "the document says it is not stated."))
+    counts: Counted | None = Field(None, description=(
+        "Scope: which interruptions the source counts as failures, in the words a measured figure's are judged by "
+        "(the held-out figures' `causes`): `all` (every unplanned interruption of a job, its own code's included), "
+        "`infrastructure` (the infrastructure's failures only: hardware, network, storage, host; a failure of the "
+        "job's code is not counted), `part` (some of them only: one class or component, e.g. GPU failures or the "
+        "network) or `unknown` (the source does not say). The document states it beside the figures built from the "
+        "set, since a measured MTTF counting other causes is not the same figure. Left out: the document says it is "
+        "not stated."))
+    counts_note: str = Field("", max_length=400, description=(
+        "The source's own account of what it counts, in words, e.g. 'unplanned interruptions of one job, every "
+        "cause: hardware, network, software bugs, host maintenance'; shown after `counts`."))
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
     turnaround: Duration | None = Field(None, description=(

@@ -17,6 +17,7 @@ from archgen.analyse.failure_model import HARDWARE_CLASSES, rests_on_few
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_notes import spare_interval
 from archgen.analyse.goodput_range import few_words, sets_words, uncounted_words
+from archgen.analyse.rate_sets import range_counts
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -151,6 +152,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     m = a.metrics
     # the range is over every catalog set, or, where the cluster names one, over that set's own interval
     over = sets_words(rel) if rel.spread else f"the set's 95 % Poisson interval{few_words(rel)}{uncounted_words(rel)}"
+    mixed = range_counts((r.rates_id, r.counted_as) for r in rel.spread)   # what each of the range's sets counts
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
         f"failures (docs/reliability.md).{_counts(rel)} {_job_words(rel)} sees "
@@ -160,6 +162,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
         + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over {over})"
            if "mtti_low" in m else "") + "."
         + _own_interval(rel, m)
+        + (f" The range's sets count different interruptions: {mixed}." if mixed and "mtti_low" in m else "")
         + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")
         + (f" Rates' accelerator: {rel.unstated}." if rel.unstated else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)

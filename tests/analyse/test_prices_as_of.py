@@ -64,17 +64,61 @@ def test_a_list_price_held_then_still_overlays_a_newer_own_price(tmp_path):
     assert r.metrics[CLUSTER]["capex"].m == SU_CAPEX - 144 * 10_000
 
 
-def test_two_lists_straddling_the_cost_date_take_the_one_held_then(tmp_path):
-    """Two quotes of one proposal for the trays: COST004 still reports the disagreement, naming the one used."""
-    root = _dated(_design(tmp_path / "a", QUOTE))
-    (root / "earlier.yaml").write_text(QUOTE.replace("vendor-a", "vendor-b").replace("2027-03", "2025-06")
-                                       .replace("160000", "145000"), encoding="utf-8")
+def _two_lists(root: Path, a: tuple[str, int], b: tuple[str, int], as_of: str | None = "2025-12"):
+    """The trays priced by vendor-a and vendor-b at (date, USD) each: the run and the trays' cost line."""
+    root = _dated(_design(root, QUOTE.replace("2027-03", a[0]).replace("160000", str(a[1]))), as_of)
+    (root / "other.yaml").write_text(QUOTE.replace("vendor-a", "vendor-b").replace("2027-03", b[0])
+                                     .replace("160000", str(b[1])), encoding="utf-8")
     r = run([root])
     cost = r.operations.cost[r.clusters[CLUSTER].cluster.path]
     (tray,) = [line for line in cost.lines if line.part == "gb200-compute-tray"]
+    return r, tray
+
+
+def _severities(r, check: str) -> list[tuple[str, str]]:
+    return [(f.severity, f.message) for f in r.findings if f.id == check]
+
+
+def test_two_lists_straddling_the_cost_date_take_the_one_held_then(tmp_path):
+    """Two quotes of one proposal for the trays at dates the cost date picks between: a price history (info)."""
+    r, tray = _two_lists(tmp_path / "a", ("2027-03", 160_000), ("2025-06", 145_000))
     assert (tray.unit_price.m, tray.listed, tray.later) == (145_000, "vendor-b", (("2027-03", "vendor-a"),))
-    assert _found(r, "COST004") == ["gb200-compute-tray is priced 145000 USD here and 160000 USD in Prices "
-                                    "'vendor-a'; this one, held at the cost date, is used"]   # was: "which is used"
+    assert _severities(r, "COST004") == [("info", "gb200-compute-tray is priced 145000 USD here (2025-06) and 160000 "
+                                                  "USD in Prices 'vendor-a' (2027-03): a price history, not a "
+                                                  "conflict, since the cost date takes the newest price held then; "
+                                                  "this one is used")]   # costtidy40: was an error
+
+
+def test_two_lists_held_at_two_dates_take_the_newer_not_the_first(tmp_path):
+    r, tray = _two_lists(tmp_path / "a", ("2024-06", 140_000), ("2025-06", 145_000))
+    assert (tray.unit_price.m, tray.date, tray.listed, tray.later) == (145_000, "2025-06", "vendor-b", ())
+    assert r.metrics[CLUSTER]["capex"].m == SU_CAPEX - 144 * 5_000
+    assert [s for s, _ in _severities(r, "COST004")] == ["info"]
+    assert _found(r, "COST004")[0].endswith("; this one is used")
+
+
+def test_two_lists_of_one_date_still_disagree(tmp_path):
+    """The date cannot pick between two prices of one date: an error, the first list by id used, as without it."""
+    r, tray = _two_lists(tmp_path / "a", ("2025-06", 140_000), ("2025-06", 145_000))
+    assert (tray.unit_price.m, tray.listed) == (140_000, "vendor-a")
+    assert _severities(r, "COST004") == [("error", "gb200-compute-tray is priced 145000 USD here and 140000 USD in "
+                                                   "Prices 'vendor-a', which is used")]
+    r, tray = _two_lists(tmp_path / "b", ("2025-06", 140_000), ("2025-06-20", 145_000))   # a month says no day
+    assert tray.listed == "vendor-a" and [s for s, _ in _severities(r, "COST004")] == ["error"]
+
+
+def test_two_days_of_one_month_are_told_apart(tmp_path):
+    """By day where both give one, as a price after the cost date is (`dated_after`): the later day is used."""
+    r, tray = _two_lists(tmp_path / "a", ("2025-06-02", 140_000), ("2025-06-20", 145_000))
+    assert (tray.unit_price.m, tray.listed) == (145_000, "vendor-b")   # by month: the first by id, vendor-a's
+    assert [s for s, _ in _severities(r, "COST004")] == ["info"]
+
+
+def test_without_a_cost_date_two_dated_lists_still_disagree(tmp_path):
+    r, tray = _two_lists(tmp_path / "a", ("2024-06", 140_000), ("2025-06", 145_000), as_of=None)
+    assert (tray.unit_price.m, tray.listed) == (140_000, "vendor-a")   # the first by id, whatever its date
+    assert _severities(r, "COST004") == [("error", "gb200-compute-tray is priced 145000 USD here and 140000 USD in "
+                                                   "Prices 'vendor-a', which is used")]
 
 
 def test_only_a_later_price_leaves_the_part_unpriced_at_that_date(tmp_path):

@@ -244,7 +244,7 @@ def test_a_turnaround_longer_than_a_year_is_refused_at_its_field():
     assert FailureRate(afr=0.1, turnaround="14 d", basis="assumed", source="test").turnaround.m_as("day") == 14
     from archgen.model.reliability import FailureRates
 
-    with pytest.raises(ValidationError, match="replenishment turnaround of 2 a"):
+    with pytest.raises(ValidationError, match="replenishment turnaround of 2 year "):
         FailureRates(id="x", name="x", turnaround="2 year", classes={})
 
 

@@ -36,7 +36,7 @@ def test_a_table_cell_keeps_the_figures_of_a_small_value():
     its column's decimals would show at fewer: a goodput of 8.7e-06 at the goodput table's 3 decimals read 0.000
     (leftovers21, issue 22); the golden documents' failure-rate table read 0.0 failures a year for a CDU (0.04)."""
     assert fmt.cell(8.7e-06, None, 3) == "8.7e-06"
-    assert fmt.cell(Q_(0.036, "1/year"), None, 1) == "0.036 1/a"
+    assert fmt.cell(Q_(0.036, "1/year"), None, 1) == "0.036 1/year"   # a year by its name, not pint's "a"
     assert fmt.cell(0.0, None, 3) == "0.000" and fmt.cell(0.184, None, 3) == "0.184"
     assert fmt.cell(Q_(131400, "W"), "kW", 1) == "131.4 kW"
 
