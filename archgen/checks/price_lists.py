@@ -159,7 +159,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
                                         f"Prices '{other[0]}'" + (", which is used" if (part, doc.id) not in taken
                                                                   else "; this one, held at the cost date, is used"))
-            elif dated and (told := next((o for o in rivals if o[1] != price), None)):
+            elif dated and (told := next((o for o in rivals if o[1] != price and apart(o[1], price)), None)):
+                # a history only with a price its date tells apart; one of this date was said on that list
                 yield Violation(*where, _history(part, (doc.id, price), told, taken), severity="info")
             first.setdefault(part, []).append((doc.id, price))
         yield from other_proposals(ctx, doc)

@@ -143,3 +143,17 @@ def test_without_a_cost_date_the_quote_overlays_as_before(tmp_path):
     assert (tray.unit_price.m, tray.date, tray.listed, tray.later) == (160_000, "2027-03", "vendor-a", ())
     assert r.metrics[CLUSTER]["capex"].m == SU_CAPEX + 144 * 10_000
     assert any("dated after archgen" in m for m in _found(r, "COST006"))   # its own date (money39), not set aside
+
+
+def test_a_third_list_agreeing_with_the_used_price_is_no_price_history(tmp_path):
+    """Three lists of one date, the third agreeing with the first (used): one error, on the second; the third is no
+    "price history" with the second, since their dates do not tell them apart (review60: it read as one, information)."""
+    root = _dated(_design(tmp_path / "a", QUOTE.replace("2027-03", "2025-06").replace("160000", "140000")))
+    for vendor, usd in (("vendor-b", 145_000), ("vendor-c", 140_000)):
+        (root / f"{vendor}.yaml").write_text(QUOTE.replace("vendor-a", vendor).replace("2027-03", "2025-06")
+                                             .replace("160000", str(usd)), encoding="utf-8")
+    r = run([root])
+    cost = r.operations.cost[r.clusters[CLUSTER].cluster.path]
+    (tray,) = [line for line in cost.lines if line.part == "gb200-compute-tray"]
+    assert (tray.unit_price.m, tray.listed) == (140_000, "vendor-a")
+    assert [(f.severity, f.object) for f in r.findings if f.id == "COST004"] == [("error", "prices/vendor-b")]

@@ -84,6 +84,7 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
     """
     if rests:
         return [judge(req, None, f"it {rests}") for req in requirements]
+    unsettled = {**est.unsettled, **(unsettled or {})}   # the estimate's own other ends too (`Estimate.unsettled`)
     outcomes = []
     for req in requirements:
         value, band = est.metrics.get(req.metric), est.bands.get(req.metric)

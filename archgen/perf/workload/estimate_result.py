@@ -91,6 +91,9 @@ class Estimate:
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
     unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)
+    #: by metric: its value at the other end of a cited range over a knob the job leaves unstated, and why; a
+    #: target met at one end only is not provided (`estimate.launch_ends`, `derived.judge_requirements`)
+    unsettled: dict[str, tuple[Q, str]] = field(default_factory=dict)
     unconfirmed: tuple[str, ...] = ()  # the part's figures it reads that the part lists unconfirmed (cluster.py)
     #: hardware rows that show such a figure, each with the figure ('peak': 'peak.fp8'; `unconfirmed_note.marked`)
     hardware_unconfirmed: dict[str, str] = field(default_factory=dict)

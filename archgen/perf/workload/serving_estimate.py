@@ -6,6 +6,7 @@ Offline, server (Poisson arrivals) or a stated concurrency, on the replicas its 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from archgen import metrics as registry
 from archgen.display import significant
@@ -86,8 +87,8 @@ def spans_ranges(workload: Workload, arch: Arch, hw: Hardware) -> bool:
 
 
 def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
-                     with_sensitivity: bool) -> Estimate:
-    """The estimate of a serving workload on `gpus` accelerators (its bands are added by `estimate`)."""
+                     with_sensitivity: bool, launch_host: float | None = None) -> Estimate:
+    """A serving workload's estimate on `gpus` accelerators (bands: `estimate`; `launch_host`: `launch_ends`)."""
     inf = workload.inference
     assert inf is not None, "called for an inference workload"
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
@@ -100,6 +101,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         raise WorkloadError(workload.id, why, subject=(workload.id, ("inference", field)))
     assumed = tuple(a for a in (assumed_engine(hw, inf),) if a)
     job = job_of(inf, arch, limit, reserve, rule, fraction)
+    job = job if launch_host is None else replace(job, launch_host=launch_host)
     notes: list[str] = []
     for key, problem in (("engine", foreign_engine_problem(inf.engine, hw.vendor)),
                          ("adp_balance", balancer_problem(inf.engine, hw.vendor, inf.adp_balance is not None)),
@@ -335,8 +337,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))} | {
         m: OFFLINE_PERCENTILE.format(metric=m) for m in ("ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
     unjudged |= {} if decodes else dict.fromkeys(("tpot", "tpot_p50", "tpot_p99", "tokens_per_second_per_user",
-                                                                "decode_step_time"),
-                                                 NO_TPOT)
+                                                  "decode_step_time"), NO_TPOT)
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, sensitivity_of="replica_capacity" if sens and keeps_up else "",
                     notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
