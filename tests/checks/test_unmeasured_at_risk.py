@@ -104,3 +104,19 @@ def test_check_matrix_and_sarif_report_them_at_risk(spec_tree):
     assert found[("REQ004", 8)].count(UNMEASURED) == 1 and "overlap model" in found[("REQ004", 8)]
     assert "fragmentation" in found[("REQ004", 9)]
     assert ("PERF001", 10) in found
+
+
+def test_a_sweep_point_marks_it_at_risk_on_both_paths(tmp_path):
+    """A sweep's own requirement on the memory headroom, met at the point, is at risk there (the point stays feasible:
+    at risk passes), on the per-point path and the batched one alike, as `check` and `estimate` judge it."""
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.test_sweep import TRAIN, problem_of
+    text = TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n", "  accelerators: [512]\n")
+    text += "requirements:\n  - {id: REQ-SWP-MEM, statement: Fits, metric: memory_headroom, target: '>= 0 GB'}\n"
+    p = problem_of(tmp_path, text)
+    rows = (evaluate_point(p, 0), *batched(p, 0, 1))
+    assert len(rows) == 2
+    for row in rows:
+        assert row.status == "ok" and row.met["REQ-SWP-MEM"] is True and row.feasible
+        assert row.at_risk == ("REQ-SWP-MEM",)
