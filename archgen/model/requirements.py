@@ -328,12 +328,10 @@ UNMEASURED = "no published run measures the model's error on this figure"
 def unmeasured(o: Outcome, metric: metrics.Metric | None) -> Outcome:
     """`o`, met on a figure the model estimates with no error band (`Metric.unmeasured` says why), at risk (REQ004).
 
-    The other half of `unbanded`'s rule: there the figure has a band no published run measured; here it has none (a
-    job's memory, its exposed communication share: `perf.workload.band_families.QUANTITIES` lists no quantity for
-    it). Either way nothing bounds the model's error, so a requirement the estimate meets is at risk, with that
-    reason, never a plain pass; one not met, or not provided, is left as it is, as is a figure that is arithmetic on
-    stated inputs (no `unmeasured`). `checks.judgement.outcome` and `perf.workload.derived.judge_requirements` call
-    it where the estimate has no band of the metric.
+    `unbanded`'s rule where the figure has no band at all (a job's memory: `band_families.QUANTITIES` lists no
+    quantity for it): a requirement the estimate meets is at risk with that reason; one not met or not provided, or
+    on a figure that is arithmetic on stated inputs (no `unmeasured`), is left as it is. `checks.judgement.outcome`
+    and `perf.workload.derived.judge_requirements` call it where the estimate has no band of the metric.
     """
     return thin(o, f"{UNMEASURED}: {metric.unmeasured}") if metric is not None and metric.unmeasured else o
 
