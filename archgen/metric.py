@@ -59,6 +59,13 @@ class Metric:
         synonyms: Names people write for this figure that are not its name (``scale_out_bandwidth_per_accelerator``
             for a fabric's injection per accelerator): never read as it, but "did you mean" offers it for them
             whatever their spelling, and names its kind of object where the requirement's subject is another.
+        unmeasured: For a figure the performance model estimates that carries no measured error band (the banded ones
+            are `perf.workload.band_families.QUANTITIES`'): why no published run measures the model's error on it,
+            in words. A requirement it meets is at risk (REQ004, `model.requirements.unmeasured`), never plainly
+            met, on every path (`check`, `estimate`, a sweep's points). Empty for a banded estimate (its band judges
+            it) and for a figure that is arithmetic on stated inputs (a checkpoint's size, a cost per hour) or has a
+            range of its own (the reliability figures, over the failure-rate sets). docs/perf-model.md, Error bands,
+            Figures no run measures.
     """
 
     subject: str
@@ -77,6 +84,7 @@ class Metric:
     per: str = ""
     per_unit: bool = False
     synonyms: tuple[str, ...] = ()
+    unmeasured: str = ""
 
     @property
     def better(self) -> str | None:

@@ -17,7 +17,7 @@ from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
 from archgen.model.rack import Rack
-from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded
+from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded, unmeasured
 from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.model.workload import Workload, job_kind
 from archgen.money import currency
@@ -97,6 +97,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
     rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
+    A figure the model estimates with no band at all (`Metric.unmeasured`: a job's memory, its exposed communication
+    share) met is at risk (REQ004) too, saying why (`model.requirements.unmeasured`).
     `risks` gives, the same way, why a figure may lie above what it stands for (`even_share_risks`): a requirement it
     meets is at risk (REQ004), with that reason.
     A glob that matched a workload whose job cannot have the metric is not applicable there (`not_applicable`).
@@ -116,6 +118,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
         o = unbanded(o, band.describe(), None if value is None else band.beyond(value), band.beyond_words()) \
             if not band.measured else thin(o, band.coverage_note())
+    else:   # a figure of the model with no band at all (a job's memory): met is at risk; arithmetic stays as judged
+        o = unmeasured(o, lookup(b.subject, b.req.metric))
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
     o = thin(o, (risks or {}).get(b.subject, {}).get(b.req.metric, ""))   # a bisection cut over the even share
     return on_assumed(o, (assumed or {}).get(b.subject))

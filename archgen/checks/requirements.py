@@ -154,11 +154,15 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs
     to likely hold a further one (expected coverage (n - 1) / (n + 1) under 66 %: `Band.likely`): nothing bounds the
-    model's error there, so the estimate meeting the target is not a pass (issue 20 part 7; nu45fix).
+    model's error there, so the estimate meeting the target is not a pass (issue 20 part 7; nu45fix). So is one met
+    on a figure of the model that carries no band at all (a job's memory and memory headroom, which reserve no
+    allocator fragmentation; its exposed communication share; `Metric.unmeasured` says which and why), never a
+    figure that is arithmetic on stated inputs (docs/perf-model.md, Figures no run measures).
 
     Fix: leave more margin (faster hardware, another layout), have the figure measured on the system, or revise the
     target with its owner knowing the model's error; for a figure with no band, add a published measurement of the
-    family at that load and context to the scored cases (docs/perf-model.md, Error bands).
+    family at that load and context to the scored cases; for a figure the model scores against no run at all (a job's
+    memory: leave room for the allocator's fragmentation), measure it on the system (docs/perf-model.md, Error bands).
     """
     bands = workload_bands(ctx.workloads)
     for j in ctx.requirements:

@@ -36,6 +36,7 @@ from archgen.perf.workload.derived import (
     judged,
     other_end_metrics,
     point_metrics,
+    unmeasured_figure,
 )
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.machine import Machine
@@ -253,9 +254,11 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric) \
                 or run_bands(est, metrics).get(r.metric)   # as `check` adds them
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
-                                  [None if band is None else band.values(metrics[r.metric]) if band.likely
+                                  [((math.nan, math.nan) if unmeasured_figure(r.metric) else None) if band is None
+                                   else band.values(metrics[r.metric]) if band.likely
                                    else band.beyond(metrics[r.metric]) or (math.nan, math.nan)])
-            # none, or too few, measured it: met is at risk, unless met at the worst errors measured at its light load
+            # none, or too few, measured it, or it has no band (its memory): met is at risk, unless met at the worst
+            # errors measured at its light load
             statuses[r.id] = on_lower_bound(r, status[0], machine) if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}

@@ -28,6 +28,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.band_families import family
 from archgen.perf.workload.band_lookup import bands, context_of
 from archgen.perf.workload.bands import Band
+from archgen.perf.workload.derived import unmeasured_figure
 from archgen.perf.workload.efficiency_range import range_ends
 
 #: The metric a training estimate's span is of (`training_estimate`: its step time over the stated ranges).
@@ -72,10 +73,12 @@ class PointBands:
         `Band.values` of each point's band: [p * s_low / (1 + high), p * s_high / (1 + low)], the spread (s_low,
         s_high) the point's span as factors of its estimate, in the metric's direction
         (`band_span.span_factors`). `judged`: the ends a requirement is judged on, unknown (NaN) also where the
-        band's expected coverage is under `bands.LIKELY` (`Band.likely`),
-        so a target met there is at risk (`requirements.thin`).
+        band's expected coverage is under `bands.LIKELY` (`Band.likely`), or where the figure has no band at all
+        (`derived.unmeasured_figure`: a job's memory), so a target met there is at risk (`requirements.thin`).
         """
         b = self.bands.get(metric)
+        if b is None and judged and unmeasured_figure(metric):   # a figure with no band at all: met is at risk
+            return np.full(len(values), np.nan), np.full(len(values), np.nan)
         if b is None:
             return None
         if not b.measured or (judged and not b.likely):   # no run measured it, or too few: met is at risk

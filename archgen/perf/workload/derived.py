@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from archgen.metrics import find
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import (
     Outcome,
@@ -40,6 +41,7 @@ from archgen.model.requirements import (
     status_of,
     thin,
     unbanded,
+    unmeasured,
 )
 from archgen.model.unsettled import Unsettled, at_lower_bound, unsettled_note
 from archgen.perf.workload.run_figures import accelerator_hours, run_energy, run_times
@@ -109,8 +111,20 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                  else replace(o, note=band.describe()) if band.bin or band.longest else o)
         elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
             o = thin(o, band.coverage_note())
+        elif o.value is not None and not o.note:   # a figure of the model with no band at all (its memory): at risk
+            o = unmeasured(o, find("workload", req.metric))
         outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
     return outcomes
+
+
+def unmeasured_figure(metric: str) -> bool:
+    """Whether `metric` is a figure the model estimates with no error band at all (`Metric.unmeasured`: a job's memory).
+
+    A sweep point holds statuses, not outcomes: a requirement on such a figure is judged there with unknown band ends
+    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.requirements.unmeasured`).
+    """
+    m = find("workload", metric) or find("point", metric)
+    return m is not None and bool(m.unmeasured)
 
 
 def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:
