@@ -30,7 +30,12 @@ def test_the_8b_server_row_ran_at_0_94_of_its_offline_log():
     # no Offline twin scored (the 405B B200 / GB200 Offline runs are PP2, left out): the model's load stays theirs
     assert "mlperf51-llama31-405b-server-8xb200-tp4-fp4" not in loads
     # every Server row with a twin ran near its capacity, as loadgen tunes it: 0.77 (GB300 405B) to 0.98
-    assert 0.76 < min(loads.values()) and max(loads.values()) < 0.99
+    server = [v for k, v in loads.items() if "-server-" in k]
+    assert 0.76 < min(server) and max(server) < 0.99
+    # the Interactive rows (interactive40) are tuned to tighter limits: the 8B's at 0.753, in the moderate bin; the
+    # Llama 2 70B's states no KV precision (its config none), so the FP8 Offline row is not its twin
+    interactive = {k: v for k, v in loads.items() if "-interactive-" in k}
+    assert interactive == {"mlperf51-llama31-8b-interactive-8xb200-tp1-fp4": pytest.approx(798.75 / 1060.23, rel=1e-3)}
 
 
 def test_an_open_loop_reaches_load_times_one_plus_the_offline_high_error():
