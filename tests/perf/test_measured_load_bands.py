@@ -9,7 +9,6 @@ bin, where its TTFT p99 (-97.9 %) set the pessimistic end of every moderate-load
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
