@@ -44,11 +44,12 @@ def test_a_serving_rows_band_and_the_end_it_misses(tmp_path):
     p99, tps = g.rows
     assert p99.status == "at risk" and not p99.note and p99.band is not None
     low, high = (float(q.m_as("s")) for q in p99.band)
-    assert low < float(p99.value.m_as("s")) < 6 < high   # 0.56 s < 0.93 s < 6 s < 44.1 s
+    assert low < float(p99.value.m_as("s")) < 6 < high   # 0.49 s < 0.93 s < 6 s < 44.1 s (0.56 s before the
+    # Interactive rows of mlperf-inference-v5.yaml put +89.5 % at this band's high end, interactive40)
     assert tps.status == "met" and tps.band is not None
     for audience in ("internal", "customer"):
         text = markdown(g, audience)
-        assert f"| 0.93 s (0.56 s to {high:.1f} s) | ⚠️ at risk" in text, audience
+        assert f"| 0.93 s (0.49 s to {high:.1f} s) | ⚠️ at risk" in text, audience
         listed = text.split("**At risk:**\n\n", 1)[1].splitlines()[0]
         assert listed == (f"- REQ-SRV-001 on `workload/vendor-405b-server`: the pessimistic end of its band, "
                           f"{high:.1f} s, does not meet it"), audience

@@ -83,7 +83,8 @@ def test_padding_the_graphs_of_an_eager_run_is_refused():
 def test_every_row_that_ran_without_graphs_states_how_it_launched():
     """A source quoting use_graphs False or the 8B's unused flags ran a TensorRT engine; enforce_eager True, vLLM
     eagerly. The Offline rows of the same harnesses state it too (graphs39: the executor core never reads the
-    flags; AMD's offline config also sets enforce_eager), 20 rows in all."""
+    flags; AMD's offline config also sets enforce_eager), 24 rows in all (four Interactive rows since
+    interactive40)."""
     for name, i, case in ROWS:
         said = UNPADDED.search(case["source"])
         launch = case["inference"].get("kernel_launch")
@@ -92,7 +93,7 @@ def test_every_row_that_ran_without_graphs_states_how_it_launched():
         if launch not in (None, "graph"):
             assert "graph_batch_sizes" not in case["inference"], f"{name}:{i}"
     launched = sorted(i for _, i, c in ROWS if c["inference"].get("kernel_launch"))
-    assert len(launched) == 20
+    assert len(launched) == 24
     assert [i for i in launched if "mi325x" in i] == ["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8",
                                                       "mlperf51-llama2-70b-server-8xmi325x-vllm-tp1-fp8"]
 

@@ -41,12 +41,13 @@ def _job(case) -> ServeJob:
 
 
 def test_every_row_parses_and_predicts(cases, errors):
-    """Fifteen rows, none refused: seven Offline (one tokens/s each; B300's from v6.1) and eight Server (means and
-    percentiles)."""
+    """Nineteen rows, none refused: seven Offline (one tokens/s each; B300's from v6.1), eight Server and four
+    Interactive (loadgen's Server scenario under tighter limits: scored as Server rows; means and percentiles)."""
     cf = read_case_file(V5)
-    assert cf.refused == [] and len(cases) == 15
+    assert cf.refused == [] and len(cases) == 19
     assert sum(c.inference.scenario == "offline" for c in cases.values()) == 7
-    assert len(errors) == 7 + 8 * 7 and all(math.isfinite(e) for e in errors.values())
+    assert sum("-interactive-" in c.id and c.inference.scenario == "server" for c in cases.values()) == 4
+    assert len(errors) == 7 + 12 * 7 and all(math.isfinite(e) for e in errors.values())
 
 
 def test_rows_state_what_the_submissions_ran(cases):
@@ -54,12 +55,15 @@ def test_rows_state_what_the_submissions_ran(cases):
     max_num_tokens. AMD: FP8
     weights and KV cache, prompts run whole (vLLM 0.x without chunked prefill). Every Server row states the log's
     scheduled rate. The v6.1 B300 row's harness YAML is not in the copy read: KV cache, reservation, batch and
-    tokens per iteration are the model's defaults there."""
+    tokens per iteration are the model's defaults there. The B200 Llama 2 70B Interactive entry sets no
+    trtllm_checkpoint_flags (its Server entry: kv_cache_dtype fp8): its KV cache's precision is not stated."""
     for c in cases.values():
         inf = c.inference
         if c.id.startswith("mlperf61-"):
             assert "kv_precision" not in inf.model_fields_set and inf.kv_reserve == "full" and inf.batch == "max"
             assert "max_num_tokens" not in inf.model_fields_set
+        elif c.id == "mlperf51-llama2-70b-interactive-8xb200-tp1-fp4":
+            assert inf.kv_precision is None and inf.kv_reserve == "mean" and inf.max_num_tokens == 768
         else:
             assert inf.kv_precision == "fp8" and inf.kv_reserve == "mean", c.id
         want = ("fp8", "separate") if "mi325x" in c.id else ("fp8" if "h200" in c.id else "fp4", "chunked")
@@ -112,8 +116,9 @@ def test_offline_and_server_throughput(errors):
     assert 0.0 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.04
     assert 0.17 <= offline["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8"] <= 0.25
     assert 0.20 <= offline["mlperf51-llama31-8b-offline-8xb200-tp1-fp4"] <= 0.30
-    server = {i: e for (i, m), e in errors.items() if "-server-" in i and m == "tokens_per_second"}
-    assert len(server) == 8 and all(-0.07 <= e <= 0.03 for e in server.values())
+    server = {i: e for (i, m), e in errors.items() if ("-server-" in i or "-interactive-" in i)
+              and m == "tokens_per_second"}
+    assert len(server) == 12 and all(-0.07 <= e <= 0.03 for e in server.values())
 
 
 def test_a_rate_above_capacity_does_not_keep_up(cases, accelerators):
@@ -142,7 +147,11 @@ STEP_RATIO = {"mlperf51-llama2-70b-server-8xb200-tp1-fp4": 0.99, "mlperf51-llama
               "mlperf51-llama31-405b-server-72xgb200-tp4-fp4": 1.05,
               "mlperf51-llama31-405b-server-72xgb300-tp2-fp4": 1.20,  # 1.15 at B300's former fp4 peak (15,000)
               "mlperf51-llama2-70b-server-8xmi325x-vllm-tp1-fp8": 1.15,
-              "mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8": 1.06}
+              "mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8": 1.06,
+              # the Interactive rows (interactive40): lighter states, where the model's step is much shorter
+              "mlperf51-llama2-70b-interactive-8xb200-tp1-fp4": 1.32, "mlperf51-llama31-8b-interactive-8xb200-tp1-fp4": 1.57,
+              "mlperf51-llama31-405b-interactive-8xb200-tp4-fp4": 1.35,
+              "mlperf51-llama31-405b-interactive-72xgb200-tp4-fp4": 1.08}
 
 
 def test_the_step_at_the_logs_state(cases, accelerators):
@@ -154,7 +163,12 @@ def test_the_step_at_the_logs_state(cases, accelerators):
     6 % on Dell's H200, so their Server misses are the open loop's magnification near capacity; 20 % short on GB300
     (15 % while its NVFP4 GEMM fraction was taken over the B300's former 15,000 TFLOP/s peak, not the corrected
     14,000: the GB300 takes its die's fraction, 0.382, so its prefill runs 7 % faster) and 15 % on MI325X, 25 % on
-    the 8B (23 % before the NVFP4 re-derivation; 18, 18 and 31 % before the FFN activation's bytes)."""
+    the 8B (23 % before the NVFP4 re-derivation; 18, 18 and 31 % before the FFN activation's bytes).
+    At the Interactive logs' lighter states (interactive40: 24 to 310 in flight per replica) the model's iteration is
+    32 % (Llama 2 70B, B200, KV cache scored in FP8: the config states none), 57 % (8B) and 35 % (405B, B200) short,
+    8 % on GB200's 405B: at the same engine's Server state 1 %, 25 % and 5 %. What the real step holds at light load
+    that the model's does not is not known (no source splits it); the Interactive misses are not only the open
+    loop's magnification."""
     for cid, want in STEP_RATIO.items():
         c = cases[cid]
         inf = c.inference

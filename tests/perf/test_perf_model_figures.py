@@ -89,7 +89,10 @@ BANDS = [
      [CAPACITY, MOE_CAPACITY, OFFLINE, MOE]),
     ("(0.73 reaching 1.04: {0[2]} rows, {0[3]} to {0[4]}, which holds it)",
      [("serving under load", "ttft_p99@moderate..near-capacity@poisson")]),
-    ("that bin holds {0[2]} row (GB300's, {0[3]}), no band", [("serving under load", "ttft_p99@moderate@poisson")]),
+    ("moderate: since interactive40 that bin holds {0[2]} rows, {0[3]} to {0[4]}",
+     [("serving under load", "ttft_p99@moderate@poisson")]),
+    ("now hold 5 rows and give bands: TTFT p99 {0[3]} to {0[4]}, TPOT p99 {1[3]} to {1[4]}",
+     [("serving under load", "ttft_p99@moderate@poisson"), ("serving under load", "tpot_p99@moderate@poisson")]),
     ("all inside the MoE offline band at one length, {0[3]} to {0[4]}, as they were inside its tokens/s band, {1[3]} to "
      "{1[4]}, before lengths40;", [MOE_CAPACITY, MOE]),
     ("`moe-offline-serving` holds {0[2]} aggregated offline runs: Mixtral 8x7B at TP 1 in FP8 ({0[3]}", [MOE]),
