@@ -88,11 +88,12 @@ def decimals_column(values: Sequence[float] | np.ndarray, digits: int) -> list[s
 
 
 def duration(seconds: float) -> str:
-    """A time as a person reads it, at three significant figures: s below 2 min, then min, h and, from 2 days, d.
+    """A time as a person reads it, at three significant figures: s below 2 min, then min, h and, from 2, days.
 
-    REL005's checkpoint interval of 60 days read '8.64×10⁴ min' beside an optimum of '0.118 min' (newuser92).
+    REL005's checkpoint interval of 60 days read '8.64×10⁴ min' beside an optimum of '0.118 min' (newuser92); '60 d'
+    until words40, when a day came to print by its name (`figure`).
     """
-    for unit, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
         if seconds >= 2 * size:
             return f"{significant(seconds / size, 3)} {unit}"
     return f"{significant(seconds, 3)} s"
@@ -111,16 +112,32 @@ def significant(value: float, digits: int = 4) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+#: The units of time that print by their names (pint's symbols 'd' and 'a' patched out, `unit_definitions`; a week
+#: and a month have none): alone after a number other than 1 they read in the plural, '2 years' (`with_unit`).
+NAMED_TIMES = ("day", "week", "month", "year")
+
+
+def with_unit(text: str, unit: str) -> str:
+    """A number's text and its unit, a `NAMED_TIMES` unit alone in the plural where the number is not 1: '2 years'.
+
+    The one rule of `figure` (a measured figure in a message) and `metric_value` (a metric's value in any output);
+    costtidy40 and words40 made a year and a day print by name, which read '2 year' and '96.23 day'. A unit written
+    as a symbol ('h', 'min') or a compound ('EUR/year', 'interruptions/day') is left as it is.
+    """
+    return f"{text} {unit}{'s' * (unit in NAMED_TIMES and text != '1')}".strip()
+
+
 def figure(value: pint.Quantity, digits: int = 4) -> str:
     """A quantity at `digits` significant figures in its own unit, never as x10^n: a measured figure in a message.
 
     pint's ``f"{q:.4g~P}"`` wrote a bisection of 13,107.2 Tbit/s as '1.311×10⁴ Tbit/s' (small36, fmt36); this reads
     '13,107 Tbit/s'. `significant`'s text, thousands grouped, but from 10^digits up the whole number, its last
-    figures not rounded to zeros (a capex in USD reads to the dollar); the unit as pint's ``~P`` writes it.
+    figures not rounded to zeros (a capex in USD reads to the dollar); the unit as pint's ``~P`` writes it, a day or
+    a year alone in the plural (`with_unit`: 'a repair of 2 years').
     """
     m = float(value.magnitude)
     text = number(round(m)) if math.isfinite(m) and abs(m) >= 10 ** digits else significant(m, digits)
-    return f"{text} {value.units:~P}".strip()
+    return with_unit(text, f"{value.units:~P}")
 
 
 def kw(q: Any) -> str:
@@ -198,7 +215,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
         text = significant(shown, ESTIMATE_FIGURES)
     else:
         text = decimals(shown, metric.digits)   # 8.7e-06, not 0.000; 0.0005, not 0.001
-    return f"{text} {label}".strip()
+    return with_unit(text, label)   # '96.23 days'
 
 
 def target_text(target: object, metric: Metric | None) -> str:

@@ -270,7 +270,7 @@ def metrics_page() -> str:
                   "|---|---|---|" + ("---|" if jobs else "") + "---|---|"]
         for m in metrics.declared(kind):
             unit = f"{m.unit} (shown as {m.rate_unit()})" if m.rate_unit() else m.unit or "—"
-            unit += f" (a target may say {m.unit}/{m.per})" if m.per else ""   # the amount for one hour
+            unit += f" (a target may say {m.unit}/{m.per})" if m.per else ""   # the amount for one hour or year
             job = f"{', '.join(m.jobs)} | " if jobs else ""
             also = (" Not its name, but offered for it by \"did you mean\": " + ", ".join(f"`{s}`" for s in m.synonyms)
                     + "." if m.synonyms else "")

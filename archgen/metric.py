@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from archgen.money import currency
+from archgen.money import currency, invoiced
 from archgen.units import Q_, Q, counted, uncounted
 
 #: The kinds of object that have metrics, with the object path pattern each stands for.
@@ -52,8 +52,9 @@ class Metric:
             than goodput and cost per token are the pipeline's only).
         counts: For a rate (a unit ``1/<time>``), what it counts (``tokens``), so that it reads ``tokens/s``, not
             ``1/s``, wherever it shows (`rate_unit`).
-        per: For an amount of money per hour of something (an accelerator-hour, a job's hour), that time (``h``):
-            a target may give it as a currency per time (``<= 2.5 USD/h``), the amount for one (`as_limit`).
+        per: For an amount of money per a time (an accelerator-hour, a job's hour: ``h``; a year: ``year``), that
+            time: a target may give it as a currency per time (``<= 2.5 USD/h``, ``<= 5000 EUR/year``), the amount
+            for one (`as_limit`).
         per_unit: For money, whether it is a price per unit of what it counts (a token, a million tokens), as one
             `per` a time is: a target on it may be finer than its currency's minor unit, an `amount`'s may not.
         synonyms: Names people write for this figure that are not its name (``scale_out_bandwidth_per_accelerator``
@@ -122,10 +123,11 @@ class Metric:
         """Whether it is an amount of money, an invoice's line (capex, a cost per year, a job's cost), not a price.
 
         Such an amount has at most its currency's decimals (ISO 4217's minor unit, `unit_hints.MINOR_UNITS`), so a
-        target '<= 5.000 EUR' on it is refused (`model.requirements`); a price per accelerator-hour (`per`) or per
-        token (`per_unit`) may be finer ('<= 2.321 USD').
+        target '<= 5.000 EUR' on it is refused (`model.requirements`); a price per accelerator-hour (`per` an hour)
+        or per token (`per_unit`) may be finer ('<= 2.321 USD'). Per a year it is an amount, as a price field per a
+        month or longer is (`money.invoiced`).
         """
-        return self.money and not self.per and not self.per_unit
+        return self.money and not self.per_unit and (not self.per or _invoiced_per(self.per))
 
     def accepts(self, value: Q) -> bool:
         """Whether `value` has this metric's dimension (an amount of money in any one currency).
@@ -167,6 +169,12 @@ class Metric:
     def display(self, value: Q) -> Q:
         """`value` in the unit it is shown in."""
         return value.to(self.unit_of(value) or "dimensionless")
+
+
+@cache
+def _invoiced_per(per: str) -> bool:
+    """Whether an amount of money per `per`, a time, is an invoice's line (`money.invoiced`): 'year', not 'h'."""
+    return invoiced(Q_(1, f"USD/{per}"))
 
 
 @cache

@@ -290,7 +290,8 @@ def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | Non
     if not found or any(m.accepts(m.as_limit(limit)) for m in found):
         return None
     unit = (found[0].rate_unit() or found[0].unit) if found[0].dimension else ""   # 'tokens/s', not '1/s'
-    per = ", or a currency per time such as 'USD/h'" if found[0].per else ""
+    unit = "a currency" if found[0].money else unit   # any of `CURRENCIES`, not the 'USD' it is declared in
+    per = f", or a currency per time such as 'USD/{found[0].per}'" if found[0].per else ""
     over = [n for n, e in counted(limit).items() if e < 0]   # '0.5 J/token': the metric says what it is per
     per += f"; '{over[0]}' is a count, not a unit of it: its name says what it is per" if over else ""
     molar = million_hint(f"{limit.magnitude:g}", f"{limit.units:~}", f"{limit.units:D}")

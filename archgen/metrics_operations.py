@@ -85,7 +85,7 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "idle draw (assumed, COST003: an upper bound, never 0). Where a part's "
            "maximum stands in for its typical draw it is an upper bound, and a target it misses is not provided. "
            "On a floor of halls naming their own facilities: theirs, as `facility_energy_per_year`.", _COST,
-           minimise=True),
+           minimise=True, per="year"),
     Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
            "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
            "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
@@ -119,25 +119,26 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "emissions, beside the scope 2 figures, never in them; not provided where a part states none or the "
            "parts state different boundaries.", "analyse/embodied.py", minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
-           "and month × 12.", _COST, minimise=True),
+           "and month × 12.", _COST, minimise=True, per="year"),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
            "over the depreciation years n at the discount rate r (1/n at r = 0): the annuity that repays a loan of "
            "1 over n years.", _COST),
     Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × the capital "
            "recovery factor × (1 − residual × (1 + r)^−n), the hall's `cost.residual_value` the share of the capex "
-           "the hardware is worth at the end of the depreciation years (0 unstated).", _COST, minimise=True),
+           "the hardware is worth at the end of the depreciation years (0 unstated).", _COST, minimise=True,
+           per="year"),
     Metric("cluster", "support_cost_per_year", "USD", "USD", 0, "Support cost per year", "Capex × the cluster's "
            "`cost.support` (the yearly support and maintenance share of the capex); not provided where unstated, "
-           "and the TCO then says it leaves it out.", _OPEX, minimise=True),
+           "and the TCO then says it leaves it out.", _OPEX, minimise=True, per="year"),
     Metric("cluster", "licence_cost_per_year", "USD", "USD", 0, "Licence cost per year", "Accelerators × the cluster's "
            "`cost.licence_per_accelerator` + nodes × its `cost.licence_per_node` (a year's); not provided where "
-           "neither is stated, and the TCO then says it leaves them out.", _OPEX, minimise=True),
+           "neither is stated, and the TCO then says it leaves them out.", _OPEX, minimise=True, per="year"),
     Metric("cluster", "other_opex_per_year", "USD", "USD", 0, "Other opex per year", "The cluster's `cost.other_opex` "
            "for a year (staff, insurance, taxes, a spare-parts stock); not provided where unstated, and the TCO then "
-           "says it leaves it out.", _OPEX, minimise=True),
+           "says it leaves it out.", _OPEX, minimise=True, per="year"),
     Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year, "
            "plus the support, licence and other opex the cluster's `cost:` states (the documents name those it "
-           "leaves out).", _COST, minimise=True),
+           "leaves out).", _COST, minimise=True, per="year"),
     Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
            "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST, minimise=True, per="h"),
     Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "

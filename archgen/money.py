@@ -44,7 +44,7 @@ class CurrencyDim(Dim):
             else:
                 raise
             raise error from None
-        if isinstance(value, str) and _amount(q) and (refused := decimals_error(value, self.label, self.example)):
+        if isinstance(value, str) and invoiced(q) and (refused := decimals_error(value, self.label, self.example)):
             raise refused   # '5.000 EUR'; a requirement's target only on an amount metric (`model.requirements`)
         return q
 
@@ -94,11 +94,11 @@ def _refused(text: str, expected: str, example: str, hint: str) -> PydanticCusto
                                {"expected": expected, "example": example, "got": text.strip(), "hint": hint})
 
 
-def _amount(q: Q) -> bool:
+def invoiced(q: Q) -> bool:
     """Whether `q` is an amount of money, or one per a month or longer (a rent, a licence per year).
 
     Such an amount is an invoice's line, in the currency's minor unit (`unit_hints.MINOR_UNITS`); a price per hour
-    or per kWh may be finer.
+    or per kWh may be finer. The one rule of a money field and of a metric's (`metric.Metric.amount`).
     """
     cur = currency(q)
     per = Q_(1, q.units) / Q_(1, cur) if cur else None   # 1, or 1/year for 'USD/year'

@@ -51,9 +51,10 @@ def _definitions() -> str:
     text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
     text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
-    # a year printed by its name, not pint's symbol 'a' (annum), which no reader of '5 EUR/a' takes for a year
-    # (money40); 'a' and 'yr' are still read
+    # a year and a day printed by their names, not pint's symbols 'a' (annum), which no reader of '5 EUR/a' takes for a
+    # year (money40), and 'd' (words40: '2 d', '0.5 1/d'); 'a', 'yr' and 'd' are still read
     text = text.replace("year = 365.25 * day = a = yr", "year = 365.25 * day = _ = a = yr")
+    text = text.replace("day = 24 * hour = d", "day = 24 * hour = _ = d")
     # CFM, as datasheets print an air flow (DGX H100 user guide: 1,105 CFM): a cubic foot per minute by its name. pint
     # reads 'cfm' as the centifermi (a length), which even the hint for 'cfmm' offered (newuser49)
     return text + ("\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\n"

@@ -125,4 +125,4 @@ def test_run_figures_are_shown_at_the_estimates_significant_figures(name):
     assert m is not None and m.source == "perf/workload/run_figures.py"
     unit = "h" if "hours" in name else "day"
     shown = metric_value(m, Q_(4730031.4 if unit == "h" else 96.2345, unit))
-    assert shown == ("4,730,000 h" if unit == "h" else "96.23 day")
+    assert shown == ("4,730,000 h" if unit == "h" else "96.23 days")

@@ -4,6 +4,9 @@ A buyer wrote `tco_per_accelerator_hour <= 2.5 USD/h` and got "not comparable wi
 (expected USD)": the metric is an amount per accelerator-hour, declared in plain USD. A metric `per` an hour
 (`Metric.per`) now takes a currency per time as the amount for one hour: 2.5 USD/h is 2.5 USD, 0.05 USD/min is
 0.05 x 60 = 3 USD. A metric that is no amount per time (capex) still refuses it.
+
+words40: a cost per year (`per` a year) takes a currency per year likewise ('<= 5000 EUR/year' was refused "(expected
+USD)", costtidy40), and a money metric's expected unit reads "a currency", not the USD it is declared in.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 import pytest
 
 from archgen.errors import SpecError
-from archgen.metrics import as_limit, find
-from archgen.model.requirements import Requirements
+from archgen.metrics import REGISTRY, as_limit, find
+from archgen.model.requirements import Requirements, Status
 from archgen.units import Q_
+from tests.conftest import SPECS
 
 
 def _requirements(metric: str, target: str) -> Requirements:
@@ -37,12 +41,12 @@ def test_a_job_cost_per_hour_takes_it_too():
 
 
 def test_a_metric_that_is_no_amount_per_time_refuses_it():
-    with pytest.raises(Exception, match=r"not comparable with capex \(expected USD\)"):
+    with pytest.raises(Exception, match=r"not comparable with capex \(expected a currency\)"):
         _requirements("capex", "<= 80000000 USD/h")
 
 
 def test_a_wrong_unit_names_both_forms():
-    with pytest.raises(Exception, match=r"not comparable with tco_per_accelerator_hour \(expected USD, or a currency "
+    with pytest.raises(Exception, match=r"not comparable with tco_per_accelerator_hour \(expected a currency, or a currency "
                                         r"per time such as 'USD/h'\)"):
         _requirements("tco_per_accelerator_hour", "<= 2.5 USD/kWh")
 
@@ -60,3 +64,32 @@ def test_a_year_in_the_message_reads_year(written):
     """money40's input: '<= 5 EUR/year' on capex was refused as "target '<= 5 EUR/a'", pint's symbol for a year."""
     with pytest.raises(Exception, match=r"target '<= 5 EUR/year' is not comparable with capex"):
         _requirements("capex", f"<= {written}")
+
+
+@pytest.mark.parametrize(("metric", "target", "limit"), [
+    ("tco_per_year", "<= 5000 EUR/year", Q_(5000, "EUR")), ("tco_per_year", "<= 5000 GBP", Q_(5000, "GBP")),
+    ("energy_cost_per_year", "<= 400 EUR/month", Q_(4800, "EUR")), ("other_opex_per_year", "<= 1 JPY/year",
+                                                                     Q_(1, "JPY"))])
+def test_a_cost_per_year_takes_a_currency_per_year(metric, target, limit):
+    got = _requirements(metric, target).requirements[0].target.limit
+    assert str(got.units) == str(limit.units) and got.m == pytest.approx(limit.m)
+    assert all(m.per == "year" and m.amount for m in REGISTRY if m.money and m.name.endswith("_per_year"))
+
+
+def test_a_cost_per_year_keeps_an_amounts_decimals():
+    """A year's amount is an invoice's line, per year or not (`money.invoiced`): '5.000 EUR/year' is refused."""
+    with pytest.raises(Exception, match=r"expected TCO per year as an amount of money .* got '5\.000 EUR/year'"):
+        _requirements("tco_per_year", "<= 5.000 EUR/year")
+
+
+def test_a_per_year_target_is_judged_as_the_amount_for_a_year(tmp_path):
+    """The shipped GB200 SU's TCO against the same bounds written per year and plain: the same statuses."""
+    from archgen.pipeline import run
+    bounds = ("1 USD", "10000000000 USD")
+    reqs = "".join(f"- {{id: FIN-{i}-{end}, statement: TCO, subject: 'cluster/*', metric: tco_per_year, "
+                   f"target: '<= {b}{per}'}}\n" for i, b in enumerate(bounds) for end, per in (("A", ""), ("Y", "/year")))
+    (tmp_path / "r.yaml").write_text("kind: Requirements\nid: r\nrequirements:\n" + reqs, encoding="utf-8")
+    result = run([SPECS / "clusters" / "gb200-nvl72-su.yaml", tmp_path / "r.yaml"])
+    status = {j.bound.req.id: j.outcome.status for j in result.requirements if j.bound.req.id.startswith("FIN-")}
+    assert len(status) == 4 and status["FIN-0-A"] == Status.NOT_MET
+    assert status["FIN-0-Y"] == status["FIN-0-A"] and status["FIN-1-Y"] == status["FIN-1-A"] != Status.NOT_MET

@@ -183,6 +183,27 @@ def test_a_year_is_written_by_its_name(text):
     assert parse_quantity(format_quantity(q)) == q
 
 
+@pytest.mark.parametrize(("text", "unit"), [("14 d", "day"), ("14 day", "day"), ("0.5 1/d", "1/day"),
+                                            ("5 EUR/d", "EUR/day")])
+def test_a_day_is_written_by_its_name(text, unit):
+    """Not pint's symbol 'd' (words40: 'a sourced turnaround of 14 d'); 'd' still reads, and the text reads back."""
+    q = parse_quantity(text)
+    assert format_quantity(q).split(" ")[1] == unit == f"{q.units:~P}"
+    assert parse_quantity(format_quantity(q)) == q
+
+
+@pytest.mark.parametrize(("value", "text"), [(Q_(2, "year"), "2 years"), (Q_(400, "d"), "400 days"),
+                                             (Q_(1, "day"), "1 day"), (Q_(0.5, "day"), "0.5 days"),
+                                             (Q_(3, "month"), "3 months"), (Q_(2, "EUR/year"), "2 EUR/year"),
+                                             (Q_(24, "h"), "24 h"), (Q_(0.27, "1/day"), "0.27 1/day")])
+def test_a_day_or_a_year_alone_reads_in_the_plural_in_a_message(value, text):
+    """`display.figure` (a measured figure in a message), `fmt.q` and `metric_value` share `display.with_unit`."""
+    from archgen.display import figure
+    from archgen.render.fmt import q
+    assert figure(value) == text
+    assert q(value, digits=0).split(" ", 1)[1] == text.split(" ", 1)[1]
+
+
 def test_json_units_are_si():
     assert (json_unit(Q_(132, "kW")), json_magnitude(Q_(132, "kW"))) == ("W", 132000.0)
     assert (json_unit(Q_(1.8, "TB/s")), json_magnitude(Q_(1.8, "TB/s"))) == ("B/s", 1.8e12)

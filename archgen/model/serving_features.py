@@ -5,7 +5,8 @@ unknown key (newuser60): `mtp: 3` was answered "did you mean 'tp'?" (tensor para
 mean 'ep'?", and `num_speculative_tokens` or `enable_prefix_caching` got the list of allowed keys with no word of why.
 Each is now refused at its line as what it is: not modelled, with what the estimate assumes instead and what to do
 (as `engine.disaggregation_key` refuses a disaggregated pool). A key naming a field under another name (vLLM's
-`kv_cache_dtype`, TensorRT-LLM's `wide_ep`) names the field to state.
+`kv_cache_dtype`, TensorRT-LLM's `wide_ep`) names the field to state. A spread of prompt lengths (`input_len_cv`,
+newuser100: "did you mean 'input_len'?") is refused as `output_len_cv` is under a simulated run: one length is run.
 """
 
 from collections.abc import Iterable
@@ -50,6 +51,11 @@ REDUNDANT = ("redundant expert copies are the field redundant_experts (SGLang's 
              "TensorRT-LLM's num_slots less the experts): state redundant_experts instead of {key}")
 KV_DTYPE = ("the KV cache's data type is the field kv_precision (fp16, bf16, fp8 or fp4; vLLM's kv_cache_dtype, "
             "TensorRT-LLM's kv_cache_config.dtype): state kv_precision instead of {key}")
+INPUT_SPREAD = (
+    "an input-length spread is not modelled: every request's prompt is input_len tokens, offline and in a simulated "
+    "run alike (output_len_cv spreads only the generated lengths, offline; docs/perf-model.md, Limitations); remove "
+    "{key} and state the prompts' mean as input_len (the prefill's attention, growing with the square of a prompt's "
+    "length, then reads below the spread's)")
 WIDE_EP = ("wide expert parallelism is stated with two fields: ep (expert-parallel ways of a replica, dividing tp, "
            "across a whole scale-up domain such as an NVL72) and attention_dp: true (each rank runs attention on its "
            "own requests): state those instead of {key}")
@@ -64,6 +70,8 @@ FEATURES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("eplb", "load_balanc"), LOAD_BALANCE),
     (("kv_cache_dtype", "kv_dtype", "kv_cache_type"), KV_DTYPE),
     (("wide_ep", "wideep"), WIDE_EP),
+    (("input_len_cv", "input_cv", "input_len_std", "input_std", "prompt_len_cv", "prompt_cv", "prompt_len_std"),
+     INPUT_SPREAD),   # newuser100: 'input_len_cv' was answered "did you mean 'input_len'?"
 )
 
 

@@ -110,7 +110,7 @@ def _on_metric(value: Any, handler: ValidatorFunctionWrapHandler, info: Validati
     target = handler(value)
     metric = metrics.amount(str(info.data.get("metric", "")))
     m = _TARGET.match(value) if isinstance(value, str) else None
-    if metric is not None and m is not None and metric.accepts(target.limit) and \
+    if metric is not None and m is not None and metric.accepts(metric.as_limit(target.limit)) and \
             (error := decimals_error(m[2], f"{metric.said} as an amount of money")):
         raise error
     return target

@@ -22,6 +22,7 @@ from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatt
     significant,
     target_text,
     unit_label,
+    with_unit,
 )
 from archgen.pint_import import pint
 from archgen.units import ureg
@@ -99,7 +100,8 @@ def elasticity_note(name: str, hardware: dict[str, pint.Quantity]) -> str:
 def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:
     """Format a quantity in `unit` with `digits` decimals: ``q(Q_(131400, "W"), "kW", 1) == '131.4 kW'``.
 
-    Without `unit` the quantity keeps its own unit. None gives ``'—'``. A value those decimals would show at fewer
+    Without `unit` the quantity keeps its own unit; a day or a year alone reads in the plural (`display.with_unit`).
+    None gives ``'—'``. A value those decimals would show at fewer
     than two significant figures keeps two (`display.decimals`: ``8.7e-06``, not ``0.000``).
     """
     if value is None:
@@ -111,7 +113,7 @@ def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> 
     else:
         shown, label = value.to(unit), unit_label(unit)
     text = decimals(float(shown.magnitude), digits)
-    return f"{text} {label}".strip()
+    return with_unit(text, label)   # '14.0 days'
 
 
 def sentence(text: str) -> str:

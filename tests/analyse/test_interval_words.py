@@ -45,7 +45,7 @@ def test_an_interval_longer_than_the_run_is_a_warning_with_what_it_costs(tmp_pat
     rel3, = (f for f in r.findings if f.id == "REL003")
     assert rel3.severity == "warning"
     assert rel3.message.startswith(f"no number of hot spares holds the goodput target 0.9 at the job's stated "
-                                   f"checkpoint interval (300 d); at Daly's optimum interval ({duration(g.optimum)}), "
+                                   f"checkpoint interval (300 days); at Daly's optimum interval ({duration(g.optimum)}), "
                                    f"{g.spares_at_optimum} would; goodput 0.000 at the interval, "
                                    f"{g.curve([g.optimum])[0]:.3f} at the optimum; the interval is longer than the run "
                                    f"({duration(days * 86400)} to train at the estimate)")
@@ -87,7 +87,7 @@ def test_the_curve_at_the_jobs_interval_is_its_goodput(tmp_path):
 
 
 @pytest.mark.parametrize(("seconds", "text"), [(7.075, "7.08 s"), (1800, "30 min"), (34074.8, "9.47 h"),
-                                               (60 * 86400, "60 d"), (119, "119 s"), (7199, "120 min")])
+                                               (60 * 86400, "60 days"), (119, "119 s"), (7199, "120 min")])
 def test_duration_reads_as_a_person_writes_it(seconds, text):
     assert duration(seconds) == text
 

@@ -239,12 +239,12 @@ def test_a_turnaround_longer_than_a_year_is_refused_at_its_field():
 
     from archgen.model.reliability import FailureRate
 
-    with pytest.raises(ValidationError, match="replenishment turnaround of 400 d"):
+    with pytest.raises(ValidationError, match="replenishment turnaround of 400 days "):
         FailureRate(afr=0.1, turnaround="400 d", basis="assumed", source="test")
     assert FailureRate(afr=0.1, turnaround="14 d", basis="assumed", source="test").turnaround.m_as("day") == 14
     from archgen.model.reliability import FailureRates
 
-    with pytest.raises(ValidationError, match="replenishment turnaround of 2 year "):
+    with pytest.raises(ValidationError, match="replenishment turnaround of 2 years "):
         FailureRates(id="x", name="x", turnaround="2 year", classes={})
 
 

@@ -33,7 +33,8 @@ def _job(key: str) -> str:
     ("enable_block_reuse", "prefix caching"), ("cuda_graphs", "CUDA graphs are stated with the field kernel_launch"),
     ("enforce_eager", "CUDA graphs are stated with the field kernel_launch"), ("eplb", "expert load balancing"),
     ("num_redundant_experts", "the field redundant_experts"), ("kv_cache_dtype", "the field kv_precision"),
-    ("wide_ep", "ep (expert-parallel ways")])
+    ("wide_ep", "ep (expert-parallel ways"), ("input_len_cv", "an input-length spread is not modelled"),
+    ("prompt_len_std", "an input-length spread is not modelled")])
 def test_an_engine_feature_key_is_refused_at_its_line_with_why(spec_tree, key, said):
     root = spec_tree({"w.yaml": _job(key)})
     with pytest.raises(ValidateError) as err:
