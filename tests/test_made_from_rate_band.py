@@ -31,7 +31,8 @@ def test_cost_per_million_tokens_and_job_cost_read_the_same_on_the_same_target(e
     seen = set()
     for per_million in (est.metrics["cost_per_million_tokens"].m_as("USD") * 0.99, (high + worst) / 2,
                         worst * 1.01):
-        by_token = _status(est, "cost_per_million_tokens", f"<= {per_million} USD")
+        by_token = _status(est, "cost_per_million_tokens", f"<= {per_million} USD")  # a rate: any decimals
+        # a job's cost is an amount, in cents (money40 refuses '16408977.994319499 USD')
         assert _status(est, "job_cost", f"<= {per_million * TOKENS / 1e6:.2f} USD") is by_token, per_million
         seen.add(by_token)
     assert seen == {Status.NOT_MET, Status.AT_RISK, Status.MET}   # before: met at (high + worst) / 2

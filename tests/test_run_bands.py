@@ -93,11 +93,12 @@ def test_a_runs_cost_takes_the_band_at_each_end_of_its_spares_range(est):
     low, high = (est.metrics[f"job_cost_{end}"].m_as("USD") for end in ("low", "high"))
     worst = high / (1 + LOW)
     [o] = judge_requirements([Requirement(id="REQ-X-001", statement="x", metric="job_cost",
-                                          target=f"<= {(high + worst) / 2:.2f} USD")], est)
+                                          target=f"<= {(high + worst) / 2:.2f} USD")], est)  # in cents: an amount
+    # has its currency's decimals (money40 refuses '112552353.9180718 USD')
     assert o.status is Status.AT_RISK   # before: met, the range's high end meeting it
     assert o.band is not None
     assert (o.band[0].m_as("USD"), o.band[1].m_as("USD")) == (pytest.approx(low / (1 + HIGH)), pytest.approx(worst))
-    assert _status(est, "job_cost", f"<= {worst * 1.01:.2f} USD") is Status.MET   # an amount in cents (money40)
+    assert _status(est, "job_cost", f"<= {worst * 1.01:.2f} USD") is Status.MET
 
 
 def test_check_says_what_a_runs_cost_band_spans(tmp_path, est):

@@ -55,12 +55,15 @@ def test_the_shipped_platforms_point_1_is_at_risk_by_the_dense_training_band(tmp
 
 
 def test_a_point_and_check_of_the_same_design_agree_and_the_document_counts_it(tmp_path, shipped):
-    """The shipped 405B GB200 job is at risk in `check` (REQ004, MFU 55.5 % against 35 %); the sweep point that is
-    that design, on both paths, reads the same status for every requirement, and the document counts it at risk."""
+    """The shipped 405B GB200 job: the sweep point that is that design, on both paths, reads the same status for
+    every requirement as `check`, and the document counts what is at risk. Its MFU target was at risk (REQ004) until
+    rope40 charged Llama 3.1's rotary embedding and the dense band's low end moved (-38.2 -> -37.8 %): the MFU's
+    pessimistic end is now 35.03 % against 35 %, met. The at-risk path stays covered by the platforms sweep's point 1
+    (above) and the document's open items at a 45 % target (tests/render/test_docstatus.py)."""
     path = "workload/llama3-405b-pretrain-gb200"
     est = shipped.workloads[path].estimate
     checked = {o.requirement.id: o.status for o in est.requirements}
-    assert Status.AT_RISK in checked.values()
+    assert set(checked.values()) == {Status.MET}
     p = _problem(tmp_path, _single("llama3-405b-pretrain-gb200", est.accelerators, "tokens_per_second"))
     for row in (evaluate_point(p, 0), *batched(p, 0, 1)):
         assert row.layout == est.layout

@@ -30,6 +30,8 @@ from archgen.model.training_rules import (
 from archgen.units import Information
 
 Recompute = Literal["none", "selective", "full"]
+#: How a model encodes token positions (`Shape.position_embedding`).
+PositionEmbedding = Literal["rope", "learned", "alibi", "none"]
 
 
 def _group_routing_problem(experts: int, top_k: int, groups: int, group_topk: int) -> tuple[tuple[str], str] | None:
@@ -136,6 +138,15 @@ class Shape(Spec):
         "arXiv 2412.19437, section 2.2): each a 2h-to-h projection of the normed hidden state and next token's "
         "embedding, one transformer block and the shared embedding and output head. A training job trains them only "
         "where it says so (training.mtp_layers, Megatron-core's --mtp-num-layers); serving does not read them."))
+    position_embedding: PositionEmbedding | None = Field(None, description=(
+        "How the model encodes positions, as its published config or paper says: rope (rotary, applied to every "
+        "layer's query and key; config.json `rope_theta`), learned (absolute positions added to the input "
+        "embedding once, GPT-2/GPT-3), alibi (a bias inside the attention scores) or none. Only rope adds kernels "
+        "to every layer; left out, the estimate charges none and says the position embedding is not stated."))
+    qk_norm: bool | None = Field(None, description=(
+        "A norm over each head's query and key before attention (Qwen3: RMSNorm on q and k, Megatron-core "
+        "`qk_layernorm`), as the published config or paper says; true adds its kernels to every layer. Not MLA's "
+        "latent norms, which `mla` implies. Left out, the estimate charges none and says it is not stated."))
     tie_embeddings: bool = Field(False, description=(
         "The output layer reuses the input embedding, as the model's published config says (`tie_word_embeddings`:"
         " true for BLOOM, GPT-2, Gemma; false for Llama, Mixtral, DeepSeek): its parameters are counted once."))

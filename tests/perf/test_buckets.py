@@ -8,7 +8,7 @@ from archgen.perf.train.buckets import layer_tensors, mean_bucket
 from archgen.perf.train.exposure import bucket_params
 from archgen.perf.train.job import Job
 
-LLAMA31_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA31_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def test_llama31_8b_buckets_as_dells_mlperf_log_prints_them():
@@ -59,7 +59,7 @@ def test_the_walk_is_shared_by_models_built_apart_and_is_megatrons_layer_by_laye
     Arch of the same model (each case and sweep point builds its own) takes the first one's walk; the mean is the
     float the layer-by-layer walk gives (param_and_grad_buffer.py's loop, written out here), dense layers first."""
     moe = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
-               experts=256, expert_ffn=2048, shared_experts=1, dense_layers=3)
+               experts=256, expert_ffn=2048, shared_experts=1, dense_layers=3, rope=True, qk_norm=False)
     closed, size = [], 0.0
     for i in reversed(range(moe.layers)):
         for t in reversed(layer_tensors(moe, 8.0, i >= moe.dense_layers)):

@@ -128,5 +128,6 @@ def test_hbm_sharing_leaves_an_infiniband_all_to_all_almost_free(accelerators):
     arch = Arch.from_model(case.model)
     job = Job(arch, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, overlap_ep_comm=True)
     lt = layer_times(hw, job, tp=1.0, mb=1.0, cp=1.0, ep=16.0, rc=0.0, sp=False)
-    assert float(lt.hbm) == pytest.approx(0.425, abs=0.005)  # the layer's bytes over its forward time
+    # the layer's bytes over its forward time (0.425 before rope40 charged the QK norms and rotary embedding)
+    assert float(lt.hbm) == pytest.approx(0.447, abs=0.005)
     assert float(C.excess(lt.hbm, comm)) == 0.0

@@ -29,7 +29,7 @@ training:
 {extra}  parallelism: {{tp: 8{more}}}
 """
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def run(cli, tmp_path, extra: str, more: str, *args: str, seq: int = 8192, batch: int = 512):

@@ -27,7 +27,7 @@ from archgen.perf.train.layer import layer_times
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 
-LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def _ring(cp: int, hop_time) -> float:

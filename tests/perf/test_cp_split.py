@@ -20,7 +20,7 @@ from archgen.perf.train.layouts import enumerate_layouts
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 
-LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def test_a_stated_cp_that_leaves_a_rank_an_odd_count_is_refused_at_its_line(cli, tmp_path):

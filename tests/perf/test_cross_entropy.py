@@ -20,7 +20,7 @@ from archgen.perf.train.layer import layer_times
 from archgen.perf.train.loss import BYTES_PER_LOGIT
 from archgen.perf.train.stacks import PROFILES, resolve
 
-LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def test_bytes_per_logit_as_counted_from_the_kernels():

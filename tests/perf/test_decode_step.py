@@ -22,10 +22,10 @@ from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.pass_costs import fixed_per_pass, gemm_kernels_per_pass
 
 DATA = Path(__file__).parent / "data" / "deepgemm-h800-fp8.yaml"
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 #: Llama-3.2-1B (config.json: 16 layers, hidden 2048, 32 heads, 8 KV heads of 64, FFN 8192, tied embeddings).
 LLAMA1B = Arch(layers=16, hidden=2048, heads=32, kv_heads=8, head_dim=64, ffn=8192, vocab=128256, gated=True,
-               tied=True)
+               tied=True, rope=True, qk_norm=False)
 
 
 def _decode_rows() -> tuple[np.ndarray, np.ndarray, list[dict]]:

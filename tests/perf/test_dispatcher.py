@@ -96,7 +96,7 @@ def test_fixed_cost_between_and_beyond_the_rows():
 
 
 SMALL = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-             experts=128, top_k=8, expert_ffn=768)
+             experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
 
 
 @pytest.mark.parametrize("passes", [1.0, 2.0])

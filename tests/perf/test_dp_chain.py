@@ -54,7 +54,7 @@ from archgen.perf.train.exposure import NCCL_CTAS, bucket_params, dp_exposed
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import explain, resolve
 
-LLAMA31_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA31_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 VOCAB = 128256 * 4096  # one embedding matrix at tp 1
 
 

@@ -22,7 +22,7 @@ from tests.data.workloads import training_workload
 
 
 def test_the_hidden_masks_are_two_bytes_per_token_and_hidden_element():
-    a = Arch(hidden=4096, heads=32, head_dim=128, kv_heads=8, ffn=14336, layers=32, vocab=128256, gated=True)
+    a = Arch(hidden=4096, heads=32, head_dim=128, kv_heads=8, ffn=14336, layers=32, vocab=128256, gated=True, rope=True, qk_norm=False)
     T, tp = 8192.0, 4
     extra = elementwise_bytes(a, "bf16", T, tp, True, False, dropout=True) \
         - elementwise_bytes(a, "bf16", T, tp, True, False, dropout=False)

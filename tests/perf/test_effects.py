@@ -75,7 +75,7 @@ def test_tp_overlap_hides_each_collective_behind_its_own_gemm(h100):
     the step moves by m x layers = 16 times the per-layer change.
     """
     from archgen.perf.train import contention as C
-    arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768)
+    arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768, rope=True, qk_norm=False)
     layout = Layout(tp=8, pp=1, dp=1, micro_batch=1, sequence_parallel=True)
     plain, hidden = (_step(h100, Job(arch, 4096, 4, overlap_tp_comm=on), layout) for on in (False, True))
     assert 4096 * 8192 * 2.0 == 64 * MIB
@@ -102,7 +102,7 @@ def test_tp_overlap_hides_each_collective_behind_its_own_gemm(h100):
 
 def test_tp_overlap_moves_nothing_without_tp(h100):
     """TP 1 has no TP collectives: the switch has nothing to hide."""
-    arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768)
+    arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768, rope=True, qk_norm=False)
     plain, hidden = (_step(h100, Job(arch, 4096, 32, overlap_tp_comm=on), Layout(1, 1, 8, 1)) for on in (False, True))
     assert float(plain.step_time) == float(hidden.step_time)
 
@@ -119,7 +119,7 @@ def test_ep_dedup_sends_three_quarters_of_the_dispatch_bytes(h100):
     16 x (a2a(64 MiB) - a2a(48 MiB)).
     """
     arch = Arch(layers=2, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32768, gated=True,
-                experts=64, top_k=2, expert_ffn=2048)
+                experts=64, top_k=2, expert_ffn=2048, rope=True, qk_norm=False)
     layout = Layout(tp=1, pp=1, dp=16, micro_batch=1, ep=16)
     every, dedup = (_step(h100, Job(arch, 4096, 32, ep_dedup=on), layout) for on in (False, True))
     full = 4096 * 2 * 4096 * 2.0
@@ -134,7 +134,7 @@ def test_ep_dedup_sends_three_quarters_of_the_dispatch_bytes(h100):
 def test_ep_dedup_moves_nothing_inside_one_node(h100):
     """EP 8 on one NVLink node: no token leaves the node, so there is nothing to de-duplicate."""
     arch = Arch(layers=2, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32768, gated=True,
-                experts=64, top_k=2, expert_ffn=2048)
+                experts=64, top_k=2, expert_ffn=2048, rope=True, qk_norm=False)
     layout = Layout(tp=1, pp=1, dp=8, micro_batch=1, ep=8)
     every, dedup = (_step(h100, Job(arch, 4096, 16, ep_dedup=on), layout) for on in (False, True))
     assert float(every.step_time) == float(dedup.step_time)
@@ -142,7 +142,7 @@ def test_ep_dedup_moves_nothing_inside_one_node(h100):
 
 #: A dense model whose parameters count by hand: 8 layers x (4h^2 attention + 2 h x 4h MLP + 2h norms) + embedding
 #: and output layer 2 x 32,768 x 4,096 = 8 x 201,334,784 + 268,435,456 = 1,879,113,728.
-DENSE = Arch(layers=8, hidden=4096, heads=32, kv_heads=32, head_dim=128, ffn=16384, vocab=32768)
+DENSE = Arch(layers=8, hidden=4096, heads=32, kv_heads=32, head_dim=128, ffn=16384, vocab=32768, rope=True, qk_norm=False)
 DENSE_PARAMS = 8 * (4 * 4096 ** 2 + 2 * 4096 * 16384 + 2 * 4096) + 2 * 32768 * 4096
 
 

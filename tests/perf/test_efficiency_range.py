@@ -66,7 +66,7 @@ def test_the_range_reaches_the_estimate(accelerators):
     assert gemm_range(hw, "tf32") == (0.382, 0.859)  # no tf32 GEMM figure at all: the catalog's measured range
     assert hbm_range(hw) == (0.783, 0.866)  # no copy measurement of GB200: the catalog's measured Copy fractions
     assert flash_range(hw) == (0.787, 0.85)  # no flash-attention measurement: FlashAttention-3 H100 to -2 A100
-    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
     job, lay = Job(arch, 8192, 16, "fp4"), Layout(1, 1, 8, 2)
     step = lambda h: float(estimate_training(h, job, lay).step_time)  # noqa: E731
     lo, hi = over_range(hw, "fp4", step)

@@ -16,7 +16,7 @@ from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 
 #: DeepSeek-V3 as specs/catalog/models/deepseek-v3.yaml states it (MLA left out: it moves no layout rule).
 DSV3 = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
-            experts=256, top_k=8, expert_ffn=2048, shared_experts=1, dense_layers=3)
+            experts=256, top_k=8, expert_ffn=2048, shared_experts=1, dense_layers=3, rope=True, qk_norm=False)
 LAYOUT = "Et|(t*2|)*29t|tL"  # 1 + 29 x 2 + 1 + 1 = 61 layers on 32 stages; the first and last hold E and L
 
 

@@ -46,7 +46,7 @@ def test_the_layout_search_takes_an_etp_other_than_tp(h100, job):
     assert held.best is not None and "etp" not in held.best and held.best["ep"] == 4  # etp = tp = 4
     assert searched.best is not None and searched.best["etp"] == 1 and searched.best["tp"] == 4
     assert searched.best["ep"] == 2 and held.estimate is not None and searched.estimate is not None
-    assert (f"{float(held.estimate.step_time):.4g}", f"{float(searched.estimate.step_time):.4g}") == ("1.625", "1.135")
+    assert (f"{float(held.estimate.step_time):.4g}", f"{float(searched.estimate.step_time):.4g}") == ("1.648", "1.158")  # 1.625, 1.135 before rope40
     assert set(searched.layouts["etp"].tolist()) == {1.0, 2.0, 4.0, 8.0}  # each divides 768 and the 8-GPU domain
     assert (searched.layouts["etp"] * searched.layouts["ep"] <= searched.layouts["tp"] * searched.layouts["dp"]).all()
 
@@ -58,7 +58,7 @@ def test_mixtral_8x22b_with_tp_left_open_folds_its_experts(h100):
     assert held.best is not None and searched.best is not None and held.estimate and searched.estimate
     assert (held.best["tp"], held.best["ep"], "etp" in held.best) == (2, 4, False)
     assert (searched.best["tp"], searched.best["ep"], searched.best["etp"]) == (2, 8, 1)
-    assert (f"{float(held.estimate.step_time):.4g}", f"{float(searched.estimate.step_time):.4g}") == ("3.451", "3.325")
+    assert (f"{float(held.estimate.step_time):.4g}", f"{float(searched.estimate.step_time):.4g}") == ("3.46", "3.334")  # 3.451, 3.325 before rope40
 
 
 def test_the_pruned_plan_search_finds_the_exhaustive_best_with_etp_searched(h100, job):

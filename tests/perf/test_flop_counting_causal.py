@@ -40,4 +40,5 @@ def test_the_convention_gives_the_causal_share_and_rate(cli, tmp_path):
     full = doc["metrics"]["model_flops_per_gpu"]["value"] / 1e12
     assert rate == pytest.approx(full * (1 - share), rel=1e-3)
     of_peak = float(re.search(r"TFLOP/s per GPU, ([0-9.]+) % of peak", text).group(1))
-    assert of_peak == pytest.approx(100 * doc["metrics"]["mfu"]["value"] * (1 - share), rel=1e-3)
+    # shown to 3 significant figures: half a unit of the last digit (33.05 % reads 33.1 since rope40's rotary bytes)
+    assert of_peak == pytest.approx(100 * doc["metrics"]["mfu"]["value"] * (1 - share), abs=0.05)

@@ -37,7 +37,7 @@ from archgen.units import Q_
 from .test_cases import MFU, write
 
 HOPPER, BLACKWELL = 9.0, 10.0
-LLAMA = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True)
+LLAMA = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True, rope=True, qk_norm=False)
 #: One FP8 byte per value plus one FP32 scale (4 B) per block: 128 values for activations, 128 x 128 for weights.
 TILE, WEIGHT = 1 + 4 / 128, 1 + 4 / (128 * 128)
 

@@ -28,7 +28,7 @@ from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 DATA = Path(__file__).parent / "data"
 MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
 QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                 experts=128, top_k=8, expert_ffn=768)
+                 experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
 
 
 def test_megatron_pads_after_alltoall_and_deepep_only():
@@ -79,6 +79,9 @@ def test_the_h100_row_misses_what_fp8_costs_against_bf16(accelerators):
     row: stating them moves the BF16 row by 0) close it; what is left is 1.02 ms a layer pass."""
     cases, _ = read_cases(MODERN)
     fp8 = next(c for c in cases if c.id == "nemo2604-h100-qwen3-30b-a3b-fp8-ep16")
+    # the shared file states neither Qwen3's rotary embedding nor its QK norms; the BF16 row's file states both
+    # (rope40): the FP8 row states them too here, so the two are the same model
+    fp8 = fp8.model_copy(update={"model": fp8.model.model_copy(update={"position_embedding": "rope", "qk_norm": True})})
     cases, _ = read_cases(DATA / "bridge-26.04.yaml")
     bf16 = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     assert bf16.training.cuda_graphs == "moe_router+moe_preprocess"

@@ -81,7 +81,7 @@ def test_the_roofline_charges_the_floor_as_the_layer_does(h100):
     """A short sequence at TP 8 with sequence parallelism: the router's GEMM (64 x 8 x 4096) sits at the floor in the
     roofline's kernels, and the floor adds the same time there as to `layer._layer_forward`."""
     moe = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
-               experts=8, top_k=2, expert_ffn=14336, shared_experts=1)
+               experts=8, top_k=2, expert_ffn=14336, shared_experts=1, rope=True, qk_norm=False)
     job = Job(moe, 512, 64, "bf16", "flash")
     sums, layers = [], []
     for hw in (h100, dataclasses.replace(h100, gemm_floor=0.0)):

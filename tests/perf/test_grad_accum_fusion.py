@@ -21,7 +21,7 @@ from archgen.perf.train.job import Job
 from archgen.perf.train.ranks import class_times
 from archgen.perf.train.stacks import resolve
 
-LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 #: One Llama 3 70B layer's GEMM weights: Q and O 8192^2 each, K and V 8192 x 1024 each, gate/up/down 3 x 8192 x 28672.
 LAYER_GEMM_WEIGHTS = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672
 

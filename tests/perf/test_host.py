@@ -24,8 +24,8 @@ from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 DATA = Path(__file__).parent / "data"
 MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
 QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                 experts=128, top_k=8, expert_ffn=768)
-LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+                 experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
+LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def test_cost_per_operation_is_the_published_figure():
@@ -37,26 +37,27 @@ def test_cost_per_operation_is_the_published_figure():
 
 def test_qwen3_fp8_ep16_operations_by_hand():
     """Qwen3-30B-A3B, FP8 current scaling on H100, EP 16 (8 local experts), HybridEP unfused permutation.
-    Forward: attention block 7, MoE MLP 5, permutation 2, 2 GEMMs x 8 experts, the router's load-balancing loss 5
-    and random logits 2 (`router`; the recipe forces balanced routing) = 37, and 71 quantisation kernels (after-norm
-    3 + 4 x (1 + 2 x 8)); backward: 9 + 6 + 2 + 4 x 8 + 5 = 54 and 4 x (2 + 2 x 8) = 72 kernels. 234 operations x
-    13.48 µs = 3.15 ms a layer and micro-batch (222 and 2.99 ms before the router's)."""
+    Forward: attention block 9 (with the QK norms' 2, rope40), MoE MLP 5, permutation 2, 2 GEMMs x 8 experts, the
+    router's load-balancing loss 5 and random logits 2 (`router`; the recipe forces balanced routing) = 39, and 71
+    quantisation kernels (after-norm 3 + 4 x (1 + 2 x 8)); backward: 11 + 6 + 2 + 4 x 8 + 5 = 56 and
+    4 x (2 + 2 x 8) = 72 kernels. 238 operations x 13.48 µs = 3.21 ms a layer and micro-batch (234 before the QK
+    norms were counted, 222 and 2.99 ms before the router's)."""
     job = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
               moe_force_balance=True)
     kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)  # H100: compute capability 9.0
     fwd, bwd = H.layer_ops(job, 16.0, kernels)
-    assert (float(fwd), float(bwd)) == (37.0 + 71.0, 54.0 + 72.0)
+    assert (float(fwd), float(bwd)) == (39.0 + 71.0, 56.0 + 72.0)
     counts = H.layer_kernels(job, 16.0, kernels)
-    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(234 * 13.48e-6, rel=1e-12)
+    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(238 * 13.48e-6, rel=1e-12)
     # a full recompute issues the forward again; HybridEP's fused permutation drops 2 + 2
-    assert float(sum(H.host_time(job, counts, 2))) == pytest.approx(342 * 13.48e-6, rel=1e-12)
+    assert float(sum(H.host_time(job, counts, 2))) == pytest.approx(348 * 13.48e-6, rel=1e-12)
     fused = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
                 permute_in_dispatch=True, moe_force_balance=True)
     assert float(sum(H.host_time(fused, H.layer_kernels(fused, 16.0, kernels), 0))) == pytest.approx(
-        230 * 13.48e-6, rel=1e-12)
+        234 * 13.48e-6, rel=1e-12)
     # without forced balancing (a training run, not a benchmark): 2 forward kernels fewer
     free = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True)
-    assert tuple(float(x) for x in H.layer_ops(free, 16.0, kernels)) == (35.0 + 71.0, 54.0 + 72.0)
+    assert tuple(float(x) for x in H.layer_ops(free, 16.0, kernels)) == (37.0 + 71.0, 56.0 + 72.0)
 
 
 def test_the_h100_fp8_row_is_not_host_bound(accelerators):
@@ -90,14 +91,16 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
 
 
 def test_a_small_expert_row_on_b200_is_host_bound(accelerators):
-    """NeMo 25.11's 8-B200 Qwen3-30B-A3B row (MXFP8, EP 8: 16 local experts, micro-batch 1): forward 7 + 5 + 2 +
-    2 x 16 = 46 operations and 1 + 33 MXFP8 casts, backward 9 + 6 + 2 + 4 x 16 = 81 and 34, and the router's
-    load-balancing loss and random logits (7 + 5, `router`): 207 x 13.48 µs = 2.79 ms (195 and 2.63 ms before
-    them), as much as the layer's 2.63 ms of GPU work (each of the 195 kernels also costs the GPU 1.3 µs,
-    `KERNEL_OVERHEAD`; 2.46 ms and a 0.17 ms excess before training charged it). The forward synchronises, and in
-    the stream's order the GPU waits for the experts' launches after each dispatch (`test_host_sync.py`): 0.415 ms a
-    layer and micro-batch (0.41 ms while the job's defaults kept dropout on, before stack36; 0.39 ms before the
-    router's; 0.03 ms when each stretch took max(host, GPU))."""
+    """NeMo 25.11's 8-B200 Qwen3-30B-A3B row (MXFP8, EP 8: 16 local experts, micro-batch 1): forward 9 + 5 + 2 +
+    2 x 16 = 48 operations (the attention block's 9 with the QK norms' 2, rope40) and 1 + 33 MXFP8 casts, backward
+    11 + 6 + 2 + 4 x 16 = 83 and 34, and the router's load-balancing loss and random logits (7 + 5, `router`):
+    211 x 13.48 µs = 2.84 ms (207 and 2.79 ms before the QK norms, 195 and 2.63 ms before the router's), as much
+    as the layer's 2.70 ms of GPU work (2.63 ms before the QK norms' traffic and kernels; each of the 199 kernels
+    also costs the GPU 1.3 µs, `KERNEL_OVERHEAD`; 2.46 ms and a 0.17 ms excess before training charged it). The
+    forward synchronises, and in the stream's order the GPU waits for the experts' launches after each dispatch
+    (`test_host_sync.py`): 0.409 ms a layer and micro-batch (0.415 ms before the QK norms; 0.41 ms while the job's
+    defaults kept dropout on, before stack36; 0.39 ms before the router's; 0.03 ms when each stretch took max(host,
+    GPU))."""
     cases, _ = read_cases(DATA / "nemo-25.11-moe.yaml")
     case = next(c for c in cases if c.id == "nemo-b200-qwen3-30b-fp8")
     hw = case_hardware(case, accelerators)
@@ -105,12 +108,12 @@ def test_a_small_expert_row_on_b200_is_host_bound(accelerators):
               param_gather_dtype="fp8", moe_force_balance=True)
     counts = H.layer_kernels(job, 8.0, Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0))
     host = float(sum(H.host_time(job, counts, 0)))
-    assert host == pytest.approx((195 + 12) * 13.48e-6, rel=1e-12)  # 12: the router's, `router`
+    assert host == pytest.approx((199 + 12) * 13.48e-6, rel=1e-12)  # 12: the router's, `router`; 4: the QK norms'
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
     gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
-    assert gpu == pytest.approx(2.63e-3, rel=0.02)
+    assert gpu == pytest.approx(2.70e-3, rel=0.02)  # 2.63 ms before the QK norms' traffic and kernels (rope40)
     # 0.39 ms before the router's (`router`); 0.41 ms while the job's defaults kept dropout on (before stack36)
-    assert float(lt.host) == pytest.approx(0.415e-3, abs=0.005e-3)
+    assert float(lt.host) == pytest.approx(0.409e-3, abs=0.005e-3)
     assert float(lt.total) == pytest.approx(gpu + float(lt.host), rel=1e-9)
 
 
@@ -130,7 +133,7 @@ def test_the_card_profile_bounds_the_host_bound_share(accelerators):
               moe_force_balance=True)
     counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
     assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(
-        87 * 13.48e-6, rel=1e-12)  # BF16: no quantisation kernels; 75 before the router's 12 (`router`)
+        91 * 13.48e-6, rel=1e-12)  # BF16: no quantisation kernels; 87 before the QK norms' 4, 75 before the router's 12
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     assert float(lt.host) * 64 * 48 <= gaps
     assert float(lt.host) == 0.0
@@ -153,7 +156,7 @@ def test_dense_layers_are_far_from_host_bound(h100):
 
 
 QWEN3_235B = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
-                  experts=128, top_k=8, expert_ffn=1536)
+                  experts=128, top_k=8, expert_ffn=1536, rope=True, qk_norm=True)
 
 
 def test_the_all_to_all_dispatchers_own_operations_by_hand():
@@ -175,19 +178,19 @@ def test_the_all_to_all_dispatchers_own_operations_by_hand():
     for other in ("hybridep", "deepep"):
         job_o = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher=other)
         assert H.dispatcher_kernels(job_o, 8.0) == H.dispatcher_calls(job_o, 8.0) == (0.0, 0.0)
-    # the layer (94 MoE layers of 94): attention 7 + 9, MoE MLP 5 + 6, permutation 2 + 2, 16 experts x (2 + 4),
-    # the dispatcher's 22 + 5, the router's load-balancing loss 5 + 5 (`router`): forward 7 + 5 + 2 + 32 + 22 + 5
-    # = 73, backward 9 + 6 + 2 + 64 + 5 + 5 = 91
-    assert H.layer_ops(job, 8.0, (0.0, 0.0)) == (73.0, 91.0)
+    # the layer (94 MoE layers of 94): attention 9 + 11 (with the QK norms' 2 + 2), MoE MLP 5 + 6, permutation
+    # 2 + 2, 16 experts x (2 + 4), the dispatcher's 22 + 5, the router's load-balancing loss 5 + 5 (`router`):
+    # forward 9 + 5 + 2 + 32 + 22 + 5 = 75, backward 11 + 6 + 2 + 64 + 5 + 5 = 93 (73 and 91 before the QK norms)
+    assert H.layer_ops(job, 8.0, (0.0, 0.0)) == (75.0, 93.0)
 
 
 def test_moe_preprocess_graphs_capture_the_all_to_all_preprocessing():
     """`cuda_graphs` moe_router+moe_preprocess: the graph holds `MoELayer.preprocess` (Megatron-core 2edffad
     moe_layer.py `router_and_preprocess`), for the all-to-all dispatcher its 7 kernels, the counts' all-gather, the
     row map's 3 passes and the first permutation (forward and backward); the copies and the all-to-alls stay eager.
-    So the host issues 68 - 2 (the router graph's replay for norm, GEMM and routing: 3 - 1) - 12 = 54 forward and
-    86 - 3 - 1 = 82 backward."""
+    So the host issues 70 - 2 (the router graph's replay for norm, GEMM and routing: 3 - 1) - 12 = 56 forward and
+    88 - 3 - 1 = 84 backward (54 and 82 before the QK norms' 2 and 2)."""
     graphed = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router+moe_preprocess")
-    assert H.layer_ops(graphed, 8.0, (0.0, 0.0)) == (68.0 - 2.0 - 12.0, 86.0 - 3.0 - 1.0)
+    assert H.layer_ops(graphed, 8.0, (0.0, 0.0)) == (70.0 - 2.0 - 12.0, 88.0 - 3.0 - 1.0)
     router = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router")
-    assert H.layer_ops(router, 8.0, (0.0, 0.0)) == (68.0 - 2.0, 86.0 - 3.0)
+    assert H.layer_ops(router, 8.0, (0.0, 0.0)) == (70.0 - 2.0, 88.0 - 3.0)

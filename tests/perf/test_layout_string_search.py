@@ -20,7 +20,7 @@ from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 #: 80 layers in 8 stages of 10: pp 8 x v 1, pp 4 x v 2 or pp 2 x v 4
 EIGHT = "E" + "t" * 10 + "|" + ("t" * 10 + "|") * 6 + "t" * 10 + "L"
 

@@ -67,7 +67,7 @@ def test_a_thin_bin_is_unmeasured_at_this_load_and_borrows_nothing():
     assert off is not None and off.bin == ""
 
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.fixture(scope="module")

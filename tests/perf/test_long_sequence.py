@@ -41,7 +41,7 @@ def test_nemo_llama3_counts_as_nemos_formula():
     """NeMo's llama3 formula (nemo/utils/flops_formulas.py at 9421f21, lines 88-105) for one 8,192-token Llama 3 8B
     sequence: s l h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(l h)), with g/a = 8/32, f = 14,336, V = 128,256;
     the GEMM terms (76.5) exceed model_72's 72 by the GQA and gated-FFN terms, the attention and logit terms agree."""
-    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
     s, h = 8192, 4096
     want = s * 32 * h * h * (12 + 12 * 8 / 32 + 18 * 14336 / h + 12 * s / h + 6 * 128256 / (32 * h))
     assert megatron_flops(arch, 1, s, "nemo_llama3") == pytest.approx(want, rel=1e-12)

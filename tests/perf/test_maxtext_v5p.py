@@ -71,9 +71,9 @@ def test_tp_on_the_torus_is_slower_than_on_a_switch(tmp_path):
 
 
 def test_the_header_figures_are_the_models(tmp_path):
-    """What the file header says: -0.2 % (176,900 tokens/s), the same per chip on 512 chips (8x8x8) within 0.1 %."""
+    """What the file header says: -0.3 % (176,580 tokens/s; -0.2 % and 176,900 before rope40), the same per chip on 512 chips (8x8x8) within 0.1 %."""
     (r,) = score_case_file(V5P).results
-    assert r.predicted == pytest.approx(176_900, rel=5e-4) and r.error == pytest.approx(-0.002, abs=5e-4)
+    assert r.predicted == pytest.approx(176_580, rel=5e-4) and r.error == pytest.approx(-0.003, abs=5e-4)
     text = (V5P.read_text(encoding="utf-8").replace("count: 256", "count: 512").replace("domain: 256", "domain: 512")
             .replace("torus: [4, 8, 8]", "torus: [8, 8, 8]").replace("global_batch: 1024", "global_batch: 2048")
             .replace("dp: 256", "dp: 512").replace("value: 177152", "value: 354304"))

@@ -50,7 +50,7 @@ def test_one_mla_layer_forward_flops_match_megatrons_formula():
 
 def test_deepseek_v3_core_dims():
     a = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=56, ffn=18432, vocab=129280,
-             kv_lora_rank=512, kv_rope_dim=64, q_lora_rank=1536, qk_nope_dim=128, v_head_dim=128)
+             kv_lora_rank=512, kv_rope_dim=64, q_lora_rank=1536, qk_nope_dim=128, v_head_dim=128, rope=True, qk_norm=False)
     assert (a.qk_head_dim, a.v_dim, a.core_head_dim) == (192, 128, 160.0)
     plain = dataclasses.replace(a, kv_lora_rank=0)
     assert (plain.qk_head_dim, plain.v_dim, plain.core_head_dim) == (56, 56, 56.0)

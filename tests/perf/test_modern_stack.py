@@ -17,7 +17,7 @@ from archgen.scoring.scores import score_file
 from tests.data.models import catalog_arch
 
 DATA = Path(__file__).parent / "data"
-LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.mark.parametrize(("dtype", "core"), [("fp8", "bf16"), ("fp4", "bf16"), ("bf16", "bf16"), ("fp16", "fp16")])

@@ -16,7 +16,7 @@ from archgen.perf.workload.roofline import training_kernels
 
 #: Qwen3-235B-A22B's shape (as tests/perf/test_folding.py states it).
 Q235 = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
-            experts=128, top_k=8, expert_ffn=1536)
+            experts=128, top_k=8, expert_ffn=1536, rope=True, qk_norm=True)
 #: One rank's bytes of one copy of each of its 4096 / 2 sequence-parallel tokens (tp 2), 16-bit.
 COPY = 2048 * 4096 * 2.0
 

@@ -43,7 +43,7 @@ DEEPSEEK = DATA / "mlperf-inference-v5-deepseek.yaml"
 #: DeepSeek-V3's routed experts as blog24 states them (hidden 7,168, 256 experts, top 8, intermediate 2,048, SwiGLU);
 #: the rest of the shape does not enter the expert GEMMs.
 DSV3_EXPERTS = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280,
-                    gated=True, experts=256, top_k=8, expert_ffn=2048)
+                    gated=True, experts=256, top_k=8, expert_ffn=2048, rope=True, qk_norm=False)
 #: TensorRT-LLM's ADP balance study: NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md
 #: at 011cfc2cc18a24a95603f91dc53f8fc60bc80189, "Performance Summary" (DeepSeek V3 on 8 GB200, attention DP 8, EP 8,
 #: 16,000 requests of 803 input and 3,653 output tokens on average): ADP Balance (Full Strategy) 34,140 tokens/s at

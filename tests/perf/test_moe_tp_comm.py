@@ -22,7 +22,7 @@ from archgen.perf.train.exposure import NCCL_CTAS
 from archgen.perf.train.job import Job
 from archgen.perf.train.tp_comm import tp_exposed, tp_gemms, tp_layer, tp_overlap_cost, tp_sequence_parallel, tp_times
 
-DENSE = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=2 * 1408, vocab=32768, gated=True)
+DENSE = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=2 * 1408, vocab=32768, gated=True, rope=True, qk_norm=False)
 MOE = dataclasses.replace(DENSE, ffn=14336, experts=64, top_k=8, expert_ffn=1408, shared_experts=2)
 
 

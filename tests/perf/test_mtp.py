@@ -41,7 +41,7 @@ SMALL = Arch(layers=2, hidden=64, heads=4, kv_heads=4, head_dim=16, ffn=256, voc
 #: DeepSeek-V3 as specs/catalog/models/deepseek-v3.yaml states it.
 DSV3 = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
             experts=256, top_k=8, expert_ffn=2048, shared_experts=1, dense_layers=3, kv_lora_rank=512, kv_rope_dim=64,
-            q_lora_rank=1536, qk_nope_dim=128, v_head_dim=128)
+            q_lora_rank=1536, qk_nope_dim=128, v_head_dim=128, rope=True, qk_norm=False)
 
 
 def test_one_mtp_layer_of_a_small_model_adds_what_the_formula_says():

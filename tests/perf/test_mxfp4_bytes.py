@@ -23,7 +23,7 @@ from tests.perf.test_fp4_format_note import JOBS
 
 MXFP4 = 0.5 + 1.0 / 32.0  # 4 bits of E2M1 plus one 8-bit E8M0 scale per 32 values (OCP MX v1.0)
 NVFP4 = 0.5 + 1.0 / 16.0  # 4 bits of E2M1 plus one 8-bit E4M3 scale per 16 values (NVIDIA NVFP4)
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 EMBED = 2 * 128256 * 8192  # the embedding and the output layer, kept in BF16
 
 

@@ -26,7 +26,7 @@ from archgen.units import Q_
 from tests.conftest import SPECS
 
 DATA = Path(__file__).resolve().parent / "data"
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 #: The B200 DeepSeek-R1 Offline row and its log's tokens/s (mlcommons/inference_results_v5.1@965182b0
 #: closed/NVIDIA/results/B200-SXM-180GBx8_TRT/deepseek-r1/Offline/performance/run_1/mlperf_log_summary.txt).
 B200_ROW, B200_TOKENS = "mlperf51-deepseek-r1-offline-8xb200-tp8-ep8-adp-fp4", 33379.0

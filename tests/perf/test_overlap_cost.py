@@ -143,7 +143,7 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.exposure import NCCL_CTAS, bucket_params, dp_exposed
     from archgen.perf.train.job import Job
-    job = Job(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True),
+    job = Job(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False),
               8192, 64, overlap_param_gather=True)
     params, dp = 8e9, 64.0
     closed = [58720256 + 117440512] + [4096 + 25165824 + 4096 + 16777216 + 58720256, 117440512] * 31
@@ -201,7 +201,7 @@ def test_ep_dedup_dispatch_against_deepeps_measured_time(accelerators):
     from archgen.units import Q_
     hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
     arch = Arch(layers=1, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
-                experts=256, top_k=8, expert_ffn=2048)
+                experts=256, top_k=8, expert_ffn=2048, rope=True, qk_norm=False)
     fp8 = 1.0 + 4.0 / 128.0  # bytes per element with its per-128 FP32 scale (DeepEP's fp8_factor x 2)
     ratios = {}
     for ep, rate, dedup in ((16, 43e9, True), (32, 58e9, True), (16, 43e9, False)):
@@ -228,7 +228,7 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job
     arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                experts=128, top_k=8, expert_ffn=768)
+                experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
     job = Job(arch, 4096, 16, overlap_ep_comm=True)
     a2a = float(collective_time(h100, "all_to_all", 4096 * 8 * 2048 * 2.0, 16, 8))
     layer, expert = 1.5 * a2a, 0.4 * a2a  # A = 1.1 a2a, E = 0.4 a2a: the two dispatches (behind 2E, E) show
@@ -250,7 +250,7 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job, Layout
     from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, estimate_training
-    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
     e = estimate_training(h100, Job(arch, 8192, 64), Layout(1, 1, 8, 1))
     from archgen.perf.hw.memory import params_per_gpu
     params = float(params_per_gpu(arch, 1, 1, 1, loss=1.0))
@@ -274,7 +274,7 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     from archgen.perf.train.layer import layer_times
     from archgen.perf.train.training import estimate_training
     arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                experts=128, top_k=8, expert_ffn=768)
+                experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
     job = Job(arch, 4096, 64, overlap_ep_comm=True)
     a2a = float(collective_time(h100, "all_to_all", 4096 * 8 * 2048 * 2.0, 16, 8))
     layer, expert = 1.5 * a2a, 0.4 * a2a
@@ -312,7 +312,7 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
     from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP, interleave_hint, layout_problems
     from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                experts=128, top_k=8, expert_ffn=768)
+                experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
     kw = dict(tp=1, pp=4, dp=16, ep=16)
     assert layout_problems(arch, job, 64, **kw) == [EP_OVERLAP_NEEDS_VPP + interleave_hint(48, 4)]   # nu47fix's hint
@@ -351,7 +351,7 @@ def test_ep_overlap_refuses_full_recomputation(h100):
     from archgen.perf.train.layout_rules import EP_OVERLAP_NO_FULL_RECOMPUTE, layout_problems
     from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                experts=128, top_k=8, expert_ffn=768)
+                experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
     kw = dict(tp=1, pp=1, dp=16, ep=16)
     assert layout_problems(arch, job, 16, **kw, recompute=2) == [EP_OVERLAP_NO_FULL_RECOMPUTE]

@@ -61,7 +61,7 @@ QUOTED = [
     ("where the model gives 10,232 ({},", [("ho-trtllm-r1-0528-fp4-fp8kv-8xb200-c7168", "tokens_per_second")]),
     ("3,715-token outputs with a CV of 1.25 (B200 {}, GB200 NVL72 {}).",
      [(f"{V51}deepseek-r1-offline-{s}-tp8-ep8-adp-fp4", "tokens_per_second") for s in ("8xb200", "72xgb200")]),
-    ("The model gives 221.6 s ({}):", [("bridge-docs-gb200-llama31-405b-mxfp8-64gpu-tp8-pp8-vp8", "step_time")]),
+    ("The model gives 222.2 s ({}):", [("bridge-docs-gb200-llama31-405b-mxfp8-64gpu-tp8-pp8-vp8", "step_time")]),
 ]
 #: A phrase of docs/perf-model.md quoting docs/accuracy.md's error bands: {i[j]} is cell j of the i-th row named, a
 #: (family, quantity) row of "Error bands by family" (cells: n, lowest, highest, median from 2) or a (family,

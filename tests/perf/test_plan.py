@@ -121,7 +121,7 @@ def test_cli_search_plan_reports_beside_an_unchanged_estimate(cli):
 #: Mixtral 8x7B's shape (Jiang et al., arXiv 2401.04088: 32 layers, hidden 4,096, 32 heads, 8 KV heads, 8 experts of
 #: FFN 14,336, top-2).
 MIXTRAL = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
-               experts=8, top_k=2, expert_ffn=14336)
+               experts=8, top_k=2, expert_ffn=14336, rope=True, qk_norm=False)
 #: The GPUs the mixture-of-experts plans are searched on: two nodes, enough for every ep (1/2/4/8) and still 47,220
 #: layouts and 566,640 (layout, switches) pairs with nothing stated, of which the pruned search evaluates 3,072 and
 #: the exhaustive one 321,300. On 64 GPUs (134,022 layouts, 1,608,264 pairs) the three exhaustive searches took 9-11

@@ -20,7 +20,7 @@ from archgen.perf.train.stacks import PROFILES, resolve
 from archgen.perf.train.training import estimate_training
 
 GUIDE = yaml.safe_load((Path(__file__).parent / "data" / "te-gemm-profiling-b300.yaml").read_text(encoding="utf-8"))
-LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 HOPPER, BLACKWELL = 9.0, 10.0
 
 
@@ -128,7 +128,7 @@ def test_quantisation_bytes_explain_most_of_the_guides_autocast_overhead(b300, r
                                                        abs=0.005)
 
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.mark.parametrize(("arch", "dtype", "tp", "elems", "per_elem", "kernels"), [
@@ -159,7 +159,7 @@ def test_serving_pays_for_the_casts(accelerators, monkeypatch):
 
 
 QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                 experts=128, top_k=8, expert_ffn=768)
+                 experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
 
 
 @pytest.mark.parametrize(("arch", "rec", "cc", "ep", "fwd", "bwd"), [
@@ -184,17 +184,18 @@ def test_quantisation_kernels_per_layer(arch, rec, cc, ep, fwd, bwd):
 def test_training_pays_each_kernels_fixed_cost(h100, monkeypatch):
     """Qwen3-30B-A3B on 16 H100 (EP 16, micro-batch 1, 64 micro-batches of 48 layers): every kernel of a layer and
     micro-batch costs 1.3 us (`KERNEL_OVERHEAD`), as serving charges it. Counted from the code (`host` docstring):
-    attention 7 + 9, the MoE MLP outside the experts 5 + 6, the permutations 2 + 2, 8 local experts' GEMMs 8 x (2 + 4),
-    the router's load-balancing loss 5 + 5 (`router`; no forced balancing in this job) and the alltoall dispatcher's
-    (the job's default) own 14 + 2 (`host.dispatcher_kernels`): 105 in BF16, 64 x 48 x 105 x 1.3 us = 0.419 s; FP8
-    current scaling adds the 143 quantisation kernels (`layer_kernels`) and the routed rows' padding, 3 + 3
-    (`padding_kernels`): 254, 1.014 s (95 and 244 before the router's loss was counted; this test still said 79 and
+    attention 9 + 11 (with the QK norms' 2 + 2, rope40), the MoE MLP outside the experts 5 + 6, the permutations
+    2 + 2, 8 local experts' GEMMs 8 x (2 + 4), the router's load-balancing loss 5 + 5 (`router`; no forced balancing
+    in this job) and the alltoall dispatcher's (the job's default) own 14 + 2 (`host.dispatcher_kernels`): 109 in
+    BF16, 64 x 48 x 109 x 1.3 us = 0.435 s; FP8 current scaling adds the 143 quantisation kernels (`layer_kernels`)
+    and the routed rows' padding, 3 + 3 (`padding_kernels`): 258, 1.030 s (105 and 254, 0.419 and 1.014 s, before
+    the QK norms; 95 and 244 before the router's loss was counted; this test still said 79 and
     228 after the dispatcher's own kernels were counted, and failed on main at 2b313006; 222 and 0.887 s before the
     padding was charged; before every kernel was charged, FP8 paid the 143 alone, 0.571 s, and BF16 none). A
-    whole-iteration CUDA graph takes the host's work away, not the kernels': the same 105 in BF16."""
+    whole-iteration CUDA graph takes the host's work away, not the kernels': the same 109 in BF16."""
     lay = Layout(tp=1, pp=1, dp=16, ep=16, micro_batch=1, sequence_parallel=False)
-    jobs = {105: Job(QWEN3_30B, 4096, 1024, "bf16"), 254: Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise")}
-    jobs[-105] = replace(jobs[105], cuda_graphs="full_iteration")
+    jobs = {109: Job(QWEN3_30B, 4096, 1024, "bf16"), 258: Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise")}
+    jobs[-109] = replace(jobs[109], cuda_graphs="full_iteration")
     with_fixed = {n: float(estimate_training(h100, job, lay).step_time) for n, job in jobs.items()}
     monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)
     for n, job in jobs.items():

@@ -24,7 +24,7 @@ DEEPSEEK = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5-deeps
 #: DeepSeek-V3's shape (its config.json), as the MLPerf rows state it.
 DSV3 = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True, experts=256,
             top_k=8, expert_ffn=2048, shared_experts=1, dense_layers=3, q_lora_rank=1536, kv_lora_rank=512,
-            kv_rope_dim=64, qk_nope_dim=128, v_head_dim=128)
+            kv_rope_dim=64, qk_nope_dim=128, v_head_dim=128, rope=True, qk_norm=False)
 NVFP4 = 0.5 + 1.0 / 16.0  # E2M1 plus one FP8 scale per 16 values (kernels.BLOCK_SCALE_BYTES)
 
 

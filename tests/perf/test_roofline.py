@@ -31,7 +31,7 @@ SPECS = Path(__file__).resolve().parents[2] / "specs"
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=4 * 12288, vocab=51200)
 #: A small MoE with a shared expert and GQA, SwiGLU.
 MOE = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
-           experts=8, top_k=2, expert_ffn=14336, shared_experts=1)
+           experts=8, top_k=2, expert_ffn=14336, shared_experts=1, rope=True, qk_norm=False)
 #: The same with multi-head latent attention (DeepSeek-V3's: latent 512 + RoPE key 64, query rank 1536, heads of
 #: 128 + 64 query/key and 128 value dimensions).
 MLA = dataclasses.replace(MOE, kv_heads=32, kv_lora_rank=512, kv_rope_dim=64, q_lora_rank=1536, qk_nope_dim=128,

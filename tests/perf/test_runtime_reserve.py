@@ -21,7 +21,7 @@ from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.training import estimate_training
 
-LLAMA_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.mark.parametrize(("layout", "communicators", "alltoall"), [

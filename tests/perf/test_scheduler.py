@@ -28,7 +28,7 @@ from archgen.units import Q_
 from tests.conftest import SPECS, run_cli
 
 DATA = Path(__file__).resolve().parent / "data"
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.fixture(scope="module")

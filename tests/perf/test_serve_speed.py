@@ -23,7 +23,7 @@ from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.perf.serve.scheduler import FEW_STEPS, _few_steps, _loop, _Pass, estimate_serving, simulate
 from tests.conftest import SPECS
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def _deepseek() -> Arch:

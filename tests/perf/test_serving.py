@@ -19,10 +19,10 @@ from archgen.scoring.scores import score_case_file
 from tests.conftest import run_cli
 
 MODERN = Path(__file__).resolve().parent.parent / "data" / "validation-modern.yaml"
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 #: Qwen3-235B-A22B's shape (94 layers, 128 experts, top-8, expert FFN 1536), as NVIDIA's perf overview serves it.
 QWEN3_235B = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
-                  experts=128, top_k=8, expert_ffn=1536)
+                  experts=128, top_k=8, expert_ffn=1536, rope=True, qk_norm=True)
 
 CASE = """\
 - id: {id}

@@ -18,7 +18,7 @@ from archgen.perf.serve import inference as I
 from archgen.perf.serve.scheduler import estimate_serving, full_run, simulate
 from archgen.units import Q_
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.fixture(scope="module")

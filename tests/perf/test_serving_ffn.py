@@ -28,10 +28,10 @@ from archgen.perf.serve.pass_costs import kernels_per_pass
 from archgen.perf.train.layer import elementwise_bytes
 from archgen.perf.workload.roofline import inference_kernels
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 #: Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): 8 experts of 14,336, top-2.
 MIXTRAL = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
-              experts=8, top_k=2, expert_ffn=14336)
+              experts=8, top_k=2, expert_ffn=14336, rope=True, qk_norm=False)
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=4 * 12288, vocab=51200)
 
 

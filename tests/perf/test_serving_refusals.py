@@ -19,7 +19,7 @@ from archgen.pipeline import run
 from archgen.units import Q_
 from tests.conftest import SPECS
 
-LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 JOB = ("kind: Workload\nid: w\nname: w\nmodel: llama3-70b\ncluster: dgx-b200-superpod\naccelerators: 8\n"
        "inference: {tp: 8, input_len: 1024, output_len: 128, disaggregated: true}\n")
 

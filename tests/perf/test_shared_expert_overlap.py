@@ -34,9 +34,9 @@ from tests.conftest import SPECS
 from tests.data.workloads import qwen3_training
 
 DSV3 = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
-            experts=256, top_k=8, expert_ffn=2048, shared_experts=1)
+            experts=256, top_k=8, expert_ffn=2048, shared_experts=1, rope=True, qk_norm=False)
 Q235 = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
-            experts=128, top_k=8, expert_ffn=1536)
+            experts=128, top_k=8, expert_ffn=1536, rope=True, qk_norm=True)
 T = 4096.0
 
 
@@ -144,7 +144,7 @@ def test_a_workload_states_the_step_over_the_gpu_driven_pace_range(h100):
     from archgen.perf.workload.training_estimate import ep_pace_note
 
     arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                experts=128, top_k=8, expert_ffn=768)
+                experts=128, top_k=8, expert_ffn=768, rope=True, qk_norm=True)
     job = Job(arch, 4096, 64, ep_dedup=True, moe_dispatcher="hybridep", overlap_ep_comm=True)
     lay = Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1)
     assert C.GPU_DRIVEN_PACE_RANGE[0] < C.GPU_DRIVEN_PACE < C.GPU_DRIVEN_PACE_RANGE[1]

@@ -115,7 +115,7 @@ def test_stated_stage_counts_run_under_megatron_core_2024(cli, tmp_path):
 
 def test_the_search_keeps_stated_counts_uninterleaved_under_megatron_core_2024():
     """16 + 6 x 16 + 14 = 126 splits into 2 virtual stages a rank too, which core_v0.9.0 asserts against."""
-    arch = Arch(layers=LAYERS, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256)
+    arch = Arch(layers=LAYERS, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, rope=True, qk_norm=False)
     counts = PipelineOptions(first_stage_layers=16, last_stage_layers=14)
     tried = {}
     for stack in ("megatron-core-2024", "nemo-2025"):

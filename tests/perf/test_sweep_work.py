@@ -57,7 +57,7 @@ def test_a_dense_sweep_enumerates_only_ep_1_and_no_more_layouts_than_ep_1_gives(
 @pytest.mark.parametrize("search_etp", [False, True])
 def test_expert_layouts_try_ep_and_etp_only_for_an_moe_model(experts: int, expected: list[int], search_etp: bool):
     arch = Arch(layers=8, hidden=1024, heads=8, kv_heads=8, head_dim=128, ffn=4096, vocab=32000, experts=experts,
-                top_k=2 if experts else 0, expert_ffn=1024 if experts else 0)
+                top_k=2 if experts else 0, expert_ffn=1024 if experts else 0, rope=True, qk_norm=False)
     got = expert_layouts(arch, {}, 1, 8, 1, None, search_etp, 8)
     assert [ep for ep, etp in got if etp == 1] == expected   # etp = tp (1) with each ep, first
     # searched: every etp with etp x ep dividing the 8 ranks (MoE parallel folding), the scale-up domain's 8 at most

@@ -93,7 +93,7 @@ def test_an_offline_prompt_longer_than_the_budget_runs_whole_and_says_so(spec_tr
     assert any("input_len 10,000 is above max_num_tokens 8,192" in n for n in est.notes)
     hw = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     job = ServeJob(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256,
-                        gated=True), 10000, 128, "fp8")
+                        gated=True, rope=True, qk_norm=False), 10000, 128, "fp8")
     whole = _forward(hw, job, 10000.0, 1.0, context=10000.0, batch=1.0, prefill=True) \
         + fixed_per_pass(job.arch, 1.0, False, "fp8")
     assert float(estimate_inference(hw, job, 1, 4).prefill_per_request) == pytest.approx(float(whole), rel=1e-12)

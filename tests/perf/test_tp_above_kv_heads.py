@@ -24,7 +24,7 @@ from archgen.perf.train.tp_comm import subshard_qkv
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 
-LLAMA_405B = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
+LLAMA_405B = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 def _write(tmp_path, stack: str, parallelism: str) -> None:

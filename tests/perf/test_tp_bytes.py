@@ -83,7 +83,7 @@ def test_a_layer_without_overlap_under_mxfp8_by_hand(accelerators):
     the column-parallel dgrad and wgrad GEMMs: FC1's outlast them, QKV's (1,280 columns a rank) do not and show
     their excess (checked); what hides takes NCCL's 16 SMs from the GEMM."""
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
-    arch = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True)
+    arch = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True, rope=True, qk_norm=False)
     job = Job(arch, 4096, 1, precision="fp8", fp8_recipe="mxfp8")
     lt = layer_times(b200, job, tp=8.0, mb=1.0, cp=1.0, ep=1.0, rc=0.0, sp=True)
     size = 4096 * 8192
@@ -104,7 +104,7 @@ def test_calculons_none_puts_every_tp_collective_on_the_critical_path(accelerato
     calculon/llm/layers.py lines 935-937, a TPComm layer's exposed time is its whole network time): the layer above
     exposes all five collectives of each pair, 2 (one + rs + both) + 2 (one + rs), and takes no SMs for them."""
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
-    arch = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True)
+    arch = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True, rope=True, qk_norm=False)
     job = Job(arch, 4096, 1, precision="fp8", fp8_recipe="mxfp8", tp_async_backward=False)
     lt = layer_times(b200, job, tp=8.0, mb=1.0, cp=1.0, ep=1.0, rc=0.0, sp=True)
     size = 4096 * 8192

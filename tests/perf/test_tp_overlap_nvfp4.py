@@ -22,7 +22,7 @@ from archgen.perf.train.layer import layer_times
 from archgen.perf.train.stacks import explain, resolve
 from archgen.units import Q_
 
-ARCH = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True)
+ARCH = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True, rope=True, qk_norm=False)
 
 
 def test_the_profile_turns_the_overlap_off_under_fp4():
@@ -61,7 +61,7 @@ def test_the_plan_search_does_not_try_it_under_fp4(accelerators):
     from archgen.perf.explore.plan import search_plan
 
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
-    arch = Arch(layers=8, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32768, gated=True)
+    arch = Arch(layers=8, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32768, gated=True, rope=True, qk_norm=False)
     job = Job.from_knobs(arch, 4096, 64, "fp4", resolve("nemo-2025", {}, "fp4"))
     plan = search_plan(b200, job, 16, "nemo-2025", {})
     assert plan.searched["overlap_tp_comm"] == (False,) and plan.switches["overlap_tp_comm"] is False

@@ -21,7 +21,7 @@ from archgen.perf.train.ranks import busiest_memory
 from archgen.scoring.cases import case_hardware, read_case_file, training_estimate
 from archgen.scoring.catalog import load_accelerators
 
-LLAMA_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 V5P = Path(__file__).resolve().parent / "data" / "maxtext-v5p.yaml"
 GIB = 2 ** 30
 

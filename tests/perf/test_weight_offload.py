@@ -139,7 +139,7 @@ def test_a_stated_offload_is_searched_not_dropped(hw):
 #: Llama 3 8B's shape on two stages of 16 stated layers each: `pipeline_split.split` then lists a middle class with
 #: no ranks (first, middle, last), which holds no parameters.
 TWO_STAGES = PipelineOptions(first_stage_layers=16, last_stage_layers=16)
-LLAMA8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+LLAMA8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True, rope=True, qk_norm=False)
 
 
 @pytest.mark.parametrize("zero", [1, 3])

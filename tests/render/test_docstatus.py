@@ -99,4 +99,4 @@ def test_open_items_list_the_unwaived_failures_and_warnings(document, covered):
     assert any(x.startswith("- REQ004 (warn): REQ-PERF-020") for x in items)
     # the finding's target reads as the matrix shows it, in percent beside the estimate (newuser31's gap: the fixture's '>= 0.45' read so)
     [req004] = [x for x in items if x.startswith("- REQ004 (warn): REQ-PERF-020")]
-    assert "mfu = 56.36 % meets >= 45 %, but the pessimistic end of its band" in req004.replace("\\", "")
+    assert "mfu = 56.29 % meets >= 45 %, but the pessimistic end of its band" in req004.replace("\\", "")  # 56.36 before rope40

@@ -55,6 +55,8 @@ class Arch:
     qk_nope_dim: int = 0  # MLA's per-head query/key dimension without RoPE
     v_head_dim: int = 0  # MLA's per-head value dimension
     mtp_layers: int = 0  # multi-token prediction layers the training job trains (`training.mtp_layers`; 0 serving)
+    rope: bool | None = None  # rotary position embedding on every layer's query and key (None: not stated, and
+    qk_norm: bool | None = None  # so not charged); a norm over each head's query and key (likewise)
 
     @classmethod
     def from_model(cls, m: Model | CaseModel, mtp_layers: int = 0) -> Arch:
@@ -75,7 +77,9 @@ class Arch:
                    kv_rope_dim=m.mla.qk_rope_head_dim if m.mla else 0,
                    q_lora_rank=(m.mla.q_lora_rank or 0) if m.mla else 0,
                    qk_nope_dim=m.mla.qk_nope_head_dim if m.mla else 0,
-                   v_head_dim=m.mla.v_head_dim if m.mla else 0, mtp_layers=mtp_layers)
+                   v_head_dim=m.mla.v_head_dim if m.mla else 0, mtp_layers=mtp_layers,
+                   rope=None if m.position_embedding is None else m.position_embedding == "rope",
+                   qk_norm=m.qk_norm)
 
     @classmethod
     def of_workload(cls, m: Model, workload: Workload) -> Arch:
@@ -143,6 +147,18 @@ class Arch:
         at d98e8a6, `get_query_key_value_tensors`: `query = torch.cat([q_no_pe, q_pos_emb], dim=-1)`, likewise `key`).
         """
         return self.qk_nope_dim + self.kv_rope_dim if self.kv_lora_rank else self.head_dim
+
+    def qk_values(self, tp) -> float:
+        """Query and key values per token on one rank of `tp`: what a QK norm reads (MLA's key has every head's)."""
+        return (self.heads + (self.heads if self.kv_lora_rank else self.kv_heads)) * self.qk_head_dim / tp
+
+    def rope_values(self, tp) -> float:
+        """Values per token one rank's rotary embedding rotates: the query's and the key's (MLA: the RoPE parts).
+
+        Under MLA only the decoupled RoPE parts are rotated (DeepSeek-V2, arXiv 2405.04434, section 2.1.3): the
+        query's per head, the key's once, shared by every head.
+        """
+        return (self.heads / tp + 1) * self.kv_rope_dim if self.kv_lora_rank else self.qk_values(tp)
 
     @cached_property
     def v_dim(self) -> int:

@@ -100,6 +100,21 @@ ELEMENTWISE_H = 10.0
 #: PyTorch writes a bool mask only for 0 < p < 1 (aten/src/ATen/native/Dropout.cpp `is_fused_kernel_acceptable`; at
 #: p = 0 it returns its input), so `hidden_dropout=0.0` writes none. Its Philox draw, in the same kernel, is not timed.
 DROPOUT_MASK_H = 2 * 0.5
+#: Bytes per rotated value of the fused rotary embedding, (forward, backward): Transformer Engine's
+#: `fused_rope_forward_kernel` reads each 16-bit query or key value once and writes it rotated, its backward kernel
+#: reads the gradient and writes it rotated back (transformer_engine/common/fused_rope/fused_rope.cu at f031cf87,
+#: lines 41-54 and 133-177; the cos/sin table, one per position, is not counted). Megatron-core runs it under
+#: `apply_rope_fusion` (models/common/embeddings/rope_utils.py line 287 at 2edffad), once on the query and once on
+#: the key (transformer/attention.py lines 1106-1126).
+ROPE_BYTES = (2.0 * ACT_BYTES, 2.0 * ACT_BYTES)
+#: Bytes per normed value of a QK norm, Transformer Engine's RMSNorm over one head's query or key (Megatron-core's
+#: `q_layernorm`/`k_layernorm`, a `TENorm` of the head dimension: transformer/attention.py lines 1291-1307 and
+#: 1488-1492 at 2edffad), (forward, backward): forward reads x and writes z (rmsnorm_fwd_kernels.cuh lines 82 and
+#: 133 at f031cf87), backward reads dz and x and writes dx (rmsnorm_bwd_kernels.cuh lines 103-104 and 159); plus
+#: the FP32 1/rms of each head vector, written forward and read backward (`QK_NORM_ROW_BYTES`). The weight
+#: gradient's partial sums, one per thread block, are not counted.
+QK_NORM_BYTES = (2.0 * ACT_BYTES, 3.0 * ACT_BYTES)
+QK_NORM_ROW_BYTES = 4.0
 #: Forward-pass bytes moved per s×s score element by Megatron's fused scale-mask-softmax (read 2 + write 2),
 #: 16-bit scores.
 SCORE_BYTES_FWD = 4.0

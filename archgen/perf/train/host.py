@@ -23,10 +23,12 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
 **Operations counted** (per layer and micro-batch, one rank; Megatron-core at 3097d81, the commit Megatron-Bridge
 26.04-alpha.rc2 pins, with Transformer Engine's layer spec):
 
-* Attention block, forward: the input norm and the QKV GEMM (`TELayerNormColumnParallelLinear`: 2), rotary
-  embedding of the query and of the key (attention.py `apply_rotary_pos_emb`, once each: 2), the attention core (1),
-  the output projection (1), the residual add (1): 7. Backward: each GEMM's data and weight gradient (4), the
-  norm's (1), the rotary embeddings' (2), the attention core's (1), the residual gradient's sum (1): 9.
+* Attention block, forward: the input norm and the QKV GEMM (`TELayerNormColumnParallelLinear`: 2), the attention
+  core (1), the output projection (1), the residual add (1): 5. Backward: each GEMM's data and weight gradient (4),
+  the norm's (1), the attention core's (1), the residual gradient's sum (1): 7. A model with rotary position
+  embeddings (`Arch.rope`) adds the rotary embedding of the query and of the key (attention.py
+  `apply_rotary_pos_emb`, once each: 2 forward, 2 backward); one with QK norms (`Arch.qk_norm`) its TE RMSNorm on
+  the query and on the key (`q_layernorm`, `k_layernorm`: 2 and 2). A model that states neither gets neither.
 * Dense MLP, forward: the norm and FC1 (`TELayerNormColumnParallelLinear`: 2), the fused SwiGLU/GeLU (1), FC2 (1),
   the residual add (1): 5; backward: 4 GEMMs, the norm, the activation and the residual sum: 7.
 * MoE MLP, forward: the pre-MLP norm (`TENorm`: 1), the router's GEMM and its fused top-k/softmax (2), the
@@ -61,7 +63,7 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   (the same fused `permute`) is not counted there.
 * The router's load-balancing loss and, with `moe_force_balance`, its random logits (`router.router_kernels`:
   5 forward and 5 backward, and 2 forward; each an eager call, captured by a `moe_router` graph).
-* Not counted: the QK norms some models have, copies and casts outside these calls, allocations, stream events
+* Not counted: copies and casts outside these calls, allocations, stream events
   and `record_stream`. So the count is a lower bound of the operations.
 * A full recompute issues the forward again; a selective one the attention core.
 
@@ -121,7 +123,7 @@ graphed scopes form one graph (transformer_layer.py `_te_cuda_graph_capture`: th
 `moe_preprocess`), which Transformer Engine's `make_graphed_callables` replays from one autograd function: one
 replay forward, one backward (transformer_engine/pytorch/graph.py, `Graphed.forward` and `Graphed.backward`:
 `fwd_graph.replay()`, `bwd_graph.replay()`). So the host issues the captured operations (`attn`: the attention
-block's, `ATTENTION_OPS`; `moe_router`: the pre-MLP norm, the router's GEMM and routing, `ROUTER_OPS`, in MoE layers)
+block's, `attention_ops`; `moe_router`: the pre-MLP norm, the router's GEMM and routing, `ROUTER_OPS`, in MoE layers)
 as `GRAPH_LAUNCHES` per pass, each charged `HOST_OP_TIME` (one eager call that launches once; the CPU side of a
 launch is inside `LAUNCH_RANGE`). `moe_preprocess` captures `MoELayer.preprocess` (moe_layer.py at 2edffad,
 `router_and_preprocess`): for the all-to-all dispatcher its `preprocess` kernels, the counts' all-gather and the
@@ -138,12 +140,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.numeric import NUMBER, maximum, where
 from archgen.perf.train.job import Job
 from archgen.perf.train.router import router_kernels
 
 #: Operations of one layer and micro-batch outside the experts (see the module docstring): (forward, backward).
-ATTENTION_OPS = (7.0, 9.0)
+ATTENTION_OPS = (5.0, 7.0)
+#: The rotary embedding of the query and of the key, and the QK norms: (forward, backward) each, where the model has
+#: them (`attention_ops`).
+ROPE_OPS = (2.0, 2.0)
+QK_NORM_OPS = (2.0, 2.0)
 DENSE_MLP_OPS = (5.0, 7.0)
 #: MoE MLP without the experts' GEMMs and the permutation: norm, router GEMM and routing, activation, residual.
 MOE_MLP_OPS = (5.0, 6.0)
@@ -230,14 +237,22 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
         if "moe_preprocess" in scopes and job.moe_dispatcher == "alltoall" else (0.0, 0.0)  # `MoELayer.preprocess`
     rk = router_kernels(a, job.moe_force_balance)  # run inside `TopKRouter.forward`: captured with it
     attn, router = "attn" in scopes, "moe_router" in scopes  # (the two passes written out: no generator, issue 25)
-    fwd = (ATTENTION_OPS[0] + attn_kernels[0] if attn else 0.0) \
+    att = attention_ops(a)
+    fwd = (att[0] + attn_kernels[0] if attn else 0.0) \
         + (share * (ROUTER_OPS[0] + rk[0] + pre[0]) if router else 0.0)
-    bwd = (ATTENTION_OPS[1] + attn_kernels[1] if attn else 0.0) \
+    bwd = (att[1] + attn_kernels[1] if attn else 0.0) \
         + (share * (ROUTER_OPS[1] + rk[1] + pre[1]) if router else 0.0)
     if fwd == 0.0:
         return 0.0, 0.0
     launches = (1.0 if "attn" in scopes else share) * GRAPH_LAUNCHES  # only MoE layers are graphed by moe_router
     return fwd - launches, bwd - launches
+
+
+def attention_ops(a: Arch) -> tuple[float, float]:
+    """The attention block's operations (forward, backward): `ATTENTION_OPS`, `a`'s rotary embedding and QK norms."""
+    rope, norm = (1.0 if a.rope else 0.0), (1.0 if a.qk_norm else 0.0)
+    return (ATTENTION_OPS[0] + rope * ROPE_OPS[0] + norm * QK_NORM_OPS[0],
+            ATTENTION_OPS[1] + rope * ROPE_OPS[1] + norm * QK_NORM_OPS[1])
 
 
 def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
@@ -246,12 +261,13 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
     The operations the module docstring counts, one kernel each, with the quantisation kernels `kernels`
     (`quant.layer_kernels`), whatever the CUDA graphs: a replayed graph launches its kernels too. `layer.layer_times`
     charges each `kernels.KERNEL_OVERHEAD`. Where this differs from a profile's kernel count: the dispatcher's and the
-    TP/CP collectives' kernels are not counted here (their measured rates hold their fixed costs), nor the QK norms
-    and the casts (as for the host), so it is a lower bound.
+    TP/CP collectives' kernels are not counted here (their measured rates hold their fixed costs), nor the casts (as
+    for the host), so it is a lower bound.
     """
     a = job.arch
     dense = 1.0 - a.moe_layers / a.layers  # (the two passes written out: no generator, issue 25)
-    fwd, bwd = ATTENTION_OPS[0] + dense * DENSE_MLP_OPS[0], ATTENTION_OPS[1] + dense * DENSE_MLP_OPS[1]
+    att = attention_ops(a)
+    fwd, bwd = att[0] + dense * DENSE_MLP_OPS[0], att[1] + dense * DENSE_MLP_OPS[1]
     if a.moe_layers:
         share, local = a.moe_layers / a.layers, a.experts / ep
         shared = 1.0 if a.shared_experts else 0.0

@@ -23,6 +23,8 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
+* Rotary embedding and QK norms (training, where the model states them): `layer.position_bytes`, likewise
+  (`ROPE_FLOP`, `QK_NORM_FLOP` place the point).
 
 Ceilings: the compute roof is the dtype's dense peak × the part's GEMM efficiency (`Hardware.gemm_rate`), the
 memory roof HBM bandwidth × `hbm_efficiency`; each efficiency is measured, a point of a stated range, or assumed
@@ -50,13 +52,17 @@ from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import SERVING_ELEMENTWISE_H
 from archgen.perf.serve.lengths import decode_context
-from archgen.perf.train.layer import elementwise_bytes
+from archgen.perf.train.layer import elementwise_bytes, position_bytes
 from archgen.perf.train.router import router_bytes
 from archgen.perf.train.stacks import on_vendor, training_knobs
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
 #: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).
 ELEMENTWISE_FLOP_H = 14.0
+#: FLOP per rotated value of a rotary embedding (x·cos + rot(x)·sin: 2 products, 1 sum) and per value of a QK norm
+#: (as a layer norm's ~4: square, sum, scale, weight).
+ROPE_FLOP = 3.0
+QK_NORM_FLOP = 4.0
 #: Activation FLOP per FFN intermediate element: GeLU (tanh approximation) ~8, SwiGLU (x·σ(x)·gate) ~5.
 ACTIVATION_FLOP = {False: 8.0, True: 5.0}
 
@@ -262,6 +268,12 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                                dropout=dropout)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
+    pos = T * position_bytes(a, tp)[0]
+    if pos:  # a stated rotary embedding and QK norms (`layer.position_bytes`): x·cos + rot(x)·sin, a norm's 4
+        pflop = T * ((ROPE_FLOP * a.rope_values(tp) if a.rope else 0.0) + (QK_NORM_FLOP * a.qk_values(tp)
+                                                                            if a.qk_norm else 0.0))
+        out.append(Kernel("rotary embedding and QK norms", phase, _f(pflop), _f(pos), _f(K.memory_time(hw, pos)),
+                          gemm=False))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp, arch.mtp_layers)
 
 

@@ -176,6 +176,20 @@ def dropout_note(job: Job) -> list[str]:
             + flash]
 
 
+def position_note(arch: Arch) -> list[str]:
+    """What the model leaves unstated of its attention's per-layer kernels (rope40): neither is charged, and said.
+
+    A rotary position embedding and QK norms add kernels and traffic to every layer (`layer.position_bytes`,
+    `host.attention_ops`); a model that does not say whether it has them gets neither, a lower bound if it has them.
+    """
+    unstated = [w for w, v in (("its position embedding", arch.rope), ("whether it norms query and key", arch.qk_norm))
+                if v is None]
+    if not unstated:
+        return []
+    return [f"the model does not state {' or '.join(unstated)}: no rotary-embedding or QK-norm kernels are charged, "
+            "a lower bound for a model that has them"]
+
+
 def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
                       with_stack_range: bool) -> Estimate:
     """The estimate of a training workload on `gpus` accelerators (its bands are added by `estimate`)."""
@@ -234,6 +248,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes.append(f"stated beyond the code of {house}, the house default (PERF004), estimated as stated: "
                      + ", ".join(m.short for m in gaps))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
+    notes += position_note(arch)
     notes += straddle_note(hw, job, lay, bool(arch.experts))
     exchanges = bool(arch.moe_layers and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1)
     notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
