@@ -55,7 +55,7 @@ class End(NamedTuple):
     @property
     def racks(self) -> tuple[str, ...]:
         """The racks at this end: its legs' where it is split, else its one rack."""
-        return tuple(dict.fromkeys(leg.rack for leg in self.legs)) or (self.rack,)
+        return tuple(dict.fromkeys(leg.rack for leg in self.legs)) if self.legs else (self.rack,)
 
     @property
     def leg_u(self) -> tuple[int | None, ...]:

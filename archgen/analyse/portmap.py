@@ -6,14 +6,14 @@ cables: the links of a tier are grouped by their two devices and link option, in
 cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
 an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one connector carries its links to
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
-the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them), both
-ends listing its legs in the same order (`End.nodes`: each leg's node port and its leaf's port); a switch cage's
-split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
+the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
+switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
 A cable split at the leaf (`link_ends.leaf_split`: a copper splitter, a leaf connector's 1:2 splitter fibre) has its
 node legs cut from the leaf's ports across nodes in floor order, so they may stand in two racks (a leaf taking an
-odd number of one rack's ports): its node end then names each leg's rack (`End.legs`), no one U, and each leg's node
-with its rack, a node's name being unique only in its rack (`End.nodes`, an end at several nodes: each leg's rack,
-node and port, which the rail wiring diagram draws).
+odd number of one rack's ports), a node's name being unique only in its rack. Every such split cable, its legs at
+several devices at either end, lists them at both ends leg by leg in the same order (`End.legs`: each leg's rack,
+device, port and U, `end_names.Leg`; the rail wiring diagram draws each), and its ends' rack and device words are its
+legs', each once (`End.split`); an end with its legs in several racks, or at several upper switches, has no one U.
 
 Naming and numbering:
 
