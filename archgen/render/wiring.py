@@ -42,14 +42,15 @@ PORTMAP_COLUMNS = (Column("Cable"), Column("Fabric"), Column("Tier"), Column("A 
 
 
 def _row(r: Any, parts: dict[tuple[str, int], str]) -> tuple:
-    return (r.id, r.fabric, tier_title(r.fabric, r.tier), r.a.rack, _u(r.a), _part(r.a, parts), r.a.device,
-            r.a.port, r.b.rack, _u(r.b), _part(r.b, parts), r.b.device, r.b.port, r.media, r.links, r.length,
-            r.ordered, r.cable, r.note or "—")
+    a, b = r.a, r.b   # a split end's U through `_u`, the others' as they are (no call per end: 393,216 rows)
+    return (r.id, r.fabric, tier_title(r.fabric, r.tier), a.rack, _u(a) if a.legs else a.u, _part(a, parts),
+            a.device, a.port, b.rack, _u(b) if b.legs else b.u, _part(b, parts), b.device, b.port, r.media, r.links,
+            r.length, r.ordered, r.cable, r.note or "—")
 
 
 def _u(e: Any) -> int | str | None:
     """An end's U cell: its one U, or a split end's at several U each of its devices', " + " between."""
-    if e.u is not None or not e.legs:
+    if e.u is not None:
         return e.u
     us = _us(e)
     return " + ".join("—" if u is None else str(u) for u in us) if us else None
@@ -73,10 +74,17 @@ def _part(e: Any, parts: dict[tuple[str, int], str]) -> str:
 
     A split end at several U: the parts at its legs' racks and U, each once, " + " between.
     """
-    if e.u is not None:
-        return parts.get((e.rack, e.u), "—")
-    at = dict.fromkeys(parts.get((leg.rack, leg.u), "—") for leg in e.legs if leg.u is not None)
-    return " + ".join(at) or "—"
+    if e.u is None and e.legs:
+        return _leg_parts(e.legs, parts)
+    return parts.get((e.rack, e.u), "—") if e.u is not None else "—"
+
+
+def _leg_parts(legs: Any, parts: dict[tuple[str, int], str]) -> str:
+    """The parts at split legs' racks and U, each once.
+
+    Apart from `_part`: a generator reading `parts` there makes it a closure cell on every call (60 % slower).
+    """
+    return " + ".join(dict.fromkeys(parts.get((leg.rack, leg.u), "—") for leg in legs if leg.u is not None)) or "—"
 
 
 def portmap_table(pm: PortMap, a: Any) -> Table:
