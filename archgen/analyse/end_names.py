@@ -1,14 +1,17 @@
-"""What the port map names a cable's end by: the part at a rack and U, and an access port that ends at no node.
+"""A cable's end in the port map (`End`, a split cable's legs `Leg`), and what it names the end by.
 
 A system, switch, power shelf or PDU is ``<part>-<k>``, the k-th of that part in its rack from the bottom U (worked
 out once per rack type: `EndNames`); an access port that ends at no node is named by what it is for: a part's or a
-switch's or node's management port, an extra endpoint, a reserved port (`extra_names`). Split from
+switch's or node's management port, an extra endpoint, a reserved port (`extra_names`). A split cable (its legs at
+several devices at one end or both) lists its legs at both ends, leg by leg in the same order, each leg's rack,
+device, port and U; its ends' rack and device words are its legs' (`End.split`). Split from
 `archgen.analyse.portmap`, which numbers the ports and cuts the links into cables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis
@@ -16,6 +19,48 @@ from archgen.analyse.placement import device_ends
 from archgen.analyse.rack_ports import row_cdus
 from archgen.build import ClusterDesign
 from archgen.model import PDU, PowerShelf, Switch, System
+
+
+class Leg(NamedTuple):
+    """One leg of a split cable at one of its ends: the rack, device and port it reaches, and that device's U."""
+
+    rack: str
+    device: str
+    port: str
+    u: int | None   # None: the device is not placed at a U
+
+
+class End(NamedTuple):
+    """One end of a cable: rack instance name, U (None where not placed), device and port(s).
+
+    A named tuple, not a frozen dataclass: the 131,072-GPU bench cluster's port map makes 786,432 of them, and a
+    frozen dataclass's `__init__` (a `object.__setattr__` per field) took about twice a tuple's time.
+    """
+
+    rack: str
+    u: int | None
+    device: str
+    port: str
+    # a split cable's legs (its ends at several devices), each leg's rack, device, port and U at this end: both ends of
+    # such a cable list them, leg by leg in the same order; `rack` and `device` are then theirs (`End.split`)
+    legs: tuple[Leg, ...] = ()
+
+    @classmethod
+    def split(cls, legs: tuple[Leg, ...], u: int | None, port: str) -> End:
+        """A split cable's end at its `legs`: its racks and devices theirs, each once, joined by " + "."""
+        devices = dict.fromkeys((leg.rack, leg.device) for leg in legs)
+        return cls(" + ".join(dict.fromkeys(rack for rack, _ in devices)), u, " + ".join(d for _, d in devices),
+                   port, legs)
+
+    @property
+    def racks(self) -> tuple[str, ...]:
+        """The racks at this end: its legs' where it is split, else its one rack."""
+        return tuple(dict.fromkeys(leg.rack for leg in self.legs)) if self.legs else (self.rack,)
+
+    @property
+    def leg_u(self) -> tuple[int | None, ...]:
+        """Each device's U at a split end, in its legs' order (a split end has one U only where it is at one)."""
+        return tuple(dict(((leg.rack, leg.device), leg.u) for leg in self.legs).values())
 
 
 class EndNames:

@@ -76,14 +76,7 @@ def port_names(num: PortNumbering | None, device: str, up: bool, n: int, counter
     base = num.down if up else 0
     nums = [base + first + i + 1 for i in range(n)]
     over = nums[-1] > (num.down + num.up if up else num.down)
-
-    def name(p: int) -> str:
-        if up:   # up ports follow the down cages: unsplit when they run faster than the down ports
-            lanes = num.up_lanes
-            cages, k = math.ceil(num.down / num.breakout), p - num.down - 1
-            return f"{cages + k // lanes + 1}/{k % lanes + 1}" if lanes > 1 else str(cages + k + 1)
-        return f"{(p - 1) // num.breakout + 1}/{(p - 1) % num.breakout + 1}" if num.breakout > 1 else str(p)
-    first_name, last_name = name(nums[0]), name(nums[-1])
+    first_name, last_name = _name(num, up, nums[0]), _name(num, up, nums[-1])
     if n == 1:
         text = first_name
     elif "/" in first_name and first_name.split("/")[0] == last_name.split("/")[0]:
@@ -91,6 +84,27 @@ def port_names(num: PortNumbering | None, device: str, up: bool, n: int, counter
     else:
         text = f"{first_name}-{last_name}"
     return f"{text} (past the {_side(up)} ports)" if over else text
+
+
+def port_legs(num: PortNumbering | None, device: str, up: bool, n: int,
+              counters: dict) -> tuple[str, tuple[str, ...]]:
+    """`port_names`' text for the next `n` ports of a switch, and each port's own name (a split cable's legs)."""
+    if num is None:
+        return "—", ("—",) * n
+    first = counters.get((device, int(up)), 0)
+    base, top = (num.down, num.down + num.up) if up else (0, num.down)
+    return port_names(num, device, up, n, counters), tuple(
+        _name(num, up, p) + (f" (past the {_side(up)} ports)" if p > top else "")
+        for p in range(base + first + 1, base + first + n + 1))
+
+
+def _name(num: PortNumbering, up: bool, p: int) -> str:
+    """Port `p` (1-based over down then up ports) as written: ``cage/lane`` where a cage holds several."""
+    if up:   # up ports follow the down cages: unsplit when they run faster than the down ports
+        lanes = num.up_lanes
+        cages, k = math.ceil(num.down / num.breakout), p - num.down - 1
+        return f"{cages + k // lanes + 1}/{k % lanes + 1}" if lanes > 1 else str(cages + k + 1)
+    return f"{(p - 1) // num.breakout + 1}/{(p - 1) % num.breakout + 1}" if num.breakout > 1 else str(p)
 
 
 def _side(up: bool) -> str:

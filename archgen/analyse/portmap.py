@@ -6,14 +6,14 @@ cables: the links of a tier are grouped by their two devices and link option, in
 cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
 an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one connector carries its links to
 several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
-the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them), both
-ends listing its legs in the same order (`End.nodes`: each leg's node port and its leaf's port); a switch cage's
-split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
+the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them); a
+switch cage's split cable takes its links dealt over the upper switches (`split_legs`), its legs on several of them.
 A cable split at the leaf (`link_ends.leaf_split`: a copper splitter, a leaf connector's 1:2 splitter fibre) has its
 node legs cut from the leaf's ports across nodes in floor order, so they may stand in two racks (a leaf taking an
-odd number of one rack's ports): its node end then names each leg's rack (`End.legs`), no one U, and each leg's node
-with its rack, a node's name being unique only in its rack (`End.nodes`, an end at several nodes: each leg's rack,
-node and port, which the rail wiring diagram draws).
+odd number of one rack's ports), a node's name being unique only in its rack. Every such split cable, its legs at
+several devices at either end, lists them at both ends leg by leg in the same order (`End.legs`: each leg's rack,
+device, port and U, `end_names.Leg`; the rail wiring diagram draws each), and its ends' rack and device words are its
+legs', each once (`End.split`); an end with its legs in several racks, or at several upper switches, has no one U.
 
 Naming and numbering:
 
@@ -43,11 +43,10 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 
 import numpy as np
 
-from archgen.analyse.end_names import EndNames, extra_names
+from archgen.analyse.end_names import End, EndNames, Leg, extra_names
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import (
@@ -61,41 +60,20 @@ from archgen.analyse.link_ends import (
 )
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, other_ends
-from archgen.analyse.port_numbers import TIER_ENDS, PortNumbering, port_names, switch_name, tier_switches
+from archgen.analyse.port_numbers import (
+    TIER_ENDS,
+    PortNumbering,
+    port_legs,
+    port_names,
+    switch_name,
+    tier_switches,
+)
 from archgen.analyse.split_legs import dealt
 from archgen.analyse.tier_cabling import TierRuns
 from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA
 
 NO_RACK = "(no rack)"
-
-
-class End(NamedTuple):
-    """One end of a cable: rack instance name, U (None where not placed), device and port(s).
-
-    A named tuple, not a frozen dataclass: the 131,072-GPU bench cluster's port map makes 786,432 of them, and a
-    frozen dataclass's `__init__` (a `object.__setattr__` per field) took about twice a tuple's time.
-    """
-
-    rack: str
-    u: int | None
-    device: str
-    port: str
-    legs: tuple[str, ...] = ()   # the racks of an end at several (a split cable's legs), `rack` their " + " text
-    # a split cable's legs at this end, each leg's (rack, device, port): an end at several nodes (split at the leaf),
-    # or a node's cage split to several leaves (then both ends have them, leg by leg in the same order)
-    nodes: tuple[tuple[str, str, str], ...] = ()
-
-    @classmethod
-    def at(cls, racks: tuple[str, ...], u: int | None, device: str, port: str,
-           nodes: tuple[tuple[str, str, str], ...] = ()) -> End:
-        """An end at `racks`: one rack, or the racks of a split cable's legs (`legs`), named joined by " + "."""
-        return cls(" + ".join(racks), u, device, port, racks if len(racks) > 1 else (), nodes)
-
-    @property
-    def racks(self) -> tuple[str, ...]:
-        """The racks at this end: its legs' where it has several, else its one rack."""
-        return self.legs or (self.rack,)
 
 
 @dataclass(frozen=True)
@@ -140,15 +118,16 @@ class PortMap:
         out of the list (their cables count at the other end). Racks in the order the port map first names them:
         (rack, cables, fibres, cables not stated).
         """
-        # alike cables counted once per kind (their ends' racks and strands), in the order the map first names one
+        # alike cables counted once per kind (their ends' racks and strands), in the order the map first names one; a
+        # split end's racks read from its legs only where it has them (`End.racks` on every end took 3x the time)
         kinds: dict[tuple[str, tuple[str, ...], str, tuple[str, ...], int], int] = {}
         for r in self.rows:
             if r.fibres is not None:
-                key = (r.a.rack, r.a.legs, r.b.rack, r.b.legs, r.fibres)
+                key = (r.a.rack, r.a.racks if r.a.legs else (), r.b.rack, r.b.racks if r.b.legs else (), r.fibres)
                 kinds[key] = kinds.get(key, 0) + 1
         out: dict[str, list[int]] = {}
-        for (a, a_legs, b, b_legs, fibres), cables in kinds.items():
-            sides = (a_legs or (a,), b_legs or (b,))
+        for (a, a_racks, b, b_racks, fibres), cables in kinds.items():
+            sides = (a_racks or (a,), b_racks or (b,))
             for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
                 for rack in side:
                     away = len(other) - other.count(rack)   # the other end's racks this rack's strands go to
@@ -335,35 +314,18 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             j = chunk[0]
             placed = j < placed_ends
             b_devs = dict.fromkeys(b_dev[x] for x in chunk)
-            if across:   # a node's name is unique only in its rack: two racks' tray-01 are two nodes
-                nodes = dict.fromkeys((a_rack[x], a_dev[x]) for x in chunk)
-                a_racks, a_names = tuple(dict.fromkeys(_rack(racks, r) for r, _ in nodes)), [d for _, d in nodes]
-            else:   # one device's links (a group's key holds its device and rack)
-                a_racks, a_names = (_rack(racks, a_rack[j]) if placed else "not placed",), [a_dev[j]]
-            # legs at several nodes: each leg's rack, node and port (the rail diagram draws each at its node)
-            legs = (tuple(dict.fromkeys((_rack(racks, a_rack[x]), a_dev[x], a_port[x]) for x in chunk))
-                    if len(a_names) > 1 else ())
-            if low is not None:
-                a_ports = port_names(low_ports, a_dev[j], True, len(chunk), counters)
-            elif len(a_racks) > 1:   # legs at nodes of several racks: each leg's rack, node and port
-                a_ports = ", ".join(" ".join(leg) for leg in legs)
-            elif legs:   # legs at several nodes of one rack
-                a_ports = ", ".join(f"{node} {port}" for _, node, port in legs)
-            else:   # the access tier: a node's (or an unplaced end's) own ports
-                a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
-            leaves: tuple[tuple[str, str, str], ...] = ()
-            if len(b_devs) > 1:   # one port's links to several upper switches (a NIC cage's to several planes' leaves)
-                ups = tuple((_rack(racks, b_rack[x]), b_dev[x], port_names(up_ports, b_dev[x], False, 1, counters))
-                            for x in chunk)
-                b_ports = ", ".join(f"{leaf} {port}" for _, leaf, port in ups)
-                if low is None:   # a node's: each leg's leaf and node port, in link order (the rail diagram's legs)
-                    leaves, legs = ups, tuple((a_racks[0], a_dev[x], a_port[x]) for x in chunk)
-            else:
-                b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
-            a_end = End.at(a_racks, a_u[j] if placed and a_u[j] >= 0 and len(a_racks) == 1 else None,
-                           " + ".join(a_names), a_ports, legs)
-            b_end = End.at(tuple(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
-                           b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, " + ".join(b_devs), b_ports, leaves)
+            # split at the leaf, its legs at several nodes (a node's name is unique only in its rack: two racks'
+            # tray-01 are two nodes), or split to several upper switches: both ends list its legs
+            if (across and len(dict.fromkeys((a_rack[x], a_dev[x]) for x in chunk)) > 1) or len(b_devs) > 1:
+                a_end, b_end = _split_ends(chunk, b_devs, racks, (a_rack, a_u, a_dev, a_port), (b_rack, b_u, b_dev),
+                                           (low_ports if low is not None else None, up_ports), counters)
+            else:   # one device's links at each end (a group's key holds its device and rack)
+                a_ports = (port_names(low_ports, a_dev[j], True, len(chunk), counters) if low is not None else
+                           ", ".join(dict.fromkeys(a_port[x] for x in chunk)))   # a node's (or unplaced end's) own
+                a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
+                            a_u[j] if placed and a_u[j] >= 0 else None, a_dev[j], a_ports)
+                b_end = End(_rack(racks, b_rack[j]), b_u[j] if b_u[j] >= 0 else None, b_dev[j],
+                            port_names(up_ports, b_dev[j], False, len(chunk), counters))
             ordered = float(max(length_bin[x] for x in chunk))
             part = (option[i0], ordered, per)
             row = CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
@@ -374,6 +336,40 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 rows.append(replace(row, id=f"{fid}-{code}-{len(rows) + 1:04d}", links=0,
                                     note=f"cord {k} of {cords} of the link on {row.id} (one per module connector)"))
     return rows
+
+
+def _split_ends(chunk: list[int], b_devs: dict[str, None], racks: tuple[str, ...], a: tuple, b: tuple,
+                numbering: tuple, counters: dict) -> tuple[End, End]:
+    """A split cable's two ends, each listing its legs (one a link of `chunk`) in the same order.
+
+    `a`: per link row the A end's rack index, U, device and node port; `b` the B end's rack, U and switch;
+    `numbering`: the lower switch's port numbering (None at the access tier: the A end is a node) and the upper's.
+    The port columns keep their words: a switch end its ports as `port_names` writes them (a range at one switch, each
+    leg's switch and port at several); a node end its legs' ports, each with its node (and rack) where they stand at
+    several nodes (racks). An end has one U only where it stands in one rack (at several nodes there, the first's).
+    """
+    (a_rack, a_u, a_dev, a_port), (b_rack, b_u, b_dev), (low_ports, up_ports) = a, b, numbering
+    j = chunk[0]
+    if low_ports is not None:   # a lower switch's connector split to several upper switches: its up ports
+        a_ports, a_each = port_legs(low_ports, a_dev[j], True, len(chunk), counters)
+    else:
+        a_each = tuple(a_port[x] for x in chunk)
+    a_legs = tuple(Leg(_rack(racks, a_rack[x]), a_dev[x], p, a_u[x] if a_u[x] >= 0 else None)
+                   for x, p in zip(chunk, a_each, strict=True))
+    a_racks = dict.fromkeys(leg.rack for leg in a_legs)
+    if low_ports is None:   # a node's ports, named with their node (and rack) where the legs stand at several
+        several = len(a_racks) > 1, len(dict.fromkeys(leg.device for leg in a_legs)) > 1
+        a_ports = ", ".join(dict.fromkeys(f"{leg.rack} {leg.device} {leg.port}" if several[0] else
+                                          f"{leg.device} {leg.port}" if several[1] else leg.port for leg in a_legs))
+    if len(b_devs) > 1:   # one port's links to several upper switches (a NIC cage's to several planes' leaves)
+        b_each = tuple(port_names(up_ports, b_dev[x], False, 1, counters) for x in chunk)
+        b_ports = ", ".join(f"{b_dev[x]} {p}" for x, p in zip(chunk, b_each, strict=True))
+    else:   # one leaf's ports, its legs at several nodes
+        b_ports, b_each = port_legs(up_ports, b_dev[j], False, len(chunk), counters)
+    b_legs = tuple(Leg(_rack(racks, b_rack[x]), b_dev[x], p, b_u[x] if b_u[x] >= 0 else None)
+                   for x, p in zip(chunk, b_each, strict=True))
+    return (End.split(a_legs, a_u[j] if a_u[j] >= 0 and len(a_racks) == 1 else None, a_ports),
+            End.split(b_legs, b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, b_ports))
 
 
 _TIER_CODE = {"access": "A", "leaf_spine": "LS", "spine_core": "SC"}

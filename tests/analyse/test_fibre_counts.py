@@ -110,11 +110,15 @@ def test_copper_has_no_fibre_count() -> None:
 def test_a_splitter_with_a_leg_in_its_own_rack_sends_only_the_other_leg_out() -> None:
     """review42: a 1:2 splitter (8 fibres) from rack A to legs in A and B counted 8 fibres leaving A; 4 stay in A
     (the leg there), 4 leave for B, and B's leg sends its 4 back. A straight cord between A and B: 8 each way."""
-    from archgen.analyse.portmap import CableRow, End, PortMap
+    from archgen.analyse.end_names import End, Leg
+    from archgen.analyse.portmap import CableRow, PortMap
+
+    def end(racks: tuple[str, ...]) -> End:   # at several racks: a split end, one leg a rack
+        return End.split(tuple(Leg(rack, f"d{k}", "p", 1) for k, rack in enumerate(racks)), None, "p") if (
+            len(racks) > 1) else End(racks[0], 1, "d", "p")
 
     def row(a: tuple[str, ...], b: tuple[str, ...]) -> CableRow:
-        return CableRow("x", "f", "access", End.at(a, 1, "d", "p"), End.at(b, 1, "d", "p"), "multimode", 2, 5.0,
-                        5.0, fibres=8)
+        return CableRow("x", "f", "access", end(a), end(b), "multimode", 2, 5.0, 5.0, fibres=8)
     assert PortMap((row(("A",), ("A", "B")),), ()).rack_fibres() == [("A", 1, 4, 0), ("B", 1, 4, 0)]
     assert PortMap((row(("A",), ("B",)),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 8, 0)]
     assert PortMap((row(("A",), ("B", "C")),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 4, 0), ("C", 1, 4, 0)]

@@ -19,6 +19,7 @@ import pytest
 
 from archgen.analyse.portmap import port_map
 from archgen.render.cabling import run_list
+from archgen.render.wiring import portmap_table
 from tests.conftest import run_specs
 from tests.data.clusters.build import rack
 from tests.data.clusters.small import RACK_42U
@@ -72,6 +73,9 @@ def test_each_leg_of_a_splitter_keeps_its_rack(analysis) -> None:
     assert mid.a.port == f"{R} {TRAY}-03 compute-1, {S} {TRAY}-01 compute-1"
     assert (rows[0].a.u, rows[2].a.u) == (3, 4)          # one rack: the first leg's U, as before
     assert all(r.b.racks == (R,) and r.b.device == "compute-leaf-01" for r in rows)
+    # portend40: each leg's U, so the port map gives both (r's tray 3 at U5, s's tray 1 at U3), where it read "—"
+    assert [leg[::3] for leg in mid.a.legs] == [(R, 5), (S, 3)] and mid.a.leg_u == (5, 3)
+    assert portmap_table(port_map(analysis), analysis).rows[1][3:6] == (f"{R} + {S}", "5 + 3", TRAY)
 
 
 def test_two_racks_trays_of_one_name_are_two_nodes(tmp_path) -> None:

@@ -73,8 +73,11 @@ def test_the_port_map_gives_each_leg_of_a_cage_split_over_planes(planes) -> None
     assert (first.a.port, first.b.device, first.b.port) == (
         "compute-1, compute-9", "compute-leaf-01 + compute-leaf-09", "compute-leaf-01 1/1, compute-leaf-09 1/1")
     node = ("su01/b300-compute-01", "dgx-b300-ethernet-01")
-    assert first.a.nodes == ((*node, "compute-1"), (*node, "compute-9"))
-    assert first.b.nodes == (("su01/b300-eth-01", "compute-leaf-01", "1/1"), ("su01/b300-eth-01", "compute-leaf-09", "1/1"))
+    assert first.a.legs == ((*node, "compute-1", 7), (*node, "compute-9", 7))
+    # each leaf's own U (portend40: the end's U was not provided, the leaves standing at two)
+    assert first.b.legs == (("su01/b300-eth-01", "compute-leaf-01", "1/1", 3),
+                            ("su01/b300-eth-01", "compute-leaf-09", "1/1", 19))
+    assert first.b.u is None and first.b.leg_u == (3, 19)
 
 
 def test_each_leg_of_a_cage_split_over_planes_reaches_its_own_leaf(planes) -> None:
