@@ -74,3 +74,26 @@ def test_a_job_whose_host_stays_hidden_at_the_high_end_has_no_other_end(tmp_path
     est = _estimate(tmp_path, "bf16")
     assert est.unsettled == {}
     assert all(o.value is not None for o in est.requirements)
+
+
+SWEEP = """kind: Sweep
+id: host
+workload: moe-host
+axes:
+  accelerators: [16]
+objectives:
+  - {metric: tokens_per_second}
+"""
+
+
+def test_a_sweep_point_is_judged_at_the_measured_operation_on_both_paths(tmp_path):
+    """As docs/perf-model.md (Host time) says: the batched path does not time a chosen layout again, so a point is
+    judged at 13.48 us, and the per-point path gives the same row (no other end from `host_ends` there)."""
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.conftest import sweep_problem_written
+
+    (tmp_path / "w.yaml").write_text(WORKLOAD.format(precision="fp8"), encoding="utf-8")
+    problem = sweep_problem_written(tmp_path, SWEEP)
+    one, (many,) = evaluate_point(problem, 0), batched(problem, 0, 1)
+    assert one.met == many.met and one.met["REQ-H-1"] is True
