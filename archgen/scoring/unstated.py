@@ -60,7 +60,7 @@ from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
-from archgen.perf.hw.launch import HOST_OP_TIME, LAUNCH_RANGE, TENSORRT_LAUNCH
+from archgen.perf.hw.launch import HOST_OPS, TENSORRT_LAUNCH
 from archgen.perf.serve.engine_defaults import kv_rule_of
 from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
@@ -259,12 +259,6 @@ def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] |
     preds = [scored.values if scored is not None and scored.made_on(h) else
              training_metrics(case, h, float(training_estimate(case, h).step_time)) for h in range_ends(hw, dt)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
-
-
-#: The host's time per eager operation a training range runs over (s): the model's point, one eager PyTorch operation
-#: measured on an x86 H100 host (`launch.HOST_OP_TIME`), and the high end of what the CUDA launch call alone
-#: "usually" takes (`launch.LAUNCH_RANGE`, HolisticTraceAnalysis's docs).
-HOST_OPS = (HOST_OP_TIME, LAUNCH_RANGE[1])
 
 
 def host_range(case: Case, accelerators: dict[str, Accelerator] | None = None, scored: Prediction | None = None

@@ -247,6 +247,9 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                                                                                                   est)}
     judged_here = on_point(problem)
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS, machine.energy_share)
+    # and on the estimate's own other ends (a TensorRT engine's launches at 20 us, `estimate.launch_ends`)
+    loose |= unsettled_at(judged_here, metrics, {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()},
+                          SWEEP_METRICS)
     for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one
         statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \

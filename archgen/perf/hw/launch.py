@@ -30,6 +30,11 @@ LAUNCH_RANGE = (5e-6, 20e-6)
 #: A TensorRT engine's host time per kernel it enqueues without a CUDA graph: the launch call alone, no Python
 #: (`LAUNCH_RANGE`); its low end is the estimate's point.
 TENSORRT_LAUNCH = LAUNCH_RANGE
+#: The host's time per eager operation a training job runs over (s): the model's point, one eager PyTorch operation
+#: measured on an x86 H100 host (`HOST_OP_TIME`), and the high end of what the CUDA launch call alone "usually" takes
+#: (`LAUNCH_RANGE`, HolisticTraceAnalysis's docs). A case's range (`scoring.unstated.host_range`) and a training
+#: workload's other end (`perf.workload.training_estimate.host_ends`) both run over it.
+HOST_OPS = (HOST_OP_TIME, LAUNCH_RANGE[1])
 
 #: Host seconds per kernel a serving pass launches, by how it launches them (`Inference.kernel_launch`): replayed from
 #: a graph (one call a pass: 0 per kernel), eagerly from PyTorch (`HOST_OP_TIME`), or enqueued by a TensorRT engine

@@ -16,9 +16,11 @@ from archgen.errors import WorkloadError
 from archgen.model.stack_features import missing
 from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
+from archgen.model.unsettled import OTHER_END, VALUE_END
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.launch import HOST_OPS
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
 from archgen.perf.hw.reserve import reserve_convention
 from archgen.perf.train import contention as C
@@ -53,7 +55,7 @@ from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.straddle_note import straddle_note
 from archgen.perf.workload.swing_note import swing_metrics
 from archgen.perf.workload.training_setup import etp_searched, pipeline_options, training_setup
-from archgen.units import Q_
+from archgen.units import Q_, Q
 
 
 def held_note(arch: Arch, t: Training) -> str:
@@ -269,18 +271,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes.append(does_not_fit_note(float(est.memory.total), hw.hbm_capacity))
     notes += memory_model_note(hw, setup.complete, float(est.memory.total), model_fits)
     s = float(est.step_time)
-    metrics = {
-        "step_time": Q_(s, "s"),
-        "tokens_per_second": Q_(float(est.tokens_per_second), "1/s"),
-        "tokens_per_second_per_gpu": Q_(float(est.tokens_per_second) / gpus, "1/s"),
-        "model_flops_per_gpu": Q_(float(est.model_flops_per_gpu), "FLOPS"),
-        "mfu": Q_(float(est.mfu), "dimensionless"),
-        "memory_per_gpu": Q_(float(est.memory.total), "B"),
-        "memory_headroom": Q_(hw.hbm_capacity - float(est.memory.total), "B"),
-    }
-    parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
-    breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
-    metrics |= swing_metrics(s, breakdown)   # the load swing's frequency and its low-draw phase's share
+    metrics, breakdown = figures(est, hw, gpus)
     memory = {k: Q_(float(getattr(est.memory, k)), "B")
               for k in ("weights", "gradients", "optimizer", "activations", "reserve")}
     memory["total"] = Q_(float(est.memory.total), "B")
@@ -300,7 +291,47 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None, assumed=assumed,
-                    defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor))
+                    defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor),
+                    unsettled=host_ends(hw, job, lay, gpus, metrics) if model_fits and with_stack_range else {})
+
+
+def figures(est: TrainingEstimate, hw: Hardware, gpus: int) -> tuple[dict[str, Q], dict[str, Q]]:
+    """A training estimate's metrics and its step-time breakdown, as quantities."""
+    s = float(est.step_time)
+    metrics = {
+        "step_time": Q_(s, "s"),
+        "tokens_per_second": Q_(float(est.tokens_per_second), "1/s"),
+        "tokens_per_second_per_gpu": Q_(float(est.tokens_per_second) / gpus, "1/s"),
+        "model_flops_per_gpu": Q_(float(est.model_flops_per_gpu), "FLOPS"),
+        "mfu": Q_(float(est.mfu), "dimensionless"),
+        "memory_per_gpu": Q_(float(est.memory.total), "B"),
+        "memory_headroom": Q_(hw.hbm_capacity - float(est.memory.total), "B"),
+    }
+    parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
+    breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
+    return metrics | swing_metrics(s, breakdown), breakdown   # the load swing's frequency and low-draw share
+
+
+def host_ends(hw: Hardware, job: Job, lay: Layout, gpus: int, metrics: Mapping[str, Q]) -> dict[str, tuple[Q, str]]:
+    """Each moved figure's other end over the host's time per eager operation (`launch.HOST_OPS`), by metric.
+
+    No source times Megatron-core's and Transformer Engine's operations on the host (`perf.train.host`): the point
+    is one eager `torch.nn.Linear` on an x86 host, and the CUDA launch call alone usually takes up to 20 us. Where
+    the host binds a pass the step is at its fastest at the point, so the same job and layout at 20 us an operation
+    gives the other end (`Estimate.unsettled`), and a target met at one end only is not provided, with both ends
+    (`derived.judge_requirements`), as a TensorRT engine's launches are for serving (`estimate.launch_ends`). Only
+    the figures that move: none where the host stays hidden at 20 us too. It costs one more step-time evaluation of
+    one layout (about 0.2 ms, against about 160 ms for the whole estimate of llama3-70b-pretrain-b200), so no bound
+    is tried first to skip it. A sweep point (`with_stack_range` False) is judged at 13.48 us only: its batched path
+    (`perf.explore.vectorised`) must give the per-point path's rows, and timing each chosen layout again there is
+    not done (docs/perf-model.md, Host time).
+    """
+    other, _ = figures(estimate_training(hw, replace(job, host_op=HOST_OPS[1]), lay), hw, gpus)
+    low, high = (f"{h * 1e6:g}" for h in HOST_OPS)
+    why = (f"no source times the host's time per eager operation of this stack on this host: {VALUE_END} at {low} "
+           f"us an operation (one eager PyTorch operation measured on an x86 H100 host), {OTHER_END} at {high} us "
+           "(the CUDA launch call's usual high end, HolisticTraceAnalysis's docs)")
+    return {k: (q, why) for k, q in other.items() if k in metrics and q != metrics[k]}
 
 
 def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
