@@ -19,7 +19,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.train import host as H
 from archgen.perf.train.job import Job
 from archgen.perf.train.layer import layer_times, position_bytes
-from archgen.perf.workload.training_estimate import position_note
+from archgen.perf.workload.kernel_notes import position_note
 from tests.conftest import SPECS
 from tests.data.models import catalog_arch, catalog_model
 

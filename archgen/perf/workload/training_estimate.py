@@ -46,6 +46,7 @@ from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.ep_exposed_note import ep_exposed_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
+from archgen.perf.workload.kernel_notes import dropout_note, position_note
 from archgen.perf.workload.memory_limit import memory_limit, searched_within
 from archgen.perf.workload.memory_model_note import fit_judged, memory_model_note
 from archgen.perf.workload.moe_pass_note import moe_pass_note
@@ -162,34 +163,6 @@ def layout_string(layers: int, training: Training, layout: Mapping[str, object])
     if not isinstance(pp, int) or not isinstance(v, int):
         return None
     return uniform_layout(layers, pp, v, pipeline_options(training.parallelism), training.mtp_layers)
-
-
-def dropout_note(job: Job) -> list[str]:
-    """What dropout costs in the estimate and what it leaves out (newuser38: dropout read as honoured but untimed).
-
-    The hidden dropouts' masks are memory and traffic (`kernels.DROPOUT_MASK_H`), a materialised attention's mask
-    too (`kernels.SCORE_DROPOUT_BYTES_FWD`); a flash kernel draws its random numbers inside, which is not timed.
-    """
-    if not job.dropout:
-        return []
-    flash = ("; attention dropout inside the flash kernel (random numbers drawn in the kernel, again in the "
-             "backward) is not timed: no cited source measures it") if job.attention == "flash" else ""
-    return ["dropout: its 1-byte masks are held and timed as memory traffic (written forward, read backward)"
-            + flash]
-
-
-def position_note(arch: Arch) -> list[str]:
-    """What the model leaves unstated of its attention's per-layer kernels (rope40): neither is charged, and said.
-
-    A rotary position embedding and QK norms add kernels and traffic to every layer (`layer.position_bytes`,
-    `host.attention_ops`); a model that does not say whether it has them gets neither, a lower bound if it has them.
-    """
-    unstated = [w for w, v in (("its position embedding", arch.rope), ("whether it norms query and key", arch.qk_norm))
-                if v is None]
-    if not unstated:
-        return []
-    return [f"the model does not state {' or '.join(unstated)}: no rotary-embedding or QK-norm kernels are charged, "
-            "a lower bound for a model that has them"]
 
 
 def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
