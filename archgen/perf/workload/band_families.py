@@ -195,7 +195,7 @@ def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
 def at_engine_cap(inference: Inference | None) -> bool:
     """Whether a serving job is a closed loop that keeps at least its engine's stated cap in flight (nu60fix).
 
-    The cap is what the job states of its engine, as `serving_estimate.engine_cap` reads it: `max_batch_size`
+    The cap is what the job states of its engine, as `serving_limits.engine_cap` reads it: `max_batch_size`
     sequences, or `max_num_tokens` decode tokens where fewer, per scheduling rank (tp ranks under attention DP, else
     one). A closed loop at or above it runs its replica at that cap the whole run, as an offline run does (every
     request queued at once, the engine full): `trtllm-bench throughput` at maximum load is scored offline
