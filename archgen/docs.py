@@ -16,12 +16,14 @@ from archgen import metrics
 from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
 from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.metric import Metric
+from archgen.metrics_bands import BANDED
 from archgen.model import KINDS
 from archgen.model.core_schemas import nested_models
 from archgen.model.field_types import as_fraction, as_years
 from archgen.model.renamed import RENAMED
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS
 from archgen.model.switches import SWITCHES, as_written
+from archgen.perf.workload.band_families import QUANTITIES, UNSCORED
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -262,22 +264,59 @@ def metrics_page() -> str:
              "(`display.metric_value`). A name in angle", "brackets stands for any of its values: `<rack>` a rack id, "
              "`<hall>` a hall id (`floor.halls`), "
              "`<tier>` "
-             f"{_alternatives('tier')}, `<link>` {_alternatives('link')}.", ""]
+             f"{_alternatives('tier')}, `<link>` {_alternatives('link')}.", "",
+             "A job's and a sweep point's metrics say in the column *error band* how far the model's figure is "
+             "known: *band of* a", "quantity, the model's error on it as published runs of the job's family "
+             "measure it (docs/accuracy.md; a", "requirement met at the estimate but not at the band's pessimistic "
+             "end is at risk, REQ004, as is one where no run", "of the family measures it); *unmeasured*, a figure "
+             "of the model no published run measures, with why (met is", "at risk); or *arithmetic on stated "
+             "inputs*, judged as it stands (or across its own range over the failure-rate", "sets; an upper bound's "
+             "pass is a pass). docs/perf-model.md, Error bands, says which and why.", ""]
     for kind, pattern in metrics.SUBJECTS.items():
         lines += [f"## {kind.capitalize()} (`{pattern}`)" if "/" in pattern else f"## Sweep point ({pattern})", ""]
         jobs = kind in ("workload", "point")
-        lines += ["| metric | unit | JSON unit | " + ("jobs | " if jobs else "") + "description | computed in |",
-                  "|---|---|---|" + ("---|" if jobs else "") + "---|---|"]
+        lines += ["| metric | unit | JSON unit | " + ("jobs | " if jobs else "") + "description | "
+                  + ("error band | " if jobs else "") + "computed in |",
+                  "|---|---|---|" + ("---|---|" if jobs else "") + "---|---|"]
         for m in metrics.declared(kind):
             unit = f"{m.unit} (shown as {m.rate_unit()})" if m.rate_unit() else m.unit or "—"
             unit += f" (a target may say {m.unit}/{m.per})" if m.per else ""   # the amount for one hour or year
             job = f"{', '.join(m.jobs)} | " if jobs else ""
             also = (" Not its name, but offered for it by \"did you mean\": " + ", ".join(f"`{s}`" for s in m.synonyms)
                     + "." if m.synonyms else "")
+            band = f"{band_of(m)} | " if jobs else ""
             lines.append(f"| `{m.name}` | {unit} | {json_unit_of(m) or '—'} | {job}{m.description}{also} | "
-                         f"`archgen/{m.source}` |")
+                         f"{band}`archgen/{m.source}` |")
         lines.append("")
     return "\n".join([*lines, *_renamed_metrics()])
+
+
+def band_of(m: Metric) -> str:
+    """Whether a job's or sweep point's metric has a measured error band, is unmeasured (why), or is arithmetic.
+
+    The three every workload metric is one of (tests/checks/test_unmeasured_at_risk.py): a quantity the bands are kept
+    under (`band_families.QUANTITIES`; one no published run scores, `UNSCORED`, is unmeasured), `Metric.unmeasured`,
+    or arithmetic on stated inputs. A sweep point's `_low`/`_high` of a `metrics_bands.BANDED` figure are its band's
+    ends.
+    """
+    per_job = {j: _band_words(m, QUANTITIES.get(j, {}).get(m.name)) for j in m.jobs}
+    if len(set(per_job.values())) == 1:
+        return next(iter(per_job.values()))
+    return "; ".join(f"{job}: {words}" for job, words in per_job.items())
+
+
+def _band_words(m: Metric, quantity: str | None) -> str:
+    """`band_of` for one job, whose bands keep `m` under `quantity` (None: not kept)."""
+    figure, _, end = m.name.rpartition("_")
+    if quantity in UNSCORED:
+        return f"unmeasured: {UNSCORED[quantity]}"
+    if quantity is not None:
+        return f"band of `{quantity}`"
+    if m.unmeasured:
+        return f"unmeasured: {m.unmeasured}"
+    if m.subject == "point" and figure in BANDED and end in ("low", "high"):
+        return f"the {end} end of the band of `{figure}`"
+    return "arithmetic on stated inputs"
 
 
 def json_unit_of(m: Metric) -> str:

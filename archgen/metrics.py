@@ -34,7 +34,7 @@ from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_estimate import ESTIMATE
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY, RACK_INLETS
-from archgen.metrics_goodput import JOB_GOODPUT, RATE_END
+from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
 from archgen.metrics_rack import RACK
 from archgen.metrics_swing import SWING
@@ -199,8 +199,7 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
-             sweep=False, per="h" if name == SPARE_RANGED[0] else "", per_unit=name.startswith("cost_per_"),
-             unmeasured="" if name == SPARE_RANGED[0] else RATE_END)   # a cost per hour: prices, no tokens/s
+             sweep=False, per="h" if name == SPARE_RANGED[0] else "", per_unit=name.startswith("cost_per_"))
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
           ("USD", 0, "Job cost")),
@@ -220,7 +219,7 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
              f"over goodput's range across the rate sets ({why}).", _S if subject == "point" else _GP, _T,
              counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", sweep=subject == "point",
-             per_unit=dim == "USD", unmeasured=RATE_END)
+             per_unit=dim == "USD")
       for end in ("low", "high")   # `check`'s goodput tokens/s too (nu41cost), its band taken at each end
       for subject, name, dim, unit, digits, title, why in ((s, *row) for s in ("point", "workload") for row in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),

@@ -15,15 +15,6 @@ _GP = "analyse/goodput.py"
 #: spans 4.59M to 38.8M h).
 _RF = "perf/workload/run_figures.py"
 _T = ("training",)
-#: Why a requirement met on one end of a range made from the estimate's tokens/s is at risk (`Metric.unmeasured`):
-#: the end carries no band of its own; the figure it is an end of takes the step time's band at each end of its range
-#: (`derived.band_ends`), so a requirement on the figure itself is judged on both.
-RATE_END = ("an end of a range made from the estimate's tokens per second carries no error band of its own; state the "
-            "requirement on the figure itself, which takes the model's error at each end of its range")
-#: Why a requirement met on the dataset's read bandwidth is at risk: tokens/s times stated inputs, without its band.
-READ_UNMEASURED = ("the read bandwidth is the estimate's tokens per second times stated inputs, and the model's error "
-                   "on tokens per second is not carried to it")
-
 JOB_GOODPUT: tuple[Metric, ...] = (
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
            "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False,
@@ -51,7 +42,7 @@ JOB_GOODPUT: tuple[Metric, ...] = (
     Metric("workload", "dataset_read_bandwidth", "B/s", "GB/s", 1, "Dataset read bandwidth", "Tokens per second × "
            "`dataset.read_per_token` × the ranks reading each sample (Megatron's first and last pipeline stages, "
            "each context-parallel rank): what the data loaders read from storage while the job trains (REL013); not "
-           "provided without `dataset:`.", "analyse/storage_demand.py", _T, sweep=False, unmeasured=READ_UNMEASURED),
+           "provided without `dataset:`.", "analyse/storage_demand.py", _T, sweep=False),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
            "the workload's own; not provided where nothing that stops the job fails at the rates and it states none "
            "(Daly's optimum has no bound).", _GP, _T, sweep=False),
@@ -66,12 +57,11 @@ JOB_GOODPUT: tuple[Metric, ...] = (
            "per second.", _RF, _T, minimise=True),
     *(Metric("workload", f"goodput_time_to_train{e}", "s", "day", 1, "Goodput time to train" + f" ({e[1:]})" * bool(e),
              "Time to train over goodput" + (f"_{o}: the {e[1:]} end over the rate sets (infinite where that is 0)."
-                                             if e else "."), _RF, _T, minimise=True, unmeasured=RATE_END * bool(e))
+                                             if e else "."), _RF, _T, minimise=True)
       for e, o in (("", ""), ("_low", "high"), ("_high", "low"))),
     *(Metric("workload", f"{g}accelerator_hours{e}", "s", "h", 0,
              f"{'Goodput a' if g else 'A'}ccelerator-hours" + f" ({e[1:]})" * bool(e),
              f"{'Goodput time' if g else 'Time'} to train{f' ({e[1:]})' * bool(e)} × the job's accelerators: the "
-             "run's GPU-hours as published runs report them (hot spares not counted).", _RF, _T, minimise=True,
-             unmeasured=RATE_END * bool(e))
+             "run's GPU-hours as published runs report them (hot spares not counted).", _RF, _T, minimise=True)
       for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
 )

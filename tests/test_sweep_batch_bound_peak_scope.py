@@ -41,7 +41,7 @@ def _result(tmp_path, text: str):
 def test_each_point_says_which_limit_bound_its_batch(tmp_path) -> None:
     from archgen.model.engine import MAX_BATCH_SIZE  # TensorRT-LLM's default, 2,048 (its source there)
     from archgen.output.sweep import summary, to_json
-    from archgen.perf.workload.serving_estimate import KV_BOUND
+    from archgen.perf.workload.serving_limits import KV_BOUND
     from archgen.render.sweep import best_section
 
     result = _result(tmp_path, HBM)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from archgen.model.cases import Case
 from archgen.model.inference import Inference
 from archgen.perf.serve.run import ServingRun
-from archgen.perf.workload.serving_estimate import serving_misfit
+from archgen.perf.workload.serving_limits import serving_misfit
 from archgen.scoring.prediction import Footprint, Prediction
 
 

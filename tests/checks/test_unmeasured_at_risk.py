@@ -58,11 +58,37 @@ def test_every_workload_figure_is_banded_unmeasured_or_plain():
     assert not unsorted
 
 
-@pytest.mark.parametrize("name", ["memory_headroom", "memory_per_gpu", "exposed_communication_share",
-                                  "dataset_read_bandwidth", "goodput_time_to_train_high", "job_cost_low"])
+def test_the_metric_reference_says_which_of_the_three_each_figure_is():
+    """docs/metrics.md's *error band* column (`docs.band_of`): the same three, words for each (bandcarry40)."""
+    from archgen.docs import band_of
+    from tests.conftest import REPO
+    for m in REGISTRY:
+        if m.subject == "workload":
+            words = band_of(m)
+            assert (words == "arithmetic on stated inputs") is (not _banded(m.name, m.jobs) and not m.unmeasured), m
+    room = find("workload", "memory_headroom")
+    assert band_of(room) == f"unmeasured: {room.unmeasured}"
+    assert band_of(find("workload", "job_cost_low")) == band_of(find("workload", "job_cost")) == "band of `step_time`"
+    assert band_of(find("workload", "tokens_per_second")) == ("training: band of `step_time`; inference: band of "
+                                                               "`tokens_per_second`")
+    assert band_of(find("point", "step_time_low")) == "the low end of the band of `step_time`"
+    assert band_of(find("workload", "decode_step_time")).startswith("unmeasured: no published run's decode step")
+    page = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| `memory_headroom` |"))
+    assert f"| {band_of(room)} |" in row
+
+
+@pytest.mark.parametrize("name", ["memory_headroom", "memory_per_gpu", "exposed_communication_share"])
 def test_model_figures_with_no_band_say_why(name):
     m = find("workload", name)
     assert m is not None and m.unmeasured and "_" not in m.unmeasured   # words for people, no spec key
+
+
+@pytest.mark.parametrize("name", ["dataset_read_bandwidth", "goodput_time_to_train_high", "job_cost_low"])
+def test_figures_made_exactly_from_tokens_per_second_carry_its_band(name):
+    """bandcarry40: tokens/s times or over stated inputs take its band (tests/test_rate_end_bands.py), not unmeasured."""
+    m = find("workload", name)
+    assert m is not None and not m.unmeasured and _banded(name, m.jobs)
 
 
 def test_met_is_at_risk_and_not_met_stays():

@@ -64,7 +64,7 @@ def batch_note(bounds: dict[str, int]) -> str:
 
     Where the job and the axes leave the batch to the replica's limits, it is the engine's (`max_batch_size`, its
     default by engine and memory: `perf.serve.engine_defaults`) or the KV cache's capacity, whichever is lower
-    (`serving_estimate.engine_cap`). A point bound by the engine's does not move with the KV cache: an `hbm_capacity`
+    (`serving_limits.engine_cap`). A point bound by the engine's does not move with the KV cache: an `hbm_capacity`
     axis changes nothing there (newuser58: 192 and 384 GB of HBM both ran vLLM's 1,024 sequences of Llama 3.1 70B).
     """
     if not bounds:

@@ -21,10 +21,19 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
 #: they take the step time's band, at each end of their own range (goodput's, spares') where they have one
 #: (`run_figures.run_bands`, `run_figures.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
 #: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
+#: The ends of those ranges (`goodput_time_to_train_low`, `job_cost_high`, ...) are each its figure at one end of
+#: goodput's or the spares' range: the same product or quotient of the tokens/s by stated inputs (the token budget,
+#: goodput at that end, the prices and accelerators charged), so the model's error on the tokens/s is theirs exactly,
+#: and a requirement on an end takes the band as one on its figure does (bandcarry40; before, met read at risk with
+#: no band). A training job's dataset read bandwidth is its tokens/s times stated inputs (`dataset.read_per_token`,
+#: the ranks reading each sample): the tokens/s's band (`band_span.PER_TIME` reads it as a rate).
+RATE_ENDS = tuple(f"{name}_{end}" for name in ("goodput_time_to_train", "goodput_accelerator_hours",
+                                               "goodput_tokens_per_second", "cost_per_token",
+                                               "cost_per_million_tokens", "job_cost") for end in ("low", "high"))
 MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
                   "goodput_tokens_per_second", "energy_per_token", "facility_energy_per_million_tokens",
                   "accelerator_hours", "goodput_accelerator_hours", "job_it_energy", "job_energy", "job_carbon",
-                  "job_market_carbon", "job_water")
+                  "job_market_carbon", "job_water", "dataset_read_bandwidth", *RATE_ENDS)
 QUANTITIES: dict[str, dict[str, str]] = {
     # `tflops_per_gpu`: the validation cases' name for model_flops_per_gpu (model.cases.METRIC_UNITS)
     # a training job's swing frequency is 1 / step time: the step time's band, turned (`band_span.PER_TIME`)
@@ -195,7 +204,7 @@ def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
 def at_engine_cap(inference: Inference | None) -> bool:
     """Whether a serving job is a closed loop that keeps at least its engine's stated cap in flight (nu60fix).
 
-    The cap is what the job states of its engine, as `serving_estimate.engine_cap` reads it: `max_batch_size`
+    The cap is what the job states of its engine, as `serving_limits.engine_cap` reads it: `max_batch_size`
     sequences, or `max_num_tokens` decode tokens where fewer, per scheduling rank (tp ranks under attention DP, else
     one). A closed loop at or above it runs its replica at that cap the whole run, as an offline run does (every
     request queued at once, the engine full): `trtllm-bench throughput` at maximum load is scored offline

@@ -16,8 +16,9 @@ from archgen.perf.workload.band_families import KINDS, QUANTITIES, SPANS_AS
 from archgen.units import Q_
 
 #: Workload metrics that rise as the step time falls though neither direction is better: a training job's load-swing
-#: frequency, 1 / step time (`swing_note.swing_metrics`). Their band is the step time's, turned, as a rate's is.
-PER_TIME = ("swing_frequency",)
+#: frequency, 1 / step time (`swing_note.swing_metrics`), and its dataset read bandwidth, tokens/s times stated inputs
+#: (`analyse.storage_demand`). Their band is the step time's, turned, as a rate's is.
+PER_TIME = ("swing_frequency", "dataset_read_bandwidth")
 
 
 def maximise(metric: str) -> bool:

@@ -35,7 +35,8 @@ from archgen.perf.workload.defaults_note import (
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.mtp_note import mtp_note
-from archgen.perf.workload.serving_estimate import KV_BOUND, serving_estimate
+from archgen.perf.workload.serving_estimate import serving_estimate
+from archgen.perf.workload.serving_limits import KV_BOUND
 from archgen.perf.workload.training_estimate import training_estimate
 from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_

@@ -145,10 +145,12 @@ def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
     is at risk (REQ004), as the tokens/s it is made from is. `job_cost`, the cost per token and the goodput time to
     train also have their own range (goodput's and the spares', `_low/_high`): they are judged with the band at each
     end of it (`band_ends`; a sweep point's in `judge_points`). `metrics` are `check`'s (added by
-    `analyse.operations_stage`) or a sweep point's.
+    `analyse.operations_stage`) or a sweep point's. An end with no bound (infinite: goodput 0 at that end) has no band:
+    the model's error moves no figure that is not there.
     """
     step = est.bands.get("step_time")
     if est.kind != "training" or step is None:
         return {}
-    return bands(step.family, [k for k in MADE_FROM_RATE if k in metrics], accelerator=step.accelerator, span=est.span,
-                 context=step.context or None, vendor=step.vendor)
+    names = [k for k in MADE_FROM_RATE if k in metrics and not math.isinf(getattr(metrics[k], "m", metrics[k]))]
+    return bands(step.family, names, accelerator=step.accelerator, span=est.span, context=step.context or None,
+                 vendor=step.vendor)

@@ -28,13 +28,7 @@ from archgen.perf.serve.colocation import (
     pool_times,
 )
 from archgen.perf.serve.engine_defaults import batch_size_of, job_of, kv_reserve_of, kv_rule_of
-from archgen.perf.serve.inference import (
-    BATCH_SIZE_SOURCE,
-    TOKEN_BUDGET_SOURCE,
-    WHOLE_PROMPTS,
-    InferenceEstimate,
-    estimate_inference,
-)
+from archgen.perf.serve.inference import WHOLE_PROMPTS, InferenceEstimate, estimate_inference
 from archgen.perf.serve.lengths import FIRST_TOKEN, OFFLINE_TPOT, kv_convention, lengths_convention
 from archgen.perf.serve.parallel_problems import attention_dp_problem, expert_problem
 from archgen.perf.serve.pass_costs import host_floor
@@ -51,6 +45,7 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.moe_serving_note import moe_serving_convention
 from archgen.perf.workload.routing_note import routing_note
 from archgen.perf.workload.sensitivity import elasticities
+from archgen.perf.workload.serving_limits import KV_BOUND, engine_cap, serving_misfit
 from archgen.units import Q_
 
 #: Why a TTFT target is not judged on the offline closed form (nor on `server` without an arrival rate).
@@ -367,34 +362,3 @@ def interleaved(e: InferenceEstimate, output_len: int) -> str:
             "token budget to the decodes first keeps fewer decoding and more waiting for their prompts, a shorter "
             "TPOT and a longer wait for the first token (scenario: concurrency simulates that). Mean lengths in a "
             f"steady state, so about: {FIRST_TOKEN}")
-
-
-#: What bounds a serving job's batch left to its limits where the engine's does not (`Estimate.batch_bound`).
-KV_BOUND = "the KV cache: the sequences whose cache fits in HBM after the weights"
-
-
-def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int, source: str = BATCH_SIZE_SOURCE
-               ) -> tuple[int, str]:
-    """The most sequences a replica runs at once by its engine's limits, and which limit it is, in words.
-
-    Each of its `ranks` scheduling ranks (tp under attention DP, else 1) runs at most `max_batch_size` sequences and
-    decodes at most `max_num_tokens`, one token each (`inference.TOKEN_BUDGET_SOURCE`; `source`: where the batch
-    size comes from, `engine_defaults.batch_size_of`).
-    """
-    per = f" x {ranks} attention-DP ranks" if ranks > 1 else ""
-    if max_batch_size < max_num_tokens:
-        return max_batch_size * ranks, (f"the engine's max_batch_size ({max_batch_size:,}{per}) runs at once: "
-                                        f"{source}")
-    return max_num_tokens * ranks, (f"an iteration of {max_num_tokens * ranks:,} tokens decodes (max_num_tokens "
-                                    f"{max_num_tokens:,}{per}): {TOKEN_BUDGET_SOURCE}")
-
-
-def serving_misfit(e: InferenceEstimate, hw: Hardware) -> str:
-    """Why a replica's estimate `e` does not fit (`Estimate.misfit`, PERF002; a validation case's `unfit_reason`)."""
-    if float(e.batch) < 1:
-        left = float(e.kv_space)
-        return (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
-                f"accelerator, and {e.kv_words} (weights {float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
-                + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
-    return (f"weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of {float(e.batch):g} sequences "
-            f"need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, {hw.hbm_capacity / 1e9:.1f} GB available")
