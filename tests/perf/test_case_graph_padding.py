@@ -33,11 +33,12 @@ def test_a_row_pads_the_graph_sizes_its_source_quotes(name, case):
 
 
 def test_the_rows_that_say_which():
-    """3 rows pad (DeepSeek-R1 Server on B200, GB200, GB300); 13 say their run padded none: the held-out Lenovo and
+    """3 rows pad (DeepSeek-R1 Server on B200, GB200, GB300); 17 say their run padded none: the held-out Lenovo and
     Nebius Llama 2 Server rows, mlperf-inference-v5's B200, GB200 and Dell Llama 2 Server, the 8B's two, the three
-    405B Server and AMD's MI325X Server, and HPE's Mixtral Offline (mlperf-inference-v5-moe.yaml)."""
+    405B Server and AMD's MI325X Server, HPE's Mixtral Offline (mlperf-inference-v5-moe.yaml), and NVIDIA's four
+    Interactive rows (Llama 2 70B, Llama 3.1 8B, 405B on B200 and GB200; interactive40: 13 before)."""
     padded = sorted(i for _, i, c in ROWS if PADDED.search(c["source"]))
     unpadded = [i for _, i, c in ROWS if UNPADDED.search(c["source"])]
     assert padded == [f"mlperf51-deepseek-r1-server-{s}-tp8-ep8-adp-fp4" for s in ("72xgb200", "72xgb300", "8xb200")]
-    assert len(unpadded) == 13 and {"ho-mlperf51-llama2-70b-server-8xb200-lenovo",
+    assert len(unpadded) == 17 and sum("interactive" in i for i in unpadded) == 4 and {"ho-mlperf51-llama2-70b-server-8xb200-lenovo",
                                     "ho-mlperf51-llama2-70b-server-8xh200-nebius"} <= set(unpadded)
