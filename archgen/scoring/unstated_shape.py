@@ -5,8 +5,8 @@ is charged neither kernel (`perf.train.layer.position_bytes`, issue 25). Where t
 model's (every `Shape` field but these two), the range reads the case again with them as that model's published
 config states them (the catalog file cites it); else at the two ends a modern model takes, RoPE without a QK norm
 (Llama 3, arXiv 2407.21783 Table 3) and RoPE with one (Qwen3, arXiv 2505.09388 section 2). A field the model states
-is kept. The scored point, neither charged, stays one end; shown only where the range moves the prediction, and never
-scored.
+is kept. The scored point, neither charged (as learned or ALiBi positions are: nothing per layer), stays one end;
+shown only where the range moves the prediction, and never scored.
 """
 
 from __future__ import annotations
