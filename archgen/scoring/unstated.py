@@ -76,6 +76,7 @@ from archgen.scoring.cases import (
 )
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.prediction import Prediction
+from archgen.scoring.unstated_shape import shape_range
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
 #: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
@@ -358,7 +359,8 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
 
     A training case's range is the widest over the stack profiles (`cases.stack_range`, a case that states no
     stack), the accelerator's stated efficiency ranges (`training_efficiency_range`), the switches its stack
-    leaves unsettled (`unsettled_range`) and the recomputation it leaves out (`recompute_span`); the words name
+    leaves unsettled (`unsettled_range`), the recomputation it leaves out (`recompute_span`) and its model's unstated
+    position embedding and QK norm (`unstated_shape.shape_range`); the words name
     each that moved it. ({}, "") where none is open. `scored` is the case's own prediction (`cases.predicted`, a
     scored case's `Scored.prediction`), where given: each range reuses it at its end whose inputs are the case's
     own rather than predicting the case again (`Prediction.made_on`).
@@ -376,7 +378,8 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
               "launch call's usual high end, HolisticTraceAnalysis)"),
              (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
                  f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
-             (recompute, "recompute " + "/".join(modes) + " (not stated; the modes that fit in memory)")]
+             (recompute, "recompute " + "/".join(modes) + " (not stated; the modes that fit in memory)"),
+             shape_range(case, accs, scored)]
     spans = [(r, words) for r, words in parts if r]
     if not spans:
         return {}, ""

@@ -100,7 +100,9 @@ def test_no_range_where_nothing_is_open(first, modern, accelerators, tmp_path):
     assert open_knobs(stated, accelerators) == ("NVLS", "scale-up efficiency")
     every = [_busbw(stated, accelerators, 35e-6, nvls, link) for nvls in (False, True) for link in (0.61, 0.824)]
     assert collective_range(stated, accelerators)["busbw"] == pytest.approx((min(every), max(every)))
-    training = modern["mlperf-t41-gpt3-256xh100"]  # states its stack: nothing open
+    gpt3 = modern["mlperf-t41-gpt3-256xh100"]  # states its stack, and here GPT-3's learned positions: nothing open
+    training = gpt3.model_copy(update={"model": gpt3.model.model_copy(update={"position_embedding": "learned",
+                                                                               "qk_norm": False})})
     assert unstated_range(training, accelerators) == {} == collective_range(training, accelerators)
     t = training.training
     unstated = training.model_copy(update={"training": CaseTraining.model_validate(
@@ -115,9 +117,11 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
     assert "over NVLS off/on, the catalog's stated scale-up link efficiency range\n" in text
     fraction = describe(("TensorRT-LLM KV cache fraction",))
-    assert text.rstrip().endswith(f"over KV cache fp8/bf16, {fraction}, the catalog's stated HBM efficiency range, the "
-                                  "catalog's stated flash-attention efficiency range, the catalog's stated scale-up "
-                                  "link efficiency range")  # B200: no copy, attention or NVLink 5 measurement
+    assert (f"over KV cache fp8/bf16, {fraction}, the catalog's stated HBM efficiency range, the catalog's stated "
+            "flash-attention efficiency range, the catalog's stated scale-up link efficiency range\n"
+            in text)  # B200: no copy, attention or NVLink 5 measurement
+    assert text.rstrip().endswith("over RoPE positions, no QK norm, as Llama 3.1 405B's published config states (its "
+                                  "shape; the case's model leaves it out)")  # a training row's model (ropespan40)
     assert f"over KV cache fp8/bf16, {fraction}\n" in text  # an H100 case: its HBM efficiency is measured
 
 

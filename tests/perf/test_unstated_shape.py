@@ -1,0 +1,74 @@
+"""The position embedding and QK norm a training case's model leaves unstated, carried as a range (ropespan40).
+
+rope40 charges RoPE and QK-norm kernels only where the model states them; a case whose inline model states neither
+(the shared files' models) is scored charging neither. `scoring.unstated_shape.shape_range` predicts it again with
+them as a catalog model of exactly its shape publishes them, else at RoPE without and with a QK norm, and shows the
+range beside the scored point, which stays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.scoring import unstated_shape as S
+from archgen.scoring.cases import predicted, read_cases
+from archgen.scoring.unstated import unstated_span
+
+SHARED = Path(__file__).resolve().parents[1] / "data"
+
+
+def _case(name: str, case_id: str):
+    cases, _ = read_cases(SHARED / f"{name}.yaml")
+    return next(c for c in cases if c.id == case_id)
+
+
+def test_the_shared_qwen3_row_ranges_to_its_published_rope_and_qk_norm(accelerators):
+    """The modern file's Qwen3-30B-A3B FP8 EP 16 row (measured 143,360 tokens/s) has the catalog model's shape, whose
+    config has RoPE and a QK norm (arXiv 2505.09388 section 2): 188,670 tokens/s scored, 185,390 with them (+29.3 %,
+    as rope40 measured on a copy of the file that states them). The scored point stays."""
+    case = _case("validation-modern", "nemo2604-h100-qwen3-30b-a3b-fp8-ep16")
+    scored = predicted(case, accelerators)
+    got, words = S.shape_range(case, accelerators, scored)
+    lo, hi = got["tokens_per_second"]
+    assert hi == scored.values["tokens_per_second"] == pytest.approx(188_670, rel=1e-4)
+    assert lo == pytest.approx(185_390, rel=1e-4)
+    assert lo / 143_360 - 1 == pytest.approx(0.293, abs=0.001)
+    assert words.startswith("RoPE positions, a QK norm, as Qwen3-30B-A3B's published config states")
+    assert S.shape_range(case, accelerators) == (got, words)        # the point reused, not changed
+    span, said = unstated_span(case, accelerators, scored)
+    assert words in said and span["tokens_per_second"][0] <= lo
+    assert predicted(case, accelerators).values == scored.values   # never scored
+
+
+def test_a_gpt3_row_that_states_learned_positions_shows_none(accelerators):
+    """MLPerf's GPT-3 175B row matches no catalog shape (its vocabulary is padded differently), so unstated it ranges
+    over the two RoPE ends; stating GPT-3's learned positions and no QK norm (arXiv 2005.14165) leaves none open."""
+    case = _case("validation-modern", "mlperf-t41-gpt3-256xh100")
+    assert S.catalog_match(case.model) is None
+    got, words = S.shape_range(case, accelerators)
+    assert got and words.startswith("RoPE without and with a QK norm")
+    assert case.model is not None
+    stated = case.model_copy(update={"model": case.model.model_copy(update={"position_embedding": "learned",
+                                                                             "qk_norm": False})})
+    assert S.shape_fills(stated) == ([], "")
+    assert S.shape_range(stated, accelerators) == ({}, "")
+    assert "RoPE" not in unstated_span(stated, accelerators)[1]
+
+
+def test_a_stated_field_is_kept_and_only_the_other_filled(accelerators):
+    """Learned positions stated, QK norm left out: only the QK norm is filled, at both ends (no catalog shape)."""
+    case = _case("validation-modern", "mlperf-t41-gpt3-256xh100")
+    assert case.model is not None
+    half = case.model_copy(update={"model": case.model.model_copy(update={"position_embedding": "learned"})})
+    assert S.shape_fills(half)[0] == [{"qk_norm": False}, {"qk_norm": True}]
+
+
+def test_the_catalog_match_is_exact_on_shape():
+    """A shared Llama 3.1 8B row's model is the catalog's; one layer more is no model's."""
+    case = _case("validation-modern", "mlperf-t51-llama31-8b-8xgb200-nvfp4")
+    assert case.model is not None
+    match = S.catalog_match(case.model)
+    assert match is not None and match.id == "llama3-8b"
+    assert S.catalog_match(case.model.model_copy(update={"layers": case.model.layers + 1})) is None
