@@ -48,14 +48,15 @@ def fp8(tmp_path_factory):
 def test_a_target_met_at_the_measured_operation_only_is_not_provided(fp8):
     rate = fp8.metrics["tokens_per_second"].m_as("1/s")
     other = fp8.unsettled["tokens_per_second"][0].m_as("1/s")
-    # 128 experts over 16 ranks at micro-batch 1: the host binds (step 0.841 s at 13.48 us, 1.016 s at 20 us)
-    assert 250_000 < other < 300_000 < rate   # 257,900 and 311,800 tokens/s
+    # 128 experts over 16 ranks at micro-batch 1: the host binds (step 0.851 s at 13.48 us, 1.029 s at 20 us;
+    # 0.841 and 1.016 s before rope40 charged the catalog Qwen3's rotary embedding and QK norms)
+    assert 250_000 < other < 300_000 < rate   # 254,800 and 307,900 tokens/s
     first, second, memory = fp8.requirements
     assert first.status is Status.NOT_PROVIDED and first.value is None
     assert first.note == (
-        "tokens_per_second lies between 257,919 1/s and 311,830 1/s and the target >= 300000 1/s is met at one end "
-        "only: no source times the host's time per eager operation of this stack on this host: 311,830 1/s at 13.48 "
-        "us an operation (one eager PyTorch operation measured on an x86 H100 host), 257,919 1/s at 20 us (the CUDA "
+        "tokens_per_second lies between 254,795 1/s and 307,938 1/s and the target >= 300000 1/s is met at one end "
+        "only: no source times the host's time per eager operation of this stack on this host: 307,938 1/s at 13.48 "
+        "us an operation (one eager PyTorch operation measured on an x86 H100 host), 254,795 1/s at 20 us (the CUDA "
         "launch call's usual high end, HolisticTraceAnalysis's docs)")
     # met at both ends: judged on the point (at risk here by the band and the part's unconfirmed figures)
     assert second.status is Status.AT_RISK and second.value == fp8.metrics["tokens_per_second"]
@@ -64,7 +65,7 @@ def test_a_target_met_at_the_measured_operation_only_is_not_provided(fp8):
 
 def test_the_other_end_is_the_same_layout_at_the_high_end(fp8):
     step, other = fp8.metrics["step_time"].m_as("s"), fp8.unsettled["step_time"][0].m_as("s")
-    assert (step, other) == (pytest.approx(0.8407, abs=1e-4), pytest.approx(1.0164, abs=1e-4))
+    assert (step, other) == (pytest.approx(0.8513, abs=1e-4), pytest.approx(1.0288, abs=1e-4))
     assert set(fp8.unsettled) >= {"step_time", "tokens_per_second", "tokens_per_second_per_gpu", "mfu"}
     assert not {"memory_per_gpu", "memory_headroom"} & set(fp8.unsettled)
 
