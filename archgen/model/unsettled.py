@@ -27,6 +27,15 @@ Unsettled = Mapping[str, tuple[Q | None, str]]
 VALUE_END, OTHER_END = "{value}", "{other}"
 
 
+def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str) -> dict[str, tuple[Q, str]]:
+    """Each figure of `point` that `other`, the same estimate at the other end of an input nobody gave, moves.
+
+    At its value there, with why (`Unsettled`): a TensorRT engine's launches (`perf.workload.estimate.launch_ends`),
+    the host's time per operation (`perf.workload.training_estimate.host_ends`).
+    """
+    return {k: (q, why) for k, q in other.items() if k in point and q != point[k]}
+
+
 #: How a metric's lower bound is keyed in `Unsettled` after its name (`lower_key`).
 LOWER_BOUND = " (lower bound)"
 

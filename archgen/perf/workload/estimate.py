@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.errors import AnalyseError, WorkloadError
-from archgen.model.unsettled import OTHER_END, VALUE_END
+from archgen.model.unsettled import OTHER_END, VALUE_END, moved
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
@@ -134,7 +134,7 @@ def launch_ends(est: Estimate, workload: Workload, arch: Arch, hw: Hardware, n: 
     why = (f"no source times a TensorRT engine's host time per kernel launch, the CUDA launch call alone usually "
            f"{low}-{high} us (HolisticTraceAnalysis's docs): {VALUE_END} at {low} us a launch, {OTHER_END} at "
            f"{high} us")
-    return replace(est, unsettled={k: (q, why) for k, q in other.items() if k in est.metrics and q != est.metrics[k]})
+    return replace(est, unsettled=moved(est.metrics, other, why))
 
 
 def within_context(workload: Workload, model: Model) -> None:

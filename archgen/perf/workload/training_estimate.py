@@ -16,7 +16,7 @@ from archgen.errors import WorkloadError
 from archgen.model.stack_features import missing
 from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
-from archgen.model.unsettled import OTHER_END, VALUE_END
+from archgen.model.unsettled import OTHER_END, VALUE_END, moved
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -304,7 +304,7 @@ def host_ends(hw: Hardware, job: Job, lay: Layout, gpus: int, metrics: Mapping[s
     why = (f"no source times the host's time per eager operation of this stack on this host: {VALUE_END} at {low} "
            f"us an operation (one eager PyTorch operation measured on an x86 H100 host), {OTHER_END} at {high} us "
            "(the CUDA launch call's usual high end, HolisticTraceAnalysis's docs)")
-    return {k: (q, why) for k, q in other.items() if k in metrics and q != metrics[k]}
+    return moved(metrics, other, why)
 
 
 def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
