@@ -78,7 +78,7 @@ def chosen(offers: Sequence[Offer], as_of: datetime.date | str | None) -> tuple[
     if as_of is None:
         return (offers[0] if offers else None), ()
     later = tuple(o for o in offers if dated_after(o[0].date, as_of))
-    held = [o for o in offers if all(o is not x for x in later)]
+    held = [o for o in offers if not dated_after(o[0].date, as_of)]
     held = [o for o in held if o[1]] or held   # a list's price before the part's own
     return next((o for o in held if not any(dated_after(x[0].date, o[0].date) for x in held)), None), later
 
