@@ -108,7 +108,8 @@ def summary_line(d: Diff) -> str:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     ways = ", ".join(f"{s[f'requirements_{w}']} {w}" for w in ("tightened", "relaxed") if s[f"requirements_{w}"])
     asked = [f"{s[f'requirements_{k}']} {words}" + (f" ({ways})" if k == "redefined" and ways else "")
-             for k, words in (("failing", "newly failing"), ("met", "newly met"), ("redefined", "redefined"),
+             for k, words in (("failing", "newly failing"), ("met", "newly met"), ("at_risk", "newly at risk"),
+                              ("missed", "newly missed (SHOULD or MAY)"), ("redefined", "redefined"),
                               ("removed", "removed")) if s[f"requirements_{k}"]]
     if asked:
         parts.append("requirement(s): " + ", ".join(asked))
