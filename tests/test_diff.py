@@ -452,6 +452,11 @@ def test_a_fabric_tapered_reads_as_worse(tmp_path, shipped_base):
     assert (bisection["direction"], bisection["better"]) == ("worse", "higher")
     assert metric(doc, obj, "bisection_bandwidth")["direction"] == "worse"
     assert MetricChange(obj, "injection_per_accelerator", Q_(800, "Gb/s"), Q_(400, "Gb/s")).direction == "worse"
+    # the taper itself, better lower (newuser101: the spines halved read "—" on 1 → 1.9 beside a bisection "worse")
+    ratio = metric(doc, obj, "leaf.oversubscription")
+    assert (ratio["base"]["value"], ratio["direction"], ratio["better"]) == (1, "worse", "lower")
+    assert MetricChange(obj, "north_south_oversubscription", Q_(1.0, "dimensionless"),
+                        Q_(3.0, "dimensionless")).direction == "worse"
 
 
 def test_path_between_two_directories_is_refused(tmp_path, monkeypatch):
