@@ -487,3 +487,13 @@ def test_concurrency_has_no_better_direction(tmp_path, shipped_base):
     assert f"| {obj} | tpot | 295.6 ms | 151.1 ms |" in r.out and "| decode\\_step\\_time | 49.37 ms | 28.07 ms |" in r.out
     tpot = next(line for line in r.out.splitlines() if line.startswith(f"| {obj} | tpot |"))
     assert tpot.endswith("better ▼ |")
+
+
+def test_a_hint_under_an_error_that_stops_the_diff_stays_under_it():
+    """newuser101: the comment of a diff not compared listed an unknown key's `hint:` as an error of its own."""
+    err = ("archgen diff: HEAD, k1, cannot be analysed:\nk1/w.yaml:32:16: error: inference.concurrency: unknown key "
+           "'concurrency'\n  hint: allowed keys: batch, scenario\n")
+    assert unanalysable(err, 1).split("\n")[4:8] == [
+        "- archgen diff: HEAD, k1, cannot be analysed:",
+        "- k1/w.yaml:32:16: error: inference.concurrency: unknown key 'concurrency'",
+        "  - hint: allowed keys: batch, scenario", ""]

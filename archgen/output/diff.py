@@ -246,7 +246,15 @@ def unanalysable(error: str, code: int, fmt: str = "md") -> str:
         return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
     return no_mentions("\n".join(["## archgen diff: not compared", "",
                        f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
-                       "", *(f"- {pr_md(line)}" for line in error.splitlines() if line.strip()), ""]))
+                       "", *(_item(line) for line in error.splitlines() if line.strip()), ""]))
+
+
+def _item(line: str) -> str:
+    """A line of stderr as a list item; an indented one (an error's `hint:`) nested under the error above it.
+
+    Flat, a hint read as an error of its own (newuser101: "- hint: allowed keys: ..." under the unknown key's line).
+    """
+    return f"{'  ' if line[:1].isspace() else ''}- {pr_md(line.strip())}"
 
 
 #: The longest comment GitHub takes: a longer body is refused with "Body is too long (maximum is 65536 characters)"
