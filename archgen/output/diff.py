@@ -49,7 +49,9 @@ def summary_line(d: Diff) -> str:
     sides = [f"{s[_presence_key(k)]} {k}" for k in PRESENCE if s[_presence_key(k)]]
     parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"
              + (f" ({', '.join(moved)})" if moved else "")
-             + (f", {s['metrics_one_sided']} of them on one side only ({', '.join(sides)})" if sides else "")]
+             + (f", {s['metrics_one_sided']} of them on one side only ({', '.join(sides)})" if sides else "")
+             + (f", {under} more moved by less than --threshold {d.under_threshold[0] * 100:g} % (left out)"
+                if (under := s["metrics_under_threshold"]) else "")]
     if s["objects_added"] or s["objects_removed"]:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     if s["parts_changed"]:

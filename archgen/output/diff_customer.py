@@ -119,7 +119,9 @@ def summary_line(d: Diff) -> str:
                                                          if s["findings_changed"] else ""))
     ends = len(_band_ends(d))
     parts.append(f"{s['metrics_changed']} figure(s) changed" + (f" ({ends} of them band ends, shown beside their "
-                                                                 "figure)" if ends else ""))
+                                                                 "figure)" if ends else "")
+                 + (f", {under} more moved by less than {d.under_threshold[0] * 100:g} % (left out)"
+                    if (under := s["metrics_under_threshold"]) else ""))
     if d.refused:
         parts.append(f"{len(d.refused)} file(s) left out unread")
     verdict = "The new revision has error findings" if s["head_errors"] else "The new revision has no error findings"
