@@ -28,7 +28,7 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "north_south_oversubscription", "", "", 2, "North-south oversubscription", "The node ports' "
            "bandwidth over the north-south bandwidth, each port at the rate it runs at (the fabric's `speed`; 1 is "
            "every node port at line rate out of the cluster); not provided where the fabric marks no north-south "
-           "ports or attaches no node ports.", _N),
+           "ports or attaches no node ports.", _N, minimise=True),   # the bandwidth's inverse, better lower
     # a fabric's bandwidths are better higher, as throughput is (`archgen diff`: a taper that halves the bisection
     # reads as worse, not as a change with no direction)
     Metric("fabric", "injection_bandwidth", "B/s", "Tbit/s", 1, "Injection bandwidth", "Bandwidth the endpoints "
@@ -71,7 +71,9 @@ FABRIC: tuple[Metric, ...] = (
            "over its up ports; leaf, the endpoint ports of its fullest leaf over that leaf's uplinks; spine, the leaf "
            "links of its fullest pod over that pod's core links. Neither the ratio as built (all the down ports over "
            "the up ports, which NET033 holds to the stated ratio) nor as stated: it is lower where down ports stay "
-           "free (a 96-port leaf split 3:1 whose rail groups use 64 of its 96 down ports is 2 as used).", _F),
+           "free (a 96-port leaf split 3:1 whose rail groups use 64 of its 96 down ports is 2 as used).", _F,
+           minimise=True),   # better lower, as the bisection it tapers is better higher: 1:1 → 2:1 reads worse
+           #                   (newuser101: the spines halved read "worse" on the bisection and "—" here)
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
     Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
            "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),

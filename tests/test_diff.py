@@ -452,6 +452,11 @@ def test_a_fabric_tapered_reads_as_worse(tmp_path, shipped_base):
     assert (bisection["direction"], bisection["better"]) == ("worse", "higher")
     assert metric(doc, obj, "bisection_bandwidth")["direction"] == "worse"
     assert MetricChange(obj, "injection_per_accelerator", Q_(800, "Gb/s"), Q_(400, "Gb/s")).direction == "worse"
+    # the taper itself, better lower (newuser101: the spines halved read "—" on 1 → 1.9 beside a bisection "worse")
+    ratio = metric(doc, obj, "leaf.oversubscription")
+    assert (ratio["base"]["value"], ratio["direction"], ratio["better"]) == (1, "worse", "lower")
+    assert MetricChange(obj, "north_south_oversubscription", Q_(1.0, "dimensionless"),
+                        Q_(3.0, "dimensionless")).direction == "worse"
 
 
 def test_path_between_two_directories_is_refused(tmp_path, monkeypatch):
@@ -482,3 +487,13 @@ def test_concurrency_has_no_better_direction(tmp_path, shipped_base):
     assert f"| {obj} | tpot | 295.6 ms | 151.1 ms |" in r.out and "| decode\\_step\\_time | 49.37 ms | 28.07 ms |" in r.out
     tpot = next(line for line in r.out.splitlines() if line.startswith(f"| {obj} | tpot |"))
     assert tpot.endswith("better ▼ |")
+
+
+def test_a_hint_under_an_error_that_stops_the_diff_stays_under_it():
+    """newuser101: the comment of a diff not compared listed an unknown key's `hint:` as an error of its own."""
+    err = ("archgen diff: HEAD, k1, cannot be analysed:\nk1/w.yaml:32:16: error: inference.concurrency: unknown key "
+           "'concurrency'\n  hint: allowed keys: batch, scenario\n")
+    assert unanalysable(err, 1).split("\n")[4:8] == [
+        "- archgen diff: HEAD, k1, cannot be analysed:",
+        "- k1/w.yaml:32:16: error: inference.concurrency: unknown key 'concurrency'",
+        "  - hint: allowed keys: batch, scenario", ""]

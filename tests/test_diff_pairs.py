@@ -10,6 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from archgen.compare.pairs import parse_pairs, renamer
+from archgen.errors import UsageError
 from tests.conftest import SPECS, run_cli, write_tree
 
 RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
@@ -61,3 +65,12 @@ def test_an_unknown_id_names_the_known_ones(tmp_path):
 def test_a_pair_without_an_equals_sign_is_refused(tmp_path):
     r = run_cli("diff", *_sides(tmp_path), "--pair", "dgx-h100-4")
     assert r.code == 2 and "expected BASE_ID=HEAD_ID" in r.err
+
+
+def test_an_object_path_given_for_an_id_is_named_so():
+    """newuser101: `--pair rack/gb200-nvl72=rack/acme-nvl72`, object paths as the reports print them, met "has no
+    object" and a list of every id of the reference (180, its catalog's parts too)."""
+    with pytest.raises(UsageError) as got:
+        renamer(parse_pairs(["rack/dgx-h100-4=rack/odm-h100-5"]), ["rack/dgx-h100-4"], ["rack/odm-h100-5"])
+    assert str(got.value) == ("--pair rack/dgx-h100-4=rack/odm-h100-5: 'rack/dgx-h100-4' is an object path; a pair "
+                              "names ids: 'dgx-h100-4'")

@@ -11,6 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from archgen.compare.diff import Diff
+from archgen.compare.requirement_changes import RequirementChange, RequirementState
+from archgen.model.requirements import Status
+from archgen.output import diff as diff_out
 from tests.conftest import SPECS, run_cli, write_tree
 
 RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
@@ -93,3 +97,48 @@ def test_a_target_and_level_moved_apart_is_only_redefined(tmp_path):
     r = run_cli("diff", base, head)
     assert "1 redefined." in r.out and "(tightened)" not in r.out and "(relaxed)" not in r.out
     assert json.loads(run_cli("diff", base, head, "--format", "json").out)["requirements"][0]["tightened"] is None
+
+
+def test_a_should_newly_missed_is_counted(tmp_path):
+    """A SHOULD met in BASE and missed in HEAD exits 0, as `check` warns of it, but the summary counts it (newuser101's
+    trial: a cluster grown past the hall's 2 MW SHOULD read "0 requirement(s) newly failing, 0 newly met" above a row
+    ✅ met → ❌ not met)."""
+    should = RACK.replace(POWER, POWER.replace('45 kW"', '40.95 kW", level: should'))   # 40.898 kW: met
+    base, head = _sides(tmp_path, should.replace("  - {at: 40, part: sn2201, face: rear}\n", (
+        "  - {at: 40, part: sn2201, face: rear}\n  - {at: 41, part: sn2201, face: rear}\n")))   # + 98 W: 40.996 kW
+    write_tree(base, {"rack.yaml": should})
+    r = run_cli("diff", base, head)
+    assert r.code == 0 and r.out.split("\n")[2].startswith("⚠️")
+    assert "0 requirement(s) newly failing, 0 newly met, 1 newly missed (SHOULD or MAY). HEAD has no error" in r.out
+    assert "| ✅ met | ❌ not met | 40.9 kW → 41 kW |" in r.out
+    s = json.loads(run_cli("diff", base, head, "--format", "json").out)["summary"]
+    assert (s["requirements_missed"], s["requirements_failing"], s["failing"]) == (1, 0, False)
+    customer = run_cli("diff", base, head, "--audience", "customer").out
+    assert "requirement(s): 1 newly missed (SHOULD or MAY);" in customer
+
+
+def _change(base: tuple[str, Status] | None, head: tuple[str, Status], waived: str = "") -> RequirementChange:
+    def state(level: str, status: Status, why: str = "") -> RequirementState:
+        return RequirementState("rack/r", "REQ-1", "Load", "it_power", "<= 40 kW", level, status, waived=why)
+    return RequirementChange(base and state(*base), state(*head, waived))
+
+
+def test_newly_missed_is_a_should_or_may_miss_that_base_did_not_have():
+    met, shall, should, may = (("should", Status.MET), ("shall", Status.NOT_MET), ("should", Status.NOT_MET),
+                               ("may", Status.NOT_PROVIDED))
+    assert _change(met, should).missed and _change(None, may).missed and _change(met, may).missed
+    assert not _change(met, shall).missed and _change(met, shall).failing               # a SHALL's miss fails
+    assert not _change(should, should).missed                                            # missed on both sides
+    assert not _change(shall, should).missed                                             # relaxed: not newly
+    assert not _change(met, should, waived="accepted").missed                            # waived: newly waived
+    assert not _change(met, ("should", Status.NOT_APPLICABLE)).missed
+    assert _change(met, ("should", Status.AT_RISK)).newly("at risk")
+
+
+def test_the_summary_counts_a_requirement_newly_at_risk():
+    """`pr5` of newuser101's trial: another training stack, an MFU SHOULD ✅ met → ⚠️ at risk read "0 newly met"."""
+    change = _change(("should", Status.MET), ("should", Status.AT_RISK))
+    d = Diff("a", "b", (), (), (), (), (), (change,), 0)
+    assert d.summary()["requirements_at_risk"] == 1
+    assert diff_out.summary_line(d).endswith("0 requirement(s) newly failing, 0 newly met, 1 newly at risk. HEAD "
+                                             "has no error findings.")

@@ -55,3 +55,23 @@ def test_a_new_warning_alone_starts_the_comment_with_a_warning_sign(tmp_path):
     assert summary.startswith("⚠️ ")                                                   # was ✅
     assert "1 new finding(s) (0 error(s), 1 warning(s)), 0 resolved" in summary
     assert json.loads(run_cli("diff", base, head, "--format", "json").out)["summary"]["findings_new_warnings"] == 1
+
+
+def test_metrics_under_a_raised_threshold_are_counted(tmp_path):
+    """newuser101: `--threshold 5` left a cluster's +4 % IT power out and the summary said nothing of it. One more
+    SN2201 (98 W) on the DGX H100 rack's 40.898 kW moves its IT power +0.24 %: shown at the default 0.1 %, counted
+    as left out at 1 %."""
+    two = RACK.replace("  - {at: 40, part: sn2201, face: rear}\n", (
+        "  - {at: 40, part: sn2201, face: rear}\n  - {at: 41, part: sn2201, face: rear}\n"))
+    assert two != RACK
+    base, head = write_tree(tmp_path / "b", {"rack.yaml": RACK}), write_tree(tmp_path / "h", {"rack.yaml": two})
+    shown = json.loads(run_cli("diff", base, head, "--format", "json").out)
+    assert "it_power" in {m["metric"] for m in shown["metrics"]} and shown["summary"]["metrics_under_threshold"] == 0
+    cut = json.loads(run_cli("diff", base, head, "--format", "json", "--threshold", "1").out)
+    assert "it_power" not in {m["metric"] for m in cut["metrics"]}
+    under = cut["summary"]["metrics_under_threshold"]
+    assert under > 0 and under + cut["summary"]["metrics_changed"] == shown["summary"]["metrics_changed"]
+    r = run_cli("diff", base, head, "--threshold", "1")
+    assert f", {under} more moved by less than --threshold 1 % (left out);" in r.out.split("\n")[2]
+    assert "more moved by less than 1 % (left out)" in run_cli("diff", base, head, "--threshold", "1",
+                                                              "--audience", "customer").out

@@ -67,3 +67,18 @@ def test_the_reason_is_given_once(tmp_path):
             "Open finding, not a pass") in text
     assert text.count("❌ not met (waived)") == 0 and "each rack's" not in markdown(g, "customer")
     assert markdown(g, "customer").count("❌ not met (waived)") == 2
+
+
+def test_a_waiver_of_our_design_alone_is_not_unused_in_a_vendors_gap(tmp_path):
+    """newuser101: our GB200 rack's `scope: design` waiver, in a gap run of a vendor's rack, drew SPC002 "matches no
+    finding ... name one as `subject`": by its scope it waives no proposal row, even one it would name. Judged on
+    our own design it is still reported unused, and a waiver binding the vendor's rows (`both`) is too."""
+    ours = ('waivers:\n  - {check: REQ001, subject: rack/our-rack, requirement: REQ-HALL-PWR-001, scope: design, '
+            'reason: our rack open item}\n')
+    g = gap([fixed_proposal(tmp_path / "p")], [_requirements(tmp_path / "r", ours)])
+    assert not [f for f in g.findings if f.id == "SPC002"]
+    both = gap([fixed_proposal(tmp_path / "p2")], [_requirements(tmp_path / "r2", ours.replace("design", "both"))])
+    assert [f.id for f in both.findings if f.id == "SPC002"] == ["SPC002"]
+    root = fixed_proposal(tmp_path / "ours")
+    _requirements(root / "requirements", ours)
+    assert [f.id for f in gap([root], [root / "requirements"]).findings if f.id == "SPC002"] == ["SPC002"]

@@ -129,6 +129,9 @@ class Diff:
     changed_findings: tuple[tuple[Finding, Finding], ...] = ()
     #: racks and clusters whose document shows prices in both runs (`compare.revisions.prices_shown`)
     prices_shown: tuple[str, ...] = ()
+    #: (the `--threshold` as a fraction, the metrics that moved by at least `THRESHOLD` but less than it): a raised
+    #: threshold left them out unsaid (newuser101: at 5 %, a cluster's IT power +4 % vanished from the comment)
+    under_threshold: tuple[float, int] = (THRESHOLD, 0)
 
     @property
     def swaps(self) -> tuple[Swap, ...]:
@@ -163,7 +166,8 @@ class Diff:
         """
         new = self.new_findings
         moves = {"failing": lambda r: r.failing, "met": lambda r: r.newly("met"),
-                 "at_risk": lambda r: r.newly("at risk"), "redefined": lambda r: r.redefined,
+                 "at_risk": lambda r: r.newly("at risk"), "missed": lambda r: r.missed,
+                 "redefined": lambda r: r.redefined,
                  "newly_waived": lambda r: r.newly_waived and not self.renewal(r),
                  "waiver_renewed": lambda r: r.newly_waived and bool(self.renewal(r)),
                  "removed": lambda r: r.head is None}
@@ -173,6 +177,7 @@ class Diff:
             "metrics_better": sum(m.direction == "better" for m in self.metrics),
             "metrics_worse": sum(m.direction == "worse" for m in self.metrics),
             "metrics_one_sided": len(self.one_sided),
+            "metrics_under_threshold": self.under_threshold[1],
             **{f"metrics_{k.replace(' ', '_').lower()}": sum(m.presence == k for m in self.metrics) for k in PRESENCE},
             "objects_changed": len({m.object for m in self.metrics}),
             "objects_added": len(self.objects_added),
@@ -212,7 +217,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     named = {alias(o): o for o in head.metrics}    # HEAD's objects by the path BASE gives them
     added = tuple(sorted(set(named) - set(base.metrics)))
     removed = tuple(sorted(set(base.metrics) - set(named)))
-    changes, halls = [], hall_moves(base, head)
+    changes, halls, under = [], hall_moves(base, head), 0
     for obj in sorted(set(base.metrics) & set(named)):
         old, new = base.metrics[obj], head.metrics[named[obj]]
         for name in sorted(set(old) | set(new)):
@@ -222,6 +227,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                              halls.get(obj, "") if name in HEADROOMS or name in HALL_TOTALS else "")
             if _changed(c, threshold):
                 changes.append(c)
+            elif threshold > THRESHOLD and _changed(c, THRESHOLD):
+                under += 1
     theirs = [replace(f, object=alias(f.object)) for f in head.findings] if pairs else head.findings
     new_findings, resolved, changed = match_findings(base.findings, theirs)
     resolved, accepted = newly_waived(resolved, theirs)
@@ -233,7 +240,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 str(head.as_of or base.as_of or ""), waivers, accepted,
                 price_changes(base.specs, head.specs), renewed=again, pairs=pairs,
                 revisions=revision_changes(base, head), changed_findings=changed,
-                prices_shown=prices_shown(base, head))
+                prices_shown=prices_shown(base, head), under_threshold=(threshold, under))
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:

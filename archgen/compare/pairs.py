@@ -5,8 +5,9 @@ diff matched objects by path, so every object of the proposal was added, every o
 requirements read "absent" on the proposal's side (newuser84). A pair renames HEAD's object paths to BASE's where
 a path's id (each part after a kind: `rack/<id>`, `cluster/<id>/fabric/<id>`) is the pair's HEAD id, before the two
 runs are compared; the report names the pairs. An id no object of its side bears is a `UsageError` that lists the
-ids that side has. Several pairs may be kept in a file, `--pairs FILE` (`read_pairs`): one mapping, `pairs:`, of
-BASE (our, the reference's) id to HEAD (the vendor's, the proposal's) id.
+ids that side has; an object path given for one (`rack/<id>`) is told the id it holds. Several pairs may be kept in
+a file, `--pairs FILE` (`read_pairs`): one mapping, `pairs:`, of BASE (our, the reference's) id to HEAD (the
+vendor's, the proposal's) id.
 """
 
 from __future__ import annotations
@@ -86,6 +87,9 @@ def renamer(pairs: Pairs, base: Collection[str], head: Collection[str],
     heads = [h for _, h in pairs]
     for b, h in pairs:
         for side, one in ((sides[0], b), (sides[1], h)):
+            if one not in known[side] and "/" in one and (tail := one.rsplit("/", 1)[-1]) in known[side]:
+                # an object path, as the reports print them (newuser101: rack/gb200-nvl72 met a list of 180 ids)
+                raise UsageError(f"--pair {b}={h}: '{one}' is an object path; a pair names ids: '{tail}'")
             if one not in known[side]:
                 raise UsageError(f"--pair {b}={h}: {side} has no object '{one}'; its ids: "
                                  + ", ".join(sorted(known[side])))

@@ -13,7 +13,7 @@ from archgen.checks.judgement import even_share_risks, outcome, workload_bands
 from archgen.display import target_text
 from archgen.metrics import lookup
 from archgen.model import tolerance
-from archgen.model.requirements import LEVELS, Outcome, Status, fails
+from archgen.model.requirements import LEVELS, PASSING, Outcome, Status, fails
 from archgen.model.target import Target
 from archgen.pipeline import Run
 from archgen.units import Q
@@ -71,6 +71,17 @@ class RequirementChange:
         """
         return (self.head is not None and fails(self.head.level, self.head.status) and not self.head.waived
                 and (self.base is None or not fails(self.base.level, self.base.status)))
+
+    @property
+    def missed(self) -> bool:
+        """HEAD misses a SHOULD or MAY (unwaived: not met or not provided) that BASE did not miss, or did not have.
+
+        Listed, exit 0, as `check` warns of it (`failing` is a SHALL's miss). Counted on its own, as the summary's
+        "1 newly missed (SHOULD/MAY)": a row ✅ met → ❌ not met read "0 requirement(s) newly failing, 0 newly met"
+        (newuser101's trial: a cluster grown past the hall's 2 MW SHOULD).
+        """
+        return (_misses(self.head) and self.head is not None and not fails(self.head.level, self.head.status)
+                and not _misses(self.base))
 
     def newly(self, status: str) -> bool:
         """HEAD's status is `status` ("met", "at risk") and BASE's was not, or BASE lacked the requirement."""
@@ -163,6 +174,12 @@ def _tighter(base: Target | None, head: Target | None) -> int | None:
             strict = (head.op in ("<", ">")) - (base.op in ("<", ">"))   # the same limit, now excluded
             return (step > 0) - (step < 0) or strict
     return None
+
+
+def _misses(state: RequirementState | None) -> bool:
+    """The state misses its requirement, at any level, unwaived: not met or not provided."""
+    return state is not None and not state.waived and state.status not in PASSING \
+        and state.status is not Status.NOT_APPLICABLE
 
 
 def _status(state: RequirementState | None) -> str:

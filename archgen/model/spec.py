@@ -108,7 +108,8 @@ class Waiver(Spec):
         "Whose rows a waiver in our Requirements document waives in `archgen gap`: 'design' (our own design's open "
         "item: only where our requirements are judged on our design, their file under a PROPOSAL path), 'proposal' "
         "(only a vendor's proposal), 'both'. Unstated: 'design' where the subject's id is '*' ('rack/*': it names "
-        "no vendor's object), else 'both'; the report says which applied and whether it was stated. `check`, "
+        "no vendor's object), else 'both'; the report says which applied and whether it was stated, and a "
+        "'design' waiver that matches nothing in a vendor's proposal is not reported unused (SPC002). `check`, "
         "`render` and `diff` judge one design and apply every waiver."))
     expires: datetime.date | None = Field(None, description=(
         "The last day the waiver waives, e.g. 2027-03-31: judged against `--as-of DATE`, else SOURCE_DATE_EPOCH, "

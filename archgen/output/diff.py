@@ -49,7 +49,9 @@ def summary_line(d: Diff) -> str:
     sides = [f"{s[_presence_key(k)]} {k}" for k in PRESENCE if s[_presence_key(k)]]
     parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"
              + (f" ({', '.join(moved)})" if moved else "")
-             + (f", {s['metrics_one_sided']} of them on one side only ({', '.join(sides)})" if sides else "")]
+             + (f", {s['metrics_one_sided']} of them on one side only ({', '.join(sides)})" if sides else "")
+             + (f", {under} more moved by less than --threshold {d.under_threshold[0] * 100:g} % (left out)"
+                if (under := s["metrics_under_threshold"]) else "")]
     if s["objects_added"] or s["objects_removed"]:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     if s["parts_changed"]:
@@ -97,11 +99,14 @@ def _moves(s: dict, kind: str, label: str) -> str:
 
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
-#: them and the comment starts ⚠️, not ✅. "redefined": another target, level, metric, verification method or parent;
-#: "newly waived": a miss a waiver covers; "waived again (renewed)": a miss whose waiver BASE had let expire, renewed
-#: in HEAD (`Diff.renewal`); "removed": a requirement HEAD no longer has.
-_REQUIREMENT_MOVES = ("redefined", "newly_waived", "waiver_renewed", "removed")
-_MOVE_WORDS = {"waiver_renewed": "waived again (renewed)"}
+#: them and the comment starts ⚠️, not ✅. "newly at risk": met at the value, not at its band's end (REQ004);
+#: "newly missed": a SHOULD or MAY not met or not provided, which exits 0 as `check` warns of it (both read "0
+#: requirement(s) newly failing" beside their row, newuser101); "redefined": another target, level, metric,
+#: verification method or parent; "newly waived": a miss a waiver covers; "waived again (renewed)": a miss whose
+#: waiver BASE had let expire, renewed in HEAD (`Diff.renewal`); "removed": a requirement HEAD no longer has.
+_REQUIREMENT_MOVES = ("at_risk", "missed", "redefined", "newly_waived", "waiver_renewed", "removed")
+_MOVE_WORDS = {"at_risk": "newly at risk", "missed": "newly missed (SHOULD or MAY)",
+               "waiver_renewed": "waived again (renewed)"}
 
 
 def _presence_key(presence: str) -> str:
@@ -243,7 +248,15 @@ def unanalysable(error: str, code: int, fmt: str = "md") -> str:
         return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
     return no_mentions("\n".join(["## archgen diff: not compared", "",
                        f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
-                       "", *(f"- {pr_md(line)}" for line in error.splitlines() if line.strip()), ""]))
+                       "", *(_item(line) for line in error.splitlines() if line.strip()), ""]))
+
+
+def _item(line: str) -> str:
+    """A line of stderr as a list item; an indented one (an error's `hint:`) nested under the error above it.
+
+    Flat, a hint read as an error of its own (newuser101: "- hint: allowed keys: ..." under the unknown key's line).
+    """
+    return f"{'  ' if line[:1].isspace() else ''}- {pr_md(line.strip())}"
 
 
 #: The longest comment GitHub takes: a longer body is refused with "Body is too long (maximum is 65536 characters)"

@@ -108,7 +108,8 @@ def summary_line(d: Diff) -> str:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     ways = ", ".join(f"{s[f'requirements_{w}']} {w}" for w in ("tightened", "relaxed") if s[f"requirements_{w}"])
     asked = [f"{s[f'requirements_{k}']} {words}" + (f" ({ways})" if k == "redefined" and ways else "")
-             for k, words in (("failing", "newly failing"), ("met", "newly met"), ("redefined", "redefined"),
+             for k, words in (("failing", "newly failing"), ("met", "newly met"), ("at_risk", "newly at risk"),
+                              ("missed", "newly missed (SHOULD or MAY)"), ("redefined", "redefined"),
                               ("removed", "removed")) if s[f"requirements_{k}"]]
     if asked:
         parts.append("requirement(s): " + ", ".join(asked))
@@ -118,7 +119,9 @@ def summary_line(d: Diff) -> str:
                                                          if s["findings_changed"] else ""))
     ends = len(_band_ends(d))
     parts.append(f"{s['metrics_changed']} figure(s) changed" + (f" ({ends} of them band ends, shown beside their "
-                                                                 "figure)" if ends else ""))
+                                                                 "figure)" if ends else "")
+                 + (f", {under} more moved by less than {d.under_threshold[0] * 100:g} % (left out)"
+                    if (under := s["metrics_under_threshold"]) else ""))
     if d.refused:
         parts.append(f"{len(d.refused)} file(s) left out unread")
     verdict = "The new revision has error findings" if s["head_errors"] else "The new revision has no error findings"
