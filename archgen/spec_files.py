@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
-from archgen.path_links import inside, leaving_link, tree_words
+from archgen.path_links import climbs_out, inside, leaving_link, tree_words
 from archgen.yaml_guard import char_name, entry
 
 #: The suffixes of the files `find_files` reads under a directory (lower case, as written).
@@ -93,12 +93,14 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def shown_file(file: str) -> str:
-    """A spec file as documents and reports show it: never a machine's absolute path.
+    """A spec file as documents and reports show it: a path the reader can find the file by, with forward slashes.
 
     A file of the shipped catalog that `packaged` names is ``catalog/<kind>/<file>``; a checkout's catalog under the
-    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed);
-    any other file is relative to the working directory (as the user gave it, or as ``../`` steps from there), with
-    forward slashes.
+    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed). A
+    file given by a relative path is shown as the user wrote it; one given by an absolute path is relative to the
+    working directory where it lies under it (a CI runner's ``$PWD/specs``: never the machine's path of a checkout),
+    else the absolute path (``/tmp/x/r.yaml``, not ``../../../tmp/x/r.yaml``, whose ``../`` steps say where the
+    working directory is rather than where the file is).
     """
     path = Path(file)
     if not path.is_absolute():
@@ -109,9 +111,10 @@ def shown_file(file: str) -> str:
             return "catalog/" + path.relative_to(home).as_posix()
         path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
     try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:                            # another drive on Windows: no relative path exists
-        return path.name
+        inside = os.path.relpath(path)
+    except (OSError, ValueError):                 # the working directory was removed; another drive on Windows
+        inside = os.pardir
+    return Path(os.path.normpath(path) if climbs_out(inside) else inside).as_posix()
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
