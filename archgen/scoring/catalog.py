@@ -61,6 +61,7 @@ def load_parts(cls: type[D], paths: Iterable[str | Path]) -> dict[str, D]:
         VALIDATED.put(key, (docs, dict(found)))
     return found
 
+
 #: `load_parts`' models by their class and the documents they were validated from: `load_accelerators` is called
 #: some 60 places in the scoring and the tests, and validating the catalog's accelerators again was half of its 3.6 ms
 #: (pipe31); `unstated_shape.catalog_match` validated the catalog's nine models again for each case that leaves a
