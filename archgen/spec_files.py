@@ -92,15 +92,15 @@ def _in_checkout(path: Path) -> bool:
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def shown_file(file: str) -> str:
-    """A spec file as documents and reports show it: a path the reader can find the file by, with forward slashes.
+def shown_file(file: str, absolute: bool = False) -> str:
+    """A spec file as documents and reports show it: never a machine's absolute path, unless `absolute`.
 
     A file of the shipped catalog that `packaged` names is ``catalog/<kind>/<file>``; a checkout's catalog under the
     working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed). A
     file given by a relative path is shown as the user wrote it; one given by an absolute path is relative to the
-    working directory where it lies under it (a CI runner's ``$PWD/specs``: never the machine's path of a checkout),
-    else the absolute path (``/tmp/x/r.yaml``, not ``../../../tmp/x/r.yaml``, whose ``../`` steps say where the
-    working directory is rather than where the file is).
+    working directory (a CI runner's ``$PWD/specs`` is ``specs``), with forward slashes. Outside that directory it is
+    ``../`` steps from it, or with `absolute` its absolute path (``/tmp/x/r.yaml``, not ``../../../tmp/x/r.yaml``):
+    `check`'s own reports, read by whoever ran it, name it so; documents and reports for others never do.
     """
     path = Path(file)
     if not path.is_absolute():
@@ -113,8 +113,8 @@ def shown_file(file: str) -> str:
     try:
         inside = os.path.relpath(path)
     except (OSError, ValueError):                 # the working directory was removed; another drive on Windows
-        inside = os.pardir
-    return Path(os.path.normpath(path) if climbs_out(inside) else inside).as_posix()
+        return Path(os.path.normpath(path)).as_posix() if absolute else path.name
+    return Path(os.path.normpath(path) if absolute and climbs_out(inside) else inside).as_posix()
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:

@@ -134,7 +134,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
     from archgen.output.estimate import band_json  # the performance model's types: not for `archgen validate`
     return dumps(document(
         summary=summary(findings, ran),
-        findings=[finding(f) for f in findings],
+        findings=[finding(f, absolute=True) for f in findings],
         requirements=list(requirements),
         metrics={subject: with_old_names({k: metric_quantity(k, v) for k, v in sorted(m.items())})
                  for subject, m in sorted(metrics.items())},
@@ -203,7 +203,7 @@ _NUMBER = re.compile(r"[0-9][0-9.,]*")
 
 def _sarif_location(f: Finding) -> Location | None:
     """A finding's location as SARIF names it: shown, and named from the repository's root (`in_repository`)."""
-    loc = shown(f.location)
+    loc = shown(f.location, absolute=True)
     if loc and f.location and packaged(f.location.file) is None:
         loc = replace(loc, file=in_repository(loc.file))
     return loc
@@ -371,8 +371,8 @@ def github(findings: list[Finding]) -> str:
 
 
 def _shown(findings: list[Finding]) -> list[Finding]:
-    """The findings with their files as reports show them (`spec_files.shown_file`)."""
-    return [replace(f, location=shown(f.location)) for f in findings]
+    """The findings with their files as `check`'s reports show them (`spec_files.shown_file`, `absolute`)."""
+    return [replace(f, location=shown(f.location, absolute=True)) for f in findings]
 
 
 def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],

@@ -1,7 +1,8 @@
 """A spec outside the working directory, named by an absolute path (``check /tmp/x``), was shown as
 ``../../../tmp/x/r.yaml`` in text and JSON, and SARIF wrote that under ``%SRCROOT%``: a path that names no file of the
-repository and says where the working directory is. Text shows the absolute path now; SARIF an absolute ``file://``
-URI with no base (SARIF 2.1.0, 3.4.4). Paths under the working directory are named as before."""
+repository and says where the working directory is. `check`'s text and JSON show the absolute path now; SARIF an
+absolute ``file://`` URI with no base (SARIF 2.1.0, 3.4.4). Paths under the working directory are named as before, and
+documents keep ``../`` steps (tests/render/test_golden.py: no machine's absolute path in a document)."""
 
 import json
 
@@ -28,6 +29,8 @@ def test_a_spec_outside_the_working_directory_is_named_by_its_absolute_path(tmp_
             if "catalog" not in f["file"]} == {f"{outside.as_posix()}/r.yaml"}
     uri = (outside / "r.yaml").as_uri()
     assert "%20" in uri and _artifacts(run_cli("check", outside, "--format", "sarif").out) == {(uri, None)}
+    # GitHub annotations, as documents, never name a machine's absolute path: `../` steps, as before
+    assert "file=../elsewhere/my specs/r.yaml," in run_cli("check", outside, "--format", "github").out
 
 
 def test_a_relative_path_is_shown_as_written_and_a_uri_only_under_the_root(tmp_path, monkeypatch):
