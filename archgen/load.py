@@ -82,9 +82,9 @@ class SourceDocument:
         return ".".join(out)
 
 
-def shown(location: Location | None) -> Location | None:
+def shown(location: Location | None, absolute: bool = False) -> Location | None:
     """A location with its file as `shown_file` gives it (None stays None)."""
-    return None if location is None else replace(location, file=shown_file(location.file))
+    return None if location is None else replace(location, file=shown_file(location.file, absolute))
 
 
 def load_paths(paths: Iterable[str | Path], found: bool = False) -> list[SourceDocument]:

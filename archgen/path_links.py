@@ -62,6 +62,15 @@ def inside(path: Path, top: Path) -> bool:
     return path.parts[:len(top.parts)] == top.parts
 
 
+def climbs_out(relative: str) -> bool:
+    """Whether a relative path names a place outside the folder it is relative to.
+
+    That is, its first step, normalised, is ``..`` (``../r.yaml``, ``specs/../../r.yaml``; not ``..r/x.yaml``, a
+    folder whose name starts with two dots).
+    """
+    return Path(os.path.normpath(relative)).parts[:1] == (os.pardir,)
+
+
 def _is_link(path: Path) -> bool:
     try:
         return path.is_symlink()

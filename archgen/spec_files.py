@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
-from archgen.path_links import inside, leaving_link, tree_words
+from archgen.path_links import climbs_out, inside, leaving_link, tree_words
 from archgen.yaml_guard import char_name, entry
 
 #: The suffixes of the files `find_files` reads under a directory (lower case, as written).
@@ -92,13 +92,15 @@ def _in_checkout(path: Path) -> bool:
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def shown_file(file: str) -> str:
-    """A spec file as documents and reports show it: never a machine's absolute path.
+def shown_file(file: str, absolute: bool = False) -> str:
+    """A spec file as documents and reports show it: never a machine's absolute path, unless `absolute`.
 
     A file of the shipped catalog that `packaged` names is ``catalog/<kind>/<file>``; a checkout's catalog under the
-    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed);
-    any other file is relative to the working directory (as the user gave it, or as ``../`` steps from there), with
-    forward slashes.
+    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed). A
+    file given by a relative path is shown as the user wrote it; one given by an absolute path is relative to the
+    working directory (a CI runner's ``$PWD/specs`` is ``specs``), with forward slashes. Outside that directory it is
+    ``../`` steps from it, or with `absolute` its absolute path (``/tmp/x/r.yaml``, not ``../../../tmp/x/r.yaml``):
+    `check`'s own reports, read by whoever ran it, name it so; documents and reports for others never do.
     """
     path = Path(file)
     if not path.is_absolute():
@@ -109,9 +111,10 @@ def shown_file(file: str) -> str:
             return "catalog/" + path.relative_to(home).as_posix()
         path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
     try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:                            # another drive on Windows: no relative path exists
-        return path.name
+        inside = os.path.relpath(path)
+    except (OSError, ValueError):                 # the working directory was removed; another drive on Windows
+        return Path(os.path.normpath(path)).as_posix() if absolute else path.name
+    return Path(os.path.normpath(path) if absolute and climbs_out(inside) else inside).as_posix()
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:

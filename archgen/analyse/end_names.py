@@ -46,11 +46,15 @@ class End(NamedTuple):
     legs: tuple[Leg, ...] = ()
 
     @classmethod
-    def split(cls, legs: tuple[Leg, ...], u: int | None, port: str) -> End:
-        """A split cable's end at its `legs`: its racks and devices theirs, each once, joined by " + "."""
+    def split(cls, legs: tuple[Leg, ...], port: str) -> End:
+        """A split cable's end at its `legs`: its racks and devices theirs, each once, joined by " + ".
+
+        Its U is its device's where all its legs are at one device; at several (nodes of one rack, or of two) it has
+        no one U, and the port map shows each device's (`leg_u`), as it does each device's name.
+        """
         devices = dict.fromkeys((leg.rack, leg.device) for leg in legs)
-        return cls(" + ".join(dict.fromkeys(rack for rack, _ in devices)), u, " + ".join(d for _, d in devices),
-                   port, legs)
+        return cls(" + ".join(dict.fromkeys(rack for rack, _ in devices)), legs[0].u if len(devices) == 1 else None,
+                   " + ".join(d for _, d in devices), port, legs)
 
     @property
     def racks(self) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ node legs cut from the leaf's ports across nodes in floor order, so they may sta
 odd number of one rack's ports), a node's name being unique only in its rack. Every such split cable, its legs at
 several devices at either end, lists them at both ends leg by leg in the same order (`End.legs`: each leg's rack,
 device, port and U, `end_names.Leg`; the rail wiring diagram draws each), and its ends' rack and device words are its
-legs', each once (`End.split`); an end with its legs in several racks, or at several upper switches, has no one U.
+legs', each once (`End.split`); an end with its legs at several devices has no one U (the map shows each leg's).
 
 Naming and numbering:
 
@@ -346,7 +346,7 @@ def _split_ends(chunk: list[int], b_devs: dict[str, None], racks: tuple[str, ...
     `numbering`: the lower switch's port numbering (None at the access tier: the A end is a node) and the upper's.
     The port columns keep their words: a switch end its ports as `port_names` writes them (a range at one switch, each
     leg's switch and port at several); a node end its legs' ports, each with its node (and rack) where they stand at
-    several nodes (racks). An end has one U only where it stands in one rack (at several nodes there, the first's).
+    several nodes (racks). An end has one U only where it stands at one device (`End.split`).
     """
     (a_rack, a_u, a_dev, a_port), (b_rack, b_u, b_dev), (low_ports, up_ports) = a, b, numbering
     j = chunk[0]
@@ -368,8 +368,7 @@ def _split_ends(chunk: list[int], b_devs: dict[str, None], racks: tuple[str, ...
         b_ports, b_each = port_legs(up_ports, b_dev[j], False, len(chunk), counters)
     b_legs = tuple(Leg(_rack(racks, b_rack[x]), b_dev[x], p, b_u[x] if b_u[x] >= 0 else None)
                    for x, p in zip(chunk, b_each, strict=True))
-    return (End.split(a_legs, a_u[j] if a_u[j] >= 0 and len(a_racks) == 1 else None, a_ports),
-            End.split(b_legs, b_u[j] if b_u[j] >= 0 and len(b_devs) == 1 else None, b_ports))
+    return End.split(a_legs, a_ports), End.split(b_legs, b_ports)
 
 
 _TIER_CODE = {"access": "A", "leaf_spine": "LS", "spine_core": "SC"}

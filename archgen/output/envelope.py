@@ -49,9 +49,13 @@ def with_old_names(values: dict[str, V]) -> dict[str, V]:
     return {name: v for k, v in values.items() for name in (k, former.get(k)) if name is not None}
 
 
-def finding(f: Finding) -> dict:
-    """One finding in the `check --format json` contract (``waived``, ``hint`` and ``caused_by`` only where set)."""
-    loc = shown(f.location)  # relative, no machine paths (`load.shown`)
+def finding(f: Finding, absolute: bool = False) -> dict:
+    """One finding in the `check --format json` contract (``waived``, ``hint`` and ``caused_by`` only where set).
+
+    Its file relative, no machine paths (`load.shown`); `absolute`: a file outside the working directory named by its
+    absolute path, as `check`'s own reports name it.
+    """
+    loc = shown(f.location, absolute)
     out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
            "line": loc.line if loc and loc.line else None,          # 0: the file as a whole, no line of it
            "column": loc.column if loc and loc.line and loc.column else None, "message": f.message,

@@ -18,6 +18,7 @@ from archgen.errors import Location, SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.capped import SARIF_RESULTS, Key, capped, more_text
 from archgen.output.envelope import document, dumps, finding, metric_quantity, with_old_names
+from archgen.path_links import climbs_out
 from archgen.units import Q
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
     from archgen.output.estimate import band_json  # the performance model's types: not for `archgen validate`
     return dumps(document(
         summary=summary(findings, ran),
-        findings=[finding(f) for f in findings],
+        findings=[finding(f, absolute=True) for f in findings],
         requirements=list(requirements),
         metrics={subject: with_old_names({k: metric_quantity(k, v) for k, v in sorted(m.items())})
                  for subject, m in sorted(metrics.items())},
@@ -160,7 +161,7 @@ def in_repository(file: str) -> str:
     the git work tree holding it (a job with ``working-directory: infra`` in a monorepo, or ``check ..`` from
     ``specs/racks``), the file is named from that root (``infra/specs/r.yaml``, not ``specs/r.yaml`` or
     ``../r.yaml``, which code scanning and annotations cannot place). Outside a work tree, or for a file outside
-    it, `file` is returned as it is; never an absolute path.
+    it, `file` is returned as it is (`artifact_location` gives SARIF such a file as an absolute URI).
     """
     if Path(file).is_absolute():
         return file
@@ -172,7 +173,25 @@ def in_repository(file: str) -> str:
     if top is None or top == cwd:
         return file
     inside = os.path.relpath(os.path.normpath(cwd / file), top)
-    return file if inside == ".." or inside.startswith("../") else Path(inside).as_posix()
+    return file if climbs_out(inside) else Path(inside).as_posix()
+
+
+def artifact_location(file: str) -> dict[str, str]:
+    """A spec file's SARIF ``artifactLocation`` (`file` as `in_repository` names it), as SARIF 2.1.0 allows it.
+
+    A file under the repository's root (or, outside a work tree, the working directory) is a relative reference under
+    ``%SRCROOT%``, percent-encoded (RFC 3986). Any other (``check /tmp/x``) is an absolute ``file://`` URI with no
+    ``uriBaseId``: section 3.4.4 resolves a ``uri`` against its base only when it is a relative reference, and the
+    SARIF SDK's validator refuses a base beside an absolute one (rule SARIF1004, UriBaseIdRequiresRelativeUri,
+    microsoft/sarif-sdk commit a1e0f26); ``%SRCROOT%`` with ``../../../tmp/x/r.yaml`` named no file of the repository
+    and said where the working directory was. GitHub code scanning cannot place such a file in either form.
+    """
+    if Path(file).is_absolute() or climbs_out(file):
+        try:
+            return {"uri": Path(os.path.abspath(file)).as_uri()}
+        except OSError:                           # the working directory was removed: no absolute path to give
+            pass
+    return {"uri": quote(file), "uriBaseId": "%SRCROOT%"}
 
 
 #: The `partialFingerprints` key of archgen's fingerprint (SARIF 2.1.0 3.27.17: a version in the name, so that a
@@ -184,7 +203,7 @@ _NUMBER = re.compile(r"[0-9][0-9.,]*")
 
 def _sarif_location(f: Finding) -> Location | None:
     """A finding's location as SARIF names it: shown, and named from the repository's root (`in_repository`)."""
-    loc = shown(f.location)
+    loc = shown(f.location, absolute=True)
     if loc and f.location and packaged(f.location.file) is None:
         loc = replace(loc, file=in_repository(loc.file))
     return loc
@@ -263,7 +282,7 @@ def sarif(findings: list[Finding]) -> str:
             inside = packaged(f.location.file)
             packaged_used |= inside is not None
             artifact = ({"uri": quote(inside), "uriBaseId": CATALOG_BASE} if inside is not None  # RFC 3986
-                        else {"uri": quote(loc.file), "uriBaseId": "%SRCROOT%"})
+                        else artifact_location(loc.file))
             r["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": region}}]
         if f.waived:
             r["suppressions"] = [{"kind": "inSource", "justification": f.waived.strip()}]
@@ -352,8 +371,8 @@ def github(findings: list[Finding]) -> str:
 
 
 def _shown(findings: list[Finding]) -> list[Finding]:
-    """The findings with their files as reports show them (`spec_files.shown_file`: relative, no machine paths)."""
-    return [replace(f, location=shown(f.location)) for f in findings]
+    """The findings with their files as `check`'s reports show them (`spec_files.shown_file`, `absolute`)."""
+    return [replace(f, location=shown(f.location, absolute=True)) for f in findings]
 
 
 def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],

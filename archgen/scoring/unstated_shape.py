@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from math import isclose
 
-from archgen.load import load_paths, shipped_catalog
+from archgen.load import shipped_catalog
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case, CaseModel
 from archgen.model.workload import Model, Shape
 from archgen.scoring.cases import case_hardware, training_estimate, training_metrics
+from archgen.scoring.catalog import load_parts
 from archgen.scoring.prediction import Prediction
 
 #: The fields this range fills where a case's model leaves them out.
@@ -41,10 +42,8 @@ def _shape(m: Shape) -> dict[str, object]:
 
 def catalog_match(model: CaseModel) -> Model | None:
     """The shipped catalog model whose shape is exactly `model`'s (`_shape`), or None."""
-    docs = load_paths([shipped_catalog() / "models"])
     want = _shape(model)
-    return next((m for m in (Model.model_validate(d.data) for d in docs if d.kind == "Model")
-                 if _shape(m) == want), None)
+    return next((m for m in load_parts(Model, [shipped_catalog() / "models"]).values() if _shape(m) == want), None)
 
 
 def shape_fills(case: Case) -> tuple[list[dict[str, object]], str]:

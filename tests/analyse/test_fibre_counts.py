@@ -114,7 +114,7 @@ def test_a_splitter_with_a_leg_in_its_own_rack_sends_only_the_other_leg_out() ->
     from archgen.analyse.portmap import CableRow, PortMap
 
     def end(racks: tuple[str, ...]) -> End:   # at several racks: a split end, one leg a rack
-        return End.split(tuple(Leg(rack, f"d{k}", "p", 1) for k, rack in enumerate(racks)), None, "p") if (
+        return End.split(tuple(Leg(rack, f"d{k}", "p", 1) for k, rack in enumerate(racks)), "p") if (
             len(racks) > 1) else End(racks[0], 1, "d", "p")
 
     def row(a: tuple[str, ...], b: tuple[str, ...]) -> CableRow:

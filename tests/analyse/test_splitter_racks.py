@@ -19,7 +19,7 @@ import pytest
 
 from archgen.analyse.portmap import port_map
 from archgen.render.cabling import run_list
-from archgen.render.wiring import portmap_table
+from archgen.render.wiring import _end, parts_by_u, portmap_table
 from tests.conftest import run_specs
 from tests.data.clusters.build import rack
 from tests.data.clusters.small import RACK_42U
@@ -71,11 +71,18 @@ def test_each_leg_of_a_splitter_keeps_its_rack(analysis) -> None:
     assert mid.a.rack == f"{R} + {S}" and mid.a.u is None
     assert mid.a.device == f"{TRAY}-03 + {TRAY}-01"     # was "gb200-compute-tray-03 + gb200-compute-tray-01" at R
     assert mid.a.port == f"{R} {TRAY}-03 compute-1, {S} {TRAY}-01 compute-1"
-    assert (rows[0].a.u, rows[2].a.u) == (3, 4)          # one rack: the first leg's U, as before
+    # fidelity41: at two nodes of one rack no one U either (it read the first node's, 3 and 4), but each node's
+    assert (rows[0].a.u, rows[2].a.u) == (None, None) and (rows[0].a.leg_u, rows[2].a.leg_u) == ((3, 4), (4, 5))
     assert all(r.b.racks == (R,) and r.b.device == "compute-leaf-01" for r in rows)
     # portend40: each leg's U, so the port map gives both (r's tray 3 at U5, s's tray 1 at U3), where it read "—"
     assert [leg[::3] for leg in mid.a.legs] == [(R, 5), (S, 3)] and mid.a.leg_u == (5, 3)
-    assert portmap_table(port_map(analysis), analysis).rows[1][3:6] == (f"{R} + {S}", "5 + 3", TRAY)
+    table = portmap_table(port_map(analysis), analysis).rows
+    assert [row[3:7] for row in table if row[1] == "compute"] == [
+        (R, "3 + 4", TRAY, f"{TRAY}-01 + {TRAY}-02"), (f"{R} + {S}", "5 + 3", TRAY, f"{TRAY}-03 + {TRAY}-01"),
+        (S, "4 + 5", TRAY, f"{TRAY}-02 + {TRAY}-03")]
+    assert all(r.b.u == 10 for r in rows)                # one leaf: its U
+    excerpt = _end(rows[0].a, parts_by_u(analysis))
+    assert excerpt == f"{R} U3 + U4 ({TRAY}), {TRAY}-01 + {TRAY}-02 port {TRAY}-01 compute-1, {TRAY}-02 compute-1"
 
 
 def test_two_racks_trays_of_one_name_are_two_nodes(tmp_path) -> None:

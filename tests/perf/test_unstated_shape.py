@@ -15,6 +15,7 @@ import pytest
 from archgen.scoring import unstated_shape as S
 from archgen.scoring.cases import predicted, read_cases
 from archgen.scoring.unstated import unstated_span
+from tests.conftest import SPECS
 
 SHARED = Path(__file__).resolve().parents[1] / "data"
 
@@ -72,3 +73,33 @@ def test_the_catalog_match_is_exact_on_shape():
     match = S.catalog_match(case.model)
     assert match is not None and match.id == "llama3-8b"
     assert S.catalog_match(case.model.model_copy(update={"layers": case.model.layers + 1})) is None
+
+
+def test_the_catalog_models_are_validated_once_a_process(monkeypatch):
+    """fidelity41: `catalog_match` validated the catalog's nine models again for each case leaving a field out; it
+    now reads them through `scoring.catalog.load_parts`, the one memo `load_accelerators` uses."""
+    from archgen.model.workload import Model
+    case = _case("validation-modern", "mlperf-t51-llama31-8b-8xgb200-nvfp4")
+    assert case.model is not None
+    first = S.catalog_match(case.model)
+    monkeypatch.setattr(Model, "model_validate", classmethod(lambda cls, data: pytest.fail("validated again")))
+    assert S.catalog_match(case.model) is first
+
+
+def test_load_parts_reads_a_kind_sees_a_changed_file_and_refuses_a_duplicate_id(tmp_path):
+    from archgen.errors import ValidateError
+    from archgen.model.workload import Model
+    from archgen.scoring.catalog import load_accelerators, load_parts
+    catalog = SPECS / "catalog"
+    text = (catalog / "models" / "llama3-8b.yaml").read_text(encoding="utf-8")
+    (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "a.yaml").write_text((catalog / "accelerators" / "h100-sxm5-80gb.yaml").read_text(encoding="utf-8"),
+                                     encoding="utf-8")
+    models = load_parts(Model, [tmp_path])
+    assert list(models) == ["llama3-8b"] and list(load_accelerators([tmp_path])) == ["h100-sxm5-80gb"]
+    assert load_parts(Model, [tmp_path])["llama3-8b"] is models["llama3-8b"]
+    (tmp_path / "m.yaml").write_text(text.replace("layers: 32", "layers: 31"), encoding="utf-8")
+    assert load_parts(Model, [tmp_path])["llama3-8b"].layers == 31
+    (tmp_path / "n.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(ValidateError, match="duplicate model id 'llama3-8b'"):
+        load_parts(Model, [tmp_path])
