@@ -93,3 +93,53 @@ def test_a_per_year_target_is_judged_as_the_amount_for_a_year(tmp_path):
     status = {j.bound.req.id: j.outcome.status for j in result.requirements if j.bound.req.id.startswith("FIN-")}
     assert len(status) == 4 and status["FIN-0-A"] == Status.NOT_MET
     assert status["FIN-0-Y"] == status["FIN-0-A"] and status["FIN-1-Y"] == status["FIN-1-A"] != Status.NOT_MET
+
+
+@pytest.mark.parametrize(("metric", "target", "shown"), [
+    ("energy_cost_per_year", "<= 400 EUR/month", "<= 4800 EUR (as written: 400 EUR/month)"),
+    ("tco_per_accelerator_hour", "<= 0.05 USD/min", "<= 3 USD (as written: 0.05 USD/min)"),
+    ("tco_per_accelerator_hour", "<= 20000000 USD/year", "<= 2281.54 USD (as written: 20000000 USD/year)"),
+    ("tco_per_accelerator_hour", "<= 2.5 USD/h", "<= 2.5 USD"), ("tco_per_year", "<= 5000 EUR/year", "<= 5000 EUR"),
+    ("tco_per_year", "<= 5000 EUR", "<= 5000 EUR")])
+def test_a_converted_target_shows_the_limit_as_written(metric, target, shown):
+    """cost41: '<= 4800 EUR' for '<= 400 EUR/month' showed no trace of what was written. A limit whose number changed
+    reads beside the written one, to six figures (the written one is exact); one read in its metric's own time keeps
+    its number and reads as before."""
+    got = _requirements(metric, target).requirements[0]
+    assert str(got.target) == shown
+    again = type(got).model_validate(got.model_dump())   # python-mode round trip keeps the limit as written
+    assert str(again.target) == shown and again.target == got.target
+
+
+def test_the_limit_as_written_is_not_judged():
+    """Equality and judgement read the limit only: '400 EUR/month' is the same target as '4800 EUR'."""
+    monthly = _requirements("energy_cost_per_year", "<= 400 EUR/month").requirements[0].target
+    plain = _requirements("energy_cost_per_year", "<= 4800 EUR").requirements[0].target
+    assert monthly == plain and monthly.written == Q_(400, "EUR/month") and plain.written is None
+    assert monthly.met_by(Q_(4800, "EUR")) and not monthly.met_by(Q_(4801, "EUR"))
+
+
+def test_a_target_written_per_the_other_time_is_warned_once_where_written(tmp_path):
+    """REQ007 on the shipped GB200 SU: a year's cost written per hour, a cost per accelerator-hour written per year
+    (which any cluster meets: the warning is what stops it reading as a pass), each once at its line; a cost per year
+    written per month and a cost per hour per minute are not warned."""
+    from archgen.pipeline import run
+    reqs = ("- {id: FIN-001, statement: TCO, subject: 'cluster/*', metric: tco_per_year, target: '<= 2.5 USD/h'}\n"
+            "- {id: FIN-002, statement: GPU hour, subject: 'cluster/*', metric: tco_per_accelerator_hour, "
+            "target: '<= 20000000 USD/year'}\n"
+            "- {id: FIN-003, statement: Energy, subject: 'cluster/*', metric: energy_cost_per_year, "
+            "target: '<= 100000 USD/month'}\n"
+            "- {id: FIN-004, statement: GPU hour, subject: 'cluster/*', metric: tco_per_accelerator_hour, "
+            "target: '<= 0.05 USD/min'}\n")
+    (tmp_path / "r.yaml").write_text("kind: Requirements\nid: r\nrequirements:\n" + reqs, encoding="utf-8")
+    result = run([SPECS / "clusters" / "gb200-nvl72-su.yaml", tmp_path / "r.yaml"])
+    warned = {f.requirement: f for f in result.findings if f.id == "REQ007"}
+    assert sorted(warned) == ["FIN-001", "FIN-002"]
+    assert all(f.severity == "warning" and f.location is not None for f in warned.values())
+    assert [warned[r].location.line for r in ("FIN-001", "FIN-002")] == [4, 5]
+    assert "is written per hour and read as 21,915 USD a year; if a cost per hour was meant, the metric is " \
+           "tco_per_accelerator_hour" in warned["FIN-001"].message
+    assert "read as 2,281.542 USD an hour; if a cost per year was meant, the metric is tco_per_year" \
+           in warned["FIN-002"].message
+    status = {j.bound.req.id: j.outcome.status for j in result.requirements}
+    assert status["FIN-001"] == Status.NOT_MET and status["FIN-002"] != Status.NOT_MET   # read as written, still

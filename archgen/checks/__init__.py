@@ -22,7 +22,8 @@ PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/netwo
 (link media against their ports) from `checks/link_media.py`, REL's checks of checkpoint storage (REL001, REL006,
 REL010 to REL014) from `checks/reliability_storage.py` and REL015 (a repair of 0 h) from `checks/rate_repairs.py`,
 CAT013 to CAT015 (an accelerator's peaks out of order, a figure far past the catalog's, an idle draw past the
-maximum) from `checks/catalog_bounds.py`, COST004 (the price lists) from `checks/price_lists.py`.
+maximum) from `checks/catalog_bounds.py`, COST004 (the price lists) from `checks/price_lists.py`, REQ007 (a money
+target written per a time of the other kind than its metric's) from `checks/money_targets.py`.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL
 #: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
 #: docstring.
 MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",), "CAB": ("link_media",),
-                "REL": ("reliability_storage", "rate_repairs"), "CAT": ("catalog_bounds",), "COST": ("price_lists",)}
+                "REL": ("reliability_storage", "rate_repairs"), "CAT": ("catalog_bounds",), "COST": ("price_lists",),
+                "REQ": ("money_targets",)}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:

@@ -17,6 +17,7 @@ from archgen.analyse.goodput_notes import beyond_rates
 from archgen.analyse.goodput_range import few_why, spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
+from archgen.checks import money_targets  # noqa: F401 (registers REQ007: a money target written per the other time)
 from archgen.checks.absent import absent
 from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, 
 from archgen import metrics
 from archgen.model import field_words, tolerance
 from archgen.model.spec import Document, FieldError, Spec, raise_each
-from archgen.model.target import RequirementTarget, Target
+from archgen.model.target import RequirementTarget
 from archgen.model.tolerance import Tolerance
 from archgen.units import Q
 
@@ -144,8 +144,8 @@ def _of(kinds: tuple[str, ...]) -> AfterValidator:
         if problem := metric_problem(req, kinds):
             raise FieldError((problem[0],), problem[1])
         kind = metrics.subject_kind(req.subject) if req.subject else None
-        limit = metrics.as_limit(req.metric, req.target.limit, (kind,) if kind else kinds)   # 2.5 USD/h → 2.5 USD
-        return req if limit is req.target.limit else req.model_copy(update={"target": Target(req.target.op, limit)})
+        target = req.target.read_as(metrics.as_limit(req.metric, req.target.limit, (kind,) if kind else kinds))
+        return req if target is req.target else req.model_copy(update={"target": target})   # 2.5 USD/h → 2.5 USD
 
     return AfterValidator(check)
 

@@ -1,9 +1,10 @@
 """A requirement's target: a comparator and a limit (``"<= 132 kW"``), parsed, compared and measured against."""
 
+import math
 import operator
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import numpy as np
@@ -20,10 +21,31 @@ _TARGET = re.compile(r"^\s*(<=|>=|==|<|>)\s*(\S.*?)\s*$")
 
 @dataclass(frozen=True)
 class Target:
-    """A comparator and a limit: ``<= 132 kW`` or ``>= 0.4``."""
+    """A comparator and a limit: ``<= 132 kW`` or ``>= 0.4``.
+
+    `written` is the limit as the requirement wrote it where its metric read it as another quantity (``400 EUR/month``
+    on a cost per year, read as ``4800 EUR``: `metric.Metric.as_limit`); None where the limit is as written. It takes
+    no part in judging, nor in equality: the limit is what is judged.
+    """
 
     op: str
     limit: Q
+    written: Q | None = field(default=None, compare=False)
+
+    @property
+    def converted(self) -> bool:
+        """Whether the limit's number is not the one written: ``400 EUR/month`` read as ``4800 EUR``.
+
+        Not ``2.5 USD/h`` read as ``2.5 USD`` on a cost per accelerator-hour: the metric's own time, the same number.
+        """
+        return self.written is not None and self.written.magnitude != self.limit.magnitude
+
+    def read_as(self, limit: Q) -> "Target":
+        """This target with `limit`, its own read in its metric's dimension, keeping the limit as written (`written`).
+
+        Itself where `limit` is its own limit (`model.requirements`: a limit its metric takes as it is written).
+        """
+        return self if limit is self.limit else Target(self.op, limit, self.limit)
 
     def met_by(self, value: Q) -> bool:
         """Whether `value` satisfies the target (the caller has checked the dimensions agree)."""
@@ -65,7 +87,16 @@ class Target:
         return float(self.headroom(value).to(self.limit.units).magnitude) / abs(limit)
 
     def __str__(self) -> str:
-        return f"{self.op} {format_quantity(self.limit)}"
+        """``<= 132 kW``; a converted limit with the limit as written: ``<= 4800 EUR (as written: 400 EUR/month)``.
+
+        A converted limit reads to six significant figures (``<= 2281.54 USD (as written: 20000000 USD/year)``, not
+        2281.5423226100843): the written one beside it is exact.
+        """
+        if not self.converted or self.written is None:
+            return f"{self.op} {format_quantity(self.limit)}"
+        m = float(self.limit.magnitude)
+        near = ureg.Quantity(round(m, 5 - math.floor(math.log10(abs(m)))) if m else m, self.limit.units)
+        return f"{self.op} {format_quantity(near)} (as written: {format_quantity(self.written)})"
 
     @classmethod
     def parse(cls, value: Any) -> "Target":
@@ -77,9 +108,9 @@ class Target:
         """
         if isinstance(value, Target):
             return value
-        if isinstance(value, Mapping) and set(value) == {"op", "limit"} and value["op"] in _OPS:
+        if isinstance(value, Mapping) and set(value) - {"written"} == {"op", "limit"} and value["op"] in _OPS:
             if isinstance(value["limit"], ureg.Quantity):
-                return cls(value["op"], value["limit"])
+                return cls(value["op"], value["limit"], value.get("written"))
             value = f"{value['op']} {value['limit']}"
         m = _TARGET.match(value) if isinstance(value, str) else None
         if not m:

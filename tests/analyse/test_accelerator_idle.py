@@ -1,9 +1,10 @@
 """An accelerator's measured idle draw (`Accelerator.idle`) bounds its system's idle hours (issue 22 part 1, idle40).
 
 No catalog system states `power.idle`, so a cluster's idle hours drew each system's average draw: for the DGX B200 and
-the MI355X platform their maximum. Where the catalog holds a sourced idle reading of the accelerator (B200 137 W,
-MI355X 238 W: ROCm/legacy-rocm-build#5219), the system's maximum with each accelerator at that reading instead of its
-TDP is a lower upper bound: the host is still taken at its maximum, so it stays an upper bound (COST003 says so).
+the MI355X platform their maximum. Where the catalog holds a sourced idle reading of the accelerator (B200 137-181.7 W,
+MI355X 238 W: ROCm/legacy-rocm-build#5219 and, cost41, 8bitai/gpu-parking-tax, which gives the H100's 71.7-74.7 W
+too), the system's maximum with each accelerator at that reading instead of its TDP is a lower upper bound: the host
+is still taken at its maximum, so it stays an upper bound (COST003 says so).
 """
 
 from __future__ import annotations
@@ -27,16 +28,18 @@ tdp: 1000 W
 
 
 def test_the_bound_is_the_maximum_with_the_accelerators_idle(tmp_path):
-    """DGX B200: 14.3 kW - 8 x (1,000 - 137) W = 7.396 kW; MI355X platform: 15.2 kW - 8 x (1,400 - 238) W = 5.904 kW.
-    The MI325X platform takes none (its 1,000 W TDP is unconfirmed: an overstated TDP would make the bound too low),
-    nor does the DGX H100 (no H100 idle reading is catalogued)."""
+    """DGX B200: 14.3 kW - 8 x (1,000 - 181.7) W = 7.7536 kW (cost41: the high end of its 137-181.7 W readings; 7.396
+    kW on the 137 W one alone); MI355X platform: 15.2 kW - 8 x (1,400 - 238) W = 5.904 kW; DGX H100 (cost41: the H100
+    idle readings with no CUDA context, 71.7-74.7 W, 8bitai/gpu-parking-tax): 10.2 kW - 8 x (700 - 74.7) W = 5.1976 kW.
+    The MI325X platform takes none (its 1,000 W TDP is unconfirmed: an overstated TDP would make the bound too low)."""
     specs = run_specs(tmp_path, {"gpu.yaml": GPU}).specs
     bounds = {p: accelerator_idle_bound(specs, specs.get(p)) for p in
               ("dgx-b200", "amd-mi355x-platform", "amd-mi325x-platform", "dgx-h100")}
-    assert bounds["dgx-b200"] is not None and bounds["dgx-b200"].m_as("kW") == pytest.approx(7.396)
+    assert bounds["dgx-b200"] is not None and bounds["dgx-b200"].m_as("kW") == pytest.approx(7.7536)
     assert bounds["amd-mi355x-platform"] is not None
     assert bounds["amd-mi355x-platform"].m_as("kW") == pytest.approx(5.904)
-    assert bounds["amd-mi325x-platform"] is None and bounds["dgx-h100"] is None
+    assert bounds["dgx-h100"] is not None and bounds["dgx-h100"].m_as("kW") == pytest.approx(5.1976)
+    assert bounds["amd-mi325x-platform"] is None
 
 
 def test_a_system_stating_its_idle_draw_or_a_maximum_below_its_accelerators_takes_no_bound(tmp_path):

@@ -64,7 +64,9 @@ def test_an_unstated_utilisation_is_named_under_the_used_hour_cost(tmp_path):
 
 def test_a_stated_utilisation_is_no_assumption(tmp_path):
     rows, g = _gap(tmp_path, "  utilisation: 0.8\n")
-    idle = "idle draw of dgx-h100 (taken as their average draw)"   # its idle hours: dgx-h100 states no idle draw
+    # its idle hours: dgx-h100 states no idle draw; the H100's measured one bounds it (cost41, `Accelerator.idle`)
+    idle = ("idle draw of dgx-h100 (at most their maximum with each accelerator at its measured idle draw instead of "
+            "its TDP)")
     assert rows["R-USED"].assumed == rows["R-OWN"].assumed == (idle,)
     assert [f.message for f in g.findings if f.id == "COST003"] == [f"cost rests on assumed figures: {idle}"]
     assert abs(rows["R-USED"].value.m - rows["R-OWN"].value.m / 0.8) < 1e-9   # owning cost / u (docs/reliability.md)
