@@ -83,3 +83,52 @@ def test_megatron_lm_2021_has_no_fused_rotary_embedding():
                                          "a01b42c"):
         StackSwitches(stack="megatron-lm-2021", rope_fusion=True)
     assert StackSwitches(stack="megatron-core-2024", rope_fusion=True).rope_fusion is True
+
+
+CASE = """\
+schema: archgen-validation/1
+cases:
+- id: core-2024-rope
+  source: test
+  status: confirmed
+  system: {accelerator: h100-sxm5-80gb, count: 8, scale_up: {domain: 8, bandwidth: "450 GB/s"}}
+  model: {layers: 24, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000, position_embedding: rope, qk_norm: false}
+  training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 1, dp: 8, stack: megatron-core-2024}
+  measured: [{metric: step_time, value: 1, unit: s}]
+"""
+
+
+def test_a_core_2024_case_with_rope_ranges_over_both_and_one_without_does_not(tmp_path):
+    """NeMo 24.x's configs split on the fusion (`switch_allows.UNSETTLED`): a case under megatron-core-2024 whose
+    model has RoPE and that leaves the switch out ranges over both values, the unfused one slower; learned positions
+    leave nothing to range over (`moot`), nor does a stated value."""
+    from archgen.scoring.cases import predict, read_cases
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.scoring.unstated import unsettled_switches
+
+    accs = load_accelerators()
+    (path := tmp_path / "rope.yaml").write_text(CASE, encoding="utf-8")
+    (case,), _ = read_cases(path)
+    assert unsettled_switches(case, accs)["rope_fusion"] == (False, True)
+    times = {v: predict(case.model_copy(update={"training": case.training.model_copy(
+        update={"rope_fusion": v})}), accs)["step_time"] for v in (False, True)}
+    assert times[False] > times[True]
+    (path := tmp_path / "learned.yaml").write_text(CASE.replace("rope,", "learned,"), encoding="utf-8")
+    (learned,), _ = read_cases(path)
+    assert "rope_fusion" not in unsettled_switches(learned, accs)
+    stated = case.model_copy(update={"training": case.training.model_copy(update={"rope_fusion": True})})
+    assert "rope_fusion" not in unsettled_switches(stated, accs)
+
+
+def test_explain_gives_the_value_and_its_source(tmp_path):
+    """`estimate --explain`'s list (`stacks.explain`): the profile's value with the file and line it was read from,
+    used for a model with RoPE, not used for one that states none."""
+    from archgen.perf.train.stacks import explain
+    from archgen.scoring.cases import read_cases
+
+    (path := tmp_path / "rope.yaml").write_text(CASE, encoding="utf-8")
+    (case,), _ = read_cases(path)
+    used = {u.name: u for u in explain(case.training, rope=True)}["rope_fusion"]
+    assert (used.value, used.origin, used.profile, used.used) == (False, "profile", "megatron-core-2024", True)
+    assert used.source == SWITCHES["rope_fusion"].source("megatron-core-2024")
+    assert not {u.name: u for u in explain(case.training, rope=False)}["rope_fusion"].used
