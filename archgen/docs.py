@@ -22,7 +22,8 @@ from archgen.model.core_schemas import nested_models
 from archgen.model.field_types import as_fraction, as_years
 from archgen.model.renamed import RENAMED
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS
-from archgen.model.switches import SWITCHES, as_written
+from archgen.model.switch_table import as_written
+from archgen.model.switches import SWITCHES
 from archgen.perf.workload.band_families import QUANTITIES, UNSCORED
 from archgen.quantity_json import json_unit
 from archgen.units import Q_

@@ -305,6 +305,16 @@ COVERAGE["cp_comm_type"] = Cover("none", (
     "2405.07719) and Llama 3 (arXiv 2407.21783 section 3.3.2) were not readable here (no table of theirs checked); "
     "mindspore-ai/hyper-parallel issues #257 and #398 (Ulysses against P2P for linear attention in MindSpore, not "
     "Transformer Engine's softmax attention); web search")
+COVERAGE["rope_fusion"] = Cover("none", (
+    f"{_P}test_rope_fusion.py::test_bytes_per_rotated_value_counted_from_the_operations",
+    f"{_P}test_rope_fusion.py::test_one_llama3_8b_layer_by_hand"),
+    "bytes and kernels per rotated value counted from Megatron-core's rope_utils.py (2edffad: "
+    "_apply_rotary_pos_emb_bshd's products, negation, cats and sum, autograd's gradients of each) and Transformer "
+    "Engine's fused_rope.cu (f031cf87), not a timing",
+    "Megatron-LM a01b42c ('add knob for rope fusion', no timing) and its arguments help; NVIDIA-NeMo/RL PR #608 "
+    "('enable mcore rope fusion': its before and after are screenshots, no figures in text); NVIDIA/TransformerEngine "
+    "issue #2866 (the fused THD kernel's own time per layer, not fused against unfused); NVIDIA/Fuser issue #4272 "
+    "(RoPE tuning, its data in an internal document): no published on/off step time of a Megatron run found")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication. CP's overlap has no switch
 #: of its own: the ring of `cp_comm_type` p2p (and of a2a+p2p's second group) always runs beside the attention core,

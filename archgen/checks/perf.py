@@ -10,7 +10,7 @@ from archgen.load import shown
 from archgen.model.field_words import said as field_said
 from archgen.model.stack_features import missing
 from archgen.model.switch_allows import beyond_stack
-from archgen.model.switches import as_written
+from archgen.model.switch_table import as_written
 from archgen.model.workload import Model, layout_said
 from archgen.perf.train.stacks import on_vendor
 

@@ -106,7 +106,8 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     accs = load_accelerators()
     used = {c.id: explain_switches(t, {"tp": t.tp, "pp": t.pp, "dp": t.dp, "cp": t.cp, "ep": t.ep, "etp": t.etp,
                                        "zero": t.zero, "interleave": virtual_stages(t)},
-                                   c.model.moe is not None if c.model else None, case_vendor(c, accs))
+                                   c.model.moe is not None if c.model else None, case_vendor(c, accs),
+                                   c.model.position_embedding == "rope" if c.model else None)
             for c, _ in ran if explain and (t := c.training) is not None}
     defaults = {c.id: {t.name: t.value for t in serving_taken(
                     c.inference, case_vendor(c, accs), job.max_batch_size, job.kv_reserve, job.kv_rule,
@@ -181,7 +182,7 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
     workload, model, on = placed.workload, placed.model, placed.on
     est = placed.estimate()
     used = explain_switches(workload.training, est.layout, model.moe is not None if model else None,
-                            on.hardware.vendor) \
+                            on.hardware.vendor, model.position_embedding == "rope" if model else None) \
         if explain and workload.training is not None else []
     extra: dict[str, object] = {"switches": switches_json(used)} if used else {}
     plan = None

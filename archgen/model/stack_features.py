@@ -71,6 +71,8 @@ def _is(*values: object) -> Callable[[object], bool]:
 #: added the config field, then the first `core_v` tag whose tree has it: a commit on main after a release branch was
 #: cut reaches the next release, as 1fa9464, 2024-09-11, reached core_v0.10.0 and not core_v0.9.0 of 2024-10-24).
 FEATURES = (
+    Feature("the fused rotary embedding", ("rope_fusion",), _is(True), (0, 5, 0),
+            "a01b42c, 2023-11-19, 'add knob for rope fusion and fix bug in mlp', apply_rope_fusion"),
     Feature("Megatron-core's fused cross entropy", ("cross_entropy",), _is("native"), (0, 8, 0),
             "7b4a6d7, 2024-06-14, 'Added cross entropy fusion', cross_entropy_loss_fusion"),
     Feature("the shared-expert overlap", ("moe_shared_expert_overlap",), _is(True), (0, 10, 0),

@@ -187,6 +187,12 @@ def placements_beyond(stack: str, par: object) -> list[tuple[str, object, tuple,
 #: run either: each with the values they split between (the profile's first) and where that is read. An estimate
 #: under the stack gives its step time over them beside the profile's (`perf.workload.training_estimate.unsettled`).
 UNSETTLED: dict[str, dict[str, tuple[tuple[object, ...], str]]] = {
+    "megatron-core-2024": {
+        "rope_fusion": ((False, True), "NeMo v2.0.0 nemo/collections/llm/gpt/model: GPTConfig (base.py) and the "
+                                       "Mixtral, Mistral, Qwen2, Gemma and Nemotron configs keep core_v0.9.0's "
+                                       "apply_rope_fusion False, LlamaConfig and Llama3Config set it True "
+                                       "(llama.py:56,102)"),
+    },
     "primus-2025": {
         "grad_accum_fusion": ((False, True), f"{_PRIMUS} examples/megatron/configs/MI300X and MI355X "
                                              "*-pretrain.yaml: 134 of the 168 set gradient_accumulation_fusion false, "

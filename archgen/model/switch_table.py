@@ -13,7 +13,7 @@ from archgen.model.stack_profiles import ByStack
 
 #: The smallest `ddp_bucket_size` the model times: one million parameters, a 1,024 x 1,024 weight matrix (below it a
 #: bucket is a tensor or two, which the count parameters / bucket does not follow; see
-#: `switches.StackSwitches._bucket_of_whole_tensors`).
+#: `whole_tensor_bucket`).
 MIN_BUCKET = 1_000_000
 
 
@@ -67,3 +67,22 @@ def rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
     return {name: TrainingSwitch(name, info.annotation, info.description or "", meta[0]) for model in models
             for name, info in model.model_fields.items()
             if (meta := [m for m in info.metadata if isinstance(m, ByStack)])}
+
+
+def as_written(value: object) -> str:
+    """A switch's value as a spec writes it (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def whole_tensor_bucket(value: object) -> object:
+    """A stated DDP bucket (`ddp_bucket_size`) is a count of at least `MIN_BUCKET` parameters (not true or false).
+
+    The model times ceil(parameters / bucket) collectives (`exposure.dp_exposure`), which holds where a bucket
+    spans many weight tensors; Megatron-core closes one only at a tensor's end (param_and_grad_buffer.py), so a
+    smaller bucket is one tensor each (MLPerf v5.0 NeMo's default of 200, Cisco's 64): refused, not timed.
+    """
+    if isinstance(value, bool) or (isinstance(value, int | float) and value < MIN_BUCKET):
+        raise ValueError(f"expected a number of parameters of at least {MIN_BUCKET:,} (Megatron-core "
+                         f"bucket_size, such as 134217728; a smaller bucket closes at every weight tensor, "
+                         f"which the model does not count) or 'default', got {as_written(value)}")
+    return value

@@ -35,7 +35,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.stack_features import missing, without
 from archgen.model.stack_profiles import DEFAULT_STACK, ByStack, Stack
-from archgen.model.switch_table import MIN_BUCKET, TrainingSwitch, rows
+from archgen.model.switch_table import TrainingSwitch, rows, whole_tensor_bucket
 from archgen.model.training_rules import shared_overlap_problem
 
 AttentionKernel = Literal["flash", "materialized"]
@@ -299,17 +299,8 @@ class StackSwitches(Spec):
     @field_validator("ddp_bucket_size", mode="before")
     @classmethod
     def _bucket_of_whole_tensors(cls, value: object) -> object:
-        """A stated DDP bucket is a count of at least `MIN_BUCKET` parameters (not true or false).
-
-        The model times ceil(parameters / bucket) collectives (`exposure.dp_exposure`), which holds where a bucket
-        spans many weight tensors; Megatron-core closes one only at a tensor's end (param_and_grad_buffer.py), so a
-        smaller bucket is one tensor each (MLPerf v5.0 NeMo's default of 200, Cisco's 64): refused, not timed.
-        """
-        if isinstance(value, bool) or (isinstance(value, int | float) and value < MIN_BUCKET):
-            raise ValueError(f"expected a number of parameters of at least {MIN_BUCKET:,} (Megatron-core "
-                             f"bucket_size, such as 134217728; a smaller bucket closes at every weight tensor, "
-                             f"which the model does not count) or 'default', got {as_written(value)}")
-        return value
+        """A stated DDP bucket is a count of at least `MIN_BUCKET` parameters (`switch_table.whole_tensor_bucket`)."""
+        return whole_tensor_bucket(value)
     cross_entropy: Annotated[CrossEntropy | None, ByStack(
         ("unfused", f"{_LM21}: megatron/model/gpt_model.py:56 at v2.6, vocab_parallel_cross_entropy(output.float(), "
                     "labels); no fused loss"),
@@ -340,6 +331,17 @@ class StackSwitches(Spec):
                           "parallelism.hierarchical_context_parallel_sizes, the ring over the second); only p2p "
                           "overlaps the attention (docs/perf-model.md, Training: context parallelism). No effect at "
                           "cp 1.")
+    rope_fusion: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no rotary embedding (learned positions, megatron/model/language_model.py:140 at v2.6)"),
+        (False, "Megatron-LM core_v0.9.0 megatron/core/transformer/transformer_config.py:162: apply_rope_fusion = "
+                f"False, kept by {_NEMO24_GPT} and the Mixtral, Mistral, Qwen2, Gemma and Nemotron configs; NeMo's "
+                "Llama configs set True (llama.py:56,102): state it for such a run"),
+        (True, f"{_BRIDGE} scripts/performance/utils/overrides.py:65-66 at 2b82f6f17: apply_rope_fusion = True"),
+        (True, f"{_PMODEL}/language_model.yaml:84: apply_rope_fusion: true; of the 168, 13 set true and 6 false "
+               "(gpt_oss_20B on MI300X, deepseek_v4_flash, glm5)"))] = Field(
+        None, description="The rotary embedding runs as Transformer Engine's fused kernel (Megatron-core "
+                          "apply_rope_fusion), not as PyTorch's separate products, rotation and concatenations "
+                          "(docs/perf-model.md, Kernels: rotary embedding). No effect on a model without one.")
 
     @field_validator("cp_comm_type", mode="before")
     @classmethod
@@ -388,8 +390,3 @@ class StackSwitches(Spec):
 
 #: The table: every training switch, by name, in declaration order.
 SWITCHES: dict[str, TrainingSwitch] = rows(SequenceParallel, StackSwitches)
-
-
-def as_written(value: object) -> str:
-    """A switch's value as a spec writes it (true, not True)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)

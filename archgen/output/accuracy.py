@@ -7,7 +7,7 @@ from pathlib import Path
 
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
-from archgen.model.switches import as_written as show_switch
+from archgen.model.switch_table import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
 from archgen.output.heldout import FITS_MEANS, FITS_SHOWN, heldout_section

@@ -16,7 +16,7 @@ from typing import Any
 from archgen import metrics
 from archgen.display import CI_ENDS, counted_intervals, decimals, outside, range_basis, ranged, target_text
 from archgen.model.requirements import Outcome, Status
-from archgen.model.switches import as_written as show_switch
+from archgen.model.switch_table import as_written as show_switch
 from archgen.output.envelope import metric_quantity, with_old_names
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.bands import Band

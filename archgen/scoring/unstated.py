@@ -56,7 +56,7 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.kv_memory import KV_RULES, KvRule
 from archgen.model.switch_allows import UNSETTLED
-from archgen.model.switches import as_written
+from archgen.model.switch_table import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
@@ -311,8 +311,9 @@ def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict
         return {}
     stack = on_vendor(t, case_vendor(case, accelerators)).stack
     moe = case.model is not None and case.model.moe is not None
+    rope = case.model is not None and case.model.position_embedding == "rope"
     return {n: vals for n, (vals, _) in UNSETTLED.get(stack, {}).items()
-            if getattr(t, n, None) is None and moot(n, {}, moe, t.precision) is None}
+            if getattr(t, n, None) is None and moot(n, {}, moe, t.precision, rope) is None}
 
 
 #: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_span`).

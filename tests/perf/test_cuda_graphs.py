@@ -28,7 +28,7 @@ LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn
 def _card_job(graphs: str) -> Job:
     """The card's H100 BF16 run: HybridEP with the permutation fused, 8 local experts (EP 16), forced balancing."""
     return Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
-               cuda_graphs=graphs, moe_force_balance=True)
+               cuda_graphs=graphs, moe_force_balance=True, rope_fusion=True)
 
 
 def test_card_layer_operations_with_router_graphs_by_hand():
@@ -53,9 +53,9 @@ def test_card_layer_operations_with_router_graphs_by_hand():
 def test_router_scopes_leave_a_dense_model_alone():
     """moe_router captures only MoE layers (Megatron asserts it needs experts); attn captures each layer's attention
     block, 7 forward and 9 backward operations, replayed as one each."""
-    dense = Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="attn")
+    dense = Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="attn", rope_fusion=True)
     assert tuple(float(x) for x in H.layer_ops(dense, 1.0, (0.0, 0.0))) == (5.0 + 1.0, 7.0 + 1.0)
-    assert H.graphed_ops(Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="moe_router")) == (0.0, 0.0)
+    assert H.graphed_ops(Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="moe_router", rope_fusion=True)) == (0.0, 0.0)
 
 
 def test_a_graphed_fp8_attention_block_takes_its_casts_along():
@@ -64,11 +64,11 @@ def test_a_graphed_fp8_attention_block_takes_its_casts_along():
     A dense Llama 3 8B layer: forward 12 operations + 14 casts = 26, with `attn` graphed 5 + 1 + 7 = 13; backward
     16 + 16 = 32, graphed 7 + 1 + 8 = 16. Delayed scaling on Hopper: 1 + 1 and 2; on Blackwell the norm writes FP8
     itself (0 + 1)."""
-    job = Job(LLAMA3_8B, 8192, 128, "fp8", fp8_recipe="tensorwise", cuda_graphs="attn")
+    job = Job(LLAMA3_8B, 8192, 128, "fp8", fp8_recipe="tensorwise", cuda_graphs="attn", rope_fusion=True)
     kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 1.0)
     attn = Q.attention_kernels(job.recipe, 9.0)
     assert (float(kernels[0]), float(kernels[1])) == (14.0, 16.0) and attn == (7.0, 8.0)
-    eager = Job(LLAMA3_8B, 8192, 128, "fp8", fp8_recipe="tensorwise")
+    eager = Job(LLAMA3_8B, 8192, 128, "fp8", fp8_recipe="tensorwise", rope_fusion=True)
     assert tuple(float(x) for x in H.layer_ops(eager, 1.0, kernels, attn)) == (26.0, 32.0)
     assert tuple(float(x) for x in H.layer_ops(job, 1.0, kernels, attn)) == (13.0, 16.0)
     assert tuple(float(x) for x in Q.attention_kernels("delayed", 9.0)) == (2.0, 2.0)

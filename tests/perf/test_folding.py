@@ -31,7 +31,7 @@ def test_126_layers_on_pp16_v8_hold_the_embedding_and_the_loss_alone():
     VP8): 126 + 2 slots = 128 = 16 ranks x 8 virtual stages of one slot each, so rank 0's first virtual stage builds
     no decoder layer (the embedding alone) and the last rank's last one only the loss. Megatron-core builds it
     (transformer_block.py `get_num_layers_to_build`: num_layers_to_build >= 0); before, 126 < 16 x 8 was refused."""
-    job = Job(LLAMA405, 8192, 1536, "fp8")
+    job = Job(LLAMA405, 8192, 1536, "fp8", rope_fusion=True)
     assert layout_problems(LLAMA405, job, 256, tp=4, pp=16, dp=4, interleave=8) == []
     assert split_problems(126, 16, 8) == []
     s = split(126, 16, 8)
@@ -47,7 +47,7 @@ def test_the_embedding_and_loss_stages_time_and_memory(h100):
     """Each rank class is timed on what it holds: rank 0 on 7 layers and the embedding, the middle ranks on 8 layers,
     the last on 7 layers and the output layer with the loss; the busiest (a middle rank or the loss rank) sets the pace.
     Parameters by hand: rank 0 holds 7 layers and the vocab x h embedding, a middle rank 8 layers, tp 4 splits all."""
-    job = Job(LLAMA405, 8192, 1536, "fp8")
+    job = Job(LLAMA405, 8192, 1536, "fp8", rope_fusion=True)
     s = split(126, 16, 8)
     p = params_per_gpu(LLAMA405, 4, 16, 1, s.layers, s.embedding, s.loss)
     assert p.tolist() == pytest.approx([(7 * LAYER_405B + EMBED_405B) / 4, 8 * LAYER_405B / 4,
@@ -97,7 +97,7 @@ def test_folding_accepts_ep_beyond_dp_and_refuses_what_megatron_refuses():
     qwen3_workload_base_configs.py): dp = 256 / (2 x 8) = 16 < ep = 32, which Megatron-core builds because the EP
     group folds over the TP and DP ranks (etp x ep = 32 = tp x cp x dp). With etp left at tp = 2, 2 x 32 = 64 does
     not divide the 32 ranks: Megatron-core's RuntimeError (world_size % (etp·ep·pp)); ep must divide the experts."""
-    job = Job(Q235, 4096, 8192, "fp8")
+    job = Job(Q235, 4096, 8192, "fp8", rope_fusion=True)
     kw = dict(tp=2, pp=8, dp=16, ep=32, interleave=4)
     assert layout_problems(Q235, job, 256, **kw, etp=1) == []
     assert layout_problems(Q235, job, 256, **kw) == [
@@ -107,13 +107,13 @@ def test_folding_accepts_ep_beyond_dp_and_refuses_what_megatron_refuses():
     # an etp other than tp must divide the expert FFN, stated as searched (TEGroupedLinear's `divide`, an assertion):
     # 768 / 5 is no whole split, though etp x ep = 5 x 2 folds on the 10 ranks (review58)
     assert Q30.expert_ffn == 768
-    assert [p.split(", which")[0] for p in layout_problems(Q30, Job(Q30, 4096, 10), 10, tp=2, pp=1, dp=5, ep=2,
+    assert [p.split(", which")[0] for p in layout_problems(Q30, Job(Q30, 4096, 10, rope_fusion=True), 10, tp=2, pp=1, dp=5, ep=2,
                                                            etp=5)] == ["etp (5) does not divide the expert FFN of 768"]
-    assert layout_problems(Q30, Job(Q30, 4096, 10), 10, tp=2, pp=1, dp=5, ep=2, etp=1) == []
+    assert layout_problems(Q30, Job(Q30, 4096, 10, rope_fusion=True), 10, tp=2, pp=1, dp=5, ep=2, etp=1) == []
     # CP folds too: 8 GPUs, cp 8, ep 8 (the MoE README's "CP=8, EP=8 ... only 8 GPUs needed")
-    assert layout_problems(Q30, Job(Q30, 32768, 8), 8, tp=1, pp=1, dp=1, cp=8, ep=8) == []
+    assert layout_problems(Q30, Job(Q30, 32768, 8, rope_fusion=True), 8, tp=1, pp=1, dp=1, cp=8, ep=8) == []
     # a dense model has no experts to fold
-    assert layout_problems(LLAMA405, Job(LLAMA405, 8192, 64), 64, tp=8, pp=8, dp=1, etp=1)[0] \
+    assert layout_problems(LLAMA405, Job(LLAMA405, 8192, 64, rope_fusion=True), 64, tp=8, pp=8, dp=1, etp=1)[0] \
         == "etp (1) needs a mixture-of-experts model"
 
 
@@ -144,7 +144,7 @@ def test_folded_experts_compute_and_all_to_all(h100):
     the full expert FFN (etp 1). The EP group's members are etp = 1 rank apart, 8 of them per H100 node; each
     all-to-all moves a rank's 2048 tokens x 8 copies x 4096 x 2 B. Dispatch and combine, forward and backward, no
     overlap, no de-duplication: 4 all-to-alls."""
-    job = Job(Q235, 4096, 8192, "bf16", ep_dedup=False, overlap_ep_comm=False)
+    job = Job(Q235, 4096, 8192, "bf16", ep_dedup=False, overlap_ep_comm=False, rope_fusion=True)
     got = expert_forward(h100, job, 4096.0, 2.0, 32.0, 1.0)
     want = K.gemm_time(h100, "bf16", 4096.0, 2 * 1536, 4096, 4) + K.gemm_time(h100, "bf16", 4096.0, 4096, 1536, 4)
     assert float(got) == pytest.approx(float(want))
@@ -163,7 +163,7 @@ def test_folded_experts_compute_and_all_to_all(h100):
 def test_folded_layout_step_time_and_memory(h100):
     """The whole estimate takes etp: the experts' gradients are reduced over edp = 1 rank (none to reduce), the
     optimizer step covers each rank's whole expert shard, and memory follows the folded groups."""
-    job = Job(Q235, 4096, 8192, "fp8")
+    job = Job(Q235, 4096, 8192, "fp8", rope_fusion=True)
     lay = Layout(2, 8, 16, 1, 1, 32, 4, 0, True, 1, etp=1)
     est = estimate_training(h100, job, lay)
     s = split(94, 8, 4)  # 94 layers + 2 slots = 96 = 8 ranks x 4 virtual stages x 3 slots
@@ -184,7 +184,7 @@ def test_expert_optimizer_state_against_a_measured_peak(h100):
     rank-0 peak allocated 62.166 GiB. The recipe reduces gradients in BF16 (qwen3_llm_pretrain.py:
     grad_reduce_in_fp32 False) and has no dropout. With the experts' optimizer state sharded over the expert DP group
     (edp = 1) the model gives 62.4 GiB (+0.3 %); sharded over dp, as before, it gave about 37 GiB."""
-    job = Job(Q30, 4096, 1024, "bf16", grad_reduce_dtype="bf16", dropout=False)
+    job = Job(Q30, 4096, 1024, "bf16", grad_reduce_dtype="bf16", dropout=False, rope_fusion=True)
     est = estimate_training(h100, job, Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1))
     # peak allocated by PyTorch's caching allocator: the CUDA context and NCCL's buffers (the reserve) lie outside it
     assert float(est.memory.total - est.memory.reserve) / 2**30 == pytest.approx(62.166, rel=0.05)
@@ -274,7 +274,7 @@ def test_the_search_folds_as_the_stated_layout_does(h100):
     TP 2 PP 8 (2 x 32 does not divide 2 x 16)."""
     from archgen.perf.train.layouts import enumerate_layouts
 
-    job = Job(Q235, 4096, 8192, "fp8")
+    job = Job(Q235, 4096, 8192, "fp8", rope_fusion=True)
     folded = enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "etp": 1, "interleave": 4})
     assert len(folded["tp"]) > 0 and set(folded["dp"].tolist()) == {16.0} and set(folded["etp"].tolist()) == {1.0}
     assert len(enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "interleave": 4})["tp"]) == 0

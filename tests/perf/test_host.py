@@ -43,7 +43,7 @@ def test_qwen3_fp8_ep16_operations_by_hand():
     4 x (2 + 2 x 8) = 72 kernels. 238 operations x 13.48 µs = 3.21 ms a layer and micro-batch (234 before the QK
     norms were counted, 222 and 2.99 ms before the router's)."""
     job = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
-              moe_force_balance=True)
+              moe_force_balance=True, rope_fusion=True)
     kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)  # H100: compute capability 9.0
     fwd, bwd = H.layer_ops(job, 16.0, kernels)
     assert (float(fwd), float(bwd)) == (39.0 + 71.0, 56.0 + 72.0)
@@ -52,11 +52,11 @@ def test_qwen3_fp8_ep16_operations_by_hand():
     # a full recompute issues the forward again; HybridEP's fused permutation drops 2 + 2
     assert float(sum(H.host_time(job, counts, 2))) == pytest.approx(348 * 13.48e-6, rel=1e-12)
     fused = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
-                permute_in_dispatch=True, moe_force_balance=True)
+                permute_in_dispatch=True, moe_force_balance=True, rope_fusion=True)
     assert float(sum(H.host_time(fused, H.layer_kernels(fused, 16.0, kernels), 0))) == pytest.approx(
         234 * 13.48e-6, rel=1e-12)
     # without forced balancing (a training run, not a benchmark): 2 forward kernels fewer
-    free = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True)
+    free = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True, rope_fusion=True)
     assert tuple(float(x) for x in H.layer_ops(free, 16.0, kernels)) == (37.0 + 71.0, 56.0 + 72.0)
 
 
@@ -72,7 +72,7 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
     hw = case_hardware(case, accelerators)
     base = float(training_estimate(case, hw).step_time)
     lt = layer_times(hw, Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep",
-                             ep_dedup=True, param_gather_dtype="fp8"), tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
+                             ep_dedup=True, param_gather_dtype="fp8", rope_fusion=True), tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
     assert float(lt.host) == pytest.approx(0.0, abs=1e-15)
     assert 2.99e-3 / gpu == pytest.approx(0.43, abs=0.02)  # 0.47 with HybridEP's README dispatch as bytes alone
@@ -105,7 +105,7 @@ def test_a_small_expert_row_on_b200_is_host_bound(accelerators):
     case = next(c for c in cases if c.id == "nemo-b200-qwen3-30b-fp8")
     hw = case_hardware(case, accelerators)
     job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
-              param_gather_dtype="fp8", moe_force_balance=True)
+              param_gather_dtype="fp8", moe_force_balance=True, rope_fusion=True)
     counts = H.layer_kernels(job, 8.0, Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0))
     host = float(sum(H.host_time(job, counts, 0)))
     assert host == pytest.approx((199 + 12) * 13.48e-6, rel=1e-12)  # 12: the router's, `router`; 4: the QK norms'
@@ -130,7 +130,7 @@ def test_the_card_profile_bounds_the_host_bound_share(accelerators):
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     hw = case_hardware(case, accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
-              moe_force_balance=True)
+              moe_force_balance=True, rope_fusion=True)
     counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
     assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(
         91 * 13.48e-6, rel=1e-12)  # BF16: no quantisation kernels; 87 before the QK norms' 4, 75 before the router's 12
@@ -144,7 +144,7 @@ def test_dense_layers_are_far_from_host_bound(h100):
     (attention 7, MLP 5) and 16 backward (9 + 7), with 2 x 3 + 2 x 4 = 14 forward and 4 x 4 = 16 backward cast
     kernels: 58 x 13.48 µs = 0.78 ms, a seventh of its GPU compute (5.58 ms, before 2.76 ms of exposed TP
     communication), so nothing is charged."""
-    job = Job(LLAMA3_70B, 8192, 128, "fp8", fp8_recipe="tensorwise")
+    job = Job(LLAMA3_70B, 8192, 128, "fp8", fp8_recipe="tensorwise", rope_fusion=True)
     kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 1.0)
     fwd, bwd = H.layer_ops(job, 1.0, kernels)
     assert (float(fwd), float(bwd)) == (12.0 + 14.0, 16.0 + 16.0)
@@ -169,14 +169,14 @@ def test_the_all_to_all_dispatchers_own_operations_by_hand():
     the combine's all-to-all: 22, 14 of them kernels; backward the 3 all-to-alls' and 2 sorts' (1 kernel each): 5,
     2 of them kernels. With one local expert no sort; with ep 1 only the counts' sum and cast, the row map, the
     sorts and one copy."""
-    job = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall")
+    job = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", rope_fusion=True)
     assert H.dispatcher_kernels(job, 8.0) == (7.0 + 3.0 + 4.0, 2.0)
     assert H.dispatcher_calls(job, 8.0) == (1.0 + 4.0 + 3.0, 3.0)
     assert H.dispatcher_parts(job, 8.0) == (2.0 + 2.0, 2.0 + 1.0)  # after the synchronisation: dispatch, combine
     assert H.dispatcher_kernels(job, 128.0) == (7.0 + 3.0, 0.0)
     assert (H.dispatcher_kernels(job, 1.0), H.dispatcher_calls(job, 1.0)) == ((2.0 + 3.0 + 4.0, 2.0), (1.0, 0.0))
     for other in ("hybridep", "deepep"):
-        job_o = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher=other)
+        job_o = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher=other, rope_fusion=True)
         assert H.dispatcher_kernels(job_o, 8.0) == H.dispatcher_calls(job_o, 8.0) == (0.0, 0.0)
     # the layer (94 MoE layers of 94): attention 9 + 11 (with the QK norms' 2 + 2), MoE MLP 5 + 6, permutation
     # 2 + 2, 16 experts x (2 + 4), the dispatcher's 22 + 5, the router's load-balancing loss 5 + 5 (`router`):
@@ -190,7 +190,7 @@ def test_moe_preprocess_graphs_capture_the_all_to_all_preprocessing():
     row map's 3 passes and the first permutation (forward and backward); the copies and the all-to-alls stay eager.
     So the host issues 70 - 2 (the router graph's replay for norm, GEMM and routing: 3 - 1) - 12 = 56 forward and
     88 - 3 - 1 = 84 backward (54 and 82 before the QK norms' 2 and 2)."""
-    graphed = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router+moe_preprocess")
+    graphed = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router+moe_preprocess", rope_fusion=True)
     assert H.layer_ops(graphed, 8.0, (0.0, 0.0)) == (70.0 - 2.0 - 12.0, 88.0 - 3.0 - 1.0)
-    router = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router")
+    router = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router", rope_fusion=True)
     assert H.layer_ops(router, 8.0, (0.0, 0.0)) == (70.0 - 2.0, 88.0 - 3.0)

@@ -33,7 +33,7 @@ MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
 QWEN3_30B = catalog_arch("qwen3-30b-a3b")
 LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True, rope=True, qk_norm=False)
 H100_FP8 = dict(fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True, param_gather_dtype="fp8",
-                moe_force_balance=True)  # the recipe's forced balancing: the router's random logits (`router`)
+                moe_force_balance=True, rope_fusion=True)  # the recipe's forced balancing: the router's random logits (`router`)
 
 
 def _case(path: Path, case_id: str, accelerators):
@@ -49,8 +49,8 @@ def test_synchronisations_per_dispatcher_are_the_codes():
     assert set(table) == set(SWITCHES["moe_dispatcher"].values) == set(H.SYNCS)
     for name, row in table.items():
         assert H.SYNCS[name] == (row["forward"], row["backward"]), name
-    assert H.synchronised(Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="alltoall"))
-    assert not H.synchronised(Job(LLAMA3_70B, 8192, 128, "bf16"))
+    assert H.synchronised(Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="alltoall", rope_fusion=True))
+    assert not H.synchronised(Job(LLAMA3_70B, 8192, 128, "bf16", rope_fusion=True))
 
 
 def test_each_pass_binds_on_its_own_between_synchronisations():
@@ -68,7 +68,7 @@ def test_forward_share_of_hybrideps_calls(h100):
     HybridEP's forward dispatch without a handle (fixed dispatch cost and the routing-map all-gather) and forward
     combine (fixed combine cost); the backward's two calls reuse the handle (two combine costs). Qwen3-30B-A3B on
     2 H100 nodes, EP 16, BF16: forward - backward = dispatch + gather - combine."""
-    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True)
+    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, rope_fusion=True)
     total, fwd = (float(x) for x in expert_comm(h100, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
     disp, comb = (float(x) for x in fixed_costs(16.0, 2.0))
     a2a = sum(float(x) for x in kernel_times(4096.0, 2048, 128, 8, 16.0, 8.0)) / 2  # README's H100 kernel rates
@@ -92,7 +92,7 @@ def test_the_b200_row_binds_in_its_forward(accelerators):
     (`KERNEL_OVERHEAD`) the GPU took 0.99 and 1.48 ms, both passes bound and 0.17 ms charged."""
     case, hw = _case(DATA / "nemo-25.11-moe.yaml", "nemo-b200-qwen3-30b-fp8", accelerators)
     job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
-              param_gather_dtype="fp8", moe_force_balance=True)
+              param_gather_dtype="fp8", moe_force_balance=True, rope_fusion=True)
     kernels = Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0)
     h_f, h_b = (float(x) for x in H.host_time(job, H.layer_kernels(job, 8.0, kernels), 0))
     assert (h_f, h_b) == (pytest.approx(89 * L.HOST_OP_TIME), pytest.approx(122 * L.HOST_OP_TIME))
@@ -151,7 +151,7 @@ def test_the_card_profile_leaves_room_for_the_forwards_host_time(accelerators):
     gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
     case, hw = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off", accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
-              moe_force_balance=True)
+              moe_force_balance=True, rope_fusion=True)
     counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
     h_f, _ = (float(x) for x in H.host_time(job, counts, 0))
     assert h_f == pytest.approx(37 * L.HOST_OP_TIME, rel=1e-12)

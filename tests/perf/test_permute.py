@@ -53,7 +53,7 @@ def test_unfused_hybridep_pays_its_permutation_passes(h100):
     efficiency 0.85; 0.59 s more than the alltoall formula charged every dispatcher before)."""
     lay = Layout(tp=1, pp=1, dp=16, ep=16, micro_batch=1, sequence_parallel=False)
     step = {f: float(estimate_training(h100, Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep",
-                                                 ep_dedup=True, permute_in_dispatch=f), lay).step_time)
+                                                 ep_dedup=True, permute_in_dispatch=f, rope_fusion=True), lay).step_time)
             for f in (False, True)}
     per_pass = float(K.memory_time(h100, 4096 * 2 * (RANKS_EP16 + 8) * 2048 * 2.0))
     assert step[False] - step[True] == pytest.approx(64 * 48 * (3 * per_pass + 4 * K.KERNEL_OVERHEAD), rel=1e-9)

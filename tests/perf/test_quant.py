@@ -87,7 +87,7 @@ def test_weights_are_quantised_once_per_step(accelerators):
     """Twice the micro-batches (twice the global batch) double the layer work but not the weight casts."""
     gb200 = hardware_for(accelerators["gb200"], scale_up_size=72)
     lay = Layout(tp=1, pp=1, dp=8, micro_batch=2)
-    one, two = (estimate_training(gb200, Job(LLAMA3_8B, 8192, gb, "fp4"), lay) for gb in (16, 32))
+    one, two = (estimate_training(gb200, Job(LLAMA3_8B, 8192, gb, "fp4", rope_fusion=True), lay) for gb in (16, 32))
     weights = Q.linear_params_per_layer(LLAMA3_8B, 1, 1) * 32 * Q.weight_bytes("nvfp4", BLACKWELL)
     cast = float(K.memory_time(gb200, weights))
     assert float(two.compute) - 2 * (float(one.compute) - cast) == pytest.approx(cast)
@@ -194,7 +194,7 @@ def test_training_pays_each_kernels_fixed_cost(h100, monkeypatch):
     padding was charged; before every kernel was charged, FP8 paid the 143 alone, 0.571 s, and BF16 none). A
     whole-iteration CUDA graph takes the host's work away, not the kernels': the same 109 in BF16."""
     lay = Layout(tp=1, pp=1, dp=16, ep=16, micro_batch=1, sequence_parallel=False)
-    jobs = {109: Job(QWEN3_30B, 4096, 1024, "bf16"), 258: Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise")}
+    jobs = {109: Job(QWEN3_30B, 4096, 1024, "bf16", rope_fusion=True), 258: Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", rope_fusion=True)}
     jobs[-109] = replace(jobs[109], cuda_graphs="full_iteration")
     with_fixed = {n: float(estimate_training(h100, job, lay).step_time) for n, job in jobs.items()}
     monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)

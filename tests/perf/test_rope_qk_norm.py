@@ -81,7 +81,7 @@ def test_the_layer_pays_the_bytes_and_kernels_each_pass(h100, rc):
     forward, the backward's own bytes (not twice the forward's) plus 4 kernels in its backward, and again the
     forward's under full recomputation (rc 2) only: selective recomputation re-runs the attention core alone."""
     T = 4096.0
-    got, ref = (layer_times(h100, Job(a, 4096, 1024, "bf16"), tp=1, mb=1, cp=1, ep=16, rc=rc, sp=False)
+    got, ref = (layer_times(h100, Job(a, 4096, 1024, "bf16", rope_fusion=True), tp=1, mb=1, cp=1, ep=16, rc=rc, sp=False)
                 for a in (QWEN3_30B, UNSTATED))
     fwd = float(K.memory_time(h100, T * 37008.0)) + 4 * K.KERNEL_OVERHEAD
     bwd = float(K.memory_time(h100, T * 46224.0)) + 4 * K.KERNEL_OVERHEAD

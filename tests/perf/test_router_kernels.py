@@ -65,7 +65,7 @@ def test_the_card_layer_against_its_profile():
     (including the dispatcher's and the collectives' kernels and the graphed ones). A `moe_router` graph captures the router's kernels: the host issues
     the same 28 and 46 operations as before they were counted (26 and 44 before the QK norms)."""
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
-              moe_force_balance=True)
+              moe_force_balance=True, rope_fusion=True)
     assert tuple(float(x) for x in H.layer_kernels(job, 16.0, (0.0, 0.0))) == (30.0 + 7.0, 49.0 + 5.0)
     graphed = dataclasses.replace(job, cuda_graphs="moe_router")
     assert tuple(float(x) for x in H.layer_ops(graphed, 16.0, (0.0, 0.0))) == (28.0, 46.0)
@@ -85,7 +85,7 @@ def test_charged_like_every_element_wise_kernel(accelerators):
     from archgen.perf.train.training import layer_times
 
     hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
-    on = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, moe_force_balance=True)
+    on = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, moe_force_balance=True, rope_fusion=True)
     kw = dict(tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     with_ = layer_times(hw, on, **kw)
     fwd_bytes, bwd_bytes = (4096.0 * b for b in R.router_bytes(QWEN3_30B, True))

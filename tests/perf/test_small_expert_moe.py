@@ -98,7 +98,7 @@ def test_profile_locates_the_miss_in_communication(accelerators):
     assert kernels / (64 * 48) == pytest.approx(150.8, abs=0.1)  # per layer and micro-batch (one step captured)
     assert kernels * 1.3e-6 == pytest.approx(0.60, abs=0.01)  # at serving's KERNEL_OVERHEAD: 0.6 s of 1.7 s
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
-              moe_force_balance=True)
+              moe_force_balance=True, rope_fusion=True)
     # charged: 0.36 s of the 0.60 s (87 and 0.35 s before the QK norms' 4, rope40; 75 and 0.29 s before the router's
     # loss and random logits, `router`: 7 + 5)
     assert sum(float(x) for x in H.layer_kernels(job, 16.0, (0.0, 0.0))) == 91.0

@@ -109,13 +109,13 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
     text = cli("estimate", "--cases", str(path), "--explain").out
     assert text.startswith(cli("estimate", "--cases", str(path)).out)
     lines = {x.split(":", 1)[0].strip(): x for x in text.splitlines() if x.startswith("  ")}
-    assert lines["unstated"] == (  # tp = pp = 1, a dense model, fp16: the TP, p2p, MoE and FP8 switches are moot
+    assert lines["unstated"] == (  # tp = pp = 1, a dense model, fp16, no RoPE stated: TP, p2p, MoE, FP8, RoPE moot
         "  unstated: default (profile nemo-2025): stack=nemo-2025, attention=flash, distributed_optimizer=true, "
         "grad_reduce_dtype=fp16, overlap_grad_reduce=true, overlap_param_gather=true, "
         "grad_accum_fusion=true, cuda_graphs=none, ddp_bucket_size=134217728, cross_entropy=te; stated: dropout=true; "
         "not used: sequence_parallel=true, param_gather_dtype=bf16, overlap_tp_comm=true, overlap_p2p_comm=true, "
         "ep_dedup=true, moe_dispatcher=hybridep, overlap_ep_comm=false, moe_shared_expert_overlap=false, "
-        "moe_force_balance=true, fp8_recipe=tensorwise, permute_in_dispatch=false, cp_comm_type=p2p")
+        "moe_force_balance=true, fp8_recipe=tensorwise, permute_in_dispatch=false, cp_comm_type=p2p, rope_fusion=true")
     assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
                                       "attention=materialized,")
     rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)
@@ -132,6 +132,7 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
     assert used["attention"] == {"name": "attention", "value": "flash", "origin": "default", "profile": "nemo-2025",
                                  "source": SWITCHES["attention"].source("nemo-2025"), "used": True}
     assert {u["origin"] for u in rows[1]["switches"]} == {"stated", "profile"}
+    assert used["rope_fusion"]["source"] == "not used: the model states no rotary position embedding"
 
 
 def test_a_switch_the_layout_makes_moot_moves_no_number(cli, tmp_path):

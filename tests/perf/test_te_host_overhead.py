@@ -75,7 +75,7 @@ def test_even_at_the_grace_bound_the_rows_forward_stays_gpu_bound(accelerators):
     case = next(c for c in cases if c.id == "nemo2604-h100-qwen3-30b-a3b-fp8-ep16")
     hw = case_hardware(case, accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
-              param_gather_dtype="fp8", moe_force_balance=True)
+              param_gather_dtype="fp8", moe_force_balance=True, rope_fusion=True)
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
     h_f, h_b = (float(x) for x in H.host_time(job, counts, 0))
@@ -112,6 +112,6 @@ def test_te_gemm_entry_point_costs_what_the_model_charges_an_operation():
     assert 1 - L.HOST_OP_TIME / (gemm["median_ns"] * 1e-9) == pytest.approx(0.017, abs=0.001)
     assert gemm["calls"] / nvtx["moe_forward_ranges"] == pytest.approx(105.0, abs=0.1)
     assert gemm["total_ns"] / nvtx["moe_forward_ranges"] * 1e-9 == pytest.approx(2.13e-3, abs=0.01e-3)
-    job = Job(QWEN3_30B, 4096, 64, "bf16", moe_dispatcher="alltoall", ep_dedup=True, moe_force_balance=True)
+    job = Job(QWEN3_30B, 4096, 64, "bf16", moe_dispatcher="alltoall", ep_dedup=True, moe_force_balance=True, rope_fusion=True)
     counts = H.layer_kernels(job, 8.0, Q.layer_kernels(job.arch, job.recipe, 10.0, 8.0))
     assert sum(float(x) for x in H.host_time(job, counts, 0)) == pytest.approx(2.14e-3, abs=0.01e-3)

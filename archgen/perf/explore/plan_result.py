@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from archgen.model.switches import as_written
+from archgen.model.switch_table import as_written
 from archgen.perf.train.job import Job
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.training import TrainingEstimate

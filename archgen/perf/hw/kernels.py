@@ -107,6 +107,17 @@ DROPOUT_MASK_H = 2 * 0.5
 #: `apply_rope_fusion` (models/common/embeddings/rope_utils.py line 287 at 2edffad), once on the query and once on
 #: the key (transformer/attention.py lines 1106-1126).
 ROPE_BYTES = (2.0 * ACT_BYTES, 2.0 * ACT_BYTES)
+#: The same per rotated value without the fusion (`apply_rope_fusion` False, Megatron-core's default): PyTorch's
+#: separate operations in `_apply_rotary_pos_emb_bshd` (models/common/embeddings/rope_utils.py lines 73-126 at
+#: 2edffad, 3097d81 alike), each reading and writing 16-bit values. Forward, per value: t·cos (read 1, write 1),
+#: `_rotate_half`'s -x2 over half the values (0.5 + 0.5) and its `cat` (1 + 1), the product with sin (1 + 1), the sum
+#: (2 + 1) and the final `cat` with the empty pass-through part (1 + 1): 12 values. Backward, as autograd derives each
+#: step: the two products' gradients (2 x (1 + 1)), the negation's (0.5 + 0.5), the chunk's (a `cat` of the halves'
+#: gradients, 1 + 1), the sum of the input's two gradients (2 + 1), the slice `t[..., :rot_dim]`'s (ATen
+#: `slice_backward`: a zeroed tensor of the input's size, then a copy: 1 + 1 + 1), the empty pass-through slice's
+#: (a zeroed tensor, 1) and the sum of the two (2 + 1): 17 values. The cos and sin tables, one per position, are not
+#: counted (as for the fused kernel), nor MLA's de-interleaving `cat` (line 118).
+ROPE_UNFUSED_BYTES = (12.0 * ACT_BYTES, 17.0 * ACT_BYTES)
 #: Bytes per normed value of a QK norm, Transformer Engine's RMSNorm over one head's query or key (Megatron-core's
 #: `q_layernorm`/`k_layernorm`, a `TENorm` of the head dimension: transformer/attention.py lines 1291-1307 and
 #: 1488-1492 at 2edffad), (forward, backward): forward reads x and writes z (rmsnorm_fwd_kernels.cuh lines 82 and

@@ -27,8 +27,8 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   core (1), the output projection (1), the residual add (1): 5. Backward: each GEMM's data and weight gradient (4),
   the norm's (1), the attention core's (1), the residual gradient's sum (1): 7. A model with rotary position
   embeddings (`Arch.rope`) adds the rotary embedding of the query and of the key (attention.py
-  `apply_rotary_pos_emb`, once each: 2 forward, 2 backward); one with QK norms (`Arch.qk_norm`) its TE RMSNorm on
-  the query and on the key (`q_layernorm`, `k_layernorm`: 2 and 2). A model that states neither gets neither.
+  `apply_rotary_pos_emb`, once each: 2 forward, 2 backward; unfused `ROPE_UNFUSED_OPS`); one with QK norms
+  (`Arch.qk_norm`) its TE RMSNorm on the query and on the key (2 and 2). A model that states neither gets neither.
 * Dense MLP, forward: the norm and FC1 (`TELayerNormColumnParallelLinear`: 2), the fused SwiGLU/GeLU (1), FC2 (1),
   the residual add (1): 5; backward: 4 GEMMs, the norm, the activation and the residual sum: 7.
 * MoE MLP, forward: the pre-MLP norm (`TENorm`: 1), the router's GEMM and its fused top-k/softmax (2), the
@@ -150,6 +150,10 @@ ATTENTION_OPS = (5.0, 7.0)
 #: The rotary embedding of the query and of the key, and the QK norms: (forward, backward) each, where the model has
 #: them (`attention_ops`).
 ROPE_OPS = (2.0, 2.0)
+#: Unfused (`rope_fusion` false), per query or key (rope_utils.py lines 73-137 at 3097d81): cos, sin and their mscale
+#: products, t·cos, -x2, cat, ·sin, the sum and the last cat forward (10; the two casts not counted); backward both
+#: products', the negation's, the chunk's cat, two sums, the slices' two zero-fills and one copy (9).
+ROPE_UNFUSED_OPS = (20.0, 18.0)
 QK_NORM_OPS = (2.0, 2.0)
 DENSE_MLP_OPS = (5.0, 7.0)
 #: MoE MLP without the experts' GEMMs and the permutation: norm, router GEMM and routing, activation, residual.
@@ -237,7 +241,7 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
         if "moe_preprocess" in scopes and job.moe_dispatcher == "alltoall" else (0.0, 0.0)  # `MoELayer.preprocess`
     rk = router_kernels(a, job.moe_force_balance)  # run inside `TopKRouter.forward`: captured with it
     attn, router = "attn" in scopes, "moe_router" in scopes  # (the two passes written out: no generator, issue 25)
-    att = attention_ops(a)
+    att = attention_ops(a, job.rope_fusion)
     fwd = (att[0] + attn_kernels[0] if attn else 0.0) \
         + (share * (ROUTER_OPS[0] + rk[0] + pre[0]) if router else 0.0)
     bwd = (att[1] + attn_kernels[1] if attn else 0.0) \
@@ -248,11 +252,12 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     return fwd - launches, bwd - launches
 
 
-def attention_ops(a: Arch) -> tuple[float, float]:
-    """The attention block's operations (forward, backward): `ATTENTION_OPS`, `a`'s rotary embedding and QK norms."""
+def attention_ops(a: Arch, fused: bool = True) -> tuple[float, float]:
+    """Attention block operations (forward, backward): `ATTENTION_OPS`, rotary embedding (`fused`), QK norms."""
     rope, norm = (1.0 if a.rope else 0.0), (1.0 if a.qk_norm else 0.0)
-    return (ATTENTION_OPS[0] + rope * ROPE_OPS[0] + norm * QK_NORM_OPS[0],
-            ATTENTION_OPS[1] + rope * ROPE_OPS[1] + norm * QK_NORM_OPS[1])
+    ro = ROPE_OPS if fused else ROPE_UNFUSED_OPS
+    return (ATTENTION_OPS[0] + rope * ro[0] + norm * QK_NORM_OPS[0],
+            ATTENTION_OPS[1] + rope * ro[1] + norm * QK_NORM_OPS[1])
 
 
 def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
@@ -266,7 +271,7 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
     """
     a = job.arch
     dense = 1.0 - a.moe_layers / a.layers  # (the two passes written out: no generator, issue 25)
-    att = attention_ops(a)
+    att = attention_ops(a, job.rope_fusion)
     fwd, bwd = att[0] + dense * DENSE_MLP_OPS[0], att[1] + dense * DENSE_MLP_OPS[1]
     if a.moe_layers:
         share, local = a.moe_layers / a.layers, a.experts / ep

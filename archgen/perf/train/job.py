@@ -114,6 +114,7 @@ class Job:
     moe_shared_expert_overlap: bool = _D.moe_shared_expert_overlap
     moe_force_balance: bool = _D.moe_force_balance
     cp_comm_type: str = _D.cp_comm_type
+    rope_fusion: bool = _D.rope_fusion
     tp_async_backward: bool = True  # not a switch: see the docstring
     ep_overlap_pace: float | None = None  # not a switch: None takes `contention.GPU_DRIVEN_PACE` (its range's ends)
     qkv_subsharding: bool = True  # not a switch: see the docstring
@@ -136,6 +137,7 @@ class Job:
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
                    knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
                    knobs.moe_shared_expert_overlap, knobs.moe_force_balance, knobs.cp_comm_type,
+                   knobs.rope_fusion,
                    qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True), cp_hierarchy=cp_hierarchy,
                    runtime_reserve=holds_reserve(vendor), split_stack=stack)
 

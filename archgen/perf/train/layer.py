@@ -77,7 +77,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
                            dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch, dropout=job.dropout) \
         + (T / where(sp, tp, 1.0) * R.router_bytes(a, job.moe_force_balance)[0] if moe else 0.0) \
-        + T * position_bytes(a, tp)[0]  # `router`'s; the rotary embedding's and the QK norms' (`position_bytes`)
+        + T * position_bytes(a, tp, job.rope_fusion)[0]  # `router`'s; the rotary embedding's and the QK norms'
     return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t, moved + ew
 
 
@@ -107,17 +107,19 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
-def position_bytes(a: Arch, tp) -> tuple:
+def position_bytes(a: Arch, tp, fused: bool = True) -> tuple:
     """HBM bytes per token of one rank's rotary embedding and QK norms, (forward, backward); (0, 0) for neither.
 
     Charged where the model states them (`Arch.rope`, `Arch.qk_norm`): the fused rotary embedding reads and writes
-    each rotated query and key value once each way (`kernels.ROPE_BYTES`), a QK norm reads and writes each value
+    each rotated query and key value once each way (`kernels.ROPE_BYTES`), the unfused one (`fused` False, the job's
+    `rope_fusion`) 12 and 17 values' worth (`kernels.ROPE_UNFUSED_BYTES`); a QK norm reads and writes each value
     forward and reads two, writes one backward, plus its 1/rms per head vector (`kernels.QK_NORM_BYTES`). The
     backward is not twice the forward, so `layer_times` corrects the layer's "twice the forward" for it.
     """
     rope = a.rope_values(tp) if a.rope else 0.0
     norm, rows = (a.qk_values(tp), a.qk_values(tp) / a.qk_head_dim) if a.qk_norm else (0.0, 0.0)
-    return tuple(rope * K.ROPE_BYTES[i] + norm * K.QK_NORM_BYTES[i] + rows * K.QK_NORM_ROW_BYTES for i in (0, 1))
+    per = K.ROPE_BYTES if fused else K.ROPE_UNFUSED_BYTES
+    return tuple(rope * per[i] + norm * K.QK_NORM_BYTES[i] + rows * K.QK_NORM_ROW_BYTES for i in (0, 1))
 
 
 @quick_init
@@ -176,7 +178,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
     rb = R.router_bytes(a, job.moe_force_balance)  # its backward moves rb[1], not twice rb[0]
-    pb = position_bytes(a, tp)  # likewise the rotary embedding's and the QK norms'
+    pb = position_bytes(a, tp, job.rope_fusion)  # likewise the rotary embedding's and the QK norms'
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b \
         + (moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0])) if a.moe_layers else 0.0)
     if a.rope or a.qk_norm:  # (neither: nothing added, issue 25)

@@ -13,7 +13,8 @@ MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dis
                 "moe_force_balance")
 
 
-def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: str | None = None) -> str | None:
+def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: str | None = None,
+         rope: bool | None = None) -> str | None:
     """Why switch `name` changes no number of a job with this layout, model and precision, or None.
 
     Sequence parallelism and the TP overlap act on tensor-parallel collectives, which tp = 1 has none of
@@ -24,7 +25,9 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: s
     (`exposure.dp_exposure`), which a layout of one rank per DP group (dp x cp = 1, and one per expert DP group,
     `memory.expert_data_parallel`) has none of; the parameter-gather overlap on the distributed optimizer's gather,
     which zero 0 has none of. The FP8 recipe and the FP8 parameter gather (`param_gather_dtype`) act on FP8 training
-    only (`quant.recipe`, `Job.weight_bytes`). A field the layout does not give (or a precision None) is not judged.
+    only (`quant.recipe`, `Job.weight_bytes`); the RoPE fusion acts on a rotary embedding, which a model that states
+    none (`rope` false) is charged none of (`layer.position_bytes`). A field the layout does not give (or a
+    precision or `rope` None) is not judged.
     """
     tp, pp, v = layout.get("tp"), layout.get("pp"), layout.get("interleave")
     if name in ("sequence_parallel", "overlap_tp_comm") and tp == 1:
@@ -35,6 +38,8 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: s
         return "not used: pp = 1 has no pipeline sends"
     if name == "overlap_p2p_comm" and v == 1:
         return "not used: interleave = 1, and only the interleaved schedule overlaps its sends"
+    if name == "rope_fusion" and rope is False:
+        return "not used: the model states no rotary position embedding"
     if name in MOE_SWITCHES and moe is False:
         return "not used: the model has no MoE layers"
     if name in ("overlap_grad_reduce", "overlap_param_gather") and (why := _no_dp(layout, moe)):

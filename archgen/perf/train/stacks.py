@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from archgen.errors import InternalError
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, VENDOR_STACKS, runs_on, vendor_stack
+from archgen.model.switch_table import as_written
 from archgen.model.switches import (
     SWITCHES,
     AttentionKernel,
@@ -59,7 +60,6 @@ from archgen.model.switches import (
     GradDtype,
     MoeDispatcher,
     StackSwitches,
-    as_written,
 )
 from archgen.model.training_rules import moe_tp_problem, no_tp_overlap_reason, tp_overlap_sp_problem
 from archgen.model.workload import Training
@@ -99,6 +99,7 @@ if TYPE_CHECKING:
         ddp_bucket_size: int | BucketDefault
         cross_entropy: CrossEntropy
         cp_comm_type: CpCommType
+        rope_fusion: bool
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
@@ -296,12 +297,13 @@ def newest(stack: str) -> str:
 
 
 def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,
-            moe: bool | None = None, vendor: str = "") -> list[Used]:
+            moe: bool | None = None, vendor: str = "", rope: bool | None = None) -> list[Used]:
     """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
 
     `training` is a Workload's `training` or a validation case's, on an accelerator of `vendor` (its stack, left out,
     is that vendor's newest profile: `on_vendor`). Given the layout the estimate ran (`layout`: tp, pp, interleave,
-    dp, cp, ep, etp, zero) and whether the model has MoE layers (`moe`), a switch they or the precision make moot
+    dp, cp, ep, etp, zero), whether the model has MoE layers (`moe`) and a rotary embedding (`rope`, as
+    `Arch.rope` charges one: stated), a switch they or the precision make moot
     (`moot`) keeps its value and says why it is not used (`Used.used` false).
     """
     training = on_vendor(training, vendor)
@@ -315,7 +317,7 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
                 "" if named else f"no stack stated: {newest(stack)}")]
     for name, switch in SWITCHES.items():
         value = getattr(knobs, name)
-        unused = moot(name, layout or {}, moe, training.precision)
+        unused = moot(name, layout or {}, moe, training.precision, rope)
         if stated.get(name) is not None:
             out.append(Used(name, value, "stated", None, unused or "", unused is None))
         else:

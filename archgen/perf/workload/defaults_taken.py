@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from archgen.model.engine import serving_engine
 from archgen.model.inference import Inference
 from archgen.model.kv_memory import KvRule
-from archgen.model.switches import as_written
+from archgen.model.switch_table import as_written
 from archgen.model.workload import Training
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
 from archgen.perf.train.stacks import explain
@@ -33,11 +33,12 @@ LAYOUT_FIELDS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "rec
 
 
 def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[str, object], searched: bool,
-                   moe: bool, vendor: str) -> tuple[Taken, ...]:
+                   moe: bool, vendor: str, rope: bool | None = None) -> tuple[Taken, ...]:
     """Each layout field and switch the estimate of `t` took by default (module docstring), in a stable order.
 
     `layout` is the layout the estimate ran, `fixed` what the workload fixed of it (None: left to the search),
-    `searched` whether the search ran, `moe` whether the model has MoE layers, `vendor` the accelerator's.
+    `searched` whether the search ran, `moe` whether the model has MoE layers, `vendor` the accelerator's, `rope`
+    whether it is charged a rotary embedding (`stacks.explain`).
     """
     given = t.parallelism.model_fields_set
     out: list[Taken] = []
@@ -56,7 +57,7 @@ def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[
         else:
             source = "field default"
         out.append(Taken(name, as_written(layout[name]), source))
-    for used in explain(t, layout, moe, vendor):
+    for used in explain(t, layout, moe, vendor, rope):
         if used.origin == "stated" or not used.used:
             continue
         if used.name == "stack":

@@ -85,7 +85,8 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             # on the hardware the estimate timed its point on (the job's share of a domain, a rack hop; words38)
             curve = busbw_curve(hw, w.collective.op, est.accelerators, w.collective.algorithm) \
                 if w.collective else None
-            used = tuple(explain(w.training, est.layout, model.moe is not None, vendor)) \
+            used = tuple(explain(w.training, est.layout, model.moe is not None, vendor,
+                                 model.position_embedding == "rope")) \
                 if w.training is not None and isinstance(model, Model) else ()
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself

@@ -214,7 +214,8 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, quan
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
                      ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
                      fp8_recipe: str = "delayed", moe_dispatcher: str = "alltoall",
-                     permute_fusion: bool = False, dropout: bool = False, force_balance: bool = False) -> Roofline:
+                     permute_fusion: bool = False, dropout: bool = False, force_balance: bool = False,
+                     rope_fusion: bool = False) -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
     Timed as `layer._layer_forward` times them (the MoE layer when the model has experts; router and shared
@@ -236,6 +237,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         permute_fusion: HybridEP permutes inside its kernels (`permute_in_dispatch`).
         dropout: Hidden and attention dropout (their masks' traffic, `kernels.DROPOUT_MASK_H`).
         force_balance: The router's random logits (`moe_force_balance`; `router.router_bytes`).
+        rope_fusion: The fused rotary embedding (`rope_fusion`, false as `Job`'s; `layer.position_bytes`).
 
     Returns:
         The roofline with the layer's kernels.
@@ -268,7 +270,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                                dropout=dropout)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
-    pos = T * position_bytes(a, tp)[0]
+    pos = T * position_bytes(a, tp, rope_fusion)[0]
     if pos:  # a stated rotary embedding and QK norms (`layer.position_bytes`): x·cos + rot(x)·sin, a norm's 4
         pflop = T * ((ROPE_FLOP * a.rope_values(tp) if a.rope else 0.0) + (QK_NORM_FLOP * a.qk_values(tp)
                                                                             if a.qk_norm else 0.0))
@@ -385,7 +387,7 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
                                 micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
                                 fp8_recipe=knobs.fp8_recipe, moe_dispatcher=knobs.moe_dispatcher,
                                 permute_fusion=knobs.permute_in_dispatch, dropout=knobs.dropout,
-                                force_balance=knobs.moe_force_balance)
+                                force_balance=knobs.moe_force_balance, rope_fusion=knobs.rope_fusion)
     inf = workload.inference
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,

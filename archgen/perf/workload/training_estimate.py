@@ -15,7 +15,7 @@ from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
 from archgen.model.stack_features import missing
 from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
-from archgen.model.switches import as_written
+from archgen.model.switch_table import as_written
 from archgen.model.unsettled import OTHER_END, VALUE_END, moved
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
@@ -197,7 +197,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator, least)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit, *memory_model_note(hw, False, 0.0, False)], misfit=misfit, assumed=assumed,
-                            defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
+                            defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor,
+                                                    bool(arch.rope)))
         layout, est = res.best, (None if limit else res.estimate)  # timed already, on the part's whole memory
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
                      + (f", {within}" if within else "") + held_note(arch, t))
@@ -264,7 +265,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None, assumed=assumed,
-                    defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor),
+                    defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor,
+                                            bool(arch.rope)),
                     unsettled=host_ends(hw, job, lay, gpus, metrics) if model_fits and with_stack_range else {})
 
 
@@ -315,7 +317,8 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
     values), as the stack range is; none where the stack settles every switch.
     """
     open_ = {n: vals for n, (vals, _) in UNSETTLED.get(t.stack, {}).items()
-             if getattr(t, n, None) is None and moot(n, {}, bool(arch.experts), t.precision) is None}
+             if getattr(t, n, None) is None
+             and moot(n, {}, bool(arch.experts), t.precision, bool(arch.rope)) is None}
     if not open_:
         return []
     times = [float(est.step_time)]
