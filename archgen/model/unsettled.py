@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from archgen.display import figure
+from archgen.errors import InternalError
 from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.units import Q_, Q
 
@@ -27,13 +28,34 @@ Unsettled = Mapping[str, tuple[Q | None, str]]
 VALUE_END, OTHER_END = "{value}", "{other}"
 
 
-def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str) -> dict[str, tuple[Q, str]]:
-    """Each figure of `point` that `other`, the same estimate at the other end of an input nobody gave, moves.
+def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str,
+          held: Mapping[str, tuple[Q, str]] | None = None) -> dict[str, tuple[Q, str]]:
+    """`held` and each figure of `point` that `other`, the estimate at the other end of an input nobody gave, moves.
 
     At its value there, with why (`Unsettled`): a TensorRT engine's launches (`perf.workload.estimate.launch_ends`),
-    the host's time per operation (`perf.workload.training_estimate.host_ends`).
+    the host's time per operation (`perf.workload.training_estimate.host_ends`, and the figures made from the rate,
+    `perf.workload.run_figures.rate_ends`). A figure `held` already has another end of keeps it, this one beside it
+    under `also_key` (sweepends41: `launch_ends` replaced whatever the estimate held). Each end is judged against the
+    value (`unsettled_note`): where one end lies above the value and the other below it, the two are what the value
+    could be, and a target met at one of them only is not provided, as it is for one end.
     """
-    return {k: (q, why) for k, q in other.items() if k in point and q != point[k]}
+    out = dict(held or {})
+    for k, q in other.items():
+        if k in point and q != point[k]:
+            key = also_key(k) if k in out else k
+            if key in out:
+                raise InternalError(f"{k} already has two other ends: an Unsettled entry holds one end an input")
+            out[key] = (q, why)
+    return out
+
+
+#: How a figure's other end over a second unknown input is keyed in `Unsettled` after its name (`also_key`).
+ALSO = " (another input)"
+
+
+def also_key(metric: str) -> str:
+    """The key of a metric's other end over a second input nobody gave, beside its own entry (`moved`)."""
+    return metric + ALSO
 
 
 #: How a metric's lower bound is keyed in `Unsettled` after its name (`lower_key`).
@@ -85,7 +107,11 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
     """
     u = unsettled or {}
-    return _note(requirement, value, *u[requirement.metric]) if requirement.metric in u else None
+    for key in (requirement.metric, also_key(requirement.metric)):   # a second unknown input's end too (`moved`)
+        note = _note(requirement, value, *u[key]) if key in u else None
+        if note is not None:
+            return note
+    return None
 
 
 def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str | None:
