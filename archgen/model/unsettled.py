@@ -7,6 +7,7 @@ input allows, with `model.requirements.judge`.
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TypeVar
 
 from archgen.display import figure
 from archgen.errors import InternalError
@@ -33,19 +34,31 @@ def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str,
     """`held` and each figure of `point` that `other`, the estimate at the other end of an input nobody gave, moves.
 
     At its value there, with why (`Unsettled`): a TensorRT engine's launches (`perf.workload.estimate.launch_ends`),
-    the host's time per operation (`perf.workload.training_estimate.host_ends`, and the figures made from the rate,
-    `perf.workload.run_figures.rate_ends`). A figure `held` already has another end of keeps it, this one beside it
-    under `also_key` (sweepends41: `launch_ends` replaced whatever the estimate held). Each end is judged against the
-    value (`unsettled_note`): where one end lies above the value and the other below it, the two are what the value
-    could be, and a target met at one of them only is not provided, as it is for one end.
+    the host's time per operation (`perf.workload.training_estimate.host_ends`). Joined to `held` (`joined`;
+    sweepends41: `launch_ends` replaced whatever the estimate held).
     """
-    out = dict(held or {})
-    for k, q in other.items():
-        if k in point and q != point[k]:
-            key = also_key(k) if k in out else k
-            if key in out:
-                raise InternalError(f"{k} already has two other ends: an Unsettled entry holds one end an input")
-            out[key] = (q, why)
+    return joined(held or {}, {k: (q, why) for k, q in other.items() if k in point and q != point[k]})
+
+
+_End = TypeVar("_End")
+
+
+def joined(held: Mapping[str, _End], ends: Mapping[str, _End]) -> dict[str, _End]:
+    """`held` and `ends`, the other ends of figures over another input nobody gave, by metric (`Unsettled`).
+
+    A figure `held` already has an end of keeps it, the new one beside it under `also_key`, and `unsettled_note`
+    judges each against the value: where one lies above it and the other below, the two bound what the value could
+    be, and a target met at one of them only is not provided, as for one end. Where a figure's ends over two inputs
+    move it the same way, the corner of both is not judged: the figure's own other end over the host's time
+    (`perf.workload.run_figures.rate_ends`) is its dearest, slowest end, while the ends of a checkpoint's blocking
+    time, a repair wait or an energy at maximum draw are its cheapest, fastest ones, so the value lies between them.
+    """
+    out = dict(held)
+    for k, end in ends.items():
+        key = also_key(k) if k in out else k
+        if key in out:
+            raise InternalError(f"{k} has an end over two other inputs already: `Unsettled` keys two at most")
+        out[key] = end
     return out
 
 

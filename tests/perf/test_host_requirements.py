@@ -138,3 +138,36 @@ def test_figures_made_from_the_rate_are_judged_at_both_ends_too(swept, fp8):
         assert row.met["REQ-S-2"] is None and row.met["REQ-S-3"] is None and row.met["REQ-S-4"] is True
         assert f"REQ-S-2 (SHALL) not provided: cost_per_token {HOST_WHY}" in row.reason
         assert f"REQ-S-3 (SHALL) not provided: energy_per_token {HOST_WHY}" in row.reason
+
+
+REQUIREMENTS = """kind: Requirements
+id: host-buyer
+name: A buyer's targets on the FP8 job
+requirements:
+  - {id: REQ-B-1, statement: Throughput, metric: tokens_per_second, target: ">= 300000 tokens/s", subject: workload/moe-host}
+  - {id: REQ-B-2, statement: Cost, metric: cost_per_token, target: "<= 37 nUSD", subject: workload/moe-host}
+"""
+
+
+def test_check_judges_the_figures_made_from_the_rate_at_both_ends(tmp_path):
+    """sweepends41: `check` judged a cost per token (its own, or a Requirements document's) at 13.48 us only, and a
+    document's tokens/s too (`Estimate.unsettled` reached the workload's own requirements only). The cost per token
+    at 20 us is the point's x 307,938 / 254,795 (`run_figures.rate_ends`), the same ratio as the tokens/s."""
+    from archgen.pipeline import run
+
+    job = WORKLOAD.format(precision="fp8") + \
+        '  - {id: REQ-H-4, statement: Cost, metric: cost_per_token, target: "<= 37 nUSD"}\n'
+    (tmp_path / "w.yaml").write_text(job, encoding="utf-8")
+    (tmp_path / "r.yaml").write_text(REQUIREMENTS, encoding="utf-8")
+    done = run(["specs", str(tmp_path / "w.yaml"), str(tmp_path / "r.yaml")])
+    est = done.workloads["workload/moe-host"].estimate
+    cost, rate = est.metrics["cost_per_token"].m_as("nUSD"), est.metrics["tokens_per_second"].m_as("1/s")
+    slow = est.unsettled["tokens_per_second"][0].m_as("1/s")
+    assert cost == pytest.approx(33.54, rel=1e-3) and 37 < cost * rate / slow   # 40.53 nUSD at 20 us
+    own = {o.requirement.id: o for o in est.requirements}
+    assert own["REQ-H-4"].status is Status.NOT_PROVIDED
+    assert own["REQ-H-4"].note.startswith(f"cost_per_token lies between {cost:.4g} nUSD and {cost * rate / slow:.4g} "
+                                          "nUSD and the target <= 37 nUSD is met at one end only: no source times the "
+                                          "host's time per eager operation")
+    outcomes = {j.bound.req.id: j.outcome for j in done.requirements}
+    assert outcomes["REQ-B-1"].status is outcomes["REQ-B-2"].status is Status.NOT_PROVIDED
