@@ -92,6 +92,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     base = pts.base
     lists = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in metrics.items()}
     slow = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in (host or {}).items()}
+    bound = set(np.flatnonzero(np.any([np.asarray(v) != np.asarray(lists[k]) for k, v in slow.items()], axis=0))
+                .tolist()) if slow and len(chosen) else set()   # the chosen points the host's other end moves
     where = {int(p): j for j, p in enumerate(chosen.tolist())}
     fits = fit.tolist()
     goodput = None if pts.goodput is None else (lambda g=pts.goodput: g)
@@ -113,7 +115,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             machine = machines[powerless[p], priced[p]] = unpowered_base(base, powerless[p], priced[p])
         rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
         others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
-        moved = {k: v[j] for k, v in slow.items() if j is not None and fits[p] and v[j] != plain[k]}
+        moved = {k: v[j] for k, v in slow.items() if v[j] != plain[k]} if j in bound and fits[p] else {}
         corners.append(host_corners(plain, moved, machine, pts.gpus, fits[p], goodput, free, run))
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
@@ -139,7 +141,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         ends = (host or {}).get(req.metric)
         for p, got in enumerate(met):
             j = where.get(p)
-            if ends is not None and j is not None and fits[p] and unsettled_note(
+            if ends is not None and j is not None and fits[p] and ends[0][j] != vals[j] and unsettled_note(
                     req, Q_(float(vals[j]), unit), {req.metric: (Q_(float(ends[0][j]), ends[1]), "")}):
                 got[req.id], loose[p][req.id] = None, why
                 continue
