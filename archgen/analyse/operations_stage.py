@@ -54,12 +54,14 @@ from archgen.analyse.sustainability import job_site_figures, site_figures
 from archgen.analyse.swing_phases import checkpoint_dip, job_ramps, ramped_swing
 from archgen.build import Design
 from archgen.model import Model
+from archgen.model.unsettled import joined
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
 from archgen.perf.workload.run_figures import (
     HOURS_OF,
     accelerator_hours,
     per_goodput_ends,
+    rate_ends,
     run_energy,
     serving_cost_bands,
     time_to_train,
@@ -239,6 +241,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
         if cost is not None and (lower := lower_bounds(extra, cost.left_out)):   # a capex leaving parts out (cost31)
             ops.unsettled[path] = {**ops.unsettled.get(path, {}), **lower}
+        if est.unsettled:   # the host's time per operation or launch: the estimate's other end and its rate's
+            ops.unsettled[path] = joined(ops.unsettled.get(path, {}), {**est.unsettled, **rate_ends(est, extra)})
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))

@@ -7,8 +7,10 @@ input allows, with `model.requirements.judge`.
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TypeVar
 
 from archgen.display import figure
+from archgen.errors import InternalError
 from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.units import Q_, Q
 
@@ -27,13 +29,46 @@ Unsettled = Mapping[str, tuple[Q | None, str]]
 VALUE_END, OTHER_END = "{value}", "{other}"
 
 
-def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str) -> dict[str, tuple[Q, str]]:
-    """Each figure of `point` that `other`, the same estimate at the other end of an input nobody gave, moves.
+def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str,
+          held: Mapping[str, tuple[Q, str]] | None = None) -> dict[str, tuple[Q, str]]:
+    """`held` and each figure of `point` that `other`, the estimate at the other end of an input nobody gave, moves.
 
     At its value there, with why (`Unsettled`): a TensorRT engine's launches (`perf.workload.estimate.launch_ends`),
-    the host's time per operation (`perf.workload.training_estimate.host_ends`).
+    the host's time per operation (`perf.workload.training_estimate.host_ends`). Joined to `held` (`joined`;
+    sweepends41: `launch_ends` replaced whatever the estimate held).
     """
-    return {k: (q, why) for k, q in other.items() if k in point and q != point[k]}
+    return joined(held or {}, {k: (q, why) for k, q in other.items() if k in point and q != point[k]})
+
+
+_End = TypeVar("_End")
+
+
+def joined(held: Mapping[str, _End], ends: Mapping[str, _End]) -> dict[str, _End]:
+    """`held` and `ends`, the other ends of figures over another input nobody gave, by metric (`Unsettled`).
+
+    A figure `held` already has an end of keeps it, the new one beside it under `also_key`, and `unsettled_note`
+    judges each against the value: where one lies above it and the other below, the two bound what the value could
+    be, and a target met at one of them only is not provided, as for one end. Where a figure's ends over two inputs
+    move it the same way, the corner of both is not judged: the figure's own other end over the host's time
+    (`perf.workload.run_figures.rate_ends`) is its dearest, slowest end, while the ends of a checkpoint's blocking
+    time, a repair wait or an energy at maximum draw are its cheapest, fastest ones, so the value lies between them.
+    """
+    out = dict(held)
+    for k, end in ends.items():
+        key = also_key(k) if k in out else k
+        if key in out:
+            raise InternalError(f"{k} has an end over two other inputs already: `Unsettled` keys two at most")
+        out[key] = end
+    return out
+
+
+#: How a figure's other end over a second unknown input is keyed in `Unsettled` after its name (`also_key`).
+ALSO = " (another input)"
+
+
+def also_key(metric: str) -> str:
+    """The key of a metric's other end over a second input nobody gave, beside its own entry (`moved`)."""
+    return metric + ALSO
 
 
 #: How a metric's lower bound is keyed in `Unsettled` after its name (`lower_key`).
@@ -85,7 +120,11 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
     """
     u = unsettled or {}
-    return _note(requirement, value, *u[requirement.metric]) if requirement.metric in u else None
+    for key in (requirement.metric, also_key(requirement.metric)):   # a second unknown input's end too (`moved`)
+        note = _note(requirement, value, *u[key]) if key in u else None
+        if note is not None:
+            return note
+    return None
 
 
 def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str | None:

@@ -5,7 +5,8 @@ on an x86 H100 host); no source times Megatron-core's and Transformer Engine's o
 alone usually takes up to 20 us (`launch.HOST_OPS`). Where the host binds a pass, the step is at its fastest at the
 point: a target met there and missed at 20 us was read "met"; it is not provided, with both ends
 (`training_estimate.host_ends`, `Estimate.unsettled`). Met at both ends, it is met; where the host stays hidden at
-20 us, nothing is unsettled.
+20 us, nothing is unsettled. A sweep point is judged so on both its paths, and so are the figures made from its
+rate (cost and energy per token: `derived.host_corners`).
 """
 
 from __future__ import annotations
@@ -84,17 +85,89 @@ axes:
   accelerators: [16]
 objectives:
   - {metric: tokens_per_second}
+requirements:
+  - {id: REQ-S-1, statement: Throughput, metric: tokens_per_second, target: ">= 300000 tokens/s"}
+  - {id: REQ-S-2, statement: Cost, metric: cost_per_token, target: "<= 37 nUSD"}
+  - {id: REQ-S-3, statement: Energy, metric: energy_per_token, target: "<= 0.11 J"}
+  - {id: REQ-S-4, statement: Energy, metric: energy_per_token, target: "<= 0.13 J"}
 """
+#: Why a requirement met at one end only of the host's time per operation is not judged at a sweep point.
+HOST_WHY = ("meets the target at one end only of the host's time per eager operation, which no source times (13.48 to "
+            "20 us; docs/perf-model.md, Host time)")
 
 
-def test_a_sweep_point_is_judged_at_the_measured_operation_on_both_paths(tmp_path):
-    """As docs/perf-model.md (Host time) says: the batched path does not time a chosen layout again, so a point is
-    judged at 13.48 us, and the per-point path gives the same row (no other end from `host_ends` there)."""
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """A sweep of the FP8 job, its memory target left out: a memory target bounds the search and sends a sweep to
+    the per-point path (`batch_path.per_point`), so the batched path would not be asked. Both paths' rows."""
+    from archgen.perf.explore.batch_path import per_point
     from archgen.perf.explore.points import evaluate_point
     from archgen.perf.explore.vectorised import evaluate as batched
     from tests.conftest import sweep_problem_written
 
-    (tmp_path / "w.yaml").write_text(WORKLOAD.format(precision="fp8"), encoding="utf-8")
+    tmp_path = tmp_path_factory.mktemp("sweep")
+    job = "".join(line for line in WORKLOAD.format(precision="fp8").splitlines(True) if "REQ-H-3" not in line)
+    (tmp_path / "w.yaml").write_text(job, encoding="utf-8")
     problem = sweep_problem_written(tmp_path, SWEEP)
-    one, (many,) = evaluate_point(problem, 0), batched(problem, 0, 1)
-    assert one.met == many.met and one.met["REQ-H-1"] is True
+    assert per_point(problem) == ""
+    return evaluate_point(problem, 0), batched(problem, 0, 1)[0]
+
+
+def test_a_sweep_point_is_judged_at_both_ends_of_the_host_on_both_paths(swept):
+    """sweepends41: a sweep point was judged at 13.48 us only (`with_stack_range` off), so REQ-S-1 read met at
+    307,938 tokens/s where 20 us gives 254,795; it is not provided on both paths, the batched one timing the chosen
+    layout at 20 us too, and the reason names the host (it named the checkpoint's blocking time for a TensorRT one)."""
+    one, many = swept
+    assert one.met == many.met and one.reason == many.reason and one.feasible is many.feasible is False
+    assert one.met["REQ-H-1"] is None and one.met["REQ-S-1"] is None and one.met["REQ-H-2"] is True
+    assert f"REQ-H-1 (SHALL) not provided: tokens_per_second {HOST_WHY}" in one.reason
+    assert f"REQ-S-1 (SHALL) not provided: tokens_per_second {HOST_WHY}" in one.reason
+
+
+def test_figures_made_from_the_rate_are_judged_at_both_ends_too(swept, fp8):
+    """The cost and energy per token are the cost per hour and the power over the tokens/s, so at 20 us each is the
+    point's x 307,938 / 254,795 = 1.2086: 33.5 and 40.5 nUSD, 0.0984 and 0.1189 J. A target between the two ends
+    (37 nUSD, 0.11 J) is not provided; one above both (0.13 J) is met."""
+    one, _ = swept
+    ratio = fp8.metrics["tokens_per_second"].m_as("1/s") / fp8.unsettled["tokens_per_second"][0].m_as("1/s")
+    assert ratio == pytest.approx(307_938 / 254_795, rel=1e-5)
+    cost, energy = one.metrics["cost_per_token"], one.metrics["energy_per_token"]
+    assert (cost, energy) == (pytest.approx(33.54e-9, rel=1e-3), pytest.approx(0.09837, rel=1e-3))
+    assert cost < 37e-9 < cost * ratio and energy < 0.11 < energy * ratio < 0.13
+    for row in swept:
+        assert row.met["REQ-S-2"] is None and row.met["REQ-S-3"] is None and row.met["REQ-S-4"] is True
+        assert f"REQ-S-2 (SHALL) not provided: cost_per_token {HOST_WHY}" in row.reason
+        assert f"REQ-S-3 (SHALL) not provided: energy_per_token {HOST_WHY}" in row.reason
+
+
+REQUIREMENTS = """kind: Requirements
+id: host-buyer
+name: A buyer's targets on the FP8 job
+requirements:
+  - {id: REQ-B-1, statement: Throughput, metric: tokens_per_second, target: ">= 300000 tokens/s", subject: workload/moe-host}
+  - {id: REQ-B-2, statement: Cost, metric: cost_per_token, target: "<= 37 nUSD", subject: workload/moe-host}
+"""
+
+
+def test_check_judges_the_figures_made_from_the_rate_at_both_ends(tmp_path):
+    """sweepends41: `check` judged a cost per token (its own, or a Requirements document's) at 13.48 us only, and a
+    document's tokens/s too (`Estimate.unsettled` reached the workload's own requirements only). The cost per token
+    at 20 us is the point's x 307,938 / 254,795 (`run_figures.rate_ends`), the same ratio as the tokens/s."""
+    from archgen.pipeline import run
+
+    job = WORKLOAD.format(precision="fp8") + \
+        '  - {id: REQ-H-4, statement: Cost, metric: cost_per_token, target: "<= 37 nUSD"}\n'
+    (tmp_path / "w.yaml").write_text(job, encoding="utf-8")
+    (tmp_path / "r.yaml").write_text(REQUIREMENTS, encoding="utf-8")
+    done = run(["specs", str(tmp_path / "w.yaml"), str(tmp_path / "r.yaml")])
+    est = done.workloads["workload/moe-host"].estimate
+    cost, rate = est.metrics["cost_per_token"].m_as("nUSD"), est.metrics["tokens_per_second"].m_as("1/s")
+    slow = est.unsettled["tokens_per_second"][0].m_as("1/s")
+    assert cost == pytest.approx(33.54, rel=1e-3) and 37 < cost * rate / slow   # 40.53 nUSD at 20 us
+    own = {o.requirement.id: o for o in est.requirements}
+    assert own["REQ-H-4"].status is Status.NOT_PROVIDED
+    assert own["REQ-H-4"].note.startswith(f"cost_per_token lies between {cost:.4g} nUSD and {cost * rate / slow:.4g} "
+                                          "nUSD and the target <= 37 nUSD is met at one end only: no source times the "
+                                          "host's time per eager operation")
+    outcomes = {j.bound.req.id: j.outcome for j in done.requirements}
+    assert outcomes["REQ-B-1"].status is outcomes["REQ-B-2"].status is Status.NOT_PROVIDED

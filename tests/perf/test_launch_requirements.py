@@ -84,3 +84,25 @@ def test_a_sweep_point_is_judged_at_both_launch_ends_too(tmp_path):
     row = evaluate_point(sweep_problem_written(tmp_path, SWEEP), 0)
     assert row.met["REQ-T-1"] is None and row.met["REQ-S-1"] is None
     assert row.met["REQ-T-2"] is True and row.met["REQ-S-2"] is True
+    # the reason names the launches (sweepends41: REQ-T-1's read "target <= 10 ms does not have the dimension of
+    # tpot", REQ-S-1's "the unknown checkpoint blocking time")
+    why = ("tpot meets the target at one end only of the host's time per kernel launch of its TensorRT engine, which "
+           "no source times (5 to 20 us; docs/perf-model.md, Host time)")
+    assert row.reason == f"REQ-T-1 (SHALL) not provided: {why}; REQ-S-1 (SHALL) not provided: {why}"
+
+
+def test_an_end_joins_those_the_estimate_holds():
+    """`launch_ends` replaced `Estimate.unsettled` (sweepends41): an end another input gave would have been lost. A
+    figure that has one keeps it, the new end beside it (`also_key`); each is judged against the value."""
+    from archgen.model.requirements import Requirement
+    from archgen.model.unsettled import also_key, moved, unsettled_note
+    from archgen.units import Q_
+
+    point = {"tpot": Q_(6, "ms"), "ttft": Q_(50, "ms")}
+    held = {"tpot": (Q_(4, "ms"), "the other input")}
+    got = moved(point, {"tpot": Q_(19, "ms"), "ttft": Q_(50, "ms")}, "the launches", held)
+    assert got == {"tpot": (Q_(4, "ms"), "the other input"), also_key("tpot"): (Q_(19, "ms"), "the launches")}
+    req = lambda target: Requirement(id="REQ-X-001", statement="s", metric="tpot", target=target)  # noqa: E731
+    assert "the launches" in unsettled_note(req("<= 10 ms"), point["tpot"], got)   # met at 4 and 6 ms, not at 19
+    assert "the other input" in unsettled_note(req("<= 5 ms"), point["tpot"], got)
+    assert unsettled_note(req("<= 30 ms"), point["tpot"], got) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from archgen import metrics as registry
@@ -20,17 +21,20 @@ from archgen.metric import CAPEX_BOUNDED
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
-from archgen.model.unsettled import met_above
+from archgen.model.unsettled import met_above, unsettled_note
+from archgen.model.workload import Workload
 from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.front import best, pareto
 from archgen.perf.explore.hardware_scope import scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
+from archgen.perf.hw.launch import HOST_OPS, TENSORRT_LAUNCH
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import estimate_on_cluster
 from archgen.perf.workload.derived import (
     POWER_METRICS,
+    host_corners,
     judge_points,
     judge_requirements,
     judged,
@@ -89,6 +93,38 @@ UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoin
              "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
 
 
+def host_words(workload: Workload) -> str:
+    """Why a requirement is not judged where it is met at one end only of the host's time per operation or launch.
+
+    The estimate takes the low end of that time and holds its figures at the high end (`Estimate.unsettled`: a
+    training job's eager operations, `training_estimate.host_ends`; a TensorRT engine's launches,
+    `estimate.launch_ends`); a point's figures made from its rate move with them (`derived.host_corners`). A template
+    of `{metric}`, as `UNSETTLED` (sweepends41: such a point read "the unknown checkpoint blocking time", and one on
+    the estimate "target <= 10 ms does not have the dimension of tpot").
+    """
+    training = workload.training is not None
+    low, high = (f"{t * 1e6:g}" for t in (HOST_OPS if training else TENSORRT_LAUNCH))
+    what = "eager operation" if training else "kernel launch of its TensorRT engine"
+    return (f"{{metric}} meets the target at one end only of the host's time per {what}, which no source times "
+            f"({low} to {high} us; docs/perf-model.md, Host time)")
+
+
+def loose_at(reqs: Sequence[Requirement], metrics: dict[str, float], other: dict[str, float] | None,
+             corners: Sequence[dict[str, float]], share: float, why: str) -> dict[str, str]:
+    """The requirements a point's unknown inputs leave unjudged (`unsettled_at`), by id, each with why.
+
+    "" for the rule by metric (`unprovided`: the blocking time, an energy at maximum draw and its share of a cost);
+    `why` (`host_words`) where only the host's other end, or a corner of it and those (`derived.host_corners`),
+    judges the requirement otherwise, each corner also at its own energy's ends.
+    """
+    loose = dict.fromkeys(sorted(unsettled_at(reqs, metrics, other, SWEEP_METRICS, share)), "")
+    for corner in corners:
+        for rid in sorted(unsettled_at(reqs, metrics, corner, SWEEP_METRICS)
+                          | unsettled_at(reqs, corner, None, SWEEP_METRICS, share)):
+            loose.setdefault(rid, why)
+    return loose
+
+
 def unpriced(problem: SweepProblem, base: Machine) -> str:
     """Why a point on `base` has no cost per token where its chip is not the cluster's own, in words; else ""."""
     own = problem.bases.get((base.cluster, None))
@@ -134,6 +170,8 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     part of the TCO that is an energy cost at maximum draw (`Machine.energy_share`): a cost met at one end is loose.
     """
     metric = requirement.metric
+    if isinstance(loose, dict) and loose.get(requirement.id):   # the host's other end (`loose_at`)
+        return str(loose[requirement.id]).format(metric=metric)
     if requirement.id in loose:
         if share > 0 and metric in TCO_SHARED:
             return SHARE_BOUNDED.format(metric=metric, share=share * 100)
@@ -227,8 +265,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     gpus = est.accelerators
     goodput = None
     if base.failures is not None and workload.training is not None and problem.model is not None:
-        goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # noqa: E731
-            f, w, m, gpus, base.failure_ends)
+        goodput = cache(lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # once: two corners
+            f, w, m, gpus, base.failure_ends))
     plain = {k: json_magnitude(v) for k, v in est.metrics.items() if k not in UNSWEPT}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
     # scaled hardware: the catalogued parts' power is not its power, nor their price its price
@@ -242,14 +280,17 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
     other = other_end_metrics(plain, machine, gpus, bool(est.fits), free, run)   # REL008 too
+    # the host's time per launch or operation at its other end, and what is made from the rate with it
+    corners = host_corners(plain, {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()}, machine, gpus,
+                           bool(est.fits), goodput, free, run)
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
+    why_host = host_words(workload)
     judged_here = on_point(problem)
-    loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS, machine.energy_share)
-    # and on the estimate's own other ends (a TensorRT engine's launches at 20 us, `estimate.launch_ends`)
-    loose |= unsettled_at(judged_here, metrics, {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()},
-                          SWEEP_METRICS)
+    loose = loose_at(judged_here, metrics, other, corners, machine.energy_share, why_host)
+    loose |= {r.id: why_host for r in on_estimate(problem)   # not provided there at one end only (`Estimate.unsettled`)
+              if r.metric in est.metrics and unsettled_note(r, est.metrics[r.metric], est.unsettled)}
     for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one
         statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \

@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.perf.explore.batch_path import UNITS, per_point
+from archgen.perf.explore.batch_path import per_point
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.points import evaluate_point
 from archgen.perf.explore.problem import PointRow, SweepProblem
@@ -52,9 +52,10 @@ from archgen.perf.explore.vectorised_grid import VECTOR_AXES, grid_batch, point_
 from archgen.perf.explore.vectorised_grid import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_least import least as _least
 from archgen.perf.explore.vectorised_least import least_floor as _least_floor
-from archgen.perf.explore.vectorised_rows import PointSet, finish
+from archgen.perf.explore.vectorised_rows import PointSet, finish, timed_metrics
 from archgen.perf.explore.vectorised_sets import Cached, Preparation, port_rule, preparation
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.launch import HOST_OPS
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS
@@ -334,18 +335,19 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
     """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits).
 
     The estimates are those the search timed the layouts with (the same numbers a new estimate gives); each chosen
-    layout is re-timed on other hardware only where its band spans the part's stated ranges (`finish`'s `span_of`).
+    layout is re-timed on other hardware only where its band spans the part's stated ranges (`finish`'s `span_of`),
+    and at the other end of the host's time per operation, as an estimate is (`training_estimate.host_ends`).
     """
     count = len(best)
-    metrics = {}
+    metrics, host = {}, {}
     cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
     if len(chosen):
-        total = est.total
-        tps = est.tokens_per_second
-        raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
-               "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
-               "memory_headroom": cap[chosen] - total}
-        metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), UNITS[k]) for k, v in raw.items()}
+        metrics = timed_metrics(est, est.total, cap[chosen], pts.gpus, chosen.shape)
+        # the host's other end (`training_estimate.host_ends`): the chosen layouts timed at 20 us an operation
+        slow = estimate_training(_batch_hw(pts, (take.start or 0) + chosen, (len(chosen),)),
+                                 dataclasses.replace(setup.job, host_op=HOST_OPS[1]),
+                                 _layout(prep.lay, setup, best[chosen]))
+        host = timed_metrics(slow, slow.memory.total, cap[chosen], pts.gpus, chosen.shape)
     layouts: dict[int, dict[str, int | str]] = {}
     shared: dict[int, dict[str, int | str]] = {}  # points with the same best layout share its dict (rows are read,
     # never changed)
@@ -362,7 +364,7 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
     note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)
     return finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count, lambda: step_span(  # when it spans
         _batch_hw(pts, (take.start or 0) + chosen, (len(chosen),)), pts.dtype,
-        lambda h: estimate_training(h, setup.job, _layout(prep.lay, setup, best[chosen])).step_time))
+        lambda h: estimate_training(h, setup.job, _layout(prep.lay, setup, best[chosen])).step_time), host)
 
 
 def _complete(pts: PointSet, setup) -> list[PointRow]:
@@ -374,16 +376,14 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
                    RECOMPUTE_CODES[lay["recompute"]], setup.knobs.sequence_parallel, lay["zero"], setup.pipeline,
                    OFFLOAD_CODES[lay.get("offload", "none")], lay.get("etp"))
     est = estimate_training(hw, setup.job, given)
+    slow = estimate_training(hw, dataclasses.replace(setup.job, host_op=HOST_OPS[1]), given)   # `host_ends`' end
     every = np.arange(count)
     total = np.broadcast_to(np.asarray(est.memory.total, dtype=float), (count,))
     cap = np.broadcast_to(np.asarray(hw.hbm_capacity, dtype=float), (count,))
     fit = np.broadcast_to(np.asarray(est.fits), (count,))
-    tps = np.broadcast_to(np.asarray(est.tokens_per_second, dtype=float), (count,))
-    raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
-           "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
-           "memory_headroom": cap - total}
-    metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), UNITS[k]) for k, v in raw.items()}
+    metrics = timed_metrics(est, total, cap, pts.gpus, (count,))
     notes = ["" if f else does_not_fit_note(t, c)
              for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]
     return finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes,
-                  lambda: step_span(hw, pts.dtype, lambda h: estimate_training(h, setup.job, given).step_time))
+                  lambda: step_span(hw, pts.dtype, lambda h: estimate_training(h, setup.job, given).step_time),
+                  timed_metrics(slow, total, cap, pts.gpus, (count,)))

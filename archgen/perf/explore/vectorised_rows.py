@@ -21,11 +21,14 @@ import numpy as np
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Status
 from archgen.model.sweep import SWEEP_METRICS
+from archgen.model.unsettled import unsettled_note
 from archgen.perf.explore.batch_path import UNITS
 from archgen.perf.explore.hardware_scope import unpowered_base
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
     feasibility,
+    host_words,
+    loose_at,
     on_estimate,
     on_lower_bound,
     on_point,
@@ -40,6 +43,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.derived import (
+    host_corners,
     judge_points,
     judge_values,
     judged,
@@ -47,7 +51,6 @@ from archgen.perf.workload.derived import (
     point_metrics,
 )
 from archgen.perf.workload.machine import Machine
-from archgen.perf.workload.upper_bounds import unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -70,7 +73,8 @@ class PointSet:
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
-           layouts: dict[int, dict], notes: list[str], span_of: StepAt | None = None) -> list[PointRow]:
+           layouts: dict[int, dict], notes: list[str], span_of: StepAt | None = None,
+           host: dict | None = None) -> list[PointRow]:
     """Rows as `perf.explore.points.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`. Power,
@@ -79,11 +83,17 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     through `perf.workload.derived.judge_points`, as on the per-point path), each with the model's error band the
     point's estimate carries (`perf.explore.set_bands`). `span_of` gives the least and greatest step time of the points
     `chosen` (their layouts re-timed) over the part's stated ranges, which a band spans on a part with no
-    measurement of its own (`set_bands.spans`).
+    measurement of its own (`set_bands.spans`). `host` holds `metrics` at the other end of the host's time per
+    operation (`launch.HOST_OPS`: the layouts `chosen` timed at 20 us, as `training_estimate.host_ends` times an
+    estimate's): a requirement met at one end only, on the figure or on one made from the rate
+    (`derived.host_corners`), is not judged, as on the per-point path.
     """
     problem = pts.problem
     base = pts.base
     lists = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in metrics.items()}
+    slow = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in (host or {}).items()}
+    bound = set(np.flatnonzero(np.any([np.asarray(v) != np.asarray(lists[k]) for k, v in slow.items()], axis=0))
+                .tolist()) if slow and len(chosen) else set()   # the chosen points the host's other end moves
     where = {int(p): j for j, p in enumerate(chosen.tolist())}
     fits = fit.tolist()
     goodput = None if pts.goodput is None else (lambda g=pts.goodput: g)
@@ -96,6 +106,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     powerless, priced = zip(*point_scopes(problem, base, pts.values[take]), strict=True) if fits else ((), ())
     machines: dict[tuple[str, str], Machine] = {}   # one per distinct pair of whys (copying a Machine is not cheap)
     others: list[dict[str, float] | None] = []
+    corners: list[list[dict[str, float]]] = []   # at the host's other end (`derived.host_corners`)
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
@@ -104,6 +115,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             machine = machines[powerless[p], priced[p]] = unpowered_base(base, powerless[p], priced[p])
         rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
         others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
+        moved = {k: v[j] for k, v in slow.items() if v[j] != plain[k]} if j in bound and fits[p] else {}
+        corners.append(host_corners(plain, moved, machine, pts.gpus, fits[p], goodput, free, run))
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)
@@ -116,21 +129,27 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         for p, j in where.items():
             if fits[p]:
                 rows[p].update({k: v[j] for k, v in edges.items()})
+    why = host_words(problem.workload)
+    loose: list[dict[str, str]] = [{} for _ in rows]
     # the workload's requirements, on the estimate's metrics with their band (memory ones also when the layout does
-    # not fit), as `check` judges them: met, at risk (REQ004) or not met
+    # not fit), as `check` judges them: met, at risk (REQ004) or not met; not provided at one host end only
     for req in on_estimate(problem):
         verdicts = None
         if req.metric in metrics:
             vals, unit = metrics[req.metric]
             verdicts = judge_values(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen)), True))
+        ends = (host or {}).get(req.metric)
         for p, got in enumerate(met):
             j = where.get(p)
+            if ends is not None and j is not None and fits[p] and ends[0][j] != vals[j] and unsettled_note(
+                    req, Q_(float(vals[j]), unit), {req.metric: (Q_(float(ends[0][j]), ends[1]), "")}):
+                got[req.id], loose[p][req.id] = None, why
+                continue
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
             status = verdicts[j] if use and verdicts is not None and j is not None else None
             got[req.id] = None if status is None else status in PASSING
             if status is Status.AT_RISK:
                 risk[p].append(req.id)
-    loose: list[set[str]] = [set() for _ in rows]
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
         ends = band.ends(req.metric, np.asarray([rows[p][req.metric] for p in have], dtype=float),
@@ -140,8 +159,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         for got in met:
             got[req.id] = None
         for p, status in zip(have, [None] * len(have) if statuses is None else statuses, strict=True):
-            if unsettled_at((req,), rows[p], others[p], SWEEP_METRICS, base.energy_share):
-                loose[p].add(req.id)
+            if unset := loose_at((req,), rows[p], others[p], corners[p], base.energy_share, why):
+                loose[p] |= unset
                 continue
             if status is None:
                 continue
@@ -161,6 +180,20 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                      outcomes[p][1] if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
                      outcomes[p][0], tuple(risk[p]))
             for p in range(len(fits))]
+
+
+def timed_metrics(est, total, cap, gpus: int, shape: tuple[int, ...]) -> dict[str, tuple[np.ndarray, str]]:
+    """The metrics of timed points, as `finish` takes them: (values, unit) of each (`training_estimate.figures`).
+
+    `est` is a `training.TrainingEstimate` of arrays or what the search kept of one (`_Timed`), `total` its memory per
+    accelerator and `cap` the points' HBM.
+    """
+    tps = est.tokens_per_second
+    raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / gpus,
+           "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
+           "memory_headroom": cap - total}
+    return {k: (np.broadcast_to(np.asarray(v, dtype=float), shape), UNITS[k]) for k, v in raw.items()}
+
 
 
 def _json_unit(unit: str) -> str:

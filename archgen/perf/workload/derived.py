@@ -344,3 +344,24 @@ def other_end_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits:
     """
     return point_metrics(metrics, base, gpus, fits, lambda: (free, math.nan, math.nan, 0), run) if free == free \
         else None
+
+
+def host_corners(metrics: dict[str, float], host: Mapping[str, float], base: Machine, gpus: int, fits: bool,
+                 goodput: Callable[[], tuple[float, ...]] | None, free: float,
+                 run: float | None = None) -> list[dict[str, float]]:
+    """A sweep point's metrics (`point_metrics`) at the other end of the host's time per launch or operation.
+
+    `host` holds the figures of the estimate that end moves (`Estimate.unsettled`, floats in SI units: a TensorRT
+    engine's launches at 20 us, `estimate.launch_ends`; the host's eager operations at 20 us,
+    `training_estimate.host_ends`), so what is made from the rate (cost and energy per token, time to train, goodput
+    tokens/s...) moves with it. Where its goodput's blocking time is unknown too (`free`, as `other_end_metrics`), the
+    corner of both follows. Empty where the host stays hidden at that end. `unsettled_at` judges each against the
+    point's metrics and at its own energy's ends (`upper_bounds.unsettled_at`): a target met at one corner only is not
+    judged. The one rule for the per-point path (`perf.explore.points.evaluate_point`) and the batched one
+    (`perf.explore.vectorised_rows.finish`).
+    """
+    if not host:
+        return []
+    slow = {**metrics, **{k: v for k, v in host.items() if k in metrics}}
+    both = other_end_metrics(slow, base, gpus, fits, free, run)
+    return [point_metrics(slow, base, gpus, fits, goodput, run), *([both] if both is not None else [])]

@@ -122,7 +122,8 @@ def launch_ends(est: Estimate, workload: Workload, arch: Arch, hw: Hardware, n: 
     us and the estimate takes 5 us, where a pass the host binds is at its fastest. The same deployment (its tp and
     replicas) estimated at 20 us gives the other end of each figure that moves (`Estimate.unsettled`), so a target met
     at one end only is not provided (review60: a TPOT of 5.70 ms read "met" against 10 ms where 20 us gives at least
-    19.28 ms of launches a pass). Any other estimate is returned as it is.
+    19.28 ms of launches a pass). The ends join what the estimate already holds (`model.unsettled.moved`). Any other
+    estimate is returned as it is.
     """
     inf = workload.inference
     if inf is None or inf.kernel_launch != "tensorrt" or not est.fits or "tp" not in est.layout:
@@ -134,7 +135,7 @@ def launch_ends(est: Estimate, workload: Workload, arch: Arch, hw: Hardware, n: 
     why = (f"no source times a TensorRT engine's host time per kernel launch, the CUDA launch call alone usually "
            f"{low}-{high} us (HolisticTraceAnalysis's docs): {VALUE_END} at {low} us a launch, {OTHER_END} at "
            f"{high} us")
-    return replace(est, unsettled=moved(est.metrics, other, why))
+    return replace(est, unsettled=moved(est.metrics, other, why, est.unsettled))   # merged: `model.unsettled.moved`
 
 
 def within_context(workload: Workload, model: Model) -> None:

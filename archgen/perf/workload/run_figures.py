@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.band_lookup import bands
-from archgen.perf.workload.band_span import turned
+from archgen.perf.workload.band_span import maximise, turned
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -154,3 +154,22 @@ def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
     names = [k for k in MADE_FROM_RATE if k in metrics and not math.isinf(getattr(metrics[k], "m", metrics[k]))]
     return bands(step.family, names, accelerator=step.accelerator, span=est.span, context=step.context or None,
                  vendor=step.vendor)
+
+
+def rate_ends(est: Estimate, figures: Mapping[str, Q]) -> dict[str, tuple[Q, str]]:
+    """Each figure made from the rate (`MADE_FROM_RATE` in `figures`) at the other end of the estimate's tokens/s.
+
+    The estimate holds its tokens/s at the other end of the host's time per operation or launch (`Estimate.unsettled`:
+    `training_estimate.host_ends`, `estimate.launch_ends`). Each of these is proportional to the tokens/s (goodput
+    tokens/s, a dataset's read bandwidth: `band_span.maximise`) or to its inverse (a time, cost or energy per token or
+    per run), by stated inputs the host does not move (the token budget, goodput, prices, power), as their bands are
+    (`run_bands`, `serving_cost_bands`), so it moves by the same ratio, with the same reason. `check`'s
+    (`analyse.operations_stage`; sweepends41: a cost per token judged there rested on the low end of the host's time);
+    a sweep point makes them again at that end (`derived.host_corners`). Only those that move.
+    """
+    end, rate = est.unsettled.get("tokens_per_second"), est.metrics.get("tokens_per_second")
+    if end is None or rate is None or not rate.m > 0:
+        return {}
+    ratio = float((end[0] / rate).m_as(""))
+    ends = {k: (q * ratio if maximise(k) else q / ratio) for k, q in figures.items() if k in MADE_FROM_RATE}
+    return {k: (q, end[1]) for k, q in ends.items() if q != figures[k]}

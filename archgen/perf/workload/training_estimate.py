@@ -267,7 +267,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                     span=("step_time", s, *span) if span is not None else None, assumed=assumed,
                     defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor,
                                             bool(arch.rope)),
-                    unsettled=host_ends(hw, job, lay, gpus, metrics) if model_fits and with_stack_range else {})
+                    unsettled=host_ends(hw, job, lay, gpus, metrics) if model_fits else {})
 
 
 def figures(est: TrainingEstimate, hw: Hardware, gpus: int) -> tuple[dict[str, Q], dict[str, Q]]:
@@ -297,9 +297,9 @@ def host_ends(hw: Hardware, job: Job, lay: Layout, gpus: int, metrics: Mapping[s
     (`derived.judge_requirements`), as a TensorRT engine's launches are for serving (`estimate.launch_ends`). Only
     the figures that move: none where the host stays hidden at 20 us too. It costs one more step-time evaluation of
     one layout (about 0.2 ms, against about 160 ms for the whole estimate of llama3-70b-pretrain-b200), so no bound
-    is tried first to skip it. A sweep point (`with_stack_range` False) is judged at 13.48 us only: its batched path
-    (`perf.explore.vectorised`) must give the per-point path's rows, and timing each chosen layout again there is
-    not done (docs/perf-model.md, Host time).
+    is tried first to skip it. A sweep point has it too: its batched path times each chosen layout at 20 us as well
+    (`perf.explore.vectorised._rows`), and each point judges its figures, and those made from its rate, at both ends
+    (`perf.explore.points.evaluate_point`; docs/perf-model.md, Host time).
     """
     other, _ = figures(estimate_training(hw, replace(job, host_op=HOST_OPS[1]), lay), hw, gpus)
     low, high = (f"{h * 1e6:g}" for h in HOST_OPS)
