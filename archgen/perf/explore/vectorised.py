@@ -56,6 +56,7 @@ from archgen.perf.explore.vectorised_rows import PointSet, finish
 from archgen.perf.explore.vectorised_sets import Cached, Preparation, port_rule, preparation
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
+from archgen.perf.hw.reserve import memory_ends
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS
 from archgen.perf.train.point_goodput import goodput_of
@@ -297,7 +298,8 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
             np.minimum.at(upper, pp_, st)
             found.append((pp_, rw, st))
             kept.append(_Timed(*(np.broadcast_to(np.asarray(f, dtype=float), pp_.shape) for f in (
-                est.step_time, est.tokens_per_second, est.model_flops_per_gpu, est.mfu, est.memory.total))))
+                est.step_time, est.tokens_per_second, est.model_flops_per_gpu, est.mfu, est.memory.total,
+                est.memory.reserve))))
         lo, size = hi, size * GROW
     p, r, s = (np.concatenate([f[i] for f in found]) if found else np.zeros(0, dtype=int) for i in range(3))
     # the search's rule: the least step time among the fitting layouts, the first on ties
@@ -327,6 +329,7 @@ class _Timed(NamedTuple):
     model_flops_per_gpu: np.ndarray
     mfu: np.ndarray
     total: np.ndarray  # memory per accelerator
+    reserve: np.ndarray  # the runtime's, in it (`reserve.memory_ends`)
 
 
 def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est: _Timed,
@@ -344,7 +347,8 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
         tps = est.tokens_per_second
         raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
                "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
-               "memory_headroom": cap[chosen] - total}
+               "memory_headroom": cap[chosen] - total,
+               **(memory_ends(total, est.reserve, cap[chosen]) if setup.job.runtime_reserve else {})}
         metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), UNITS[k]) for k, v in raw.items()}
     layouts: dict[int, dict[str, int | str]] = {}
     shared: dict[int, dict[str, int | str]] = {}  # points with the same best layout share its dict (rows are read,
@@ -381,7 +385,8 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
     tps = np.broadcast_to(np.asarray(est.tokens_per_second, dtype=float), (count,))
     raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
            "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
-           "memory_headroom": cap - total}
+           "memory_headroom": cap - total, **(memory_ends(total, np.broadcast_to(np.asarray(
+               est.memory.reserve, dtype=float), (count,)), cap) if setup.job.runtime_reserve else {})}
     metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), UNITS[k]) for k, v in raw.items()}
     notes = ["" if f else does_not_fit_note(t, c)
              for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]

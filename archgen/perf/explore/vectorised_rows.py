@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from archgen.metrics_bands import BANDED
-from archgen.model.requirements import PASSING, Status
+from archgen.model.requirements import PASSING, Status, spread
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.explore.batch_path import UNITS
 from archgen.perf.explore.hardware_scope import unpowered_base
@@ -122,7 +122,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         verdicts = None
         if req.metric in metrics:
             vals, unit = metrics[req.metric]
-            verdicts = judge_values(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen)), True))
+            verdicts = judge_values(req, vals, unit, _own(metrics, req.metric, np.arange(len(chosen)))
+                                    or band.ends(req.metric, vals, np.arange(len(chosen)), True))
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
@@ -133,8 +134,10 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     loose: list[set[str]] = [set() for _ in rows]
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
+        # a range of its own (a training job's memory) is in each row, where `judge_points` takes it (`spread`)
         ends = band.ends(req.metric, np.asarray([rows[p][req.metric] for p in have], dtype=float),
-                         np.asarray([where.get(p, 0) for p in have], dtype=int), True) if have else None
+                         np.asarray([where.get(p, 0) for p in have], dtype=int), True) \
+            if have and spread(metrics, req.metric) is None else None
         statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric],
                                 None if ends is None else list(zip(ends[0].tolist(), ends[1].tolist(), strict=True)))
         for got in met:
@@ -161,6 +164,17 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                      outcomes[p][1] if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
                      outcomes[p][0], tuple(risk[p]))
             for p in range(len(fits))]
+
+
+def _own(metrics: dict, metric: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The range of its own `metric` has at the chosen points `at` (`requirements.spread`), in its unit; or None.
+
+    A training job's memory over the allocator's waste (`reserve.memory_ends`): judged across it, as the per-point
+    path judges a point's `_low` and `_high` (`derived.judge_points`), not with the unknown ends of a figure with no
+    band (`derived.unmeasured_figure`).
+    """
+    ends = spread(metrics, metric)
+    return None if ends is None else (np.asarray(ends[0][0])[at], np.asarray(ends[1][0])[at])
 
 
 def _json_unit(unit: str) -> str:

@@ -111,20 +111,22 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                  else replace(o, note=band.describe()) if band.bin or band.longest else o)
         elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
             o = thin(o, band.coverage_note())
-        elif o.value is not None and not o.note:   # a figure of the model with no band at all (its memory): at risk
-            o = unmeasured(o, find("workload", req.metric))
+        elif o.value is not None and not o.note and spread(est.metrics, req.metric) is None:
+            o = unmeasured(o, find("workload", req.metric))   # a figure with no band nor range (a serving job's memory)
         outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
     return outcomes
 
 
-def unmeasured_figure(metric: str) -> bool:
+def unmeasured_figure(metric: str, metrics: Mapping[str, Any] | None = None) -> bool:
     """Whether `metric` is a figure the model estimates with no error band at all (`Metric.unmeasured`: a job's memory).
 
     A sweep point holds statuses, not outcomes: a requirement on such a figure is judged there with unknown band ends
-    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.requirements.unmeasured`).
+    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.requirements.unmeasured`). Not where
+    the point's `metrics` give it a range of its own (`spread`: a training job's memory, over the allocator's waste),
+    which judges it instead.
     """
     m = find("workload", metric) or find("point", metric)
-    return m is not None and bool(m.unmeasured)
+    return m is not None and bool(m.unmeasured) and (metrics is None or spread(metrics, metric) is None)
 
 
 def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:
