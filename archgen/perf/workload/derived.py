@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from archgen.display import MEMORY_RANGED
 from archgen.metrics import find
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import (
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 #: Metrics that still mean something when a job does not fit in memory: those that read the part's HBM capacity only
 #: (`analyse.assumed` takes them as what rests on a part's `memory` alone).
-MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
+MEMORY_METRICS = MEMORY_RANGED   # the same two a training job's range over the allocator's waste is of
 #: A point's metrics made from its cluster's IT power (`point_metrics`, `run_figures.run_energy`): what a point on
 #: scaled hardware (`perf.explore.hardware_scope`) and a sweep's inputs (`analyse.sweep_inputs`) leave with it.
 POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
