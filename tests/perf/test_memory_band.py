@@ -109,3 +109,45 @@ def test_a_tpu_has_no_range():
     hw = case_hardware(case, load_accelerators())
     metrics, _ = figures(training_estimate(case, hw), hw, 1)
     assert "memory_per_gpu" in metrics and not any(k.startswith("memory_per_gpu_") for k in metrics)
+
+
+MARGINS = """\
+kind: Workload
+id: l70-margins
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 512
+training: {seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}
+requirements:
+  - {id: REQ-W-0, statement: Fits, metric: memory_headroom, target: ">= 0 GB"}
+  - {id: REQ-W-NEG, statement: Loose, metric: memory_headroom, target: ">= -200 GB"}
+---
+kind: Sweep
+id: margins
+workload: l70-margins
+axes:
+  accelerators: [512]
+objectives:
+  - {metric: tokens_per_second}
+"""
+
+
+def test_a_workloads_memory_requirement_in_a_sweep_is_judged_across_the_range_on_both_paths(tmp_path):
+    """The workload's own requirements on a sweep point (not the sweep's): the batched path takes the point's range
+    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). Neither target bounds the search (`>= 0 GB`
+    is what fitting means, a negative one is none: `memory_limit`), so the batch takes the point; its searched layout
+    leaves 0.035 GB at the point and about -144 GB at the range's low end: `>= 0 GB` at risk, `>= -200 GB` met, on
+    both paths alike."""
+    from archgen.perf.explore.batch_path import per_point
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.conftest import sweep_problems_of
+    (tmp_path / "w.yaml").write_text(MARGINS, encoding="utf-8")
+    p = sweep_problems_of(tmp_path / "w.yaml", [SPECS, tmp_path])[0]
+    assert per_point(p) == ""   # the batched path
+    rows = (evaluate_point(p, 0), *batched(p, 0, 1))
+    assert len(rows) == 2
+    for row in rows:
+        m = row.metrics
+        assert -200e9 < m["memory_headroom_low"] < 0 <= m["memory_headroom"]
+        assert row.met == {"REQ-W-0": True, "REQ-W-NEG": True} and row.at_risk == ("REQ-W-0",)
