@@ -508,8 +508,10 @@ def test_a_points_goodput_carries_checks_range(tmp_path, shipped):
     from archgen.render.point_table import metric_names
     assert metric_names(p)[:4] == ["tokens_per_second", "goodput", "step_time", "mfu"]
     assert _unbanded(metric_names(p))[-2:] == ["goodput_low", "goodput_high"]  # a table showing goodput shows its
-    assert metric_names(p)[-6:] == ["step_time_low", "step_time_high", "tokens_per_second_low",   # range, then the
-                                    "tokens_per_second_high", "mfu_low", "mfu_high"]   # error band's ends
+    assert metric_names(p)[-8:-2] == ["step_time_low", "step_time_high", "tokens_per_second_low",   # range, then
+                                      "tokens_per_second_high", "mfu_low", "mfu_high"]   # the error band's ends,
+    # then the memory's range over the allocator's waste (memband41)
+    assert metric_names(p)[-2:] == ["memory_per_gpu_low", "memory_per_gpu_high"]
     assert "goodput_low" not in metric_names(problem_of(tmp_path))  # one without goodput does not
 
 
@@ -617,9 +619,10 @@ def test_a_requirement_its_cluster_cannot_give_is_refused_at_its_line(tmp_path, 
 
 
 def _unbanded(names: list[str]) -> list[str]:
-    """`names` without the error band's ends (`metrics_bands.BANDED`), which the tables show last."""
+    """`names` without the error band's ends (`metrics_bands.BANDED`) and the memory's range's, which tables show last."""
+    from archgen.display import MEMORY_RANGED
     from archgen.metrics_bands import BANDED
-    return [n for n in names if not (n.endswith(("_low", "_high")) and n.rsplit("_", 1)[0] in BANDED)]
+    return [n for n in names if not (n.endswith(("_low", "_high")) and n.rsplit("_", 1)[0] in (*BANDED, *MEMORY_RANGED))]
 
 
 def test_a_concurrency_objective_states_its_goal(tmp_path, cli):
