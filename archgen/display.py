@@ -246,6 +246,12 @@ SPARE_BASIS = ("range from the job's accelerators per goodput token at goodput_h
                "goodput counts on, beyond the cluster's idle share, per goodput token at goodput_low (the cost per "
                "hour: the spares alone; docs/reliability.md)")
 
+#: ... and of a training job's memory (`perf.hw.reserve.memory_ends`): the caching allocator's waste, no failure rate.
+MEMORY_RANGED = ("memory_per_gpu", "memory_headroom")
+MEMORY_BASIS = ("range from no allocator waste (the caching allocator holding its tensors alone) to the most a "
+                "published measurement found, the CUDA context and NCCL's buffers at their figure at both ends; the "
+                "share and its sources are in memory_reserve (docs/perf-model.md, Memory band)")
+
 
 #: ... and of a job's interruptions from one part class (`interruptions_per_day.<class>`): its own count's interval.
 CLASS_BASIS = ("95 % Poisson interval of the part class's own count in the point rate set (Garwood; no range where it "
@@ -253,9 +259,12 @@ CLASS_BASIS = ("95 % Poisson interval of the part class's own count in the point
 
 
 def range_basis(name: str) -> str:
-    """What the range of the metric `name` (one of `ranged`'s) spans: rate sets, a cost's spares, or a class's count."""
+    """What the range of the metric `name` (one of `ranged`'s) spans: rate sets, a cost's spares, a class's count.
+
+    Or the caching allocator's waste: a training job's memory (`MEMORY_RANGED`).
+    """
     return (SPARE_BASIS if name in SPARE_RANGED else CLASS_BASIS if name.startswith("interruptions_per_day.")
-            else RANGE_BASIS)
+            else MEMORY_BASIS if name in MEMORY_RANGED else RANGE_BASIS)
 
 
 #: The ends of a reliability figure's own 95 % interval (`mtti_ci_low`, spares22): `estimate` and the document say

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from archgen import metrics
 from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
+from archgen.display import MEMORY_RANGED
 from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.metric import Metric
 from archgen.metrics_bands import BANDED
@@ -307,21 +308,28 @@ def band_of(m: Metric) -> str:
     The three every workload metric is one of (tests/checks/test_unmeasured_at_risk.py): a quantity the bands are kept
     under (`band_families.QUANTITIES`; one no published run scores, `UNSCORED`, is unmeasured), `Metric.unmeasured`,
     or arithmetic on stated inputs. A sweep point's `_low`/`_high` of a `metrics_bands.BANDED` figure are its band's
+    ends. A training job's memory has a range of its own, over the caching allocator's waste (`display.MEMORY_RANGED`;
+    none on a TPU, whose runtime holds no such allocator: unmeasured there), and its `_low`/`_high` are that range's
     ends.
     """
-    per_job = {j: _band_words(m, QUANTITIES.get(j, {}).get(m.name)) for j in m.jobs}
+    per_job = {j: _band_words(m, QUANTITIES.get(j, {}).get(m.name), j) for j in m.jobs}
     if len(set(per_job.values())) == 1:
         return next(iter(per_job.values()))
     return "; ".join(f"{job}: {words}" for job, words in per_job.items())
 
 
-def _band_words(m: Metric, quantity: str | None) -> str:
-    """`band_of` for one job, whose bands keep `m` under `quantity` (None: not kept)."""
+def _band_words(m: Metric, quantity: str | None, job: str) -> str:
+    """`band_of` for one `job`, whose bands keep `m` under `quantity` (None: not kept)."""
     figure, _, end = m.name.rpartition("_")
     if quantity in UNSCORED:
         return f"unmeasured: {UNSCORED[quantity]}"
     if quantity is not None:
         return f"band of `{quantity}`"
+    if job == "training" and m.name in MEMORY_RANGED:
+        return (f"range over the caching allocator's waste (`{m.name}_low` to `{m.name}_high`); on a TPU none, "
+                "unmeasured as below")
+    if figure in MEMORY_RANGED and end in ("low", "high"):
+        return f"the {end} end of the range of `{figure}` over the caching allocator's waste"
     if m.unmeasured:
         return f"unmeasured: {m.unmeasured}"
     if m.subject == "point" and figure in BANDED and end in ("low", "high"):

@@ -65,8 +65,10 @@ class Metric:
             in words. A requirement it meets is at risk (REQ004, `model.requirements.unmeasured`), never plainly
             met, on every path (`check`, `estimate`, a sweep's points). Empty for a banded estimate (its band judges
             it) and for a figure that is arithmetic on stated inputs (a checkpoint's size, a cost per hour) or has a
-            range of its own (the reliability figures, over the failure-rate sets). docs/perf-model.md, Error bands,
-            Figures no run measures.
+            range of its own (the reliability figures, over the failure-rate sets). Where an estimate gives a figure
+            with this reason a range of its own (`<name>_low`, `<name>_high`: a training job's memory, over the
+            caching allocator's waste), the range judges it instead. docs/perf-model.md, Error bands, Figures no run
+            measures, Memory band.
     """
 
     subject: str

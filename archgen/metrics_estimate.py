@@ -15,14 +15,22 @@ from archgen.metrics_pools import POOLS
 #: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
 _E, _ET, _EI = "perf/workload/estimate.py", "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
-#: Why a requirement met on a job's memory is at risk (`Metric.unmeasured`): no published run's measured memory is
-#: scored into an error band (tests/perf/data/bridge-26.10.yaml: "peak memory is not a scored metric"; one test holds
-#: the model to one published peak, tests/perf/test_folding.py), and what the model leaves out is named beside every
-#: estimate (`memory_reserve`: perf/hw/reserve.py, perf/serve/profile_peak.py).
-MEMORY_UNMEASURED = ("the memory model is scored against no measured peak, and it holds back the runtime's CUDA "
-                     "context and communication buffers (a serving engine, its KV-cache budget) but not the caching "
-                     "allocator's fragmentation or kernel workspaces, which no cited source sizes: the memory per "
-                     "accelerator may be low, and the headroom high, by that much")
+#: Why a requirement met on a job's memory is at risk where the estimate gives it no range (`Metric.unmeasured`): no
+#: published run's measured memory is scored into an error band (tests/perf/data/bridge-26.10.yaml: "peak memory is
+#: not a scored metric"; one test holds the model to one published peak, tests/perf/test_folding.py). A training job
+#: on a part whose runtime holds the CUDA/NCCL reserve has a range, the caching allocator's measured waste
+#: (`memory_per_gpu_low/high`, perf/hw/reserve.py `memory_ends`), and is judged across it, as a figure with a range of
+#: its own is (`model.requirements.spread`): this reason is for the rest, a serving job's memory (its engine's CUDA
+#: graphs, activations and the unused part of its KV pool, which no cited source sizes together) and a TPU's.
+MEMORY_UNMEASURED = ("the memory model is scored against no measured peak, and where the estimate gives the memory no "
+                     "range (a serving job's; a job on a TPU) it holds back the runtime's CUDA context and "
+                     "communication buffers (a serving engine, its KV-cache budget) but nothing for the allocator's "
+                     "fragmentation, CUDA graphs or kernel workspaces: the memory per accelerator may be low, and the "
+                     "headroom high, by that much")
+#: The ends of a training job's memory band (`reserve.memory_ends`), each in the words of its end.
+_ENDS = {"low": "no allocator waste: the caching allocator holding its tensors alone",
+         "high": "the most allocator waste a published measurement found, a share of its reserved memory holding no "
+                 "tensor (arXiv:2507.16274)"}
 
 ESTIMATE: tuple[Metric, ...] = (
     Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _ET,
@@ -95,6 +103,14 @@ ESTIMATE: tuple[Metric, ...] = (
     Metric("workload", "memory_headroom", "B", "GB", 1, "Memory headroom", "Accelerator memory capacity (HBM, or "
            "the part's `memory_type`) less the memory per accelerator.", _E, _T + _I, True,
            unmeasured=MEMORY_UNMEASURED),
+    *(Metric("workload", f"memory_per_gpu_{end}", "B", "GB", 1, f"Memory per accelerator ({end})", "Memory per "
+             f"accelerator at the {end} end of its band: {words}; the CUDA context and NCCL's buffers at their "
+             "figure (docs/perf-model.md, Memory band). A training job on a part with a GPU runtime.", _ET, _T)
+      for end, words in _ENDS.items()),
+    *(Metric("workload", f"memory_headroom_{end}", "B", "GB", 1, f"Memory headroom ({end})", "Memory headroom at "
+             f"the {end} end of its band, the capacity less memory_per_gpu_{other}: {_ENDS[other]} (docs/perf-model"
+             ".md, Memory band). A training job on a part with a GPU runtime.", _ET, _T, True)
+      for end, other in (("low", "high"), ("high", "low"))),
     Metric("workload", "busbw", "B/s", "GB/s", 1, "Bus bandwidth", "Collective bus bandwidth as nccl-tests defines "
            "it.", _E, _X, True),
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),

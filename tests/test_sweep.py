@@ -296,7 +296,9 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
              "goodput_tokens_per_second_high", "cost_per_token_low", "cost_per_token_high", "checkpoint_write_time",
              "checkpoint_restore_time", "mtti", "mtti_low", "mtti_high", "time_to_train", "goodput_time_to_train",
              "goodput_time_to_train_low", "goodput_time_to_train_high", "accelerator_hours", "job_it_energy",
-             "goodput_accelerator_hours", "goodput_accelerator_hours_low", "goodput_accelerator_hours_high"}
+             "goodput_accelerator_hours", "goodput_accelerator_hours_low", "goodput_accelerator_hours_high",
+             # the memory's range over the allocator's waste: every part's but a TPU's (memband41)
+             *(f"memory_{m}_{end}" for m in ("per_gpu", "headroom") for end in ("low", "high"))}
             if est.kind == "training"
             else set()) | (
             under_load if est.kind == "inference" else set()) | (  # no shipped workload is served under load
@@ -506,8 +508,10 @@ def test_a_points_goodput_carries_checks_range(tmp_path, shipped):
     from archgen.render.point_table import metric_names
     assert metric_names(p)[:4] == ["tokens_per_second", "goodput", "step_time", "mfu"]
     assert _unbanded(metric_names(p))[-2:] == ["goodput_low", "goodput_high"]  # a table showing goodput shows its
-    assert metric_names(p)[-6:] == ["step_time_low", "step_time_high", "tokens_per_second_low",   # range, then the
-                                    "tokens_per_second_high", "mfu_low", "mfu_high"]   # error band's ends
+    assert metric_names(p)[-8:-2] == ["step_time_low", "step_time_high", "tokens_per_second_low",   # range, then
+                                      "tokens_per_second_high", "mfu_low", "mfu_high"]   # the error band's ends,
+    # then the memory's range over the allocator's waste (memband41)
+    assert metric_names(p)[-2:] == ["memory_per_gpu_low", "memory_per_gpu_high"]
     assert "goodput_low" not in metric_names(problem_of(tmp_path))  # one without goodput does not
 
 
@@ -615,9 +619,10 @@ def test_a_requirement_its_cluster_cannot_give_is_refused_at_its_line(tmp_path, 
 
 
 def _unbanded(names: list[str]) -> list[str]:
-    """`names` without the error band's ends (`metrics_bands.BANDED`), which the tables show last."""
+    """`names` without the error band's ends (`metrics_bands.BANDED`) and the memory's range's, which tables show last."""
+    from archgen.display import MEMORY_RANGED
     from archgen.metrics_bands import BANDED
-    return [n for n in names if not (n.endswith(("_low", "_high")) and n.rsplit("_", 1)[0] in BANDED)]
+    return [n for n in names if not (n.endswith(("_low", "_high")) and n.rsplit("_", 1)[0] in (*BANDED, *MEMORY_RANGED))]
 
 
 def test_a_concurrency_objective_states_its_goal(tmp_path, cli):

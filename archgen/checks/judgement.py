@@ -97,8 +97,9 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
     rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
-    A figure the model estimates with no band at all (`Metric.unmeasured`: a job's memory, its exposed communication
-    share) met is at risk (REQ004) too, saying why (`model.requirements.unmeasured`).
+    A figure the model estimates with no band at all (`Metric.unmeasured`: a serving job's memory, its exposed
+    communication share) met is at risk (REQ004) too, saying why (`model.requirements.unmeasured`), unless it has a
+    range of its own (`spread`: a training job's memory over the allocator's waste), which judges it.
     `risks` gives, the same way, why a figure may lie above what it stands for (`even_share_risks`): a requirement it
     meets is at risk (REQ004), with that reason.
     A glob that matched a workload whose job cannot have the metric is not applicable there (`not_applicable`).
@@ -118,8 +119,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
         o = unbanded(o, band.describe(), None if value is None else band.beyond(value), band.beyond_words()) \
             if not band.measured else thin(o, band.coverage_note())
-    else:   # a figure of the model with no band at all (a job's memory): met is at risk; arithmetic stays as judged
-        o = unmeasured(o, lookup(b.subject, b.req.metric))
+    elif ends is None:   # a figure of the model with no band nor range (a serving job's memory): met is at risk;
+        o = unmeasured(o, lookup(b.subject, b.req.metric))   # arithmetic stays as judged
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
     o = thin(o, (risks or {}).get(b.subject, {}).get(b.req.metric, ""))   # a bisection cut over the even share
     return on_assumed(o, (assumed or {}).get(b.subject))

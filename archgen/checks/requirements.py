@@ -21,7 +21,7 @@ from archgen.checks import money_targets  # noqa: F401 (registers REQ007: a mone
 from archgen.checks.absent import absent
 from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
-from archgen.display import CLASS_BASIS, figure, metric_value, target_text
+from archgen.display import CLASS_BASIS, MEMORY_BASIS, MEMORY_RANGED, figure, metric_value, target_text
 from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
@@ -156,14 +156,17 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs
     to likely hold a further one (expected coverage (n - 1) / (n + 1) under 66 %: `Band.likely`): nothing bounds the
     model's error there, so the estimate meeting the target is not a pass (issue 20 part 7; nu45fix). So is one met
-    on a figure of the model that carries no band at all (a job's memory and memory headroom, which reserve no
-    allocator fragmentation; its exposed communication share; `Metric.unmeasured` says which and why), never a
-    figure that is arithmetic on stated inputs (docs/perf-model.md, Figures no run measures).
+    on a figure of the model that carries no band at all (a serving job's memory and memory headroom, for which
+    nothing is reserved for the allocator, CUDA graphs or workspaces; its exposed communication share;
+    `Metric.unmeasured` says which and why), never a figure that is arithmetic on stated inputs (docs/perf-model.md,
+    Figures no run measures). A training job's memory (on a part with a GPU runtime) is judged across its range over
+    the caching allocator's waste, from none to the most measured (docs/perf-model.md, Memory band): met at its
+    pessimistic end, it is met.
 
     Fix: leave more margin (faster hardware, another layout), have the figure measured on the system, or revise the
     target with its owner knowing the model's error; for a figure with no band, add a published measurement of the
-    family at that load and context to the scored cases; for a figure the model scores against no run at all (a job's
-    memory: leave room for the allocator's fragmentation), measure it on the system (docs/perf-model.md, Error bands).
+    family at that load and context to the scored cases; for a job's memory, leave room for the allocator's waste
+    (a layout that fits at the range's high end) or measure the peak on the system (docs/perf-model.md, Memory band).
     """
     bands = workload_bands(ctx.workloads)
     for j in ctx.requirements:
@@ -187,7 +190,7 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
 
 
 def _range_spans(ctx: Context, subject: str, metric: str) -> str:
-    """What a reliability figure's range spans, in words (REQ004).
+    """What a reliability figure's range spans, in words (REQ004); or a training job's memory's (`MEMORY_BASIS`).
 
     The rate sets or the named set's interval, for goodput where the checkpoint's blocking time is assumed (REL008)
     that time from the whole write to none, and for a job with no hot spare the wait for a repair to none; for a
@@ -200,6 +203,8 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     if metric in JOB_COST_METRICS and g is not None and cost is not None and rel is not None:
         return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
+    if metric in MEMORY_RANGED:   # a training job's memory, over the caching allocator's waste (`reserve.memory_ends`)
+        return f"the {MEMORY_BASIS}"
     if metric.startswith("interruptions_per_day."):   # one part class: its own count's interval, not the sets
         n = rel.class_events(metric.partition(".")[2]) if rel is not None else None
         return f"the {CLASS_BASIS}" + (f" (few events: {n:.2g}, {few_why('class')})" if rests_on_few(n) else "")

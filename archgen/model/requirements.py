@@ -328,10 +328,10 @@ UNMEASURED = "no published run measures the model's error on this figure"
 def unmeasured(o: Outcome, metric: metrics.Metric | None) -> Outcome:
     """`o`, met on a figure the model estimates with no error band (`Metric.unmeasured` says why), at risk (REQ004).
 
-    `unbanded`'s rule where the figure has no band at all (a job's memory: `band_families.QUANTITIES` lists no
+    `unbanded`'s rule where the figure has no band (a serving job's memory: `band_families.QUANTITIES` lists no
     quantity for it): a requirement the estimate meets is at risk with that reason; one not met or not provided, or
     on a figure that is arithmetic on stated inputs (no `unmeasured`), is left as it is. `checks.judgement.outcome`
-    and `perf.workload.derived.judge_requirements` call it where the estimate has no band of the metric.
+    and `derived.judge_requirements` call it where the estimate has neither a band nor a range (`spread`) of it.
     """
     return thin(o, f"{UNMEASURED}: {metric.unmeasured}") if metric is not None and metric.unmeasured else o
 

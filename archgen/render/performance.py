@@ -122,9 +122,9 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             by_basis.setdefault(display.range_basis(name), []).append(name)
         for basis, names in by_basis.items():   # with the model's error at each end where it has a band too
             plain = [n for n in names if n not in e.bands]
+            under = "" if basis == display.MEMORY_BASIS else ", as under Reliability and availability"   # memory's
             if plain:
-                sub.add(Para(f"The Band of {', '.join(plain)} is the {basis}, as under Reliability and "
-                             "availability, not a model error."))
+                sub.add(Para(f"The Band of {', '.join(plain)} is the {basis}{under}, not a model error."))
             if banded := [n for n in names if n in e.bands]:
                 sub.add(Para(f"The Band of {', '.join(banded)} is the {basis}, as under Reliability and "
                              "availability, with the model's error above taken at each end of it."))

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.display import decimals_column, outside
+from archgen.display import MEMORY_RANGED, decimals_column, outside
 from archgen.metrics import unbounded as unbounded_text
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
@@ -59,7 +59,8 @@ def metric_names(problem: SweepProblem) -> list[str]:
     rate sets (`model.sweep.GOODPUT_METRICS`), as `check` does: one rate set's figure alone would look surer than it is;
     goodput tokens and cost per token shown bring the ends that goodput's ends make. Last, the ends of the model's
     error band of each banded figure shown (`metrics_bands.BANDED`: step time, tokens/s, MFU, TTFT, TPOT), the ends
-    a requirement on it is judged at risk by (empty where no published run measured it).
+    a requirement on it is judged at risk by (empty where no published run measured it), and of a training job's
+    memory's range over the allocator's waste (`display.MEMORY_RANGED`; empty on a TPU).
     """
     names = [m for m, _ in objectives(problem.sweep)]
     names += [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
@@ -68,7 +69,8 @@ def metric_names(problem: SweepProblem) -> list[str]:
         names += [end for m in ("goodput_tokens_per_second", "cost_per_token", "mtti", "goodput_time_to_train")
                   if m in names
                   for end in (f"{m}_low", f"{m}_high") if end not in names]
-    names += [end for m in BANDED if m in names for end in (f"{m}_low", f"{m}_high") if end not in names]
+    names += [end for m in (*BANDED, *MEMORY_RANGED) if m in names for end in (f"{m}_low", f"{m}_high")
+              if end not in names]
     return names
 
 

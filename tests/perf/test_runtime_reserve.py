@@ -50,4 +50,7 @@ def test_the_estimate_shows_it_and_says_what_it_leaves_out(cli):
     r = cli("estimate", "--workload", "llama3-405b-pretrain-gb300", "--path", "examples/gb300-nvl72-su")
     assert r.code == 0, r.err
     assert "  reserve  " in r.out and f"memory_reserve: {TRAINING_RESERVE}" in r.out
-    assert "fragmentation (no cited figure" in TRAINING_RESERVE
+    # the allocator's fragmentation is the memory's range (memband41), workspaces said, not counted
+    assert "fragmentation is the band of memory_per_gpu" in TRAINING_RESERVE and "not counted: kernel workspaces" \
+        in TRAINING_RESERVE
+    assert "  memory_per_gpu  " in r.out and "no allocator waste" in r.out

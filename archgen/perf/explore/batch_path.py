@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 #: The training metrics a batch computes for each point, with the unit of their dimension (the registry's).
 UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", name)) else "") or "dimensionless"
                          for name in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                      "model_flops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom")}
+                                      "model_flops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom",
+                                      *(f"memory_{m}_{end}" for m in ("per_gpu", "headroom")
+                                        for end in ("low", "high")))}
 
 
 def of_workload(problem: SweepProblem) -> list[Requirement]:

@@ -297,10 +297,11 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                 and r.metric not in est.unjudged:
             band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric) \
                 or run_bands(est, metrics).get(r.metric)   # as `check` adds them
+            unknown = (math.nan, math.nan)   # no band nor range of its own (a serving job's memory): met at risk
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
-                                  [((math.nan, math.nan) if unmeasured_figure(r.metric) else None) if band is None
+                                  [(unknown if unmeasured_figure(r.metric, metrics) else None) if band is None
                                    else band.values(metrics[r.metric]) if band.likely
-                                   else band.beyond(metrics[r.metric]) or (math.nan, math.nan)])
+                                   else band.beyond(metrics[r.metric]) or unknown])
             # none, or too few, measured it, or it has no band (its memory): met is at risk, unless met at the worst
             # errors measured at its light load
             statuses[r.id] = on_lower_bound(r, status[0], machine) if status else None

@@ -298,7 +298,8 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
             np.minimum.at(upper, pp_, st)
             found.append((pp_, rw, st))
             kept.append(_Timed(*(np.broadcast_to(np.asarray(f, dtype=float), pp_.shape) for f in (
-                est.step_time, est.tokens_per_second, est.model_flops_per_gpu, est.mfu, est.memory.total))))
+                est.step_time, est.tokens_per_second, est.model_flops_per_gpu, est.mfu, est.memory.total,
+                est.memory.reserve))))
         lo, size = hi, size * GROW
     p, r, s = (np.concatenate([f[i] for f in found]) if found else np.zeros(0, dtype=int) for i in range(3))
     # the search's rule: the least step time among the fitting layouts, the first on ties
@@ -328,6 +329,7 @@ class _Timed(NamedTuple):
     model_flops_per_gpu: np.ndarray
     mfu: np.ndarray
     total: np.ndarray  # memory per accelerator
+    reserve: np.ndarray  # the runtime's, in it (`reserve.memory_ends`)
 
 
 def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est: _Timed,
@@ -342,7 +344,8 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
     metrics, host = {}, {}
     cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
     if len(chosen):
-        metrics = timed_metrics(est, est.total, cap[chosen], pts.gpus, chosen.shape)
+        metrics = timed_metrics(est, est.total, cap[chosen], pts.gpus, chosen.shape,
+                                est.reserve if setup.job.runtime_reserve else None)
         # the host's other end (`training_estimate.host_ends`): the chosen layouts timed at 20 us an operation
         slow = estimate_training(_batch_hw(pts, (take.start or 0) + chosen, (len(chosen),)),
                                  dataclasses.replace(setup.job, host_op=HOST_OPS[1]),
@@ -381,7 +384,8 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
     total = np.broadcast_to(np.asarray(est.memory.total, dtype=float), (count,))
     cap = np.broadcast_to(np.asarray(hw.hbm_capacity, dtype=float), (count,))
     fit = np.broadcast_to(np.asarray(est.fits), (count,))
-    metrics = timed_metrics(est, total, cap, pts.gpus, (count,))
+    metrics = timed_metrics(est, total, cap, pts.gpus, (count,), np.broadcast_to(np.asarray(
+        est.memory.reserve, dtype=float), (count,)) if setup.job.runtime_reserve else None)
     notes = ["" if f else does_not_fit_note(t, c)
              for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]
     return finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from archgen.metrics_bands import BANDED
-from archgen.model.requirements import PASSING, Status
+from archgen.model.requirements import PASSING, Status, spread
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.model.unsettled import unsettled_note
 from archgen.perf.explore.batch_path import UNITS
@@ -40,6 +40,7 @@ from archgen.perf.explore.points import (
 from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.reserve import memory_ends
 from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.derived import (
@@ -137,7 +138,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         verdicts = None
         if req.metric in metrics:
             vals, unit = metrics[req.metric]
-            verdicts = judge_values(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen)), True))
+            verdicts = judge_values(req, vals, unit, _own(metrics, req.metric, np.arange(len(chosen)))
+                                    or band.ends(req.metric, vals, np.arange(len(chosen)), True))
         ends = (host or {}).get(req.metric)
         for p, got in enumerate(met):
             j = where.get(p)
@@ -152,8 +154,10 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                 risk[p].append(req.id)
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
+        # a range of its own (a training job's memory) is in each row, where `judge_points` takes it (`spread`)
         ends = band.ends(req.metric, np.asarray([rows[p][req.metric] for p in have], dtype=float),
-                         np.asarray([where.get(p, 0) for p in have], dtype=int), True) if have else None
+                         np.asarray([where.get(p, 0) for p in have], dtype=int), True) \
+            if have and spread(metrics, req.metric) is None else None
         statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric],
                                 None if ends is None else list(zip(ends[0].tolist(), ends[1].tolist(), strict=True)))
         for got in met:
@@ -182,18 +186,30 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             for p in range(len(fits))]
 
 
-def timed_metrics(est, total, cap, gpus: int, shape: tuple[int, ...]) -> dict[str, tuple[np.ndarray, str]]:
+def timed_metrics(est, total, cap, gpus: int, shape: tuple[int, ...],
+                  reserve=None) -> dict[str, tuple[np.ndarray, str]]:
     """The metrics of timed points, as `finish` takes them: (values, unit) of each (`training_estimate.figures`).
 
     `est` is a `training.TrainingEstimate` of arrays or what the search kept of one (`_Timed`), `total` its memory per
-    accelerator and `cap` the points' HBM.
+    accelerator and `cap` the points' HBM; with the runtime `reserve`, the memory's range over the allocator's
+    waste too (`reserve.memory_ends`).
     """
     tps = est.tokens_per_second
     raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / gpus,
            "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
-           "memory_headroom": cap - total}
+           "memory_headroom": cap - total, **({} if reserve is None else memory_ends(total, reserve, cap))}
     return {k: (np.broadcast_to(np.asarray(v, dtype=float), shape), UNITS[k]) for k, v in raw.items()}
 
+
+def _own(metrics: dict, metric: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The range of its own `metric` has at the chosen points `at` (`requirements.spread`), in its unit; or None.
+
+    A training job's memory over the allocator's waste (`reserve.memory_ends`): judged across it, as the per-point
+    path judges a point's `_low` and `_high` (`derived.judge_points`), not with the unknown ends of a figure with no
+    band (`derived.unmeasured_figure`).
+    """
+    ends = spread(metrics, metric)
+    return None if ends is None else (np.asarray(ends[0][0])[at], np.asarray(ends[1][0])[at])
 
 
 def _json_unit(unit: str) -> str:

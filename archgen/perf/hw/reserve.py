@@ -6,8 +6,10 @@ runtime); none on a TPU, whose XLA runtime has no CUDA context and no NCCL commu
 source states (not provided, said beside the estimate, `reserve_convention`).
 
 `memory.TrainingMemory.reserve`, counted in its total, so that every fit check (an estimate's, the layout search's, a
-sweep's, the plan search's) holds it back; what is not reserved (the caching allocator's fragmentation, kernel
-workspaces) is said beside every training estimate (`TRAINING_RESERVE`).
+sweep's, the plan search's) holds it back. What is not reserved, the caching allocator's fragmentation, is the memory
+estimate's band instead (`memory_ends`): from none to the most a published measurement found, so that a requirement on
+a training job's memory is judged at both ends (`memory_per_gpu_low/high`, `memory_headroom_low/high`); kernel
+workspaces are said, not added (`TRAINING_RESERVE`).
 """
 
 from __future__ import annotations
@@ -30,13 +32,28 @@ NCCL_COMM_BYTES = 688e6
 #: memory per H100 after the first all_to_all_single over 8 GPUs (32 channels a pair; NVIDIA/nccl#1685,
 #: 2025-04-16).
 NCCL_ALLTOALL_BYTES = 4.34e9 - 1.06e9
+#: The most of the caching allocator's reserved memory a published measurement found holding no tensor: "Default GPU
+#: memory allocators of popular deep learning frameworks like PyTorch ... can waste up to 43% of memory" in LLM
+#: training under virtual pipelining and recomputation (Huang et al., "Reducing GPU Memory Fragmentation via
+#: Spatio-Temporal Planning for Efficient Large-Scale Model Training", arXiv:2507.16274v1, 2025, abstract; A800 GPUs).
+#: The abstract does not say of what the 43 % is; it is read as of the reserved memory (fragmentation = 1 - allocated
+#: / reserved, GMLake's ratio), the pessimistic reading: reserved = allocated / (1 - 0.43), 1.75 x the tensors (of
+#: the tensors it would be 1.43 x). GMLake found PyTorch's at least 33 % on one of eight LLM fine-tuning runs on
+#: A100-80GB: its stitching cut fragmentation "15% (up to 33%)" (Guo et al., ASPLOS '24, arXiv:2401.08156, abstract).
+ALLOCATOR_WASTE_HIGH = 0.43
+#: Where the band's words send a reader for the allocator's waste (`ALLOCATOR_WASTE_HIGH`).
+WASTE_SOURCE = "arXiv:2507.16274, abstract; GMLake, arXiv:2401.08156, abstract: at least 33 %"
 #: What the training reserve says of itself, beside every training estimate (its `conventions`).
 TRAINING_RESERVE = ("CUDA context 0.4 GB, 0.688 GB per NCCL communicator the layout uses (tp, pp, cp, dp x cp > 1), "
                     "3.28 GB more for the expert all-to-all (ep > 1), counted in memory_per_gpu (`reserve`) "
                     "(pytorch#109888, NVIDIA/nccl#964, #1685; A100 and H100 measurements, a newer part's NCCL may "
-                    "take more channels); not reserved: the caching allocator's fragmentation (no cited figure; "
+                    "take more channels); the caching allocator's fragmentation is the band of memory_per_gpu and "
+                    f"memory_headroom, up to {ALLOCATOR_WASTE_HIGH:.0%} of its reserved memory ({WASTE_SOURCE}; "
                     "Megatron-Bridge's performance guide sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against "
-                    "it, docs/performance-guide.md at 067f987, line 365) and kernel workspaces")
+                    "it, docs/performance-guide.md at 067f987, line 365, and no source measures what is left then, so "
+                    "the band does not narrow); not counted: kernel workspaces, 32 MiB per cuBLAS handle and stream on "
+                    "Hopper and later (pytorch/pytorch#120925, after the cuBLAS guide's cublasSetWorkspace), how many "
+                    "a run opens not stated")
 
 #: Vendors whose parts run XLA's own runtime (PJRT on a TPU) rather than a GPU runtime with a collective library: the
 #: collectives over ICI are compiled into the XLA program, so no NCCL-style communicator buffers exist to hold back.
@@ -72,6 +89,18 @@ def runtime_reserve(tp, pp, dp, cp, ep):
         return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + (NCCL_ALLTOALL_BYTES if ep > 1 else 0.0)
     comms = sum((np.asarray(x) > 1).astype(float) for x in (tp, pp, cp, np.asarray(dp) * np.asarray(cp)))
     return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + where(np.asarray(ep) > 1, NCCL_ALLTOALL_BYTES, 0.0)
+
+
+def memory_ends(total, reserve, capacity) -> dict:
+    """A training rank's memory at both ends of its band, as metrics in bytes (floats, or arrays of layouts alike).
+
+    `total` is `TrainingMemory.total` (its tensors and the runtime's `reserve`); the tensors are what the caching
+    allocator holds, from themselves alone (no waste) to tensors / (1 - `ALLOCATOR_WASTE_HIGH`); the reserve, outside
+    the allocator, is the same at both ends. `capacity` the part's memory, for the headroom's ends.
+    """
+    high = reserve + (total - reserve) / (1 - ALLOCATOR_WASTE_HIGH)
+    return {"memory_per_gpu_low": total, "memory_per_gpu_high": high,
+            "memory_headroom_low": capacity - high, "memory_headroom_high": capacity - total}
 
 
 def reserve_convention(accelerator: str, vendor: str, compute_capability: float | None) -> str:

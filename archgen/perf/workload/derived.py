@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from archgen.display import MEMORY_RANGED
 from archgen.metrics import find
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import (
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 #: Metrics that still mean something when a job does not fit in memory: those that read the part's HBM capacity only
 #: (`analyse.assumed` takes them as what rests on a part's `memory` alone).
-MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
+MEMORY_METRICS = MEMORY_RANGED   # the same two a training job's range over the allocator's waste is of
 #: A point's metrics made from its cluster's IT power (`point_metrics`, `run_figures.run_energy`): what a point on
 #: scaled hardware (`perf.explore.hardware_scope`) and a sweep's inputs (`analyse.sweep_inputs`) leave with it.
 POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
@@ -111,20 +112,22 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                  else replace(o, note=band.describe()) if band.bin or band.longest else o)
         elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
             o = thin(o, band.coverage_note())
-        elif o.value is not None and not o.note:   # a figure of the model with no band at all (its memory): at risk
-            o = unmeasured(o, find("workload", req.metric))
+        elif o.value is not None and not o.note and spread(est.metrics, req.metric) is None:
+            o = unmeasured(o, find("workload", req.metric))   # a figure with no band nor range (a serving job's memory)
         outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
     return outcomes
 
 
-def unmeasured_figure(metric: str) -> bool:
+def unmeasured_figure(metric: str, metrics: Mapping[str, Any] | None = None) -> bool:
     """Whether `metric` is a figure the model estimates with no error band at all (`Metric.unmeasured`: a job's memory).
 
     A sweep point holds statuses, not outcomes: a requirement on such a figure is judged there with unknown band ends
-    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.requirements.unmeasured`).
+    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.requirements.unmeasured`). Not where
+    the point's `metrics` give it a range of its own (`spread`: a training job's memory, over the allocator's waste),
+    which judges it instead.
     """
     m = find("workload", metric) or find("point", metric)
-    return m is not None and bool(m.unmeasured)
+    return m is not None and bool(m.unmeasured) and (metrics is None or spread(metrics, metric) is None)
 
 
 def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:

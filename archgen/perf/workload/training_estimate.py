@@ -22,7 +22,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.launch import HOST_OPS
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
-from archgen.perf.hw.reserve import reserve_convention
+from archgen.perf.hw.reserve import holds_reserve, memory_ends, reserve_convention
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import least_memory, no_layout_reason, search_training
@@ -282,6 +282,9 @@ def figures(est: TrainingEstimate, hw: Hardware, gpus: int) -> tuple[dict[str, Q
         "memory_per_gpu": Q_(float(est.memory.total), "B"),
         "memory_headroom": Q_(hw.hbm_capacity - float(est.memory.total), "B"),
     }
+    if holds_reserve(hw.vendor):   # the caching allocator's waste, the memory's band (none known of a TPU's runtime)
+        metrics |= {k: Q_(float(v), "B") for k, v in memory_ends(
+            float(est.memory.total), float(est.memory.reserve), hw.hbm_capacity).items()}
     parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
     breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
     return metrics | swing_metrics(s, breakdown), breakdown   # the load swing's frequency and low-draw share
