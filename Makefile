@@ -86,6 +86,13 @@ demo: $(STAMP)
 #   test; unchanged sides read by several diffs made once a module: test_diff -n 0 13.2 -> 11.7 (load 6), 9.7 -> 8.9
 #   (load 4.5; two steps, about -19 %); with test_diff_bom, test_hostile_findings_cap and test_pdf_title (drawn_once)
 #   about 3 CPU-s in all.
+# suitespeed41: Typst's compiler keyed in pdf_cache by its module's bytes, not its venv path and mtime, so a fresh
+#   worktree's suite reads back the PDFs another checkout compiled (a clean machine's first run: no change). -n 0,
+#   test_layout + test_pdf_cache, each venv's typst module touched before its run (as a fresh install), load 7-8:
+#   51.8, 45.9 -> 26.3, 26.0 CPU-s (every_document's and su_customer's PDFs read back); the suite: about 23-26 of
+#   ~600. Looked at, left: tests/render -n 0 draws 249 diagrams (30.1 CPU-s), 96 the same bytes again (12.2; 3.8 of
+#   them test_render's on purpose, the rest rack documents of edited copies, other Run objects than `drawn_once`
+#   keys on); tests/perf -n 0 scores 6,617 case predictions (11.2 CPU-s), 1,760 repeats (2.1): not worth a share.
 test: $(STAMP) browser
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 

@@ -10,8 +10,11 @@ rack's document and the clusters that show it, and the test suite compiles each 
 (speedrender34, `python -m archgen render specs/ --formats md,html,pdf`, user + system CPU, base and this alternated):
 the same render again 32.0 -> 20.1 CPU-s, again after an edit to one rack (one PDF compiled) 37.4 -> 23.7.
 
-- The key: the `typst` wheel's version and the size and modification time of its compiled module (a rebuilt or
-  reinstalled compiler is another key), the driver's name and bytes, each file under the root by its relative name
+- The key: the `typst` wheel's version and the SHA-256 of its compiled module's bytes (a rebuilt compiler is another
+  key; the same wheel installed in another environment is the same one, so a fresh checkout's first render, or its
+  test suite, reads back what another checkout compiled: the module's path and modification time keyed it before
+  suitespeed41, and each new environment compiled every document again; hashing the 84 MB module costs about 0.06
+  CPU-s, once a process), the driver's name and bytes, each file under the root by its relative name
   and bytes, the compile's options and the data. A root holding a link or a file not regular (a named pipe, whose
   read would wait for a writer), or more than `MAX_ROOT_FILES` files or `MAX_ROOT_BYTES`, is not keyed: its PDFs
   are compiled each time. So is a root whose files name a Typst package
@@ -48,8 +51,8 @@ MAX_ROOT_BYTES = 16 * 2**20
 #: How a Typst string naming a package starts (``"@preview/...``, ``"@local/...``, or ``"@" + name`` built up): a root
 #: whose files hold it is not keyed, since a package's files lie outside the root.
 PACKAGE = b'"@'
-#: The compiler's identity, once a process: version, and size and mtime of its compiled module.
-_COMPILER: list[str] = []
+#: The compiler's identity, once a process for each compiled module: its version and its bytes' digest.
+_COMPILER: dict[str | None, str] = {}
 
 
 def compiled(typst: Any, driver: Path, data: str, **options: Any) -> bytes:
@@ -108,16 +111,19 @@ def _root_files(root: Path) -> list[tuple[str, bytes]] | None:
 
 
 def _compiler(typst: Any) -> str:
-    """The compiler's version and its compiled module's size and modification time."""
-    if not _COMPILER:
+    """The compiler's version and its compiled module's SHA-256 (its path where the module cannot be read)."""
+    module = getattr(getattr(typst, "_typst", None), "__file__", None)
+    if module not in _COMPILER:
         try:
             version = importlib.metadata.version("typst")
         except importlib.metadata.PackageNotFoundError:
             version = "?"
-        module = getattr(getattr(typst, "_typst", None), "__file__", None)
-        try:
-            st = os.stat(module) if module else None
-        except OSError:
-            st = None
-        _COMPILER.append(f"{version}\0{module}\0{st.st_size if st else ''}\0{st.st_mtime_ns if st else ''}")
-    return _COMPILER[0]
+        identity = f"{module}"
+        if module:
+            try:
+                with open(module, "rb") as f:
+                    identity = hashlib.file_digest(f, "sha256").hexdigest()
+            except OSError:
+                pass
+        _COMPILER[module] = f"{version}\0{identity}"
+    return _COMPILER[module]

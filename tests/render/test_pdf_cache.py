@@ -88,6 +88,27 @@ def test_anything_typst_reads_changed_compiles_again(templates, tmp_path, change
     assert compiles == 1 and len(_kept(tmp_path)) == 2
 
 
+def test_the_compiler_is_keyed_by_its_bytes_not_where_it_is_installed(templates, tmp_path, monkeypatch):
+    """The same compiler installed in another environment (another path, another modification time) reads back what
+    the first compiled, so a fresh checkout's suite does not compile every document again; other bytes compile
+    again. Stand-ins for the compiled module: small files (`_compiler` reads only their bytes)."""
+    monkeypatch.setattr(pdf_cache, "_COMPILER", {})
+
+    def installed(folder, body, mtime):
+        (tmp_path / folder).mkdir()
+        module = tmp_path / folder / "_typst.abi3.so"
+        module.write_bytes(body)
+        os.utime(module, (mtime, mtime))
+        counted = Counted()
+        counted._typst = type("Module", (), {"__file__": str(module)})
+        return pdf_cache.compiled(counted, templates / "document.typ", '{"title": "one"}', **OPTIONS), counted.calls
+
+    first, compiles = installed("env1", b"compiler 1", 1_000_000)
+    assert compiles == 1
+    assert installed("env2", b"compiler 1", 2_000_000) == (first, 0)
+    assert installed("env3", b"compiler 2", 1_000_000)[1] == 1 and len(_kept(tmp_path)) == 2
+
+
 def test_a_root_with_a_link_or_too_many_files_is_not_kept(templates, tmp_path, monkeypatch):
     """A link could reach a file outside what is hashed: compiled each time, nothing kept; so is a root past the
     bounds (`MAX_ROOT_FILES`)."""
