@@ -302,7 +302,8 @@ COVERAGE["cross_entropy"] = Cover("ablation", (
     "(653ad380: TE fused cross entropy on and off, DeepSeek-V2-Lite, 8 GPUs, GBS 32: 215.3 and 210.7 TFLOPS, the "
     "example config's layout; the GPU and micro-batch unstated, so MI300X, MI325X and MI355X at 1, 2 and 4 are run)",
     "te against unfused only (native has no on/off run); the PR's memory (121.64 and 127.66 GB) is not tested: "
-    "the model charges both the same. Before it: Megatron-core, Megatron-Bridge and Transformer Engine code and the MLPerf Training v5.0/v5.1 configs (the fusion "
+    "the model charges both the same. Before it: Megatron-core, Megatron-Bridge and Transformer Engine code and "
+    "the MLPerf Training v5.0/v5.1 configs (the fusion "
     "set, no run without it); TransformerEngine PR #1456 (introduces the kernel, no timing); Liger-Kernel PR #1207 "
     "and ServiceNow/Fast-LLM PR #466 (other kernels' loss-only timings, not Megatron's); AMD-AGI/Primus PRs #1023 "
     "and #1049 (a logits copy removed from the fused path, not the fusion on and off)")
