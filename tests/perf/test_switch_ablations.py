@@ -249,8 +249,9 @@ def test_te_scoped_graphs_against_the_bridge_cuda_graphs_card(accelerators):
 #: AMD-AGI/Primus PR #182 ('add te fused cross entropy argument', merged 2025-09-10 as 653ad380): "Simple test with
 #: DeepSeekV2 Lite (GBS=32, 8 GPUs)": fusion enabled 215.3 TFLOPS (121.64 GB), disabled 210.7 TFLOPS (127.66 GB).
 PRIMUS_CE = {"te_tflops": 215.3, "unfused_tflops": 210.7}
-#: The accelerators Primus ran on in September 2025 (its ROCm images name MI300X, MI325X and MI355X); the PR names
-#: none. Each with its catalog scale-up (an 8-GPU xGMI node).
+#: The PR names no accelerator. Primus's README at 653ad380 asks for "ROCm-compatible AMD GPUs (e.g., Instinct MI300
+#: series)" and its test scripts name MI300X (tests/scripts/*_mi300x_1n8g.sh); MI325X and MI355X, AMD's other Instinct
+#: parts of that date, are run too (ASSUMED as the range). Each with its catalog scale-up (an 8-GPU xGMI node).
 PRIMUS_GPUS = {"mi300x": "448 GB/s", "mi325x": "448 GB/s", "mi355x": "537.6 GB/s"}
 
 
