@@ -165,17 +165,21 @@ COVERAGE: dict[str, Cover] = {
         "bytes per parameter only); ZeRO, Rajbhandari et al. SC20 (throughput across model sizes, not one model on "
         f"and off); {_MB} skills/nemo-mbridge-perf-memory-tuning ('~1-2%' throughput cost, stated without a run); "
         "alibaba/Megatron-LLaMA issues #22 and #27 (their OverlappedDistributedOptimizer against Megatron's "
-        "distributed optimizer, not the optimizer on and off)"),
+        "distributed optimizer, not the optimizer on and off); NVIDIA/Megatron-LM 69e2514 (2022, the README's "
+        "distributed-optimizer section: bytes per parameter only)"),
     "grad_reduce_dtype": Cover("none", (
         f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",),
         "bytes on the wire from NeMo's communication-overlap guide, not a timing", _NO_DP + "; mlfoundations/scaling "
         "issue #3 (OpenLM under PyTorch FSDP on two A100 nodes, reduction in FP32 then BF16: 3,000 and 3,200 "
-        "tokens/s/GPU; not Megatron, the model and layout unstated)"),
+        "tokens/s/GPU; not Megatron, the model and layout unstated); NVIDIA/Megatron-LM PR #6458 (an inference MoE "
+        "combine in BF16, not the gradient reduction)"),
     "param_gather_dtype": Cover("none", (
         f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",
         f"{_P}test_dp_chain.py::test_the_fp8_gather_leaves_the_embedding_output_layer_and_norms_in_16_bits"),
         "bytes on the wire from NeMo's communication-overlap guide ('reducing the all-gather overhead by half')",
-        _NO_DP),
+        _NO_DP + "; Megatron-core MoE README at d98e8a6 (FP8 parameter gather 'reducing overhead by 50%', no run); "
+        "vllm-project/tpu-inference PR #2407 ('about 2.8% improvement' from an FP8 all-gather in TPU inference, "
+        "the figures in a screenshot)"),
     "overlap_grad_reduce": Cover("breakdown", (
         f"{_P}test_overlap_cost.py::test_mlperf_gpt3_11616_h100_and_the_nccl_sms_move_it",
         f"{_P}test_overlap_cost.py::test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms",
@@ -203,7 +207,10 @@ COVERAGE: dict[str, Cover] = {
         f"Megatron-LM arguments.py; {_MB} skills/nemo-mbridge-perf-tp-dp-comm-overlap (its follow-up: 'Add a "
         "functional PP smoke for interleaved pipeline overlap'); NVIDIA/apex PR #1616 (introduces the overlap, no "
         "timing); NVIDIA/Megatron-LM issue #4385 ('5-15% of step time', stated without a run); PaddlePaddle/Paddle "
-        "PR #61935 (+2.73 % on Paddle's own pipeline, model and layout unstated); web search"),
+        "PR #61935 (+2.73 % on Paddle's own pipeline, model and layout unstated); pytorch/torchtitan b5bcd76 "
+        "benchmarks/llama3_h100_202412_torchtitan.md Table 5 (1F1B against interleaved 1F1B: the schedule, not the "
+        "overlap); MegaScale, arXiv 2402.15627 (its ablation joins the DP, PP and TP overlaps in one step; the table "
+        "was not readable here); web search"),
     "ep_dedup": Cover("ablation", (
         f"{_P}test_switch_ablations.py::test_ep_dedup_against_the_aws_dispatcher_ab (xfail: 0.67-0.77x against "
         "0.95-1.86x)",
@@ -234,7 +241,8 @@ COVERAGE["dropout"] = Cover("none", (
     "0 < p < 1), not a timing; it moves the materialised-attention cases, whose score masks are s x s",
     "Megatron-LM and Megatron-Bridge docs (dropout is a recipe value, never timed on and off); FlashAttention-2, "
     "Dao 2023 (benchmarks without dropout); karpathy/nanoGPT PR #195 (dropout 0.1 against 0 through PyTorch SDPA on "
-    "one A100, 3,774 and 3,273 ms per loop: a small model, not Megatron's fused kernels); web search")
+    "one A100, 3,774 and 3,273 ms per loop: a small model, not Megatron's fused kernels); Megatron-LM d98e8a6 docs, "
+    "Megatron-Bridge 067f987 docs and skill cards, NeMo 8cfedd7 performance docs (no dropout timing); web search")
 COVERAGE["permute_in_dispatch"] = Cover("none", (
     f"{_P}test_permute.py::test_permutation_traffic_per_token",
     f"{_P}test_permute.py::test_unfused_hybridep_pays_its_permutation_passes"),
@@ -243,7 +251,9 @@ COVERAGE["permute_in_dispatch"] = Cover("none", (
     "is described, no run with it on and off); NVIDIA-NeMo/Megatron-Bridge issue #2886 (HybridEP's fused "
     "permutation measured with 'no e2e improvement', no figures or layout given); deepseek-ai/DeepEP PR #588 (its "
     "kernel benchmark on 4 ranks: dispatch 457 us, dispatch then permute 500 us; the fused line was not in what was "
-    "read); NVIDIA-NeMo/Automodel PR #3618 (an H100 A/B whose figures were cut off in what was read)")
+    f"read); NVIDIA-NeMo/Automodel PR #3618 (an H100 A/B whose figures were cut off in what was read); {_MB} "
+    "skills/nemo-mbridge-perf-moe-hardware-configs and -moe-optimization-workflow (the fusion a recipe setting, no "
+    "run without it)")
 COVERAGE["grad_accum_fusion"] = Cover("none", (
     f"{_P}test_grad_accum_fusion.py::test_one_layer_saves_four_bytes_per_gemm_weight_per_micro_batch",
     f"{_P}test_grad_accum_fusion.py::test_the_input_embedding_keeps_its_pass_and_the_output_layer_fuses"),
@@ -251,7 +261,9 @@ COVERAGE["grad_accum_fusion"] = Cover("none", (
     "beta 1) and Transformer Engine's linear.py (d0067d0: out=main_grad, accumulate), not a timing",
     "Megatron-LM commit 83b1e42 and its arguments help, Megatron-Bridge docs (bridge.utils.fusions API page), NeMo "
     "PR #4494 (introduces the knob, no numbers), ROCm/apex PRs #164/#165/#169 (port, no numbers), NVIDIA/Megatron-LM "
-    "PR #7101 (Megatron-FSDP, no on/off table): no published on/off step time found")
+    "PR #7101 (Megatron-FSDP, no on/off table), AMD-AGI/Primus-Turbo PR #454 (the fused accumulation for ROCm, no "
+    "step time in what was read), Primus 653ad380 examples (the fusion off, no run with it on): no published on/off "
+    "step time found")
 COVERAGE["cuda_graphs"] = Cover("ablation", (
     f"{_P}test_switch_ablations.py::test_te_scoped_graphs_against_the_bridge_cuda_graphs_card (xfail: 1.000x "
     "against 0.685x)",
@@ -278,19 +290,23 @@ COVERAGE["ddp_bucket_size"] = Cover("none", (
     "the sizes their configs and logs give (768M, 134M parameters), not a timing of one job at two sizes",
     "mlcommons/training_results_v5.0 and v5.1 (each submission runs one bucket size); Megatron-core and "
     "Megatron-Bridge code (comm_overlap.py sets 128 Mi with the distributed optimizer only); pytorch/pytorch issue "
-    "#118421 and PR #61507 (PyTorch DDP's bucket_cap_mb, delays and opinions, no Megatron step time)")
-COVERAGE["cross_entropy"] = Cover("none", (
+    "#118421 and PR #61507 (PyTorch DDP's bucket_cap_mb, delays and opinions, no Megatron step time); Megatron-LM "
+    "d98e8a6 and Megatron-Bridge 067f987 docs (no bucket sweep)")
+COVERAGE["cross_entropy"] = Cover("ablation", (
+    f"{_P}test_switch_ablations.py::test_te_cross_entropy_against_unfused_as_primus_pr182",
     f"{_P}test_cross_entropy.py::test_bytes_per_logit_as_counted_from_the_kernels",
     f"{_P}test_cross_entropy.py::test_the_output_layer_charges_the_loss_the_job_states",
     f"{_P}test_qwen3_breakdown.py::test_the_recipes_fused_cross_entropy_is_charged"),
     "bytes per logit counted from Megatron-LM's cross_entropy.py (v2.6, core_v0.9.0), Megatron-core's "
-    "fused_cross_entropy.py (d98e8a6) and Transformer Engine's Triton kernels (f031cf8), not a timing",
-    "Megatron-core, Megatron-Bridge and Transformer Engine code and the MLPerf Training v5.0/v5.1 configs (the fusion "
+    "fused_cross_entropy.py (d98e8a6) and Transformer Engine's Triton kernels (f031cf8); AMD-AGI/Primus PR #182 "
+    "(653ad380: TE fused cross entropy on and off, DeepSeek-V2-Lite, 8 GPUs, GBS 32: 215.3 and 210.7 TFLOPS, the "
+    "example config's layout; the GPU and micro-batch unstated, so MI300X, MI325X and MI355X at 1, 2 and 4 are run)",
+    "te against unfused only (native has no on/off run); the PR's memory (121.64 and 127.66 GB) is not tested: "
+    "the model charges both the same. Before it: Megatron-core, Megatron-Bridge and Transformer Engine code and "
+    "the MLPerf Training v5.0/v5.1 configs (the fusion "
     "set, no run without it); TransformerEngine PR #1456 (introduces the kernel, no timing); Liger-Kernel PR #1207 "
-    "and ServiceNow/Fast-LLM PR #466 (other kernels' loss-only timings, not Megatron's): no published on/off step "
-    "time for a Megatron training run the model can state found: AMD-AGI/Primus PR #182 (TE fused cross entropy "
-    "on and off in Megatron under Primus: 215.3 and 210.7 TFLOPS, +2.2 %, DeepSeek-V2-Lite, GBS 32, 8 GPUs; the GPU, "
-    "sequence length and micro-batch are unstated, and neither DeepSeek-V2-Lite nor MI300X is in the catalog)")
+    "and ServiceNow/Fast-LLM PR #466 (other kernels' loss-only timings, not Megatron's); AMD-AGI/Primus PRs #1023 "
+    "and #1049 (a logits copy removed from the fused path, not the fusion on and off)")
 
 COVERAGE["cp_comm_type"] = Cover("none", (
     f"{_P}test_cp_comm.py::test_a2a_bytes_and_times_are_the_four_all_to_alls_each_way",
@@ -304,7 +320,9 @@ COVERAGE["cp_comm_type"] = Cover("none", (
     "x cp 4 and a2a+p2p [8, 2] at tp 1 x cp 16, no model size, numbers or GPUs stated); USP (Fang and Zhao, arXiv "
     "2405.07719) and Llama 3 (arXiv 2407.21783 section 3.3.2) were not readable here (no table of theirs checked); "
     "mindspore-ai/hyper-parallel issues #257 and #398 (Ulysses against P2P for linear attention in MindSpore, not "
-    "Transformer Engine's softmax attention); web search")
+    f"Transformer Engine's softmax attention); {_MB} skills/nemo-mbridge-perf-moe-long-context (CP degree against "
+    "sequence length, one type); NeMo 8cfedd7 docs/source/performance/performance_long_sequence.md and torchtitan "
+    "b5bcd76 Table 2 (CP against none or by degree, not by type); web search")
 COVERAGE["rope_fusion"] = Cover("none", (
     f"{_P}test_rope_fusion.py::test_bytes_per_rotated_value_counted_from_the_operations",
     f"{_P}test_rope_fusion.py::test_one_llama3_8b_layer_by_hand"),
@@ -314,7 +332,10 @@ COVERAGE["rope_fusion"] = Cover("none", (
     "Megatron-LM a01b42c ('add knob for rope fusion', no timing) and its arguments help; NVIDIA-NeMo/RL PR #608 "
     "('enable mcore rope fusion': its before and after are screenshots, no figures in text); NVIDIA/TransformerEngine "
     "issue #2866 (the fused THD kernel's own time per layer, not fused against unfused); NVIDIA/Fuser issue #4272 "
-    "(RoPE tuning, its data in an internal document): no published on/off step time of a Megatron run found")
+    "(RoPE tuning, its data in an internal document); NVIDIA-NeMo/Megatron-Bridge PR #5160 (fused multimodal RoPE "
+    "on and off, Qwen3.5-VL 35B-A3B with its vision tower on 16 H100: a VL model with mRoPE, its figures cut off in "
+    "what was read) and PR #4305 (DeepSeek-V4-Flash rope fusion on and off: losses only); NVIDIA/NeMo-Framework-"
+    "Launcher PR #275 (adds the switch, no numbers): no published on/off step time of a Megatron run found")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication. CP's overlap has no switch
 #: of its own: the ring of `cp_comm_type` p2p (and of a2a+p2p's second group) always runs beside the attention core,

@@ -44,8 +44,7 @@ def test_every_switch_is_tried_on_every_training_case(gen, moves):
 #: COVERAGE row is of kind 'none': the tests check bytes and code paths). Pinned so the list can neither grow nor
 #: shrink unnoticed: a switch that gains a sourced test leaves it, and one that starts to move a case joins it.
 UNSOURCED = ("distributed_optimizer", "grad_reduce_dtype", "param_gather_dtype", "overlap_p2p_comm", "dropout",
-             "permute_in_dispatch", "grad_accum_fusion", "ddp_bucket_size", "cross_entropy", "cp_comm_type",
-             "rope_fusion")
+             "permute_in_dispatch", "grad_accum_fusion", "ddp_bucket_size", "cp_comm_type", "rope_fusion")
 
 
 def test_a_switch_that_moves_a_case_beyond_5_points_has_a_row(gen, moves):
