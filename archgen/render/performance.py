@@ -165,8 +165,7 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
 
 
 def fits_text(e: Any) -> str:
-    """Whether the job fits in memory: at the model's figure and, where its memory has the allocator's range, at its
-    high end too.
+    """Whether the job fits in memory: at the model's figure and, with the allocator's range, at its high end too.
 
     The fit (PERF002, the layout search) is judged at the model's figure, no allocator waste; a layout searched to
     the brim fits there and not at the range's high end (llama3-70b-pretrain-b200: 0.035 GB of 193.3 GB left, 337.7 GB

@@ -13,8 +13,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from archgen.perf.hw.reserve import memory_ends
-from archgen.render.performance import fits_text, section
 from archgen.render.blocks import Para
+from archgen.render.performance import fits_text, section
 from archgen.units import Q_
 
 GB = 1e9
