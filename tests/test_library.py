@@ -145,6 +145,34 @@ def test_a_part_typo_folds_what_follows_from_it(tmp_path, cli):
     assert {r["ruleId"]: r.get("properties", {}).get("causedBy") for r in results}["NET008"] == caused["NET008"]
 
 
+TWICE = PROJECT.replace("      - {rack: gb300-nvl72, count: 1}\n",
+                        "      - {rack: gb300-nvl7, count: 1}\n      - {rack: gb300-nvl7, count: 1}\n") + """\
+---
+kind: Requirements
+id: money
+requirements:
+  - {id: REQ-M-3, statement: TCO, subject: cluster/pod, metric: tco_per_year, target: "<= 2.5 USD/h"}
+"""
+
+
+def test_a_typo_typed_twice_folds_its_cascade_once_and_leaves_a_target_as_written_alone(tmp_path, cli):
+    """newuser102: a rack typo on two lines of a cluster is two REF001 findings of one cause, and the text report
+    printed its NET008, PERF003 and REQ002 under each (five times over on a copied DGX B200 SuperPOD); REQ007, a
+    money target written per hour on a cost per year, was folded under it though no part moves it."""
+    out = cli("check", _project(tmp_path, TWICE)).out.splitlines()
+    refs = [i for i, line in enumerate(out) if "error: REF001 cluster/pod: 'gb300-nvl7'" in line]
+    assert len(refs) == 2 and out[refs[1] - 1].startswith("    ")      # the cascade under the first only
+    assert refs[1] + 1 == len(out) - 1 or not out[refs[1] + 1].startswith("    ")
+    assert sum("error: NET008 cluster/pod" in line for line in out) == 1
+    assert sum("error: REQ002 cluster/pod: REQ-M-3" in line and line.startswith("    ") for line in out) == 1
+    (req007,) = [line for line in out if "warning: REQ007 cluster/pod" in line]
+    assert not req007.startswith(" ")
+    assert out[-1].startswith("5 error(s), 3 warning(s)")          # every finding still counted once
+    caused = {f["id"]: f.get("caused_by") for f in json.loads(cli("check", _project(tmp_path, TWICE), "--format",
+                                                                   "json").out)["findings"]}
+    assert caused["REQ007"] is None and caused["REQ002"] == "REF001 cluster/pod: 'gb300-nvl7'"
+
+
 def test_without_a_typo_nothing_is_folded(cli):
     findings = json.loads(cli("check", SPECS, "--format", "json").out)["findings"]
     assert not any("caused_by" in f for f in findings)

@@ -20,6 +20,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from archgen import display, metrics
 from archgen.analyse.job_energy import AT_AVERAGE, AT_MAXIMUM, ENERGY_SHARE
 from archgen.model.unsettled import lower_bounded
+from archgen.perf.hw.reserve import ALLOCATOR_WASTE_HIGH
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
@@ -61,7 +62,7 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             sub.add(Para(f"Not estimated: {r.error}", "note"))
             continue
         layout = ", ".join(f"{k}={v}" for k, v in e.layout.items())
-        fits = "" if not e.memory else f" {'Fits' if e.fits else 'Does not fit'} in accelerator memory."
+        fits = "" if not e.memory else fits_text(e)
         if not e.layout:                          # no layout fits: nothing below is a step of this job
             layout, fits = "none", f" Does not fit in accelerator memory: {e.misfit or 'no layout fits'}."
         sub.add(Para(f"{e.kind.capitalize()} on {e.accelerators:,} × {e.accelerator}; layout {layout}.{fits}"))
@@ -161,6 +162,28 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
         if notes:
             sub.add(Bullets(tuple(notes)))
     return top
+
+
+def fits_text(e: Any) -> str:
+    """Whether the job fits in memory: at the model's figure and, with the allocator's range, at its high end too.
+
+    The fit (PERF002, the layout search) is judged at the model's figure, no allocator waste; a layout searched to
+    the brim fits there and not at the range's high end (llama3-70b-pretrain-b200: 0.035 GB of 193.3 GB left, 337.7 GB
+    at the high end), which "Fits in accelerator memory." alone hid above a Band of -144.4 GB headroom (newuser102).
+    """
+    if not e.fits:
+        return " Does not fit in accelerator memory."
+    high, spare = e.metrics.get("memory_per_gpu_high"), e.metrics.get("memory_headroom_low")
+    if high is None or spare is None or spare.magnitude != spare.magnitude:   # no range (serving, a TPU), or NaN
+        return " Fits in accelerator memory."
+    waste = (f"{_shown(high, 'memory_per_gpu')} with the most allocator waste a published measurement found "
+             f"({ALLOCATOR_WASTE_HIGH:.0%} of the memory it reserves holding no tensor)")
+    if spare.magnitude >= 0:
+        return f" Fits in accelerator memory at both ends of its range, {waste} included."
+    point, left = e.metrics["memory_per_gpu"], e.metrics["memory_headroom"]
+    return (f" Fits in accelerator memory at the model's figure, {_shown(point, 'memory_per_gpu')} with "
+            f"{_shown(left, 'memory_headroom')} left; not at its range's high end, {waste}, "
+            f"{_shown(-spare, 'memory_headroom')} over: a run may need that margin (docs/perf-model.md, Memory band).")
 
 
 def stack_origin(stack: Used) -> str:
