@@ -189,8 +189,10 @@ def _status(state: RequirementState | None) -> str:
 
 
 def _definition(state: RequirementState) -> tuple:
-    """What a requirement asks: its target by the limit it is read as (`Target.key`: ``<= 400 EUR/month`` on a cost
-    per year is ``<= 4800 EUR``, not a redefinition; cost41), its tolerance, level, metric, verification and parent.
+    """What a requirement asks: its target by the limit it is read as, its tolerance, level, metric, verification.
+
+    And its parent. The limit as read (`Target.key`): ``<= 400 EUR/month`` on a cost per year is ``<= 4800 EUR``,
+    not a redefinition (cost41).
     """
     asked = (state.bound.key, state.tolerance) if state.bound is not None else state.target
     return (asked, state.level, state.metric, state.verification, state.parent)

@@ -42,8 +42,7 @@ class Target:
 
     @property
     def key(self) -> tuple[str, float, str]:
-        """What the target asks, for telling two targets apart: its comparator and its limit in base units, to 12
-        significant figures.
+        """What the target asks, to tell two apart: its comparator and its limit in base units, to 12 figures.
 
         ``<= 4800 EUR`` and ``<= 400 EUR/month`` on a cost per year are one target (REQ003 and `archgen diff` read
         them so; cost41 found them compared by their text), as are ``<= 4.8 kEUR`` and ``<= 4800 EUR``; the figures
