@@ -248,8 +248,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
             lacking = head if name not in new else base if name not in old else None
             why = _withheld(lacking, named[obj] if lacking is head else obj, name) if lacking is not None else ""
             values = [old.get(name), new.get(name)]
-            zero = no_parts(lacking, named[obj] if lacking is head else obj, name,
-                            "HEAD" if lacking is head else "BASE") if lacking is not None and not why else None
+            zero = no_parts(lacking, named[obj] if lacking is head else obj, name) \
+                if lacking is not None and not why else None
             if zero is not None:   # a class with no parts left: 0, so that the classes add up to the total
                 values[lacking is head] = zero[0]
             c = MetricChange(obj, name, values[0], values[1], why,

@@ -83,6 +83,9 @@ class Measure:
 def unlike(base: Measure | None, head: Measure | None, name: str) -> str:
     """Why BASE's and HEAD's figure `name` of a workload measure different things; "" where they measure one.
 
+    Said as what moved, BASE → HEAD ("scenario offline → concurrency"), words that read alike in the pull-request
+    comment and a partner's change list (which names no BASE or HEAD).
+
     A figure is of its run: another job or scenario makes every figure of it another measure (an offline TTFT is one
     prefill on an idle replica, a concurrency run's a loaded mean). Another accelerator count does too, but for a
     figure per accelerator (`*_per_gpu`) or of the accelerators' peak (`mfu`), which the count does not define.
@@ -90,19 +93,20 @@ def unlike(base: Measure | None, head: Measure | None, name: str) -> str:
     if base is None or head is None or base == head:
         return ""
     if base.job != head.job:
-        return f"a {base.job} job in BASE, a {head.job} job in HEAD"
+        return f"job {base.job} → {head.job}"
     if base.scenario != head.scenario:
-        return f"{base.scenario} in BASE, {head.scenario} in HEAD"
+        return f"scenario {base.scenario} → {head.scenario}"
     if base.accelerators != head.accelerators and "per_gpu" not in name and name != "mfu":
-        return f"the job on {base.accelerators:,} accelerators in BASE, {head.accelerators:,} in HEAD"
+        return f"accelerators {base.accelerators:,} → {head.accelerators:,}"
     return ""
 
 
-def no_parts(run: Run, path: str, name: str, side: str) -> tuple[Q, str] | None:
+def no_parts(run: Run, path: str, name: str) -> tuple[Q, str] | None:
     """A part class's interruptions (`interruptions_per_day.<class>`, `_low`, `_high`) where `run` has none: 0.
 
     Where `path`'s cluster (a workload's, its job's) holds no part of the class, the class drops out of its breakdown
-    (`failure_model.Reliability.by_class` lists classes that fail); its interruptions are then 0 and the total's move
+    (`failure_model.Reliability.by_class` lists classes that fail); its interruptions are then 0 (the reason, "no
+    cable parts", names no side: the 0 stands in that side's column) and the total's move
     is the class's (newuser101: copper cables swapped for optics); so too where its parts there interrupt no job (a
     management network's cables). None where a part of the class interrupts a job there (a class without a rate is
     left as missing: not stated is not 0), or no breakdown is given at all.
@@ -117,4 +121,4 @@ def no_parts(run: Run, path: str, name: str, side: str) -> tuple[Q, str] | None:
     if held is None or any(c.interrupts for c in held):
         return None
     words = part.replace("_", " ")
-    return Q_(0, "1/day"), f"{side}'s {words} parts interrupt no job" if held else f"no {words} parts in {side}"
+    return Q_(0, "1/day"), f"only {words} parts that interrupt no job" if held else f"no {words} parts"
