@@ -146,7 +146,7 @@ def test_json_shape(one_more_system):
                                    "head_errors", "failing", "line"}
     for m in doc["metrics"]:
         assert set(m) == {"object", "metric", "base", "head", "change", "relative", "direction", "better", "presence",
-                          "why", "hall"}
+                          "why", "hall", "band", "within_band", "not_comparable", "zeroed"}
         for key in ("base", "head", "change"):
             assert set(m[key]) == {"value", "unit"} and isinstance(m[key]["value"], float)
     for f in doc["findings"]["new"]:
@@ -400,20 +400,23 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     # 10 worse: goodput tokens/s's ends (nu41cost) fall with the throughput too, and the energy per million tokens
     # rises with it (newuser48: the same load over fewer tokens/s); 3 better: the memory headroom and the two ends of
     # its range over the allocator's waste (memband41)
-    assert r.out.split("\n")[2].startswith("⚠️ ") and " (10 worse, 3 better);" in r.out
+    assert r.out.split("\n")[2].startswith("⚠️ ") and " (10 worse, 3 better; 14 within the model's band);" in r.out
     # 0.2528 kWh x 2,881 / 2,771 tokens/s per GPU = 0.2628 (the shown figures rounded; 0.2522 -> 0.2623 before rope40
     # charged Llama 3.1's rotary embedding; 0.2613 -> 0.2792 before
     # gradreduce's bf16 gradient reduction and lo23cat's HBM capacities moved the layout)
-    assert (f"| {obj} | facility\\_energy\\_per\\_million\\_tokens | 0.2528 kWh | 0.2629 kWh | +0.0101 kWh | +4.0 % | "
-            "worse ▲ |") in r.out
+    assert (f"| {obj} | facility\\_energy\\_per\\_million\\_tokens | 0.2528 kWh (band 0.2275 to 0.4062 kWh) | 0.2629 kWh "
+            "(band 0.2366 to 0.4225 kWh) | +0.0101 kWh | +4.0 % | worse ▲, within band |") in r.out
     assert "| object | metric | base | head | change | relative | direction |" in r.out
-    assert f"| {obj} | mfu | 61.65 % | 59.29 % | -2.37 points | -3.8 % | worse ▼ |" in r.out  # 61.81, 59.43 before rope40
+    # 61.81, 59.43 before rope40; diffhonest41: each side's model band beside it, and a move inside both read so
+    assert (f"| {obj} | mfu | 61.65 % (band 38.37 to 68.51 %) | 59.29 % (band 36.89 to 65.88 %) | -2.37 points | "
+            "-3.8 % | worse ▼, within band |") in r.out
     # base: tp 4, pp 1, micro-batch 4 since nu38model's runtime reserve (was pp 2, v 20 with 0.67 GB free, 2.928 s);
     # the BF16 gradient reduction under nemo-2025 (gradreduce) moved both ends: mfu 59.64 -> 61.81 % and 55.81 ->
     # 59.43 %, headroom 2.4 -> 0.04 GB and 94.42 -> 95 GB, step 2.939 -> 2.836 s and 1.57 -> 1.475 s
     assert f"| {obj} | memory\\_headroom | 0.04 GB | 95 GB | +94.97 GB | +270138.5 % | better ▲ |" in r.out
-    assert f"| {obj} | step\\_time | 2.843 s | 1.478 s | -1.365 s | -48.0 % | — |" in r.out   # per batch (2.836, 1.475 s
-    # before rope40)
+    # per batch (2.836, 1.475 s before rope40)
+    assert (f"| {obj} | step\\_time | 2.843 s (band 2.559 to 4.569 s) | 1.478 s (band 1.33 to 2.376 s) | -1.365 s | "
+            "-48.0 % | — |") in r.out
     _, doc = diff_json(base, head)
     mfu = metric(doc, "workload/llama3-70b-pretrain-b200", "mfu")
     assert (mfu["direction"], mfu["better"]) == ("worse", "higher")
@@ -485,7 +488,8 @@ def test_concurrency_has_no_better_direction(tmp_path, shipped_base):
     assert r.code == 0, r.err
     obj = "`workload/llama3-70b-serve-b200`"
     assert f"| {obj} | concurrency | 2,048 | 1,024 | -1,024 | -50.0 % | — |" in r.out
-    assert f"| {obj} | tpot | 295.6 ms | 151.1 ms |" in r.out and "| decode\\_step\\_time | 49.37 ms | 28.07 ms |" in r.out
+    assert f"| {obj} | tpot | 295.6 ms (band 45.4 to 422.6 ms) | 151.1 ms (band 25.8 to 216 ms) |" in r.out
+    assert "| decode\\_step\\_time | 49.37 ms | 28.07 ms |" in r.out
     tpot = next(line for line in r.out.splitlines() if line.startswith(f"| {obj} | tpot |"))
     assert tpot.endswith("better ▼ |")
 

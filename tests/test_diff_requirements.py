@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from archgen import metrics
 from archgen.compare.diff import Diff
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.model.requirements import Status
+from archgen.model.target import Target
 from archgen.output import diff as diff_out
 from tests.conftest import SPECS, run_cli, write_tree
 
@@ -142,3 +144,24 @@ def test_the_summary_counts_a_requirement_newly_at_risk():
     assert d.summary()["requirements_at_risk"] == 1
     assert diff_out.summary_line(d).endswith("0 requirement(s) newly failing, 0 newly met, 1 newly at risk. HEAD "
                                              "has no error findings.")
+
+
+def test_one_limit_written_per_another_time_is_not_a_redefinition():
+    """cost41: "<= 4800 EUR" and "<= 400 EUR/month" on a cost per year are one limit, compared as read, not as text.
+
+    The display keeps each side's words (HEAD's as-written echo); a limit that really moved is still redefined.
+    """
+    cost = metrics.lookup("cluster/c", "energy_cost_per_year")
+    assert cost is not None
+
+    def state(target: str) -> RequirementState:
+        t = Target.parse(target)
+        t = t.read_as(cost.as_limit(t.limit))
+        return RequirementState("cluster/c", "REQ-C", "Energy", "energy_cost_per_year", str(t), "shall",
+                                Status.MET, bound=t)
+    same = RequirementChange(state("<= 4800 EUR"), state("<= 400 EUR/month"))
+    assert same.base is not None and same.head is not None and same.base.target != same.head.target
+    assert not same.redefined
+    assert diff_out.target_cell(same) == r"\<= 4800 EUR (as written: 400 EUR/month)"
+    assert RequirementChange(state("<= 4800 EUR"), state("<= 401 EUR/month")).redefined
+    assert Target.parse("<= 4.8 kW").key == Target.parse("<= 4800 W").key != Target.parse("< 4800 W").key

@@ -341,7 +341,8 @@ def requirement_id_means_one_requirement(ctx: Context) -> Iterator[Violation]:
 
     The id is how `archgen diff` and `archgen gap` pair requirements, and how a compliance matrix is read, so two
     different requirements under one id are reported as each other. Applying one requirement to several objects
-    (the same text in several racks, or a glob subject) is fine.
+    (the same text in several racks, or a glob subject) is fine. A target is compared by the limit it is read as
+    (`Target.key`): ``<= 400 EUR/month`` on a cost per year is ``<= 4800 EUR`` (cost41 found them told apart by text).
 
     Fix: give one of them a new id, or make the two statements agree.
     """
@@ -350,17 +351,17 @@ def requirement_id_means_one_requirement(ctx: Context) -> Iterator[Violation]:
     stated = {(b.owner, b.path): (b.req, b.pattern or b.subject or b.owner) for b in ctx.design.requirements}
     stated |= {(b.owner, b.path): (b.req, b.subject) for b in ctx.design.workload_requirements}
     for (owner, path), (req, subject) in stated.items():
-        key = (req.statement, req.metric, str(req.target), req.level)
+        key = (req.statement, req.metric, req.target.key, req.level)   # the limit as read, not as written
         if req.id not in first:
-            first[req.id] = (key, owner, path)
+            first[req.id] = (key, owner, path, req.target)
             continue
-        seen, where_owner, where_path = first[req.id]
+        seen, where_owner, where_path, first_target = first[req.id]
         if key != seen:
             at = ctx.design.specs.locate(where_owner, where_path)
             here = f"{req.target}, {req.level.upper()}"
             yield Violation(subject, owner, path + ("id",),
                             f"{req.id} is also the id of a different requirement (at {at}: {seen[0]!r}, {seen[1]} "
-                            f"{seen[2]}, {seen[3].upper()}); here: {req.statement!r}, {req.metric} {here}",
+                            f"{first_target}, {seen[3].upper()}); here: {req.statement!r}, {req.metric} {here}",
                             requirement=req.id, public=f"{req.id} is also the id of a different requirement "
-                            f"({seen[0]!r}, {titled(seen[1], subject)} {seen[2]}, {seen[3].upper()}); here: "
+                            f"({seen[0]!r}, {titled(seen[1], subject)} {first_target}, {seen[3].upper()}); here: "
                             f"{req.statement!r}, {titled(req.metric, subject)} {here}")

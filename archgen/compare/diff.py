@@ -21,6 +21,7 @@ from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, Swap, bom_changes, swaps
 from archgen.compare.finding_changes import finding_key, finding_order, match_findings
+from archgen.compare.measures import Ends, Measure, bands, no_parts, unlike, within
 from archgen.compare.pairs import Pairs, renamer
 from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
@@ -52,6 +53,14 @@ class MetricChange:
     why: str = ""
     #: where a headroom of the object's hall moved because another cluster joined or left that hall (`hall_moves`)
     hall: str = ""
+    #: the ends of the model's error band on each side's value, (BASE's, HEAD's), None where it has none
+    #: (`compare.measures.bands`)
+    bands: tuple[Ends | None, Ends | None] = (None, None)
+    #: why the two sides' values measure different things (another scenario, job or accelerator count:
+    #: `compare.measures.unlike`); then no change, relative change or direction is given
+    unlike: str = ""
+    #: why a side that lacks a part class's interruptions reads 0 (`compare.measures.no_parts`)
+    zeroed: str = ""
 
     @property
     def presence(self) -> str:
@@ -68,15 +77,15 @@ class MetricChange:
 
     @property
     def change(self) -> Q | None:
-        """HEAD minus BASE, or None where a side is missing or the dimensions differ."""
-        if self.base is None or self.head is None or not self.head.is_compatible_with(self.base):
+        """HEAD minus BASE, or None where a side is missing, the dimensions differ or they measure different things."""
+        if self.unlike or self.base is None or self.head is None or not self.head.is_compatible_with(self.base):
             return None
         return self.head - self.base.to(self.head.units)
 
     @property
     def relative(self) -> float | None:
-        """(HEAD - BASE) / |BASE|, or None where BASE is zero, missing or of another dimension."""
-        return None if self.base is None or self.head is None else relative_change(self.base, self.head)
+        """(HEAD - BASE) / |BASE|, or None where BASE is zero, missing, of another dimension or another measure."""
+        return None if self.unlike or self.base is None or self.head is None else relative_change(self.base, self.head)
 
     @property
     def direction(self) -> str | None:
@@ -90,6 +99,17 @@ class MetricChange:
         if declared is None or declared.better is None or change is None or not change.magnitude:
             return None
         return "better" if (change.magnitude > 0) == (declared.better == "higher") else "worse"
+
+    @property
+    def within_band(self) -> bool | None:
+        """Whether each side's value lies in the other side's band: a move the model cannot tell from its error.
+
+        None where a side has no band (or no value), or the two measure different things.
+        """
+        (old, new), (low, high) = self.bands, (self.base, self.head)
+        if old is None or new is None or low is None or high is None or self.unlike:
+            return None
+        return within(high, old) and within(low, new)
 
 
 @dataclass(frozen=True)
@@ -177,6 +197,8 @@ class Diff:
             "metrics_better": sum(m.direction == "better" for m in self.metrics),
             "metrics_worse": sum(m.direction == "worse" for m in self.metrics),
             "metrics_one_sided": len(self.one_sided),
+            "metrics_within_band": sum(bool(m.within_band) for m in self.metrics),
+            "metrics_not_comparable": sum(bool(m.unlike) for m in self.metrics),
             "metrics_under_threshold": self.under_threshold[1],
             **{f"metrics_{k.replace(' ', '_').lower()}": sum(m.presence == k for m in self.metrics) for k in PRESENCE},
             "objects_changed": len({m.object for m in self.metrics}),
@@ -220,11 +242,21 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     changes, halls, under = [], hall_moves(base, head), 0
     for obj in sorted(set(base.metrics) & set(named)):
         old, new = base.metrics[obj], head.metrics[named[obj]]
+        ends = (bands(base, obj), bands(head, named[obj]))
+        measures = (Measure.of(base, obj), Measure.of(head, named[obj]))
         for name in sorted(set(old) | set(new)):
             lacking = head if name not in new else base if name not in old else None
             why = _withheld(lacking, named[obj] if lacking is head else obj, name) if lacking is not None else ""
-            c = MetricChange(obj, name, old.get(name), new.get(name), why,
-                             halls.get(obj, "") if name in HEADROOMS or name in HALL_TOTALS else "")
+            values = [old.get(name), new.get(name)]
+            zero = no_parts(lacking, named[obj] if lacking is head else obj, name) \
+                if lacking is not None and not why else None
+            if zero is not None:   # a class with no parts left: 0, so that the classes add up to the total
+                values[lacking is head] = zero[0]
+            c = MetricChange(obj, name, values[0], values[1], why,
+                             halls.get(obj, "") if name in HEADROOMS or name in HALL_TOTALS else "",
+                             (ends[0].get(name), ends[1].get(name)),
+                             unlike(*measures, name) if None not in values else "",
+                             zero[1] if zero is not None else "")
             if _changed(c, threshold):
                 changes.append(c)
             elif threshold > THRESHOLD and _changed(c, THRESHOLD):

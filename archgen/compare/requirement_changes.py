@@ -36,6 +36,7 @@ class RequirementState:
     parent: tuple[str, ...] = ()     # what it refines (`Requirement.parent`)
     tolerated: bool = False          # met only within its `tolerance` (`Outcome.tolerated`)
     bound: Target | None = None      # the target as judged (`Requirement.target`): which way a new one moved
+    tolerance: str = ""              # its tolerance in words (`tolerance.text`), "" without one
 
 
 @dataclass(frozen=True)
@@ -153,11 +154,12 @@ def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     req = o.requirement
     # the target as `check` words it (`display.target_text`: '>= 600,000 tokens/s', '>= 35 %'), not pint's '1/s',
     # with its tolerance, so that a tolerance edited is a requirement redefined
-    target = target_text(req.target, lookup(obj, req.metric)) + tolerance.text(req.tolerance)
+    allowed = tolerance.text(req.tolerance)
+    target = target_text(req.target, lookup(obj, req.metric)) + allowed
     return RequirementState(obj, req.id, req.statement, req.metric, target,
                             req.level, o.status, o.value,
                             finding.waived if finding else "", req.verification, tuple(req.parent), o.tolerated,
-                            req.target)
+                            req.target, allowed)
 
 
 #: Bounds from above and from below (`Target.op`); `==` is neither.
@@ -186,8 +188,14 @@ def _status(state: RequirementState | None) -> str:
     return "absent" if state is None else state.status
 
 
-def _definition(state: RequirementState) -> tuple[str, str, str, str, tuple[str, ...]]:
-    return (state.target, state.level, state.metric, state.verification, state.parent)
+def _definition(state: RequirementState) -> tuple:
+    """What a requirement asks: its target by the limit it is read as, its tolerance, level, metric, verification.
+
+    And its parent. The limit as read (`Target.key`): ``<= 400 EUR/month`` on a cost per year is ``<= 4800 EUR``,
+    not a redefinition (cost41).
+    """
+    asked = (state.bound.key, state.tolerance) if state.bound is not None else state.target
+    return (asked, state.level, state.metric, state.verification, state.parent)
 
 
 def _as_judged(state: RequirementState) -> tuple:

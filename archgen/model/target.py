@@ -40,6 +40,17 @@ class Target:
         """
         return self.written is not None and self.written.magnitude != self.limit.magnitude
 
+    @property
+    def key(self) -> tuple[str, float, str]:
+        """What the target asks, to tell two apart: its comparator and its limit in base units, to 12 figures.
+
+        ``<= 4800 EUR`` and ``<= 400 EUR/month`` on a cost per year are one target (REQ003 and `archgen diff` read
+        them so; cost41 found them compared by their text), as are ``<= 4.8 kEUR`` and ``<= 4800 EUR``; the figures
+        past the twelfth are a conversion's float noise.
+        """
+        base = self.limit.to_base_units()
+        return (self.op, float(f"{float(base.magnitude):.12g}"), f"{base.units}")
+
     def read_as(self, limit: Q) -> "Target":
         """This target with `limit`, its own read in its metric's dimension, keeping the limit as written (`written`).
 

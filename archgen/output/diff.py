@@ -21,10 +21,11 @@ from archgen.output.diff_bom import (
 from archgen.output.diff_cells import (
     TABLE_HEAD,
     TABLE_RULE,
+    banded_cells,
     decimals,
     direction_cell,
     magnitude,
-    metric_cells,
+    measure_json,
     requirement_value,
     shown_number,
     tightened_words,
@@ -45,10 +46,12 @@ from archgen.render.fmt import code, no_mentions, pr_md
 def summary_line(d: Diff) -> str:
     """One line: what changed, what is new, and whether HEAD passes."""
     s = d.summary()
-    moved = [f"{s[f'metrics_{k}']} {k}" for k in ("worse", "better") if s[f"metrics_{k}"]]
+    moved = "; ".join(", ".join(f"{s[f'metrics_{k}']} {w}" for k, w in kinds if s[f"metrics_{k}"]) for kinds in (
+        (("worse", "worse"), ("better", "better")),
+        (("within_band", "within the model's band"), ("not_comparable", "not comparable")))).strip("; ")
     sides = [f"{s[_presence_key(k)]} {k}" for k in PRESENCE if s[_presence_key(k)]]
     parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"
-             + (f" ({', '.join(moved)})" if moved else "")
+             + (f" ({moved})" if moved else "")
              + (f", {s['metrics_one_sided']} of them on one side only ({', '.join(sides)})" if sides else "")
              + (f", {under} more moved by less than --threshold {d.under_threshold[0] * 100:g} % (left out)"
                 if (under := s["metrics_under_threshold"]) else "")]
@@ -126,7 +129,7 @@ def one_sided_section(d: Diff) -> list[str]:
         return []
     body = ["| object | metric | base | head | on one side | why |", "|---|---|--:|--:|---|---|"]
     for c in found:
-        old, new, _, _ = metric_cells(c)
+        old, new, _, _ = banded_cells(c)
         body.append(f"| `{c.object}` | {pr_md(c.metric)} | {old} | {new} | {c.presence} | {pr_md(c.why) or '—'} |")
     if len(found) > 25:
         body = ["<details><summary>" f"{len(found)} metrics on one side only</summary>", ""] + body + ["", "</details>"]
@@ -191,7 +194,7 @@ def markdown(d: Diff) -> str:
     money = power_and_cost(d)
     if money:
         lines += ["### Power and cost", "", TABLE_HEAD, TABLE_RULE]
-        lines += [f"| `{c.object}` | {pr_md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
+        lines += [f"| `{c.object}` | {pr_md(c.metric)} | " + " | ".join(banded_cells(c)) + f" | {direction_cell(c)} |"
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom, d.swaps)
@@ -208,7 +211,7 @@ def markdown(d: Diff) -> str:
         lines += ["### Metrics", ""]
         body = [TABLE_HEAD, TABLE_RULE]
         for c in both:
-            old, new, change, rel = metric_cells(c)
+            old, new, change, rel = banded_cells(c)
             body.append(f"| `{c.object}` | {pr_md(c.metric)} | {old} | {new} | {change} | {rel} | "
                         f"{direction_cell(c)} |")
         if len(both) > 25:
@@ -360,7 +363,7 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "base": metric_quantity(c.metric, c.base),
                   "head": metric_quantity(c.metric, c.head), "change": metric_quantity(c.metric, c.change),
                   "relative": c.relative, "direction": c.direction,
-                  "presence": c.presence, "why": c.why or None, "hall": c.hall or None,
+                  "presence": c.presence, "why": c.why or None, "hall": c.hall or None, **measure_json(c),
                   "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         not_costed=list(d.not_costed),

@@ -10,6 +10,8 @@ import math
 from archgen import metrics
 from archgen.compare.diff import MetricChange
 from archgen.compare.requirement_changes import RequirementState
+from archgen.metrics_bands import BANDED
+from archgen.output.envelope import metric_quantity
 from archgen.render.fmt import number, pr_md, unit_label
 from archgen.units import Q
 
@@ -77,7 +79,7 @@ def _in(q: Q | None, unit: str) -> float | None:
 def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     """(base, head, change, relative change) as display text, both sides in the same display unit."""
     unit = display_unit(c.object, c.metric, c.base, c.head)
-    compatible = c.change is not None
+    compatible = c.base is not None and c.head is not None and c.head.is_compatible_with(c.base)
     old = _in(c.base, unit) if compatible or c.head is None else None
     new = _in(c.head, unit)
     label = label_of(c.object, c.metric, unit)
@@ -86,7 +88,7 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     if math.inf in (old, new):   # a cost's high end where goodput's low end is 0: no number to subtract
         ends = [_with(v, label) if v != math.inf else metrics.unbounded(c.metric) for v in (old, new)]
         return (ends[0], ends[1], "—", "—")
-    delta = new - old if old is not None and new is not None else None
+    delta = new - old if old is not None and new is not None and not c.unlike else None
     digits = decimals(*(v for v in (old, new) if v is not None))
     if delta:  # enough decimals that the change itself shows two significant digits
         digits = max(digits, min(max(1 - math.floor(math.log10(abs(delta))), 0), 6))
@@ -100,6 +102,29 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     return (shown[0], shown[1], change, pct)
 
 
+def banded_cells(c: MetricChange) -> tuple[str, str, str, str]:
+    """`metric_cells` with each side's band beside its value: ``49.46 % (band 30.47 to 54.41 %)``.
+
+    The band is the model's error band on that side's value (`MetricChange.bands`), in the value's display unit at
+    its decimals, so that a move reads against the error of the figures it compares (newuser101); an estimate
+    that carries a band where one was measured (`metrics_bands.BANDED`) and has none on a side reads "(no band)".
+    """
+    old, new, change, rel = metric_cells(c)
+    unit = display_unit(c.object, c.metric, c.base, c.head)
+    label = label_of(c.object, c.metric, unit)
+
+    def beside(cell: str, value: Q | None, ends: tuple[Q, Q] | None) -> str:
+        if value is None or cell == "—":
+            return cell
+        if ends is None:   # an estimate the model gives no band on here: said, not left to read as sure
+            return f"{cell} (no band)" if c.object.startswith("workload/") and c.metric in BANDED else cell
+        low, high = (magnitude(e.to(unit)) if unit else magnitude(e.to("dimensionless")) for e in ends)
+        digits = decimals(low, high)
+        said = [shown_number(v, digits) if math.isfinite(v) else metrics.unbounded(c.metric) for v in (low, high)]
+        return f"{cell} (band {said[0]} to {said[1]}" + (f" {label})" if label else ")")
+    return (beside(old, c.base, c.bands[0]), beside(new, c.head, c.bands[1]), change, rel)
+
+
 #: The head and rule of a table of metric changes; `direction` is better or worse by the metric registry.
 TABLE_HEAD = "| object | metric | base | head | change | relative | direction |"
 TABLE_RULE = "|---|---|--:|--:|--:|--:|---|"
@@ -108,11 +133,31 @@ TABLE_RULE = "|---|---|--:|--:|--:|--:|---|"
 def direction_cell(c: MetricChange) -> str:
     """'better ▲' or 'worse ▼' (the arrow: which way the value went), or — where the metric has no better direction.
 
-    Then, where a headroom moved as another cluster joined or left its hall, which one (`MetricChange.hall`).
+    ', within band' where each side's value lies in the other's model error band (`MetricChange.within_band`): the
+    move is smaller than the model can tell. 'not comparable: <why>' where the sides measure different things
+    (`MetricChange.unlike`). Then, where a headroom moved as another cluster joined or left its hall, which one
+    (`MetricChange.hall`), and why a side reads 0 (`MetricChange.zeroed`).
     """
+    if c.unlike:
+        return f"not comparable: {pr_md(c.unlike)}"
     moved = "—" if c.direction is None else \
         f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
-    return f"{moved}: {pr_md(c.hall)}" if c.hall else moved
+    moved += ", within band" if c.within_band else ""
+    why = "; ".join(pr_md(w) for w in (c.hall, c.zeroed) if w)
+    return f"{moved}: {why}" if why else moved
+
+
+def measure_json(c: MetricChange) -> dict:
+    """A metric change's JSON beside its values: its bands, whether it moved within them, why it is not compared.
+
+    Each side's band (`low`, `high`; null without one), whether the move lies within them (`within_band`, null
+    without both), why the sides are not comparable (`not_comparable`, then `change`, `relative` and `direction`
+    are null) and why a side reads 0 (`zeroed`); null where none.
+    """
+    bands = {side: {"low": metric_quantity(c.metric, e[0]), "high": metric_quantity(c.metric, e[1])}
+             if e is not None else None for side, e in zip(("base", "head"), c.bands, strict=True)}
+    return {"band": bands if any(bands.values()) else None, "within_band": c.within_band,
+            "not_comparable": c.unlike or None, "zeroed": c.zeroed or None}
 
 
 def tightened_words(tightened: bool | None) -> str:

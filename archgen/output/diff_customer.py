@@ -336,7 +336,7 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "title": _title(c),
                   "base": metric_quantity(c.metric, c.base), "head": metric_quantity(c.metric, c.head),
                   "change": metric_quantity(c.metric, c.change), "relative": c.relative, "direction": c.direction,
-                  "presence": c.presence,
+                  "presence": c.presence, "not_comparable": c.unlike or None, "zeroed": c.zeroed or None,
                   "band_of": band[0] if (c.object, c.metric) in ends and (band := bands.band_of(c)) else None}
                  for c in _shown(d, d.metrics)],
     ), ascii_only=False)
