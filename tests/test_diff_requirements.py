@@ -15,6 +15,7 @@ from archgen.compare.diff import Diff
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.model.requirements import Status
 from archgen.output import diff as diff_out
+from archgen.output import diff_customer
 from tests.conftest import SPECS, run_cli, write_tree
 
 RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
@@ -142,3 +143,21 @@ def test_the_summary_counts_a_requirement_newly_at_risk():
     assert d.summary()["requirements_at_risk"] == 1
     assert diff_out.summary_line(d).endswith("0 requirement(s) newly failing, 0 newly met, 1 newly at risk. HEAD "
                                              "has no error findings.")
+
+
+def test_a_miss_that_became_at_risk_is_not_counted_newly_at_risk():
+    """review61: a SHALL ❌ not met → ⚠️ at risk is a step up; "1 newly at risk" read it as a step down. It is counted
+    on its own ("at risk, up from a miss"), and the comment still starts ⚠️: at risk is no pass to wave through."""
+    for base in (Status.NOT_MET, Status.NOT_PROVIDED):
+        change = _change(("shall", base), ("shall", Status.AT_RISK))
+        assert change.from_miss and not change.at_risk and not change.failing
+        d = Diff("a", "b", (), (), (), (), (), (change,), 0)
+        s = d.summary()
+        assert (s["requirements_at_risk"], s["requirements_from_miss"]) == (0, 1)
+        assert diff_out.summary_line(d).endswith("0 requirement(s) newly failing, 0 newly met, 1 at risk, up from a "
+                                                 "miss. HEAD has no error findings.")
+        assert diff_out.mark(d) == "⚠️"
+        assert "requirement(s): 1 at risk, up from a miss;" in diff_customer.summary_line(d)
+    for base in (("shall", Status.MET), None, ("shall", Status.NOT_APPLICABLE)):   # down, new, or newly applicable
+        change = _change(base, ("shall", Status.AT_RISK))
+        assert change.at_risk and not change.from_miss
