@@ -117,8 +117,11 @@ def test_band_ends_stand_beside_their_figure(customer, customer_json):
     assert end["band_of"] == "interruptions_per_day.accelerator"
     ends = sum(1 for m in metrics if m["band_of"])
     # per object (the SU and its training job): interruptions per day and MTTI, each a band and a 95 % CI (8), the
-    # 5 part classes that state a count each a band (10), the cable class's band, on one side (2): 20
-    assert ends == 2 * 20
+    # 5 part classes that state a count each a band (10), the cable class's band, on one side (2): 20; and the job's
+    # memory, a range over the caching allocator's waste (memband41; review61: main read 44 here), per GPU and headroom
+    assert ends == 2 * 20 + 4
+    assert {m["metric"] for m in metrics if m["band_of"] in ("memory_per_gpu", "memory_headroom")} == {
+        f"memory_{m}_{end}" for m in ("per_gpu", "headroom") for end in ("low", "high")}
     line = customer.split("\n")[2]
     assert f"{len(metrics)} figure(s) changed ({ends} of them band ends, shown beside their figure)" in line
 
