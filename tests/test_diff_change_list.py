@@ -120,6 +120,8 @@ def test_band_ends_stand_beside_their_figure(customer, customer_json):
     # 5 part classes that state a count each a band (10), the cable class's band (2; 0 in HEAD, whose cables
     # interrupt no job): 20; and the job's memory per GPU and headroom ranges (4), which moved with its layout
     assert ends == 2 * 20 + 4
+    assert {m["metric"] for m in metrics if m["band_of"] in ("memory_per_gpu", "memory_headroom")} == {
+        f"memory_{m}_{end}" for m in ("per_gpu", "headroom") for end in ("low", "high")}
     line = customer.split("\n")[2]
     assert f"{len(metrics)} figure(s) changed ({ends} of them band ends, shown beside their figure)" in line
 

@@ -17,6 +17,7 @@ from archgen.compare.requirement_changes import RequirementChange, RequirementSt
 from archgen.model.requirements import Status
 from archgen.model.target import Target
 from archgen.output import diff as diff_out
+from archgen.output import diff_customer
 from tests.conftest import SPECS, run_cli, write_tree
 
 RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
@@ -165,3 +166,21 @@ def test_one_limit_written_per_another_time_is_not_a_redefinition():
     assert diff_out.target_cell(same) == r"\<= 4800 EUR (as written: 400 EUR/month)"
     assert RequirementChange(state("<= 4800 EUR"), state("<= 401 EUR/month")).redefined
     assert Target.parse("<= 4.8 kW").key == Target.parse("<= 4800 W").key != Target.parse("< 4800 W").key
+
+
+def test_a_miss_that_became_at_risk_is_not_counted_newly_at_risk():
+    """review61: a SHALL ❌ not met → ⚠️ at risk is a step up; "1 newly at risk" read it as a step down. It is counted
+    on its own ("at risk, up from a miss"), and the comment still starts ⚠️: at risk is no pass to wave through."""
+    for base in (Status.NOT_MET, Status.NOT_PROVIDED):
+        change = _change(("shall", base), ("shall", Status.AT_RISK))
+        assert change.from_miss and not change.at_risk and not change.failing
+        d = Diff("a", "b", (), (), (), (), (), (change,), 0)
+        s = d.summary()
+        assert (s["requirements_at_risk"], s["requirements_from_miss"]) == (0, 1)
+        assert diff_out.summary_line(d).endswith("0 requirement(s) newly failing, 0 newly met, 1 at risk, up from a "
+                                                 "miss. HEAD has no error findings.")
+        assert diff_out.mark(d) == "⚠️"
+        assert "requirement(s): 1 at risk, up from a miss;" in diff_customer.summary_line(d)
+    for base in (("shall", Status.MET), None, ("shall", Status.NOT_APPLICABLE)):   # down, new, or newly applicable
+        change = _change(base, ("shall", Status.AT_RISK))
+        assert change.at_risk and not change.from_miss

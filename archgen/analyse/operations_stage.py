@@ -242,7 +242,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if cost is not None and (lower := lower_bounds(extra, cost.left_out)):   # a capex leaving parts out (cost31)
             ops.unsettled[path] = {**ops.unsettled.get(path, {}), **lower}
         if est.unsettled:   # the host's time per operation or launch: the estimate's other end and its rate's
-            ops.unsettled[path] = joined(ops.unsettled.get(path, {}), {**est.unsettled, **rate_ends(est, extra)})
+            ops.unsettled[path] = joined(ops.unsettled.get(path, {}), {**est.unsettled, **rate_ends(est, extra)},
+                                         {**est.metrics, **extra})
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))

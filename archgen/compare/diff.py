@@ -186,7 +186,7 @@ class Diff:
         """
         new = self.new_findings
         moves = {"failing": lambda r: r.failing, "met": lambda r: r.newly("met"),
-                 "at_risk": lambda r: r.newly("at risk"), "missed": lambda r: r.missed,
+                 "at_risk": lambda r: r.at_risk, "from_miss": lambda r: r.from_miss, "missed": lambda r: r.missed,
                  "redefined": lambda r: r.redefined,
                  "newly_waived": lambda r: r.newly_waived and not self.renewal(r),
                  "waiver_renewed": lambda r: r.newly_waived and bool(self.renewal(r)),

@@ -89,6 +89,20 @@ class RequirementChange:
         return self.head is not None and self.head.status == status and _status(self.base) != status
 
     @property
+    def at_risk(self) -> bool:
+        """HEAD is at risk where BASE met the requirement, lacked it or found it not applicable: a step down, or new.
+
+        Not where BASE missed it (not met or not provided): that step is up, counted as `from_miss` (review61: the
+        summary read "1 newly at risk" for a SHALL ❌ not met → ⚠️ at risk, an improvement, as if it were worse).
+        """
+        return self.newly("at risk") and not self.from_miss
+
+    @property
+    def from_miss(self) -> bool:
+        """HEAD is at risk where BASE did not meet or provide the requirement: better, not a pass to wave through."""
+        return self.newly("at risk") and _status(self.base) in (Status.NOT_MET, Status.NOT_PROVIDED)
+
+    @property
     def redefined(self) -> bool:
         """Both sides have the requirement, with another target, level, metric, verification method or parent in HEAD.
 

@@ -37,29 +37,43 @@ def moved(point: Mapping[str, Q], other: Mapping[str, Q], why: str,
     the host's time per operation (`perf.workload.training_estimate.host_ends`). Joined to `held` (`joined`;
     sweepends41: `launch_ends` replaced whatever the estimate held).
     """
-    return joined(held or {}, {k: (q, why) for k, q in other.items() if k in point and q != point[k]})
+    return joined(held or {}, {k: (q, why) for k, q in other.items() if k in point and q != point[k]}, point)
 
 
 _End = TypeVar("_End")
 
 
-def joined(held: Mapping[str, _End], ends: Mapping[str, _End]) -> dict[str, _End]:
+def joined(held: Mapping[str, _End], ends: Mapping[str, _End],
+           values: Mapping[str, Q] | None = None) -> dict[str, _End]:
     """`held` and `ends`, the other ends of figures over another input nobody gave, by metric (`Unsettled`).
 
     A figure `held` already has an end of keeps it, the new one beside it under `also_key`, and `unsettled_note`
     judges each against the value: where one lies above it and the other below, the two bound what the value could
-    be, and a target met at one of them only is not provided, as for one end. Where a figure's ends over two inputs
-    move it the same way, the corner of both is not judged: the figure's own other end over the host's time
-    (`perf.workload.run_figures.rate_ends`) is its dearest, slowest end, while the ends of a checkpoint's blocking
-    time, a repair wait or an energy at maximum draw are its cheapest, fastest ones, so the value lies between them.
+    be, and a target met at one of them only is not provided, as for one end. The host's time (`run_figures.rate_ends`)
+    gives a figure's dearest, slowest end; a checkpoint's blocking time, a repair wait or an energy at maximum draw its
+    cheapest, fastest ones. A restore's read where the load is unsettled (`goodput_notes.RESTORE_ENDS`) is on the same
+    side as the host's: where both ends lie on one side of the figure's value (in `values`), the new end is the corner
+    of both, held x new / value (both scale the figure: goodput tokens/s is tokens/s x goodput, a time or cost per
+    goodput token their inverse), with both reasons (review61: judged at each end alone, a target missed only at the
+    corner read met).
     """
     out = dict(held)
     for k, end in ends.items():
         key = also_key(k) if k in out else k
         if key in out:
             raise InternalError(f"{k} has an end over two other inputs already: `Unsettled` keys two at most")
-        out[key] = end
+        out[key] = _corner(out[k], end, (values or {}).get(k)) if key != k else end
     return out
+
+
+def _corner(held, new, value: Q | None):
+    """`new`, or the corner of it and `held` where both ends lie on one side of `value` (`joined`)."""
+    (h, h_why), (n, n_why) = held, new
+    if value is None or h is None or n is None or not value.m or math.isinf(h.m) or math.isinf(n.m) \
+            or (h.m - value.m) * (n.m - value.m) <= 0:
+        return new
+    there = h_why.replace(VALUE_END, "the value").replace(OTHER_END, "this end")
+    return (h * n / value).to(value.units), f"{n_why}; at this end {there} too"
 
 
 #: How a figure's other end over a second unknown input is keyed in `Unsettled` after its name (`also_key`).

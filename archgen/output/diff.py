@@ -102,14 +102,15 @@ def _moves(s: dict, kind: str, label: str) -> str:
 
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
-#: them and the comment starts ⚠️, not ✅. "newly at risk": met at the value, not at its band's end (REQ004);
+#: them and the comment starts ⚠️, not ✅. "newly at risk": met at the value, not at its band's end (REQ004), where
+#: BASE met it or lacked it; "at risk, up from a miss": where BASE did not meet or provide it (better, not a pass);
 #: "newly missed": a SHOULD or MAY not met or not provided, which exits 0 as `check` warns of it (both read "0
 #: requirement(s) newly failing" beside their row, newuser101); "redefined": another target, level, metric,
 #: verification method or parent; "newly waived": a miss a waiver covers; "waived again (renewed)": a miss whose
 #: waiver BASE had let expire, renewed in HEAD (`Diff.renewal`); "removed": a requirement HEAD no longer has.
-_REQUIREMENT_MOVES = ("at_risk", "missed", "redefined", "newly_waived", "waiver_renewed", "removed")
-_MOVE_WORDS = {"at_risk": "newly at risk", "missed": "newly missed (SHOULD or MAY)",
-               "waiver_renewed": "waived again (renewed)"}
+_REQUIREMENT_MOVES = ("at_risk", "from_miss", "missed", "redefined", "newly_waived", "waiver_renewed", "removed")
+_MOVE_WORDS = {"at_risk": "newly at risk", "from_miss": "at risk, up from a miss",
+               "missed": "newly missed (SHOULD or MAY)", "waiver_renewed": "waived again (renewed)"}
 
 
 def _presence_key(presence: str) -> str:

@@ -109,6 +109,7 @@ def summary_line(d: Diff) -> str:
     ways = ", ".join(f"{s[f'requirements_{w}']} {w}" for w in ("tightened", "relaxed") if s[f"requirements_{w}"])
     asked = [f"{s[f'requirements_{k}']} {words}" + (f" ({ways})" if k == "redefined" and ways else "")
              for k, words in (("failing", "newly failing"), ("met", "newly met"), ("at_risk", "newly at risk"),
+                              ("from_miss", "at risk, up from a miss"),
                               ("missed", "newly missed (SHOULD or MAY)"), ("redefined", "redefined"),
                               ("removed", "removed")) if s[f"requirements_{k}"]]
     if asked:

@@ -171,3 +171,40 @@ def test_check_judges_the_figures_made_from_the_rate_at_both_ends(tmp_path):
                                           "host's time per eager operation")
     outcomes = {j.bound.req.id: j.outcome for j in done.requirements}
     assert outcomes["REQ-B-1"].status is outcomes["REQ-B-2"].status is Status.NOT_PROVIDED
+
+
+RESTORE = WORKLOAD.format(precision="fp8").replace("accelerators: 16\n", "accelerators: 16\ncheckpoint: {tokens: 1e12}\n") \
+    .replace("micro_batch: 1}", "micro_batch: 1, zero: 1}").replace("  precision: fp8\n", "  precision: fp8\n  stack: nemo-2025\n")
+
+
+def test_an_end_on_the_same_side_as_the_hosts_is_joined_at_the_corner_of_both(tmp_path):
+    """review61: `joined` judged each other end against the value alone, on the claim that the host's end is a
+    figure's worst and every other end its best. A restore's read where the stack's load is unsettled (NeMo 2:
+    `goodput_notes.RESTORE_ENDS`) is worse too: goodput tokens/s at the replicas' read and at 20 us lie below the
+    value, and their corner below both, so a target between the corner and the host's end read met (or at risk on
+    the band) where it may be missed. The corner is held x host / value (goodput tokens/s = tokens/s x goodput)."""
+    from archgen.model.requirements import Requirement
+    from archgen.model.unsettled import also_key, unsettled_note
+    from archgen.pipeline import run
+    from archgen.units import Q_
+
+    (tmp_path / "w.yaml").write_text(RESTORE, encoding="utf-8")
+    done = run(["specs", str(tmp_path / "w.yaml")])
+    path = "workload/moe-host"
+    est, u = done.workloads[path].estimate, done.operations.unsettled[path]
+    rate, slow = est.metrics["tokens_per_second"].m_as("1/s"), est.unsettled["tokens_per_second"][0].m_as("1/s")
+    for metric, unit in (("goodput_tokens_per_second", "1/s"), ("goodput_time_to_train", "day")):
+        value = est.metrics[metric].m_as(unit)
+        held, corner = u[metric][0].m_as(unit), u[also_key(metric)][0].m_as(unit)
+        host = value * (slow / rate if metric.endswith("second") else rate / slow)   # `rate_ends`
+        assert "reading the checkpoint once" in u[metric][1] and held != value   # the restore's end, held
+        assert corner == pytest.approx(held * host / value, rel=1e-9)
+        assert (held - value) * (host - value) > 0 and abs(corner - value) > abs(host - value)   # one side, beyond
+        assert "at this end the value with a restore reading the checkpoint once" in u[also_key(metric)][1]
+    value = est.metrics["goodput_tokens_per_second"]
+    host = value * slow / rate
+    between = (host.m_as("1/s") + u[also_key("goodput_tokens_per_second")][0].m_as("1/s")) / 2
+    req = Requirement(id="REQ-X-001", statement="s", metric="goodput_tokens_per_second",
+                      target=f">= {between} tokens/s")
+    assert unsettled_note(req, value, u) is not None   # met at the value, the restore's and the host's end alone
+    assert Q_(between, "1/s") < host and all(q >= Q_(between, "1/s") for q in (value, u["goodput_tokens_per_second"][0]))

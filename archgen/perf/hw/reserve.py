@@ -37,9 +37,14 @@ NCCL_ALLTOALL_BYTES = 4.34e9 - 1.06e9
 #: training under virtual pipelining and recomputation (Huang et al., "Reducing GPU Memory Fragmentation via
 #: Spatio-Temporal Planning for Efficient Large-Scale Model Training", arXiv:2507.16274v1, 2025, abstract; A800 GPUs).
 #: The abstract does not say of what the 43 % is; it is read as of the reserved memory (fragmentation = 1 - allocated
-#: / reserved, GMLake's ratio), the pessimistic reading: reserved = allocated / (1 - 0.43), 1.75 x the tensors (of
-#: the tensors it would be 1.43 x). GMLake found PyTorch's at least 33 % on one of eight LLM fine-tuning runs on
-#: A100-80GB: its stitching cut fragmentation "15% (up to 33%)" (Guo et al., ASPLOS '24, arXiv:2401.08156, abstract).
+#: / reserved, GMLake's ratio: "the memory utilization ratio, which equals peak active memory divided by peak reserved
+#: memory. The fragmentation ratio equals (1-utilization ratio)", intelligent-machine-learning/glake GMLake/README.md
+#: at 2898380, Training Performance Evaluation), the pessimistic reading: reserved = allocated / (1 - 0.43), 1.75 x
+#: the tensors (of the tensors it would be 1.43 x). GMLake found PyTorch's at least 33 % on one of eight LLM
+#: fine-tuning runs on A100-80GB: its stitching cut fragmentation "15% (up to 33%)" (Guo et al., ASPLOS '24,
+#: arXiv:2401.08156, abstract; its README says "up to 30%" for the caching allocator under recomputation, offloading,
+#: distributed training and LoRA). Both are the most over runs chosen for fragmenting (virtual pipelining and
+#: recomputation; LoRA, offload and ZeRO-3 fine-tuning), not a typical run's waste: the high end is a worst case.
 ALLOCATOR_WASTE_HIGH = 0.43
 #: Where the band's words send a reader for the allocator's waste (`ALLOCATOR_WASTE_HIGH`).
 WASTE_SOURCE = "arXiv:2507.16274, abstract; GMLake, arXiv:2401.08156, abstract: at least 33 %"
