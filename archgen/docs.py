@@ -86,7 +86,7 @@ def checks_page() -> str:
              "from it. A file of that installed catalog is `catalog/<kind>/<file>` in text, JSON, JUnit and the",
              "documents; the Markdown of `diff` and `gap` adds \"(the catalog shipped with archgen)\" after it, since",
              "a user's repository has no such folder, or one of its own. `archgen.spec_files.shown_file`,",
-             "`archgen.output.findings.artifact_location`, `archgen.output.gap.located`.", "",
+             "`archgen.output.findings.artifact_location`, `archgen.output.envelope.located`.", "",
              "**Hints.** A finding of an ID below (SPC000 to SPC006) carries its own hint, what to write instead",
              "(the allowed keys of an unknown key, a renamed metric's new name): text prints it on an indented",
              "`hint:` line, SARIF, JUnit and GitHub annotations on a `hint:` line of the message, JSON as `hint`. A",

@@ -37,8 +37,8 @@ from archgen.output.diff_waivers import (
     waiver_section,
     where,
 )
-from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
-from archgen.output.gap import MARKS, located
+from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
+from archgen.output.gap import MARKS
 from archgen.render.fmt import code, no_mentions, pr_md
 
 

@@ -11,8 +11,7 @@ from archgen.checks import Finding
 from archgen.compare.diff import Diff
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.load import shown_file
-from archgen.output.envelope import finding
-from archgen.output.gap import located
+from archgen.output.envelope import finding, located
 from archgen.render.fmt import pr_md
 
 
@@ -41,7 +40,7 @@ def waived_sections(d: Diff) -> list[str]:
 
 
 def where(f: Finding) -> str:
-    """A finding's file:line as a code span, the shipped catalog's said so (`gap.located`); "" where it has none."""
+    """A finding's file:line as a code span, a shipped catalog's said so (`envelope.located`); "" if none."""
     return located(f.location)
 
 

@@ -15,13 +15,12 @@ from dataclasses import replace
 from archgen.compare.answers import Answer
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.display import outside
-from archgen.errors import Location
-from archgen.load import packaged, shown_file
 from archgen.load import shown as shown_location
+from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
 from archgen.model import tolerance
 from archgen.model.requirements import Status, judge
-from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
+from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import public_text
 from archgen.render.edition_prices import withheld_finding
@@ -324,22 +323,6 @@ def _public_row(row: dict) -> dict:
     row["statement"] = public_text(row["statement"])
     row["note"] = row["note"] and public_text(row["note"])
     return row
-
-
-#: What a Markdown report (`gap`, `diff`) says after a location in the catalog installed with archgen
-#: (`spec_files.packaged`): its ``catalog/<kind>/<file>`` is `check`'s text for it, and names no folder of the
-#: user's repository, which may hold a ``catalog/`` of its own (SARIF names it under ``ARCHGEN_CATALOG``).
-SHIPPED = " (the catalog shipped with archgen)"
-
-
-def located(location: Location | None) -> str:
-    """A finding's, waiver's or price's file:line:col as a Markdown cell: a code span as `check`'s text names it.
-
-    A location in the shipped catalog (`spec_files.packaged`) is followed by `SHIPPED`; "" where there is none.
-    """
-    if location is None:
-        return ""
-    return fmt.code(shown_location(location)) + (SHIPPED if packaged(location.file) is not None else "")
 
 
 def _row_json(r: GapRow, reference: bool = False) -> dict:

@@ -100,7 +100,7 @@ def test_markdown_reports_say_a_location_is_the_shipped_catalogs(on_catalog, tmp
     """gap's and diff's Markdown name a shipped catalog file as `check`'s text does, and say it is archgen's: in a
     user's repository ``catalog/systems/...`` names no folder of it, or a ``catalog/`` of its own (newuser101)."""
     from archgen.output.diff_waivers import where
-    from archgen.output.gap import SHIPPED, located
+    from archgen.output.envelope import SHIPPED, located
     findings, found = on_catalog
     monkeypatch.chdir(tmp_path)                   # the wheel's case: the catalog is not under the working directory
     cell = where(findings[0])
