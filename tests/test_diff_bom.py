@@ -71,7 +71,7 @@ def test_optics_swap(swap_doc):
     keys = [(r["object"], r["kind"], r["part"], r["within"] or "") for r in doc["bom"]]
     assert keys == sorted(keys)
     assert {"object", "part", "kind", "within", "base", "head", "change", "power_change", "subtotal",
-            "cost_change"} == set(doc["bom"][0])
+            "power_unconfirmed", "cost_change"} == set(doc["bom"][0])
 
 
 def test_optics_swap_markdown(swap, swap_doc):
@@ -81,7 +81,8 @@ def test_optics_swap_markdown(swap, swap_doc):
     n, kw, usd = f"{count:,}", f"{(count - NODE_ENDS) * MODULE_W / 1000:,.2f}", f"{count * SR8_USD:,.0f}"
     assert kw and usd   # the two lines' changes (JSON `bom`, above), which the swap's row adds up (rel30)
     # as many DR8 came as SR8 went, at one power a module: one swap row, power 0, cost — (the DR8 has no price)
-    assert f"| `{SUPERPOD}` | `mmf-800g-sr8` → `smf-800g-dr8` ({n}) | Link | {n} | {n} | swapped | 0 kW | — |" in r.out
+    assert f"| `{SUPERPOD}` | `mmf-800g-sr8` → `smf-800g-dr8` ({n}) | Link | {n} | {n} | swapped | 0 kW (unconfirmed) | — |" in r.out
+    # both modules' power_per_end are listed unconfirmed (newuser101)
     assert f"| `{SUPERPOD}` | `mmf-800g-sr8` | Link |" not in r.out
     assert "part count(s) changed in the bill of materials" in r.out.splitlines()[2]
     again = run_cli("diff", *swap)

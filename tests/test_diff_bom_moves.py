@@ -40,7 +40,7 @@ def test_a_line_whose_power_moves_at_the_same_count_is_listed(tmp_path):
     assert (line["base"], line["head"], line["change"]) == (1, 1, 0)
     assert line["power_change"] == {"value": 100.0, "unit": "W"}
     assert (doc["summary"]["parts_changed"], doc["summary"]["parts_power_changed"]) == (0, 1)
-    assert "| `rack/dgx-h100-4` | `oob-sw` | Switch | 1 | 1 | 0 | +0.1 kW | — |" in out
+    assert "| `rack/dgx-h100-4` | `oob-sw` | Switch | 1 | 1 | 0 | +0.1 kW (unconfirmed) | — |" in out
     assert "; 1 BOM line(s) changed power at the same count;" in out.split("\n")[2]
 
 

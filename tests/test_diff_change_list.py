@@ -71,7 +71,7 @@ def _table(text: str, heading: str) -> list[list[str]]:
 
 
 def _kw(cell: str) -> float:
-    return float(cell.replace("**", "").removesuffix(" kW").replace(",", ""))
+    return float(cell.removesuffix(" (unconfirmed)").replace("**", "").removesuffix(" kW").replace(",", ""))
 
 
 def _power_column_adds_up(text: str, power: int) -> None:
@@ -81,7 +81,11 @@ def _power_column_adds_up(text: str, power: int) -> None:
     assert rack[power] == "(-137.7 kW)", rack       # NVL72 rack's placed parts' draw, itemised by its parts
     [total] = [r for r in rows if r[1].startswith("**total")]
     parts = [r for r in rows if r is not rack and r is not total and r[power] != "—"]
-    assert [r[1] for r in parts if r[1] == "`gb300-compute-tray`"] and all("(" not in r[power] for r in parts)
+    assert [r[1] for r in parts if r[1] == "`gb300-compute-tray`"] and \
+        all("(" not in r[power].removesuffix(" (unconfirmed)") for r in parts)   # a placeholder's: newuser101
+    # the tray's power.max is listed unconfirmed, so are its line and the total it enters; not the rack line
+    tray = next(r for r in parts if r[1] == "`gb300-compute-tray`")
+    assert tray[power].endswith(" kW (unconfirmed)") and total[power].endswith("** (unconfirmed)")
     assert _kw(total[power]) == pytest.approx(sum(_kw(r[power]) for r in parts), abs=0.05)
     # 18 GB300 trays, 9 NVLink switch trays and 2 SN2201 of the rack gone, an SN5600 added: each draw once
     assert _kw(total[power]) == pytest.approx(-136.9, abs=0.1)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:   # above `network` in the layers (it holds `tier_cabling`'s t
 
 __all__ = ["ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "compute_torus", "count", "fabric_metrics",
-           "failed_node_takes", "nic_bandwidth", "nic_path", "nic_ports", "node_types", "scale_out_path",
+           "failed_node_takes", "infeasible", "nic_bandwidth", "nic_path", "nic_ports", "node_types", "scale_out_path",
            "spare_domain_nodes"]
 
 
@@ -254,6 +254,36 @@ def north_south(fa: FabricAnalysis) -> tuple[dict[str, Q], dict[str, str]]:
             f"role), so no node bandwidth is weighed against its {north:,} north-south port(s)")}
     nodes = (spec.speed * fa.node_ports).to("Gbit/s")
     return {"north_south_bandwidth": out, "north_south_oversubscription": count(float((nodes / out).to("")))}, {}
+
+
+#: A fabric's errors that leave its topology impossible as specified: a switch short of ports at the line rate
+#: (NET001), too few tiers for the ports (NET003), a tier's fixed count too few for the links it must take (NET018).
+INFEASIBLE = ("NET001", "NET003", "NET018")
+
+
+def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
+    """The figures of fabric `fa` that its `INFEASIBLE` errors make meaningless, and why; ((), "") where it has none.
+
+    They are the wiring of the tiers those errors name (a tier's fixed count: that tier) and every tier above them, or
+    of every tier where none is named: their ports used and free, breakout cages, the links into them, what a switch
+    of theirs lost takes away, and the bisection, which their links carry (72 links counted on 64 ports, newuser101).
+    The tiers' switch counts and radix, the spec's or derived, stay. `Operations.withheld` gives the reason.
+    """
+    checks = sorted({p.check for p in fa.problems if p.check in INFEASIBLE})
+    if not checks:
+        return (), ""
+    order = [t.name for t in fa.tiers]
+    named = [i for i, name in enumerate(order) if any(name in p.path for p in fa.problems if p.check in checks)]
+    tiers = order[min(named, default=0):]
+    links = [name for name in fa.links if any(t in name.split("_") for t in tiers)]
+    wiring = tuple(f"{t}.{k}" for t in tiers for k in ("ports_used", "ports_free", "max_ports_used_per_switch",
+                                                          "breakout_cages"))
+    names = tuple(n for n in fa.metrics if n in wiring or n.startswith(tuple(f"failure.{t}." for t in tiers))
+                  or n.startswith(tuple(f"links.{k}" for k in links)) or "bisection" in n.split(".")[-1])
+    if not names:
+        return (), ""
+    return names, (f"the topology of fabric {fa.fabric.spec.id} is infeasible ({', '.join(checks)}): its figures of "
+                   f"tier(s) {', '.join(tiers)} would count links on ports its switches do not have")
 
 
 def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:

@@ -44,7 +44,7 @@ from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share_bounds, job_energy, upper_bounds
 from archgen.analyse.job_swing import job_swing
-from archgen.analyse.network import ClusterAnalysis, north_south
+from archgen.analyse.network import ClusterAnalysis, infeasible, north_south
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
 from archgen.analyse.site_cost import cost_facility
@@ -117,6 +117,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         for fa in analysis.fabrics:   # no way out of the cluster stated, or no node ports to weigh against it
             for name, why in north_south(fa)[1].items():
                 _withhold(ops, f"{path}/fabric/{fa.fabric.spec.id}", (name,), why)
+            names, why = infeasible(fa)   # an impossible topology's wiring figures (NET018: 72 links on 64 ports)
+            for name in names:
+                fa.metrics.pop(name)
+            _withhold(ops, f"{path}/fabric/{fa.fabric.spec.id}", names, why)
         idle = cost.idle_assumed if cost is not None else ()   # idle hours at the average draw (rel36)
         bounded = cost.idle_bounded if cost is not None else ()   # or at their accelerators' idle draw
         if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max, idle, bounded):   # energy at max draw

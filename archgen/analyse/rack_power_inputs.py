@@ -71,6 +71,16 @@ def stated(part: Any, field: str) -> bool:
     return value is not None
 
 
+#: Of `POWER_FIELDS`, the draws a bill of materials line's power is (a part's maximum, a CDU's or NIC's power, a link
+#: end's): a shelf's efficiency, a typical draw or whether a switch's figure holds its optics make no line's power.
+BOM_DRAWS = ("power.max", "power", "power_per_end", "tdp")
+
+
+def draw_unconfirmed(part: Any) -> bool:
+    """Whether the draw a BOM line gives `part` (`BOM_DRAWS`) is a figure it lists unconfirmed (PWR012 names it)."""
+    return isinstance(part, Part) and any(f in BOM_DRAWS for f in unconfirmed_power_fields(part))
+
+
 def unconfirmed_power_fields(part: Part) -> tuple[str, ...]:
     """`part`'s power figures (`POWER_FIELDS`) that it states and lists unconfirmed (once a process for a part)."""
     known = UNCONFIRMED.get(id(part))

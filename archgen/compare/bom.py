@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from archgen.analyse.bom_line import BomLine, part_number
+from archgen.analyse.rack_power_inputs import draw_unconfirmed
 from archgen.pipeline import Run
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -37,6 +38,8 @@ class Holding:
     price: Q | None
     name: str = ""
     number: str = ""
+    #: whether its power rests on a figure its part lists unconfirmed (`render.tables.unconfirmed_power`)
+    unconfirmed: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class PartChange:
     #: (`archgen diff --audience customer`).
     name: str = ""
     number: str = ""
+    #: Whether its power change rests on a power figure its part lists unconfirmed (HEAD's part, else BASE's): the
+    #: diff marks it "(unconfirmed)", as the rendered BOM marks the line (newuser101: a placeholder's +36 kW).
+    unconfirmed: bool = False
 
     @property
     def change(self) -> int:
@@ -106,7 +112,8 @@ def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None],
         part = specs.get(line.part)
         name = getattr(part, "name", "") or line.name or line.part
         number = part_number(line, part)
-        out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price, name, number)
+        out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price, name, number,
+                           draw_unconfirmed(part))
     return out
 
 
@@ -123,7 +130,7 @@ def bom_changes(base: Run, head: Run) -> tuple[PartChange, ...]:
                 continue
             held = next(h for h in (b, a) if h is not None)
             changes.append(PartChange(obj, key[0], held.kind, key[1], qa, qb, _power(a, b), _cost(a, b), held.name,
-                                      held.number))
+                                      held.number, held.unconfirmed))
     return tuple(sorted(changes, key=lambda c: (c.object, c.kind, c.part, c.within)))
 
 

@@ -7,7 +7,7 @@ from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, 
 from archgen.compare.pairs import pairs_json
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.compare.revisions import RevisionChange
-from archgen.load import shown, shown_file
+from archgen.load import shown_file
 from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
 from archgen.output.diff_bom import (
@@ -38,7 +38,7 @@ from archgen.output.diff_waivers import (
     waiver_section,
     where,
 )
-from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
+from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
 from archgen.output.gap import MARKS
 from archgen.render.fmt import code, no_mentions, pr_md
 
@@ -203,7 +203,7 @@ def markdown(d: Diff) -> str:
         lines += ["### Stated prices", "", "| change | object | part | base | head | where |",
                   "|---|---|---|---|---|---|"]
         lines += [f"| {p.kind} | `{p.object}` | `{p.part}` | {_price(p.base)} | {_price(p.head)} | "
-                  f"{code(shown(p.location)) if p.location else ''} |" for p in d.prices]
+                  f"{located(p.location)} |" for p in d.prices]
         lines.append("")
     if d.not_costed:
         lines += ["### Not costed", "", *(f"- {pr_md(n)}" for n in d.not_costed), ""]

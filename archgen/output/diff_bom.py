@@ -39,7 +39,21 @@ def bom_section(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...] = ()) -
     return ["### Bill of materials", "", "Parts whose count changed, and lines whose total power changed at the same "
             "count (unchanged lines are left out); a part whose count fell by N beside another of its kind that rose "
             "by N in the same place reads as one swap, old → new (N). Power and cost are the change of the line's "
-            "total, — where the part has no power or price of its own in the BOM. " + POWER_NOTE, ""] + body + [""]
+            "total, — where the part has no power or price of its own in the BOM. " + POWER_NOTE
+            + unconfirmed_note(changes), ""] + body + [""]
+
+
+def unconfirmed_note(changes: Sequence[PartChange]) -> str:
+    """What "(unconfirmed)" in the power column means, naming the parts so marked; "" where none is.
+
+    A part's draw listed under `unconfirmed:` (a placeholder maximum) is an estimate the analysis adds as it adds a
+    datasheet's: the power and energy figures that sum it rest on it too (PWR012 names them in `check`).
+    """
+    parts = sorted({c.part for c in changes if c.unconfirmed})
+    if not parts:
+        return ""
+    return (f" \"(unconfirmed)\": the part's stated draw is an estimate it lists as unconfirmed ({', '.join(parts)}), "
+            "not a published figure; the IT power and the figures built on it sum it as they sum the others.")
 
 
 def bom_row(c: PartChange, swap: Swap | None, middle: Sequence[str] = (), *, cost: bool = True) -> str | None:
@@ -60,7 +74,8 @@ def bom_row(c: PartChange, swap: Swap | None, middle: Sequence[str] = (), *, cos
         part, base, head, change = f"`{swap.old.part}` → `{swap.new.part}` ({number(swap.count)}){inside}", both, \
             both, "swapped"
         power, price = swap.power, swap.cost
-    cells = [f"`{c.object}`", part, *middle, c.kind, number(base), number(head), change, power_cell(power, c.subtotal),
+    cells = [f"`{c.object}`", part, *middle, c.kind, number(base), number(head), change,
+             power_cell(power, c.subtotal, c.unconfirmed or (swap is not None and swap.new.unconfirmed)),
              *([_signed(price)] if cost else [])]
     return f"| {' | '.join(cells)} |"
 
@@ -73,10 +88,14 @@ POWER_NOTE = ("A rack line's power, in parentheses, is its placed parts' draw, w
               "figures, counts both.")
 
 
-def power_cell(q: Q | None, subtotal: bool = False) -> str:
-    """A line's power change in kW with its sign, in parentheses where it is a subtotal (a rack line); — for None."""
+def power_cell(q: Q | None, subtotal: bool = False, unconfirmed: bool = False) -> str:
+    """A line's power change in kW with its sign, in parentheses where it is a subtotal (a rack line); — for None.
+
+    `unconfirmed`: it rests on a power figure its part lists unconfirmed, and says so ("+36 kW (unconfirmed)").
+    """
     text = _signed(q, "kW")
-    return f"({text})" if subtotal and q is not None else text
+    text = f"({text})" if subtotal and q is not None else text
+    return f"{text} (unconfirmed)" if unconfirmed and q is not None else text
 
 
 def by_object(changes: tuple[PartChange, ...], row: Callable[[PartChange], str | None], cells: int,
@@ -95,7 +114,8 @@ def by_object(changes: tuple[PartChange, ...], row: Callable[[PartChange], str |
             cell = ["" for _ in range(cells)]
             unknown = f"; {t.unknown} line(s) of no power of their own" if t.unknown else ""
             cell[0], cell[1] = f"`{obj}`", f"**total** without the rack lines{unknown}"
-            cell[power] = f"**{_signed(t.power, 'kW')}**"
+            marked = any(c.unconfirmed for c in changes if c.object == obj and not c.subtotal)
+            cell[power] = f"**{_signed(t.power, 'kW')}**" + (" (unconfirmed)" if marked else "")
             out.append("| " + " | ".join(cell) + " |")
     return out
 
@@ -113,6 +133,7 @@ def bom_json(changes: tuple[PartChange, ...]) -> list[dict]:
     """Each changed BOM line (a swap's two parts each their own): counts, power and cost change, whether a subtotal."""
     return [{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,
              "head": c.head, "change": c.change, "power_change": quantity(c.power), "subtotal": c.subtotal,
+             "power_unconfirmed": c.unconfirmed,
              "cost_change": quantity(c.cost)} for c in changes]
 
 

@@ -48,7 +48,7 @@ from archgen.output.diff import (
     state_json,
     status_cell,
 )
-from archgen.output.diff_bom import POWER_NOTE, bom_row, by_object, totals_json
+from archgen.output.diff_bom import POWER_NOTE, bom_row, by_object, totals_json, unconfirmed_note
 from archgen.output.diff_cells import TABLE_RULE, direction_cell, metric_cells, requirement_value, tightened_words
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import public_finding
@@ -294,13 +294,14 @@ def _bom(changes: tuple[PartChange, ...], swaps: tuple[Swap, ...]) -> list[str]:
             "lines whose power changed at the same count; a part replaced by as many of another of its kind in the "
             "same place reads as one swap. Part number: the vendor's orderable number where the part states one, "
             "else why there is none, as the BOM says it (generic part: no OPN; ordered with its system; not "
-            "provided). Power: the change of the line's total. " + POWER_NOTE, "", *body, ""]
+            "provided). Power: the change of the line's total. " + POWER_NOTE + unconfirmed_note(changes), "", *body,
+            ""]
 
 
 def _bom_json(c: PartChange) -> dict:
     return {"object": c.object, "part": c.part, "name": c.name or None, "part_number": c.number,
             "kind": c.kind, "within": c.within or None, "base": c.base, "head": c.head, "change": c.change,
-            "power_change": quantity(c.power), "subtotal": c.subtotal}
+            "power_change": quantity(c.power), "subtotal": c.subtotal, "power_unconfirmed": c.unconfirmed}
 
 
 def to_json(d: Diff) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from archgen.checks import Finding
 from archgen.compare.diff import Diff
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
-from archgen.load import shown, shown_file
-from archgen.output.envelope import finding
-from archgen.render.fmt import code, pr_md
+from archgen.load import shown_file
+from archgen.output.envelope import finding, located
+from archgen.render.fmt import pr_md
 
 
 def waived_summary(d: Diff) -> str:
@@ -40,8 +40,8 @@ def waived_sections(d: Diff) -> list[str]:
 
 
 def where(f: Finding) -> str:
-    """A finding's file:line as a code span; "" where it has none."""
-    return code(shown(f.location)) if f.location else ""
+    """A finding's file:line as a code span, a shipped catalog's said so (`envelope.located`); "" if none."""
+    return located(f.location)
 
 
 def renewed_json(d: Diff) -> list[dict]:
@@ -59,7 +59,7 @@ def waiver_section(changes: tuple[WaiverChange, ...]) -> list[str]:
     body = ["### Waivers", "", "| change | waives | where | what changed | reason |", "|---|---|---|---|---|"]
     for w in changes:
         s = w.state
-        where = code(shown(s.location)) if s.location else ""
+        where = located(s.location)
         body.append(f"| {w.kind} | {pr_md(s.names)} | {where} | {pr_md('; '.join((*w.changes, *_lapsed(w))))} | "
                     f"{pr_md(s.reason)} |")
     return body + [""]

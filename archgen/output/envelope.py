@@ -6,10 +6,12 @@ import math
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from archgen import __version__
-from archgen.load import shown
+from archgen.errors import Location
+from archgen.load import packaged, shown
 from archgen.metric import RENAMED, unbounded
 from archgen.quantity_json import json_text
 from archgen.quantity_json import to_json as quantity_json
+from archgen.render.fmt import code
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:  # the checks are imported by the commands that run them, not by `archgen estimate` (issue 25)
@@ -77,3 +79,19 @@ def document(**fields: Any) -> dict[str, Any]:
 def dumps(data: Any, *, ascii_only: bool = True, sort_keys: bool = False) -> str:
     """Strict JSON text (`quantity_json.json_text`: a non-finite number is null), two-space indent, final newline."""
     return json_text(data, indent=2, ensure_ascii=ascii_only, sort_keys=sort_keys) + "\n"
+
+
+#: What a Markdown report (`gap`, `diff`) says after a location in the catalog installed with archgen
+#: (`spec_files.packaged`): its ``catalog/<kind>/<file>`` is `check`'s text for it, and names no folder of the
+#: user's repository, which may hold a ``catalog/`` of its own (SARIF names it under ``ARCHGEN_CATALOG``).
+SHIPPED = " (the catalog shipped with archgen)"
+
+
+def located(location: Location | None) -> str:
+    """A finding's, waiver's or price's file:line:col as a Markdown cell: a code span as `check`'s text names it.
+
+    A location in the shipped catalog (`spec_files.packaged`) is followed by `SHIPPED`; "" where there is none.
+    """
+    if location is None:
+        return ""
+    return code(shown(location)) + (SHIPPED if packaged(location.file) is not None else "")

@@ -20,7 +20,7 @@ from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
 from archgen.model import tolerance
 from archgen.model.requirements import Status, judge
-from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
+from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import public_text
 from archgen.render.edition_prices import withheld_finding
@@ -254,15 +254,14 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
                       "|---|---|---|---|---|"]
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
-                      f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |"
-                      for f in live]
+                      f"{located(f.location)} | {fmt.md(f.message)} |" for f in live]
         lines.append("")
     ours = [f for f in g.ours_findings if not f.waived]
     if ours and not public:   # our documents' own (an expired waiver of ours): named apart from the proposal's
         lines += ["### Findings of our requirements", "", "| severity | check | object | where | message |",
                   "|---|---|---|---|---|"]
         lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
-                  f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |" for f in ours]
+                  f"{located(f.location)} | {fmt.md(f.message)} |" for f in ours]
         lines.append("")
     if g.objects:
         lines += [f"### Objects in the proposal ({len(g.objects)})", ""]

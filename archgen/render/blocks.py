@@ -82,7 +82,9 @@ class Table:
 
 
 def _plain(value: Any, col: Column) -> str:
-    """Cell text without the unit when the column heading carries it."""
+    """Cell text without the unit when the column heading carries it (a `fmt.Noted` value's, its word after it)."""
+    if isinstance(value, fmt.Noted):
+        return f"{_plain(value.value, col)} ({value.note})"
     text = fmt.cell(value.value if isinstance(value, Formula) else value, col.unit, col.digits)
     label = fmt.unit_label(col.unit) if col.unit else ""
     if label and text.endswith(" " + label):

@@ -8,8 +8,8 @@ from archgen.analyse.storage_cost import storage_draw
 from archgen.render import common, fmt, glossary
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.tables import bom_name, quantity
-from archgen.units import Q_
+from archgen.render.tables import bom_name, quantity, unconfirmed_power
+from archgen.units import Q_, Q
 
 
 def appendices(scope: Scope, a: Any) -> Section:
@@ -25,7 +25,7 @@ def appendices(scope: Scope, a: Any) -> Section:
                 line.total_power * n / line.quantity   # its share (node ends drawing inside a system left out)
             rows.append((line.part, name if size is None else f"{name}, {_length(size)}", number, line.kind,
                          note if size is None else f"{note}; {_length(size)} bin", quantity(line) if size is None
-                         else n, line.unit_power, total, source))
+                         else n, unconfirmed_power(part, line.unit_power), unconfirmed_power(part, total), source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
             Column("Total power", "kW", 1, "right"), Column("Source or rule"))
@@ -40,7 +40,7 @@ def appendices(scope: Scope, a: Any) -> Section:
                  "patch cord per optical link by length bin; node-end transceivers whose power a system's maximum "
                  "draw already holds are counted but left out of their line's total power. Structured cabling (MPO "
                  "trunks, patch panels) is not modelled. The same table is written as CSV and XLSX."),
-            Table("bom", "Bill of materials", cols, tuple(rows)), Para(reconciled(a))),
+            Table("bom", "Bill of materials", cols, tuple(rows)), Para(reconciled(a) + unconfirmed_note(rows))),
         glossary.section(), common.references_section()]
     return section
 
@@ -74,6 +74,23 @@ def reconciled(a: Any) -> str:
         return text + f", the cluster's IT power ({fmt.q(it, 'kW', 1)})."
     return text + (f"; the cluster's IT power is {fmt.q(it, 'kW', 1)}, {fmt.q(abs(gap), 'kW', 1)} "
                    f"{'less' if gap.m_as('kW') > 0 else 'more'}: a draw the lines count differently from IT power.")
+
+
+def unconfirmed_note(rows: list[tuple]) -> str:
+    """What the BOM's "(unconfirmed)" power cells are, naming their parts and the total power they hold; "" if none.
+
+    The cluster's IT power and the figures built on it sum those lines: they rest on the parts' estimates as far
+    (PWR012 names every such figure; a requirement met on them reads "met (on assumed inputs: ...)", REQ005).
+    """
+    marked: dict[str, Q] = {}
+    for row in rows:
+        if isinstance(row[7], fmt.Noted) and row[3] != "Rack":
+            marked[row[0]] = marked.get(row[0], Q_(0, "kW")) + row[7].value.to("kW")
+    if not marked:
+        return ""
+    named = ", ".join(f"{part} ({fmt.q(total, 'kW', 1)})" for part, total in sorted(marked.items()))
+    return (f" Power marked (unconfirmed) is a draw its part lists as unconfirmed, an estimate and not a published "
+            f"figure ({named} of the total power): the cluster's IT power sums it and rests on it (PWR012).")
 
 
 def _length(size: float) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.network import wired_rails
+from archgen.analyse.network import INFEASIBLE, wired_rails
 from archgen.metrics import REGISTRY, find
 from archgen.render import alt_text, fmt, scale_up
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -19,8 +19,11 @@ ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend
 
 
 def full_bisection(fa: Any) -> float | None:
-    """Bisection as a share of full bisection, half the injection (1.0 for a non-blocking fabric); a ratio."""
-    if not fa.injection.magnitude:
+    """Bisection as a share of full bisection, half the injection (1.0 for a non-blocking fabric); a ratio.
+
+    None where there is no injection, or where the fabric's errors withhold its bisection (`network.infeasible`).
+    """
+    if not fa.injection.magnitude or "bisection_bandwidth" not in fa.metrics:
         return None
     return float((fa.bisection / (fa.injection / 2)).to("").magnitude)
 
@@ -29,6 +32,9 @@ def bisection_text(fa: Any) -> str:
     """Bisection per accelerator with its convention and the injection beside it, so 1:1 is not read as 2:1."""
     bis, inj = fa.metrics.get("bisection_per_accelerator"), fa.metrics.get("injection_per_accelerator")
     share = full_bisection(fa)
+    if "bisection_bandwidth" not in fa.metrics:   # its errors withheld it (`network.infeasible`)
+        checks = ", ".join(sorted({p.check for p in fa.problems if p.check in INFEASIBLE}))
+        return f"bisection not provided: the topology is infeasible ({checks})"
     if bis is None or inj is None or share is None:
         return "no accelerator's node injects into it (bisection per accelerator does not apply)"
     bis, inj = bis.to("Gbit/s"), inj.to("Gbit/s")
@@ -108,10 +114,11 @@ def fabrics(scope: Scope, a: Any) -> Section:
                 Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
                 Column("Up used", digits=0, align="right"),
                 Column("Oversubscription as used (down ports in use : up, fullest switch)", digits=2, align="right"))
-        failures = [_failure_row(k, v) for k, v in sorted(fa.failure.items(), key=_registry_order)]
+        failures = [_failure_row(k, fa.metrics.get(k), fa) for k, _ in sorted(fa.failure.items(), key=_registry_order)]
+        total = f"Total bisection {fmt.q(fa.bisection, 'Tbit/s', 1)}; " if "bisection_bandwidth" in fa.metrics else ""
         sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
-                          Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. Total bisection "
-                               f"{fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
+                          Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. "
+                               f"{total + bisection_text(fa) if total else fmt.sentence(bisection_text(fa))}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
         note = uplink_note(fa)
         if note is not None:
@@ -156,9 +163,15 @@ def _registry_order(item: tuple[str, Any]) -> tuple[int, str]:
     return (REGISTRY.index(metric) if metric is not None else len(REGISTRY), item[0])
 
 
-def _failure_row(name: str, value: Any) -> tuple[str, str]:
-    """A failure case of a fabric as its metric's title and value in its display unit ('Bisection with a core lost')."""
+def _failure_row(name: str, value: Any, fa: Any) -> tuple[str, str]:
+    """A failure case of a fabric as its metric's title and value in its display unit ('Bisection with a core lost').
+
+    A value the fabric's errors withheld (`network.infeasible`: None) reads not provided, with the errors.
+    """
     metric = find("fabric", name)
+    if value is None:
+        checks = ", ".join(sorted({p.check for p in fa.problems if p.check in INFEASIBLE}))
+        return metric.title if metric else name, f"not provided: the topology is infeasible ({checks})"
     if metric is None:
         return name.removeprefix("failure."), f"{float(value.magnitude):,.0f}"
     return metric.title, fmt.metric_value(metric, value)

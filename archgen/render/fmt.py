@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any, overload
 
 from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatting helpers, in one module)
@@ -149,6 +150,18 @@ def magnitude(value: pint.Quantity | None, unit: str) -> float | None:
 _NUMBERS, _SEQUENCES = (int, float), (list, tuple)
 
 
+@dataclass(frozen=True)
+class Noted:
+    """A table cell's value with a word in brackets after it in a document ("3.00 kW (unconfirmed)").
+
+    The data files (CSV, the workbook) write the value alone and give the word a column of its own
+    (`tables.bom_data`), so that an import reads a number.
+    """
+
+    value: Any
+    note: str
+
+
 def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
     """Text of one table cell: quantities in the column's unit, numbers with separators, the rest as text.
 
@@ -167,6 +180,8 @@ def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
         return decimals(value, digits) + (f" {unit_label(unit)}" if unit else "")
     if isinstance(value, _SEQUENCES):
         return "; ".join(cell(v, unit, digits) for v in value)
+    if isinstance(value, Noted):
+        return f"{cell(value.value, unit, digits)} ({value.note})"
     return " ".join(str(value).split())
 
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.bom_line import BomLine, part_number
+from archgen.analyse.rack_power_inputs import draw_unconfirmed
 from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
 from archgen.pint_import import pint
@@ -46,17 +47,37 @@ def quantity(line: BomLine) -> int | str:
 QTY_STATUS = Column("Qty status")
 
 
+#: The BOM data files' column after Qty status: whether the line's unit power rests on a figure its part lists
+#: unconfirmed (`unconfirmed_power`).
+POWER_STATUS = Column("Power status")
+
+
 def bom_data(table: Table) -> Table:
     """A BOM table as `bom.csv` and the XLSX `bom` sheet write it: Qty a number or empty, its status beside it.
 
     The document's Qty cell reads "not provided" where the spec states no quantity; a procurement import reads Qty
     as a number, so the data files leave it empty and say "not provided" in a "Qty status" column ("stated" else),
-    the last one, so that an import mapping the columns by position before it still reads them.
+    the last one, so that an import mapping the columns by position before it still reads them. A unit power the
+    document marks "(unconfirmed)" (`unconfirmed_power`) is a number there too, and "Power status" after it says
+    "unconfirmed" ("stated" else; "not provided" where the line has no power figure).
     """
     at = next(i for i, c in enumerate(table.columns) if c.title == "Qty")
+    power = next(i for i, c in enumerate(table.columns) if c.title == "Unit power")
     rows = tuple((*r[:at], None if isinstance(r[at], str) else r[at], *r[at + 1:],
-                  r[at] if isinstance(r[at], str) else "stated") for r in table.rows)
-    return replace(table, columns=(*table.columns, QTY_STATUS), rows=rows)
+                  r[at] if isinstance(r[at], str) else "stated",
+                  r[power].note if isinstance(r[power], fmt.Noted) else "not provided" if r[power] is None
+                  else "stated") for r in table.rows)
+    return replace(table, columns=(*table.columns, QTY_STATUS, POWER_STATUS), rows=rows)
+
+
+def unconfirmed_power(part: Any, value: Any) -> Any:
+    """A BOM line's power `value` as its cell, marked "(unconfirmed)" where its part's figure is.
+
+    A `fmt.Noted` where the part lists the draw the line gives it unconfirmed (`analyse.rack_power_inputs.
+    draw_unconfirmed`; PWR012 names it), else `value` as it is (None stays None). A Celestica DS5000's placeholder
+    maximum read "3.00 kW" as a datasheet's did (newuser101).
+    """
+    return fmt.Noted(value, "unconfirmed") if value is not None and draw_unconfirmed(part) else value
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
@@ -64,8 +85,10 @@ def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of mate
     rows = []
     for r in lines:
         name, number, source = bom_name(r, specs.get(r.part))
-        rows.append((r.part, name, number, r.kind, r.within or "rack", quantity(r), r.unit_power,
-                     r.total_power, r.unit_weight, r.total_weight, source))
+        part = specs.get(r.part)
+        rows.append((r.part, name, number, r.kind, r.within or "rack", quantity(r),
+                     unconfirmed_power(part, r.unit_power), unconfirmed_power(part, r.total_power), r.unit_weight,
+                     r.total_weight, source))
     return Table("bom", caption, BOM_COLUMNS, tuple(rows))
 
 
@@ -157,6 +180,8 @@ def _xlsx_cell(value: Any, col: Column) -> Any:
         return None
     if isinstance(value, Formula):   # the CSV's number; the workbook writes the formula (`xlsx_bytes`)
         return value.value
+    if isinstance(value, fmt.Noted):   # its word has a column of its own (`bom_data`)
+        return _xlsx_cell(value.value, col)
     if isinstance(value, Cite):
         return value.full or None
     if isinstance(value, pint.Quantity):

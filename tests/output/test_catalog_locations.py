@@ -94,3 +94,19 @@ def test_the_users_files_keep_their_paths(on_catalog, monkeypatch):
     monkeypatch.chdir(Path(users[0].location.file).parents[1])    # the project (tests/output/test_paths_outside.py:
     _, artifacts = _locations(report.sarif(users))                   # a file outside it is a file:// URI)
     assert {(a["uriBaseId"], a["uri"]) for a in artifacts} == {("%SRCROOT%", "specs/r.yaml")}
+
+
+def test_markdown_reports_say_a_location_is_the_shipped_catalogs(on_catalog, tmp_path, monkeypatch):
+    """gap's and diff's Markdown name a shipped catalog file as `check`'s text does, and say it is archgen's: in a
+    user's repository ``catalog/systems/...`` names no folder of it, or a ``catalog/`` of its own (newuser101)."""
+    from archgen.output.diff_waivers import where
+    from archgen.output.envelope import SHIPPED, located
+    findings, found = on_catalog
+    monkeypatch.chdir(tmp_path)                   # the wheel's case: the catalog is not under the working directory
+    cell = where(findings[0])
+    assert cell == located(findings[0].location) and cell.endswith(SHIPPED)
+    assert cell.startswith("`" + report.text(findings[:1]).split(": ")[0] + "`")   # check's own text for it
+    monkeypatch.chdir(REPO)                       # a checkout's catalog: a path of the repository, said plainly
+    assert located(findings[0].location) == "`" + report.text(findings[:1]).split(": ")[0] + "`"
+    users = [f for f in found if f.location and f.location.file.endswith("r.yaml")]
+    assert users and not located(users[0].location).endswith(SHIPPED) and located(None) == ""

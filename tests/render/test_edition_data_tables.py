@@ -55,11 +55,14 @@ def test_customer_bom_csv_quantities_are_the_documents(su_customer):
     """Every BOM line of the document's appendix is a row of ``bom.customer.csv`` with the same part and quantity."""
     md = md_table((su_customer / f"{SU}.customer.md").read_text(encoding="utf-8"), "Bill of materials")
     table = csv_rows(su_customer / "bom.customer.csv")
-    # the CSV's Qty is a number or empty, its status beside it; then the release every data CSV names on each row
-    assert [*md[0], "Qty status", "Document number", "Revision"] == table[0]
+    # the CSV's Qty is a number or empty, its status beside it, then whether the unit power is unconfirmed (newuser101);
+    # then the release every data CSV names on each row
+    assert [*md[0], "Qty status", "Power status", "Document number", "Revision"] == table[0]
     qty = md[0].index("Qty")
     assert [(r[0], r[qty].replace(",", "")) for r in md[1:]] == \
-        [(r[0], r[qty] or r[-3]) for r in table[1:]]
+        [(r[0], r[qty] or r[-4]) for r in table[1:]]
+    power = md[0].index("Unit power (kW)")   # the document's "(unconfirmed)" is the CSV's Power status
+    assert [r[power].endswith(" (unconfirmed)") for r in md[1:]] == [r[-3] == "unconfirmed" for r in table[1:]]
 
 
 def test_rack_weight_says_what_it_holds(su_customer):

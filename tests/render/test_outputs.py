@@ -47,10 +47,11 @@ def test_pdf_is_reproducible_and_shows_text_literally(test_run, outputs, tmp_pat
 def test_bom_csv(outputs):
     rows = list(csv.reader(io.StringIO((outputs / "bom.csv").read_text(encoding="utf-8"))))
     assert rows[0] == ["Part", "Name", "Part number", "Kind", "In", "Qty", "Unit power (kW)", "Total power (kW)",
-                       "Unit weight (kg)", "Total weight (kg)", "Source or rule", "Qty status", "Document number",
-                       "Revision"]
+                       "Unit weight (kg)", "Total weight (kg)", "Source or rule", "Qty status", "Power status",
+                       "Document number", "Revision"]
     by_part = {r[0]: r for r in rows[1:]}
     assert by_part["gb200-compute-tray"][5:10] == ["18", "5.40", "97.20", "40.0", "720.0"]
+    assert by_part["gb200-compute-tray"][12] == "unconfirmed"   # its power.max (5.4 kW) is listed so (newuser101)
     assert by_part["gb200"][4:6] == ["gb200-compute-tray", "72"]
 
 

@@ -1,0 +1,42 @@
+"""A fabric whose topology its errors make impossible gives no figures of the broken wiring (newuser101, PR2).
+
+A tier's fixed count too few for its links (NET018) left the fabric counting 72 links on a spine's 64 ports: its ports
+used, free, the bisection and the failure figures read as numbers beside the errors. They are not provided now, with
+why (`analyse.network.infeasible`, held in `Operations.withheld`); the counts the spec states stay.
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.network import infeasible
+from archgen.pipeline import run
+from tests.data.clusters.small import files
+
+FABRIC = "cluster/c/fabric/f"
+
+
+def test_an_infeasible_fabric_withholds_its_wiring_figures(spec_tree) -> None:
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, count: 2}")
+    r = run([spec_tree(tree)])
+    fa = r.clusters["cluster/c"].fabrics[0]
+    assert "NET018" in {f.id for f in r.findings if f.severity == "error"}
+    why = r.operations.withheld[FABRIC]
+    gone = {"leaf.ports_used", "leaf.ports_free", "spine.ports_used", "core.ports_used", "bisection_bandwidth",
+            "bisection_per_accelerator"}
+    assert gone <= set(why) and not gone & set(fa.metrics)
+    assert why["leaf.ports_used"] == "the topology of fabric f is infeasible (NET018): its figures of tier(s) leaf, " \
+                                    "spine, core would count links on ports its switches do not have"
+    assert {"leaf.switches", "spine.switches", "injection_bandwidth"} <= set(fa.metrics)   # the spec's counts stay
+    assert infeasible(fa) == ((), "")            # popped once: nothing is left to withhold
+    # the cluster document says so where it gave the bisection and the failure cases
+    from archgen.render.cluster_fabrics import _failure_row, bisection_text
+    assert bisection_text(fa) == "bisection not provided: the topology is infeasible (NET018)"
+    assert _failure_row("failure.spine.bisection_per_accelerator", None, fa) == (
+        "Bisection with a spine lost", "not provided: the topology is infeasible (NET018)")
+
+
+def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
+    r = run([spec_tree(files(racks=1, sus=2, switch="sw8", tiers=3, rail=False))])
+    fa = r.clusters["cluster/c"].fabrics[0]
+    assert infeasible(fa) == ((), "") and "bisection_bandwidth" in fa.metrics and "leaf.ports_used" in fa.metrics
+    assert not any("infeasible" in why for why in r.operations.withheld.get(FABRIC, {}).values())
