@@ -99,6 +99,7 @@ def test_a_per_year_target_is_judged_as_the_amount_for_a_year(tmp_path):
     ("energy_cost_per_year", "<= 400 EUR/month", "<= 4800 EUR (as written: 400 EUR/month)"),
     ("tco_per_accelerator_hour", "<= 0.05 USD/min", "<= 3 USD (as written: 0.05 USD/min)"),
     ("tco_per_accelerator_hour", "<= 20000000 USD/year", "<= 2281.54 USD (as written: 20000000 USD/year)"),
+    ("energy_cost_per_year", "<= 4e2 EUR / month", "<= 4800 EUR (as written: 4e2 EUR / month)"),   # its own text
     ("tco_per_accelerator_hour", "<= 2.5 USD/h", "<= 2.5 USD"), ("tco_per_year", "<= 5000 EUR/year", "<= 5000 EUR"),
     ("tco_per_year", "<= 5000 EUR", "<= 5000 EUR")])
 def test_a_converted_target_shows_the_limit_as_written(metric, target, shown):
@@ -143,3 +144,13 @@ def test_a_target_written_per_the_other_time_is_warned_once_where_written(tmp_pa
            in warned["FIN-002"].message
     status = {j.bound.req.id: j.outcome.status for j in result.requirements}
     assert status["FIN-001"] == Status.NOT_MET and status["FIN-002"] != Status.NOT_MET   # read as written, still
+    # newuser102: a document grouped the digits of what it quoted ('<= 20,000,000 USD/year'); it shows the spec's text
+    from archgen import metrics
+    from archgen.render import fmt
+    from archgen.render.common import said
+    assert "target '<= 20000000 USD/year' on" in said(warned["FIN-002"]).public
+    assert "target '<= 20000000 USD/year' on tco_per_accelerator_hour" in said(warned["FIN-002"])
+    j = next(j for j in result.requirements if j.bound.req.id == "FIN-002")
+    metric = metrics.lookup(j.bound.subject, "tco_per_accelerator_hour")
+    cell = fmt.grouped_numbers(fmt.target_text(j.bound.req.target, metric))   # the compliance matrix's Target cell
+    assert cell == "<= 2,281.54 USD (as written: 20000000 USD/year)"
