@@ -157,15 +157,17 @@ def format_quantity(q: pint.Quantity) -> str:
 
 
 def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
-    """(new - base) / |base|, or None where base is zero or of another dimension, or on an offset scale (°C, °F).
+    """(new - base) / |base|, or None where base is 0, of another dimension or on an offset scale, or across zero.
 
     A temperature's zero is arbitrary, so 35 °C against 40 °C is no -12.5 % (and pint cannot take the difference back
-    to °C): `diff` shows its change in K and calls any change a change (a rack's `coolant_supply`, newuser84).
+    to °C): `diff` shows its change in K and calls any change a change (a rack's `coolant_supply`, newuser84). A
+    change across zero is no share of the base either: a memory headroom of -214.4 GB that becomes +23 GB is not
+    "+110.7 %" (newuser102); the change is shown alone, in the metric's unit, with its direction.
     """
     if not new.is_compatible_with(base) or _offset_unit(base) is not None:
         return None
-    b = float(base.magnitude)
-    return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)
+    b, n = float(base.magnitude), float(new.to(base.units).magnitude)
+    return None if b == 0 or b * n < 0 else float((new - base).to(base.units).magnitude) / abs(b)
 
 
 #: The counts of the registry (`unit_definitions`): what a rate counts, a number ('600000 tokens/s' is 600000 1/s).

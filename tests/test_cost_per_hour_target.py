@@ -99,6 +99,7 @@ def test_a_per_year_target_is_judged_as_the_amount_for_a_year(tmp_path):
     ("energy_cost_per_year", "<= 400 EUR/month", "<= 4800 EUR (as written: 400 EUR/month)"),
     ("tco_per_accelerator_hour", "<= 0.05 USD/min", "<= 3 USD (as written: 0.05 USD/min)"),
     ("tco_per_accelerator_hour", "<= 20000000 USD/year", "<= 2281.54 USD (as written: 20000000 USD/year)"),
+    ("energy_cost_per_year", "<= 4e2 EUR / month", "<= 4800 EUR (as written: 4e2 EUR / month)"),   # its own text
     ("tco_per_accelerator_hour", "<= 2.5 USD/h", "<= 2.5 USD"), ("tco_per_year", "<= 5000 EUR/year", "<= 5000 EUR"),
     ("tco_per_year", "<= 5000 EUR", "<= 5000 EUR")])
 def test_a_converted_target_shows_the_limit_as_written(metric, target, shown):
@@ -143,3 +144,33 @@ def test_a_target_written_per_the_other_time_is_warned_once_where_written(tmp_pa
            in warned["FIN-002"].message
     status = {j.bound.req.id: j.outcome.status for j in result.requirements}
     assert status["FIN-001"] == Status.NOT_MET and status["FIN-002"] != Status.NOT_MET   # read as written, still
+    # newuser102: a document grouped the digits of what it quoted ('<= 20,000,000 USD/year'); it shows the spec's text
+    from archgen import metrics
+    from archgen.render import fmt
+    from archgen.render.common import said
+    assert "target '<= 20000000 USD/year' on" in said(warned["FIN-002"]).public
+    assert "target '<= 20000000 USD/year' on tco_per_accelerator_hour" in said(warned["FIN-002"])
+    j = next(j for j in result.requirements if j.bound.req.id == "FIN-002")
+    metric = metrics.lookup(j.bound.subject, "tco_per_accelerator_hour")
+    cell = fmt.grouped_numbers(fmt.target_text(j.bound.req.target, metric))   # the compliance matrix's Target cell
+    assert cell == "<= 2,281.54 USD (as written: 20000000 USD/year)"
+
+
+def test_a_target_in_another_currency_than_the_prices_is_not_judged(tmp_path):
+    """newuser102: docs/reliability.md's `<= 400 EUR/month` never said the design must be priced in EUR. On the shipped
+    GB200 SU, priced in USD, it is REQ002 naming both currencies, as the docs now quote, and not judged; a budget
+    in USD is (100000 USD/month: above the upper bound that unconfirmed draws leave the cost)."""
+    from archgen.pipeline import run
+    reqs = "".join(f"- {{id: E-{c}, statement: Energy, subject: 'cluster/*', metric: energy_cost_per_year, "
+                   f"target: '<= {v} {c}/month'}}\n" for c, v in (("EUR", 400), ("USD", 100000)))
+    (tmp_path / "r.yaml").write_text("kind: Requirements\nid: r\nrequirements:\n" + reqs, encoding="utf-8")
+    result = run([SPECS / "clusters" / "gb200-nvl72-su.yaml", tmp_path / "r.yaml"])
+    status = {j.bound.req.id: j.outcome.status for j in result.requirements}
+    assert status["E-EUR"] == Status.NOT_PROVIDED and status["E-USD"] == Status.MET
+    said = [f.message for f in result.findings if f.id == "REQ002" and f.requirement == "E-EUR"]
+    assert len(said) == 1 and said[0].startswith("E-EUR: target <= 4800 EUR (as written: 400 EUR/month) is in EUR, and")
+    assert said[0].endswith("energy_cost_per_year is in USD, the currency of its prices; archgen does not convert "
+                            "currencies: state the target in USD")
+    docs = " ".join((SPECS.parent / "docs" / "reliability.md").read_text(encoding="utf-8").split())
+    assert ("target <= 4800 EUR (as written: 400 EUR/month) is in EUR, and ...'s energy_cost_per_year is in USD, the "
+            "currency of its prices; archgen does not convert currencies: state the target in USD") in docs

@@ -204,6 +204,16 @@ def test_display_units():
     assert metric_cells(MetricChange("r", "it_power", None, Q_(5, "kW")))[:3] == ("—", "5 kW", "—")
 
 
+@pytest.mark.parametrize(("base", "head", "change", "direction"), [(-214.4, 23, "+237.4 GB", "better"),
+                                                                   (23, -214.4, "-237.4 GB", "worse")])
+def test_a_change_across_zero_has_no_relative_change(base, head, change, direction):
+    """newuser102: a headroom's high end -214.4 GB -> 23 GB read "+110.7 %, better". Across zero the change is shown
+    alone, with its direction, in the table `diff` and the customer change list share (`metric_cells`) and in JSON."""
+    c = MetricChange("workload/w", "memory_headroom_low", Q_(base * 1e9, "B"), Q_(head * 1e9, "B"))
+    assert c.relative is None and c.direction == direction
+    assert metric_cells(c) == (f"{base:g} GB", f"{head:g} GB", change, "—")
+
+
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-c", "user.name=archgen", "-c", "user.email=archgen@example.com", *args], cwd=repo,
                    check=True, capture_output=True)

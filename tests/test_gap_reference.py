@@ -117,3 +117,17 @@ def test_a_temperature_deviation_is_in_kelvin_with_no_percentage():
     row = GapRow(req, "rack/odm", Status.NOT_MET, Q_(35, "degC"), reference=Q_(40, "degC"))
     assert row.deviation.m_as("K") == pytest.approx(-5) and row.deviation_ratio is None and row.better == "worse"
     assert deviation_text(row) == "-5 K, worse"
+
+
+def test_a_deviation_across_zero_has_no_percentage():
+    """newuser102's rule for `diff` holds in `gap`: a headroom of -5 GB against the reference's +20 GB is -25 GB, worse,
+    not "-125.0 %" of the reference; one of 15 GB against 20 GB keeps its -25.0 %."""
+    from archgen.compare.gap import GapRow
+    from archgen.model.requirements import Requirement, Status
+    from archgen.output.gap import deviation_text
+    from archgen.units import Q_
+    req = Requirement(id="REQ-MEM-001", statement="s", metric="memory_headroom", target=">= 0 GB")
+    row = GapRow(req, "workload/w", Status.NOT_MET, Q_(-5, "GB"), reference=Q_(20, "GB"))
+    assert row.deviation_ratio is None and deviation_text(row) == "-25 GB, worse"
+    row = GapRow(req, "workload/w", Status.MET, Q_(15, "GB"), reference=Q_(20, "GB"))
+    assert row.deviation_ratio == pytest.approx(-0.25) and deviation_text(row) == "-5 GB (-25.0 %), worse"

@@ -230,6 +230,16 @@ def test_relative_change_is_over_the_magnitude_of_the_base():
     assert relative_change(Q_(-10, "GB"), Q_(-5, "GB")) == 0.5  # a negative headroom that shrinks improves
     assert relative_change(Q_(0, "GB"), Q_(1, "GB")) is None
     assert relative_change(Q_(1, "GB"), Q_(1, "s")) is None
+    assert relative_change(Q_(2, "GB"), Q_(0, "GB")) == -1.0   # down to zero: all of it
+    assert relative_change(Q_(-5, "GB"), Q_(0, "GB")) == 1.0
+
+
+@pytest.mark.parametrize(("base", "new"), [(-214.4, 23.0), (23.0, -214.4), (0.5, -1e-9), (-1.0, 2000.0)])
+def test_no_relative_change_across_zero(base, new):
+    """newuser102: a headroom -214.4 GB -> 23 GB read "+110.7 %"; a share of a base on the other side of zero means
+    nothing, in either direction and however small the crossing."""
+    from archgen.units import Q_, relative_change
+    assert relative_change(Q_(base, "GB"), Q_(new * 1000, "MB")) is None
 
 
 @pytest.mark.parametrize(("unit", "hint"), [

@@ -12,7 +12,7 @@ from archgen.display import metric_value
 from archgen.metric import Metric
 from archgen.metrics import REGISTRY, lookup
 from archgen.money import invoiced
-from archgen.units import Q_, format_quantity
+from archgen.units import Q_
 
 
 @check("REQ007", "requirements.time_base", severity="warning")
@@ -36,7 +36,7 @@ def money_target_time_base(ctx: Context) -> Iterator[Violation]:
         target, m = b.req.target, lookup(b.subject, b.req.metric)
         if m is None or not m.money or not m.per or target.written is None or invoiced(target.written) == m.amount:
             continue
-        written = f"'{target.op} {format_quantity(target.written)}'"
+        written = f"'{target.op} {target.as_written}'"
         per = (Q_(1, target.limit.units) / Q_(1, target.written.units)).units   # hour: 'USD/h' on a cost per year
         own, other = _time(m), _meant(m)
         shown = f"{metric_value(m, target.limit)} {_a(own)} {own}"

@@ -26,7 +26,7 @@ from archgen.model.requirements import LEVELS, PASSING, Judged, Requirement, Sta
 from archgen.model.target import offset
 from archgen.model.tiers import TIER_NAMES
 from archgen.pipeline import Run
-from archgen.units import Q
+from archgen.units import Q, relative_change
 from archgen.validate import Specs
 
 STATUSES: tuple[Status, ...] = tuple(Status)
@@ -77,11 +77,14 @@ class GapRow(Judged):
 
     @property
     def deviation_ratio(self) -> float | None:
-        """The deviation relative to the reference's value; None where that is 0, on an offset scale, or absent."""
+        """The deviation relative to the reference's value; None where that is 0, on an offset scale, or absent.
+
+        None too where the two lie on either side of zero (`units.relative_change`, as `diff`: newuser102).
+        """
         d, ref = self.deviation, self.reference
-        if d is None or ref is None or offset(self.requirement.target.limit) or not float(ref.magnitude):
+        if d is None or ref is None or self.value is None or offset(self.requirement.target.limit):
             return None
-        return float((d / abs(ref)).to("dimensionless").magnitude)
+        return relative_change(ref, self.value)
 
     @property
     def better(self) -> str:

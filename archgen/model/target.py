@@ -24,13 +24,15 @@ class Target:
     """A comparator and a limit: ``<= 132 kW`` or ``>= 0.4``.
 
     `written` is the limit as the requirement wrote it where its metric read it as another quantity (``400 EUR/month``
-    on a cost per year, read as ``4800 EUR``: `metric.Metric.as_limit`); None where the limit is as written. It takes
-    no part in judging, nor in equality: the limit is what is judged.
+    on a cost per year, read as ``4800 EUR``: `metric.Metric.as_limit`); None where the limit is as written. `said`
+    is the limit's own text where it was read from text (``20000000 USD/year``, ``4e2 EUR/month``), "" where it was
+    given as a quantity. Neither takes part in judging, nor in equality: the limit is what is judged.
     """
 
     op: str
     limit: Q
     written: Q | None = field(default=None, compare=False)
+    said: str = field(default="", compare=False)
 
     @property
     def converted(self) -> bool:
@@ -56,7 +58,17 @@ class Target:
 
         Itself where `limit` is its own limit (`model.requirements`: a limit its metric takes as it is written).
         """
-        return self if limit is self.limit else Target(self.op, limit, self.limit)
+        return self if limit is self.limit else Target(self.op, limit, self.limit, self.said)
+
+    @property
+    def as_written(self) -> str:
+        """The limit as the requirement wrote it: its own text, or that of its quantity where it was given as one.
+
+        Its own text: ``400 EUR per month``, ``4e2 EUR/month``; a quantity as `format_quantity` writes it.
+        newuser102: "as written" showed the limit as `format_quantity` writes it (both of those as ``400 EUR/month``),
+        and documents grouped its digits (``20,000,000 USD/year``; `render.fmt.grouped_numbers` now leaves it be).
+        """
+        return self.said or format_quantity(self.limit if self.written is None else self.written)
 
     def met_by(self, value: Q) -> bool:
         """Whether `value` satisfies the target (the caller has checked the dimensions agree)."""
@@ -107,7 +119,7 @@ class Target:
             return f"{self.op} {format_quantity(self.limit)}"
         m = float(self.limit.magnitude)
         near = ureg.Quantity(round(m, 5 - math.floor(math.log10(abs(m)))) if m else m, self.limit.units)
-        return f"{self.op} {format_quantity(near)} (as written: {format_quantity(self.written)})"
+        return f"{self.op} {format_quantity(near)} (as written: {self.as_written})"
 
     @classmethod
     def parse(cls, value: Any) -> "Target":
@@ -119,9 +131,9 @@ class Target:
         """
         if isinstance(value, Target):
             return value
-        if isinstance(value, Mapping) and set(value) - {"written"} == {"op", "limit"} and value["op"] in _OPS:
+        if isinstance(value, Mapping) and set(value) - {"written", "said"} == {"op", "limit"} and value["op"] in _OPS:
             if isinstance(value["limit"], ureg.Quantity):
-                return cls(value["op"], value["limit"], value.get("written"))
+                return cls(value["op"], value["limit"], value.get("written"), str(value.get("said") or ""))
             value = f"{value['op']} {value['limit']}"
         m = _TARGET.match(value) if isinstance(value, str) else None
         if not m:
@@ -132,7 +144,7 @@ class Target:
             limit = ureg.Quantity(float(text), "dimensionless")
         except ValueError:
             limit = _limit(text)
-        return cls(op, limit)
+        return cls(op, limit, said=text)
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:

@@ -282,16 +282,28 @@ _BARE_NUMBER = re.compile(r"(?<![\w.,/#:-])(\d{4,})(\.\d+)?(?= ([A-Za-zµ°][A-Z
 _NOT_UNITS = frozenset({"a", "at", "in", "and", "or", "of", "to", "by", "the", "for", "on", "is", "are", "as"})
 
 
+#: Text that quotes a spec's own words, to be shown as they are: a limit "(as written: 20000000 USD/year)"
+#: (`Target.as_written`) and a span in single quotes ("target '<= 20000000 USD/year'"; an apostrophe inside or
+#: after a word, "NVIDIA's", opens none).
+_VERBATIM = re.compile(r"\(as written: [^)]*\)|(?<![\w'])'[^'\n]*'(?!\w)")
+
+
 def grouped_numbers(text: str) -> str:
     """Text echoed from a spec or a check's message with its quantities' numbers grouped as `number` groups them.
 
     A check message says "max_payload 1400 kg" (the spec as written; JSON and SARIF keep that text) where a
     document's value cell says "1,400 kg": the documents pass such text through here, so that one document shows a
-    number one way (newuser56). Only a number followed by a unit is touched; years, ids and part numbers are not.
+    number one way (newuser56). Only a number followed by a unit is touched; years, ids and part numbers are not,
+    nor text that says it quotes the spec (`_VERBATIM`: newuser102 read "as written: 20,000,000 USD/year" for a
+    spec that says 20000000 USD/year).
     """
     def group(m: re.Match[str]) -> str:
         return number(int(m.group(1))) + (m.group(2) or "") if _is_unit(m.group(3)) else m.group(0)
-    return _BARE_NUMBER.sub(group, text)
+    shown, at = [], 0
+    for quoted in _VERBATIM.finditer(text):
+        shown += [_BARE_NUMBER.sub(group, text[at:quoted.start()]), quoted.group(0)]
+        at = quoted.end()
+    return "".join(shown) + _BARE_NUMBER.sub(group, text[at:])
 
 
 def _is_unit(word: str) -> bool:

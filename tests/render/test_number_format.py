@@ -25,6 +25,10 @@ from tests.conftest import shared_diagrams
     ("in-row-cdu-1300 kW", "in-row-cdu-1300 kW"),         # part of an id
     ("8192 GPUs", "8192 GPUs"),                           # a count of things, not a unit
     ("dated 2026-12-05 12:00", "dated 2026-12-05 12:00"),
+    # what quotes the spec stays as the spec wrote it (newuser102)
+    ("<= 2281.54 USD (as written: 20000000 USD/year)", "<= 2,281.54 USD (as written: 20000000 USD/year)"),
+    ("target '<= 20000000 USD/year' on 2281 kW", "target '<= 20000000 USD/year' on 2,281 kW"),
+    ("NVIDIA's 1300 W, the racks' 1400 kg", "NVIDIA's 1,300 W, the racks' 1,400 kg"),   # apostrophes quote nothing
 ])
 def test_grouped_numbers(text: str, shown: str) -> None:
     assert fmt.grouped_numbers(text) == shown
