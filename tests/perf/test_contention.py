@@ -126,7 +126,8 @@ def test_hbm_sharing_leaves_an_infiniband_all_to_all_almost_free(accelerators):
     comm = float(C.comm_share(hw, received, 0.464e-3))
     assert comm == pytest.approx(0.187, abs=0.005)
     arch = Arch.from_model(case.model)
-    job = Job(arch, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, overlap_ep_comm=True)
+    job = Job(arch, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, overlap_ep_comm=True,
+              rope_fusion=True)  # the card ran Megatron-Bridge (nemo-2025: fused RoPE; ropefuse41)
     lt = layer_times(hw, job, tp=1.0, mb=1.0, cp=1.0, ep=16.0, rc=0.0, sp=False)
     # the layer's bytes over its forward time (0.425 before rope40 charged the QK norms and rotary embedding)
     assert float(lt.hbm) == pytest.approx(0.447, abs=0.005)

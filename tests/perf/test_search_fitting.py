@@ -98,9 +98,11 @@ def test_random_jobs_pick_what_timing_every_layout_picks(h100, h100_host, seed):
     same_as_exhaustive(res, hw, job, True, DEFAULT)
 
 
-#: Seeds of `_odd_search` whose searches time some layout, among them interleaving, cp 2, etp, weight offload with
-#: interleaving and each placement.
-ODD_SEEDS = (0, 1, 2, 8, 14, 15, 17, 21, 31, 48, 50)
+#: Seeds of `_odd_search` whose searches time some layout, among them interleaving (34), cp 2 (10), etp 2 (30, 34),
+#: weight offload (10, 15, 30), both offloads (0, 8, 21) and each placement (35, 17, 34, 2, 0). Chosen again when
+#: `rope_fusion` joined the switches the draw walks (every seed's job moved; seed 1's then timed nothing); none of
+#: seeds 0-59 draws weight offload with interleaving now.
+ODD_SEEDS = (0, 2, 8, 10, 15, 17, 21, 30, 34, 35, 50)
 #: Stated placements a search takes (`pipeline_split.PipelineOptions`): slots, first/last-stage layers, pp-sized groups.
 PLACEMENTS = (DEFAULT, PipelineOptions(embedding_slot=True, loss_slot=True), PipelineOptions(loss_slot=True),
               PipelineOptions(first_stage_layers=3, last_stage_layers=2), PipelineOptions(whole_groups=True))
