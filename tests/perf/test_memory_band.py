@@ -118,9 +118,12 @@ model: llama3-70b
 cluster: dgx-b200-superpod
 accelerators: 512
 training: {seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}
+---
+kind: Requirements
+id: margins-elsewhere
 requirements:
-  - {id: REQ-W-0, statement: Fits, metric: memory_headroom, target: ">= 0 GB"}
-  - {id: REQ-W-NEG, statement: Loose, metric: memory_headroom, target: ">= -200 GB"}
+  - {id: REQ-W-0, statement: Fits, subject: workload/l70-margins, metric: memory_headroom, target: ">= 0 GB"}
+  - {id: REQ-W-NEG, statement: Loose, subject: workload/l70-margins, metric: memory_headroom, target: ">= -200 GB"}
 ---
 kind: Sweep
 id: margins
@@ -133,9 +136,10 @@ objectives:
 
 
 def test_a_workloads_memory_requirement_in_a_sweep_is_judged_across_the_range_on_both_paths(tmp_path):
-    """The workload's own requirements on a sweep point (not the sweep's): the batched path takes the point's range
-    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). Neither target bounds the search (`>= 0 GB`
-    is what fitting means, a negative one is none: `memory_limit`), so the batch takes the point; its searched layout
+    """The workload's requirements on a sweep point (not the sweep's): the batched path takes the point's range
+    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). Written in a Requirements document on the
+    workload, neither target bounds the search (only the workload's own do, `memory_limit`, memfit41: stated on the
+    workload they take the per-point path, `test_search_memory_limit`), so the batch takes the point; its searched layout
     leaves 0.035 GB at the point and about -144 GB at the range's low end: `>= 0 GB` at risk, `>= -200 GB` met, on
     both paths alike."""
     from archgen.perf.explore.batch_path import per_point
