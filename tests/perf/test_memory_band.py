@@ -81,6 +81,12 @@ def test_a_stated_layout_with_room_is_met_at_its_pessimistic_end(spec_tree):
     text = run_cli("estimate", SPECS, root, "--workload", "l70-roomy").out
     line = next(x for x in text.splitlines() if x.strip().startswith("memory_headroom "))
     assert "band" in line and "no allocator waste" in line and "failure-rate" not in line
+    # check's at-risk words send the reader to the docs page and section, not to `memory_reserve`, a convention
+    # `check` never prints (newuser102, memfit41)
+    said = run_cli("check", SPECS, root).out
+    risk = next(x for x in said.splitlines() if "REQ-M-2" in x and "REQ004" in x)
+    assert "memory_reserve" not in said
+    assert "the share and its sources are in docs/perf-model.md, section Memory band" in said[said.index(risk):]
 
 
 SERVE = """\
