@@ -79,8 +79,8 @@ def test_the_search_keeps_the_margin_a_requirement_states(cli, spec_tree):
 
 
 def test_no_layout_at_the_high_end_keeps_the_best_at_the_models_figure_and_says_so(cli, spec_tree):
-    """Held to tp 8, pp 1, ZeRO 0, every valid layout takes more than 1.776 + 0.57 x (193.27 - 1.776) = 110.9 GB at
-    the model's figure, so none fits at the range's high end: the search keeps the best at the model's figure (the
+    """Held to tp 8, pp 1, ZeRO 0, no valid layout fits at the range's high end (with the reserve of tp and dp it
+    needs 1.776 + 0.57 x (193.27 - 1.776) = 110.9 GB or less at the model's figure): the search keeps the best there (the
     unbounded search's own pick, 193.10 GB, 0.17 GB left) and says so; the requirement reads at risk. A margin it
     leaves at the model's figure (0.1 GB) bounds the fallback too, and the note says by how much."""
     plain = _estimate(cli, spec_tree, None, held=HELD)
