@@ -250,7 +250,7 @@ SPARE_BASIS = ("range from the job's accelerators per goodput token at goodput_h
 MEMORY_RANGED = ("memory_per_gpu", "memory_headroom")
 MEMORY_BASIS = ("range from no allocator waste (the caching allocator holding its tensors alone) to the most a "
                 "published measurement found, the CUDA context and NCCL's buffers at their figure at both ends; the "
-                "share and its sources are in memory_reserve (docs/perf-model.md, Memory band)")
+                "share and its sources are in docs/perf-model.md, section Memory band")
 
 
 #: ... and of a job's interruptions from one part class (`interruptions_per_day.<class>`): its own count's interval.

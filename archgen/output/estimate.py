@@ -24,6 +24,7 @@ from archgen.perf.workload.defaults_taken import defaults_line
 from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
+from archgen.render.fits import fits_text
 from archgen.render.fmt import (
     elasticity,
     elasticity_note,
@@ -160,6 +161,8 @@ def estimate_text(est: Estimate) -> str:
              + (f" of cluster '{est.cluster}'" if est.cluster else "")]
     if est.layout:
         lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))
+    if est.memory:   # the document's sentence (`render.fits`)
+        lines.append(fits_text(est).strip())
     if est.defaults:
         lines.append("defaults taken: " + defaults_line(est.defaults))
     lines += [f"assumed: {a}" for a in est.assumed]

@@ -20,7 +20,6 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from archgen import display, metrics
 from archgen.analyse.job_energy import AT_AVERAGE, AT_MAXIMUM, ENERGY_SHARE
 from archgen.model.unsettled import lower_bounded
-from archgen.perf.hw.reserve import ALLOCATOR_WASTE_HIGH
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
@@ -29,6 +28,7 @@ from archgen.perf.workload.upper_bounds import TCO_SHARED
 from archgen.render import alt_text, fmt, palette
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.compliance import status_cell
+from archgen.render.fits import fits_text, shown
 from archgen.render.roofline import roofline, roofline_blocks
 from archgen.units import Q_
 
@@ -87,16 +87,16 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             status = "" if o is None else status_cell(o)
             both = band_ends(e.bands[name], value, e.metrics, name) if name in ranged and name in e.bands else None
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
-            band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
+            band = f"{shown(ends[0], name)} to {shown(ends[1], name)}" if ends is not None else \
                 _band_cell(e.bands.get(name), value, name)
-            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else "")
+            rows.append((name, shown(value, name) + (" (upper bound)" if name in bounds else "")
                          + (" (lower bound)" if name in lower else ""), band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Band", align="right"),
                        Column("Target"), Column("Requirement"), Column("Status")), tuple(rows), status_column=5))
-        if counted := [f"{k} {_shown(lo, k)} to {_shown(hi, k)}" for k, lo, hi in display.counted_intervals(e.metrics)]:
+        if counted := [f"{k} {shown(lo, k)} to {shown(hi, k)}" for k, lo, hi in display.counted_intervals(e.metrics)]:
             sub.add(Para("The 95 % interval of the rate set's own failure counts (Garwood's exact Poisson interval; "
                          "the Band is the range over the published rate sets): " + "; ".join(counted) + "."))
         by_text: dict[str, list[str]] = {}
@@ -164,28 +164,6 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
     return top
 
 
-def fits_text(e: Any) -> str:
-    """Whether the job fits in memory: at the model's figure and, with the allocator's range, at its high end too.
-
-    The fit (PERF002, the layout search) is judged at the model's figure, no allocator waste; a layout searched to
-    the brim fits there and not at the range's high end (llama3-70b-pretrain-b200: 0.035 GB of 193.3 GB left, 337.7 GB
-    at the high end), which "Fits in accelerator memory." alone hid above a Band of -144.4 GB headroom (newuser102).
-    """
-    if not e.fits:
-        return " Does not fit in accelerator memory."
-    high, spare = e.metrics.get("memory_per_gpu_high"), e.metrics.get("memory_headroom_low")
-    if high is None or spare is None or spare.magnitude != spare.magnitude:   # no range (serving, a TPU), or NaN
-        return " Fits in accelerator memory."
-    waste = (f"{_shown(high, 'memory_per_gpu')} with the most allocator waste a published measurement found "
-             f"({ALLOCATOR_WASTE_HIGH:.0%} of the memory it reserves holding no tensor)")
-    if spare.magnitude >= 0:
-        return f" Fits in accelerator memory at both ends of its range, {waste} included."
-    point, left = e.metrics["memory_per_gpu"], e.metrics["memory_headroom"]
-    return (f" Fits in accelerator memory at the model's figure, {_shown(point, 'memory_per_gpu')} with "
-            f"{_shown(left, 'memory_headroom')} left; not at its range's high end, {waste}, "
-            f"{_shown(-spare, 'memory_headroom')} over: a run may need that margin (docs/perf-model.md, Memory band).")
-
-
 def stack_origin(stack: Used) -> str:
     """Where a job's training stack came from, in words: 'stated', or the profile taken where it states none."""
     return "stated" if stack.origin == "stated" else stack.source
@@ -208,19 +186,13 @@ def stack_text(used: tuple[Used, ...], workload_id: str) -> str:
     return text + (f". Stated: {', '.join(said)}." if said else ". The workload states none of them.")
 
 
-def _shown(value: Any, name: str) -> str:
-    """A workload metric as `archgen estimate` shows it (`display.metric_value`)."""
-    m = metrics.find("workload", name)
-    return fmt.metric_value(m, value) if m and m.accepts(value) else fmt.q(value, None, 2)
-
-
 def _band_cell(band: Any, value: Any, name: str) -> str:
     """The range a metric's measured value may lie in by its band ('—' without one, 'not measured' if unknown)."""
     if band is None:
         return "—"
     ends = band.values(value)
     return "not measured" if ends is None else \
-        f"{_shown(ends[0], name)} to {_shown(ends[1], name)}{display.outside(value, ends)}"
+        f"{shown(ends[0], name)} to {shown(ends[1], name)}{display.outside(value, ends)}"
 
 
 def figures(results: list[Any]) -> dict[str, Callable[[], MplFigure]]:

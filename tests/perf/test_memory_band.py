@@ -81,6 +81,12 @@ def test_a_stated_layout_with_room_is_met_at_its_pessimistic_end(spec_tree):
     text = run_cli("estimate", SPECS, root, "--workload", "l70-roomy").out
     line = next(x for x in text.splitlines() if x.strip().startswith("memory_headroom "))
     assert "band" in line and "no allocator waste" in line and "failure-rate" not in line
+    # check's at-risk words send the reader to the docs page and section, not to `memory_reserve`, a convention
+    # `check` never prints (newuser102, memfit41)
+    said = run_cli("check", SPECS, root).out
+    risk = next(x for x in said.splitlines() if "REQ-M-2" in x and "REQ004" in x)
+    assert "memory_reserve" not in said
+    assert "the share and its sources are in docs/perf-model.md, section Memory band" in said[said.index(risk):]
 
 
 SERVE = """\
@@ -118,9 +124,12 @@ model: llama3-70b
 cluster: dgx-b200-superpod
 accelerators: 512
 training: {seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}
+---
+kind: Requirements
+id: margins-elsewhere
 requirements:
-  - {id: REQ-W-0, statement: Fits, metric: memory_headroom, target: ">= 0 GB"}
-  - {id: REQ-W-NEG, statement: Loose, metric: memory_headroom, target: ">= -200 GB"}
+  - {id: REQ-W-0, statement: Fits, subject: workload/l70-margins, metric: memory_headroom, target: ">= 0 GB"}
+  - {id: REQ-W-NEG, statement: Loose, subject: workload/l70-margins, metric: memory_headroom, target: ">= -200 GB"}
 ---
 kind: Sweep
 id: margins
@@ -133,9 +142,10 @@ objectives:
 
 
 def test_a_workloads_memory_requirement_in_a_sweep_is_judged_across_the_range_on_both_paths(tmp_path):
-    """The workload's own requirements on a sweep point (not the sweep's): the batched path takes the point's range
-    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). Neither target bounds the search (`>= 0 GB`
-    is what fitting means, a negative one is none: `memory_limit`), so the batch takes the point; its searched layout
+    """The workload's requirements on a sweep point (not the sweep's): the batched path takes the point's range
+    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). Written in a Requirements document on the
+    workload, neither target bounds the search (only the workload's own do, `memory_limit`, memfit41: stated on the
+    workload they take the per-point path, `test_search_memory_limit`), so the batch takes the point; its searched layout
     leaves 0.035 GB at the point and about -144 GB at the range's low end: `>= 0 GB` at risk, `>= -200 GB` met, on
     both paths alike."""
     from archgen.perf.explore.batch_path import per_point

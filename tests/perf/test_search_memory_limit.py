@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import SPECS
 
 BASE = """\
@@ -22,57 +24,94 @@ id: l70-margin
 model: llama3-70b
 cluster: dgx-b200-superpod
 accelerators: 512
-training: {{seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}}
+training: {{seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025{held}}}
+"""
+REQ = """\
 requirements:
   - {{id: REQ-MEM-1, statement: Memory margin, metric: memory_headroom, target: "{target}"}}
 """
+#: The B200's memory, 180 GiB (B), and the runtime's reserve of a layout with tp and dp > 1, pp = cp = ep = 1: the
+#: CUDA context 0.4 GB and an NCCL communicator of 0.688 GB each (`reserve.runtime_reserve`).
+B200, RESERVE = 180 * 2**30, 0.4e9 + 2 * 0.688e9
+#: A layout held to tp 8, pp 1, ZeRO 0 (`parallelism`): none of its 12 valid layouts fits at the range's high end.
+HELD = ", parallelism: {tp: 8, pp: 1, zero: 0}"
 
 
-def _estimate(cli, spec_tree, target: str, *flags: str) -> dict:
-    root = spec_tree({"w.yaml": BASE.format(target=target)})
+def _estimate(cli, spec_tree, target: str | None, *flags: str, held: str = "") -> dict:
+    text = BASE.format(held=held) + (REQ.format(target=target) if target else "")
+    root = spec_tree({"w.yaml": text})
     got = cli("estimate", SPECS, root, "--workload", "l70-margin", "--format", "json", *flags)
     assert "Traceback" not in got.err, got.err
     return json.loads(got.out)
 
 
-def _headroom(est: dict) -> float:
-    return est["metrics"]["memory_headroom"]["value"] / 1e9
+def _headroom(est: dict, end: str = "") -> float:
+    return est["metrics"]["memory_headroom" + end]["value"] / 1e9
+
+
+def _searched(est: dict) -> str:
+    return next(n for n in est["notes"] if n.startswith("layout searched"))
 
 
 def test_the_search_keeps_the_margin_a_requirement_states(cli, spec_tree):
-    loose = _estimate(cli, spec_tree, ">= 0 GB")
+    """No memory requirement: the search packs memory at the model's figure (0.035 GB left, as Megatron users pack
+    it). `>= 0 GB` and `>= 10 GB` (memfit41): a layout that keeps within them at the allocator range's high end,
+    tp 2, pp 1, ZeRO-3, 99.98 GB at the model's figure and 1.776 + (99.98 - 1.776) / 0.57 = 174.07 GB at the high end,
+    19.21 GB left of 193.27 GB: met at the worst end (before: `>= 0 GB` bounded nothing and read at risk)."""
+    loose = _estimate(cli, spec_tree, None)
     assert _headroom(loose) < 1.0        # the search's own pick: under 1 GB of 193.3 GB left
-    est = _estimate(cli, spec_tree, ">= 10 GB")
-    assert _headroom(est) >= 10.0 and est["layout"] != loose["layout"]
-    (req,) = est["requirements"]
-    # judged across its range over the caching allocator's waste (memband41): the layout kept leaves 10 GB or more
-    # even at the range's low end, so met (before, at risk: no band)
-    assert req["id"] == "REQ-MEM-1" and req["status"] == "met"
-    assert est["metrics"]["memory_headroom_low"]["value"] >= 10e9
-    note = next(n for n in est["notes"] if n.startswith("layout searched"))
-    assert (", kept within REQ-MEM-1 (memory_headroom >= 10 GB): at most 183.3 GB of 193.3 GB per accelerator; "
-            in note)
-    # the step time is the chosen layout's own, on the whole part (the limit only narrows the choice)
-    assert est["metrics"]["step_time"]["value"] >= loose["metrics"]["step_time"]["value"]
+    assert not any(n.startswith("layout searched") and "high end" in n for n in loose["notes"])
+    for target, most in ((">= 0 GB", 193.3), (">= 10 GB", 183.3)):
+        est = _estimate(cli, spec_tree, target)
+        assert est["layout"] != loose["layout"]
+        assert (est["layout"]["tp"], est["layout"]["pp"], est["layout"]["zero"]) == (2, 1, 3)
+        memory = est["metrics"]["memory_per_gpu"]["value"]
+        assert est["metrics"]["memory_per_gpu_high"]["value"] == pytest.approx(RESERVE + (memory - RESERVE) / 0.57)
+        assert _headroom(est, "_low") == pytest.approx((B200 - RESERVE - (memory - RESERVE) / 0.57) / 1e9)
+        assert _headroom(est, "_low") >= float(target.split()[1])
+        (req,) = est["requirements"]
+        assert req["id"] == "REQ-MEM-1" and req["status"] == "met"
+        assert (f", kept within REQ-MEM-1 (memory_headroom {target}) at the allocator range's high end (at most "
+                f"{most} GB of 193.3 GB per accelerator, with 43% of the memory the caching allocator reserves holding "
+                "no tensor); ") in _searched(est)
+        # the step time is the chosen layout's own, on the whole part (the limit only narrows the choice)
+        assert est["metrics"]["step_time"]["value"] >= loose["metrics"]["step_time"]["value"]
+
+
+def test_no_layout_at_the_high_end_keeps_the_best_at_the_models_figure_and_says_so(cli, spec_tree):
+    """Held to tp 8, pp 1, ZeRO 0, no valid layout fits at the range's high end (with the reserve of tp and dp it
+    needs 1.776 + 0.57 x (193.27 - 1.776) = 110.9 GB or less at the model's figure): the search keeps the best there (the
+    unbounded search's own pick, 193.10 GB, 0.17 GB left) and says so; the requirement reads at risk. A margin it
+    leaves at the model's figure (0.1 GB) bounds the fallback too, and the note says by how much."""
+    plain = _estimate(cli, spec_tree, None, held=HELD)
+    for target, cut in ((">= 0 GB", ""), (">= 0.1 GB", ", kept within at most 193.2 GB of 193.3 GB per accelerator")):
+        est = _estimate(cli, spec_tree, target, held=HELD)
+        assert est["layout"] == plain["layout"] and 0.1 <= _headroom(est) < 1.0
+        assert _headroom(est, "_low") < 0
+        (req,) = est["requirements"]
+        assert req["status"] == "at risk"
+        assert (f", no layout fits at the allocator range's high end within REQ-MEM-1 (memory_headroom {target}); best "
+                f"at the model's figure chosen{cut}; ") in _searched(est)
 
 
 def test_a_margin_no_layout_keeps_is_searched_without_and_said(cli, spec_tree):
-    loose = _estimate(cli, spec_tree, ">= 0 GB")
+    loose = _estimate(cli, spec_tree, None)
     est = _estimate(cli, spec_tree, ">= 198 GB")
     assert est["layout"] == loose["layout"]
     (req,) = est["requirements"]
     assert req["status"] == "not met"
-    note = next(n for n in est["notes"] if n.startswith("layout searched"))
     assert (", no layout keeps within REQ-MEM-1 (memory_headroom >= 198 GB) (more than the 193.3 GB per "
-            "accelerator the part has), so the whole memory was searched; " in note)
+            "accelerator the part has), at the allocator range's high end or at the model's figure, so the whole "
+            "memory was searched; " in _searched(est))
 
 
 def test_the_plan_search_keeps_it_too(cli, spec_tree):
-    plain = _estimate(cli, spec_tree, ">= 0 GB", "--search-plan")["plan"]
+    plain = _estimate(cli, spec_tree, None, "--search-plan")["plan"]
     assert plain["memory_limit"] is None
     plan = _estimate(cli, spec_tree, ">= 10 GB", "--search-plan")["plan"]
-    assert plan["memory_limit"] == ("kept within REQ-MEM-1 (memory_headroom >= 10 GB): at most 183.3 GB of 193.3 GB "
-                                    "per accelerator")
+    assert plan["memory_limit"] == ("kept within REQ-MEM-1 (memory_headroom >= 10 GB) at the allocator range's high "
+                                    "end (at most 183.3 GB of 193.3 GB per accelerator, with 43% of the memory the "
+                                    "caching allocator reserves holding no tensor)")
     assert plan["memory_per_gpu_bytes"] <= 183.3e9 < plain["memory_per_gpu_bytes"]
     assert plan["step_time_s"] >= plain["step_time_s"]
 
@@ -89,7 +128,7 @@ objectives:
 
 
 def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
-    root = spec_tree({"w.yaml": BASE.format(target=">= 10 GB"), "sweeps/s.yaml": SWEEP})
+    root = spec_tree({"w.yaml": BASE.format(held="") + REQ.format(target=">= 10 GB"), "sweeps/s.yaml": SWEEP})
     got = cli("sweep", root / "sweeps" / "s.yaml", SPECS, root, "--out", tmp_path / "out", "--format", "json")
     assert "Traceback" not in got.err, got.err
     (sweep,) = json.loads(got.out)["sweeps"]
@@ -99,6 +138,34 @@ def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
     text = cli("sweep", root / "sweeps" / "s.yaml", SPECS, root, "--out", tmp_path / "out")
     assert ("REQ-MEM-1 (memory_headroom >= 10 GB) bounds each point's layout search by memory "
             "(`perf.workload.memory_limit`), which the batch does not take") in text.out
+
+
+@pytest.mark.parametrize("target", [">= 0 GB", None])
+def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, target):
+    """A sweep point's layout is the estimate's, on the per-point and the batched path alike (memfit41): with
+    `>= 0 GB` the layout that fits at the range's high end (tp 2, pp 1, ZeRO-3, 19.21 GB left there; met, not at
+    risk), on the per-point path, where the batch sends it; with no memory requirement the one packed at the model's
+    figure (tp 1, pp 2), which the batch takes itself."""
+    from archgen.perf.explore.batch_path import per_point
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.conftest import sweep_problems_of
+
+    text = BASE.format(held="") + (REQ.format(target=target) if target else "")
+    est = _estimate(cli, spec_tree, target)
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "s.yaml").write_text(text + "---\n" + SWEEP, encoding="utf-8")
+    p = sweep_problems_of(tmp_path / "sweep" / "s.yaml", [SPECS, tmp_path / "sweep"])[0]
+    assert bool(per_point(p)) == bool(target)
+    one, (many,) = evaluate_point(p, 0), batched(p, 0, 1)
+    for row in (one, many):
+        assert {k: row.layout[k] for k in ("tp", "pp", "dp", "zero", "micro_batch")} == \
+            {k: est["layout"][k] for k in ("tp", "pp", "dp", "zero", "micro_batch")}
+        assert row.metrics["memory_headroom_low"] == pytest.approx(est["metrics"]["memory_headroom_low"]["value"])
+    assert (one.layout["tp"], one.layout["pp"]) == ((2, 1) if target else (1, 2))
+    if target:
+        assert one.metrics["memory_headroom_low"] >= 0 and one.met == many.met == {"REQ-MEM-1": True}
+        assert one.at_risk == many.at_risk == ()
 
 
 def test_the_limit_moves_no_time():
@@ -144,7 +211,9 @@ def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
     both = memory_limit(workload(("memory_headroom", ">= 10 GB"), ("memory_per_gpu", "<= 150 GB")), 193.3e9)
     assert both is not None and (both.limit, both.capacity) == (150e9, 193.3e9)
     assert both.by == "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
-    assert memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9) is None
+    whole = memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9)   # memfit41: the high end's bound
+    assert whole is not None and whole.limit == whole.high_end == 193.3e9
+    assert memory_limit(workload(), 193.3e9) is None
 
 
 def test_a_strict_target_keeps_no_layout_at_its_bound():
@@ -170,4 +239,4 @@ def test_a_strict_target_keeps_no_layout_at_its_bound():
     assert room is not None and room.limit == math.nextafter(193.3e9 - 10e9, 0) < limit("memory_headroom", ">= 10 GB").limit
     whole = limit("memory_headroom", "> 0 GB")
     assert whole is not None and whole.limit == math.nextafter(193.3e9, 0)
-    assert limit("memory_headroom", ">= 0 GB") is None
+    assert limit("memory_headroom", ">= 0 GB").limit == 193.3e9     # the high end's bound alone (memfit41)

@@ -53,3 +53,42 @@ def test_the_shipped_b200_job_searched_to_the_brim_says_it(shipped):
     assert "Fits in accelerator memory at the model's figure, 193.2 GB with 0.03516 GB left; not at its range's " \
            "high end, 337.7 GB" in line
     assert "144.4 GB over" in line
+
+
+def test_estimate_prints_the_documents_fit_sentence(shipped):
+    """`archgen estimate`'s text gives the document's sentence as one line under the layout (memfit41): the shipped
+    B200 job's 193.2 GB at the model's figure is 1.776 + (193.24 - 1.776) / 0.57 = 337.7 GB at the high end, 144.4 GB
+    over the B200's 193.27 GB; one function writes both (`render.fits.fits_text`)."""
+    from archgen.output.estimate import estimate_text
+
+    r = shipped.workloads["workload/llama3-70b-pretrain-b200"]
+    lines = estimate_text(r.estimate).splitlines()
+    assert lines[1].startswith("layout: tp=1, pp=2, dp=256")
+    assert lines[2] == fits_text(r.estimate).strip()
+    assert lines[2].startswith("Fits in accelerator memory at the model's figure, 193.2 GB with 0.03516 GB left; not "
+                               "at its range's high end, 337.7 GB with the most allocator waste")
+    assert "144.4 GB over" in lines[2]
+    texts = [b.text for sub in section([r]).sections for b in sub.blocks if isinstance(b, Para)]
+    assert any(lines[2] in t for t in texts)   # the document's, word for word
+
+
+def test_estimate_says_a_layout_kept_within_a_margin_fits_at_both_ends(cli, spec_tree):
+    """`memory_headroom >= 0 GB` keeps the layout that fits at the high end (memfit41): tp 2, ZeRO-3, 99.98 GB at the
+    model's figure, 1.776 + (99.98 - 1.776) / 0.57 = 174.1 GB at the high end; a serving job has no range."""
+    from tests.conftest import SPECS
+
+    root = spec_tree({"w.yaml": """\
+kind: Workload
+id: l70-margin
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 512
+training: {seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}
+requirements:
+  - {id: REQ-MEM-1, statement: Memory margin, metric: memory_headroom, target: ">= 0 GB"}
+"""})
+    lines = cli("estimate", SPECS, root, "--workload", "l70-margin").out.splitlines()
+    assert lines[2] == ("Fits in accelerator memory at both ends of its range, 174.1 GB with the most allocator waste "
+                        "a published measurement found (43% of the memory it reserves holding no tensor) included.")
+    serve = cli("estimate", SPECS, "--workload", "llama3-70b-serve-gb200").out.splitlines()
+    assert "Fits in accelerator memory." in serve

@@ -167,7 +167,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         more["offload"] = (more["offload"].astype(int) | WEIGHT_OFFLOAD).astype(float)
         low = replace(job, attention="flash" if "flash" in kernels else kernels[0])  # the kernel of least memory
         mem = busiest_memory(low, layout_of(more, np.full(len(cand), b.sp), pipeline))
-        room = (mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity)  # memory alone, before the times
+        room = mem.fits(hw.hbm_capacity, hw.host_capacity, hw.fit_waste)  # memory alone, before the times
         if not exhaustive:  # then their own time, timed here for the rows the fit left out
             unset = np.ones(n, dtype=bool)
             unset[np.flatnonzero(base)], unset[rest[fit]] = False, False

@@ -108,7 +108,7 @@ class Bounds:
                 break
             sub = {k: v[rows[todo]] for k, v in self.lay.items()}
             mem = busiest_memory(self.memo[attention][0], layout_of(sub, np.full(len(todo), self.sp), self.pipeline))
-            fit[todo] = np.broadcast_to((mem.total <= self.hw.hbm_capacity) & (mem.host <= self.hw.host_capacity),
+            fit[todo] = np.broadcast_to(mem.fits(self.hw.hbm_capacity, self.hw.host_capacity, self.hw.fit_waste),
                                         (len(todo),))
         return fit
 

@@ -121,6 +121,9 @@ class Hardware:
         host_link_bandwidth: The accelerator's link to host memory per direction (B/s): PCIe, NVLink-C2C.
         host_link_efficiency: Achieved fraction of `host_link_bandwidth` for large copies.
         host_memory_bandwidth: CPU memory bandwidth per accelerator (B/s), the rate of a CPU optimizer step.
+        fit_waste: The share of the caching allocator's reserved memory a fit holds back as waste: 0, a layout fits
+            at the model's figure; `reserve.ALLOCATOR_WASTE_HIGH`, at its range's high end (`reserve.fit_memory`),
+            what a layout search within a workload's memory requirement takes first (`memory_limit.searched_within`).
     """
 
     accelerator: str
@@ -178,6 +181,7 @@ class Hardware:
     rack_cross: float = 0.0  # the whole second hop (s): what one send between racks takes (`racks.group_times`)
     vendor: str = ""  # the maker: a training job's stack where it states none (`stack_profiles.vendor_stack`)
     memory_type: str = "HBM"  # what the `hbm_*` figures' memory is (`Accelerator.memory_word`): 'GDDR6' on an L40S
+    fit_waste: float = 0.0
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""

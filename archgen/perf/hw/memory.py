@@ -62,6 +62,7 @@ from archgen.perf.hw.attention_memory import attention_saved_bytes
 from archgen.perf.hw.kernels import DTYPE_BYTES
 from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
 from archgen.perf.hw.record import quick_init
+from archgen.perf.hw.reserve import fit_memory
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0
@@ -100,6 +101,10 @@ class TrainingMemory:
     def total(self):
         """Sum of the parts held on the accelerator (`host` is offloaded to host memory), the runtime's included."""
         return self.weights + self.gradients + self.optimizer + self.activations + self.reserve
+
+    def fits(self, capacity, host_capacity, waste: float = 0.0):
+        """Whether it fits `capacity` (B) and its host share `host_capacity`, at `waste` (`reserve.fit_memory`)."""
+        return (fit_memory(self.total, self.reserve, waste) <= capacity) & (self.host <= host_capacity)
 
 
 def _layer_params(arch: Arch, tp, ep, etp=None):

@@ -103,9 +103,18 @@ def memory_ends(total, reserve, capacity) -> dict:
     allocator holds, from themselves alone (no waste) to tensors / (1 - `ALLOCATOR_WASTE_HIGH`); the reserve, outside
     the allocator, is the same at both ends. `capacity` the part's memory, for the headroom's ends.
     """
-    high = reserve + (total - reserve) / (1 - ALLOCATOR_WASTE_HIGH)
+    high = fit_memory(total, reserve, ALLOCATOR_WASTE_HIGH)
     return {"memory_per_gpu_low": total, "memory_per_gpu_high": high,
             "memory_headroom_low": capacity - high, "memory_headroom_high": capacity - total}
+
+
+def fit_memory(total, reserve, waste: float):
+    """A training rank's memory with `waste` of the caching allocator's reserved memory holding no tensor (B).
+
+    `total` itself (the model's figure) where `waste` is 0; else the reserve, outside the allocator, and the tensors
+    as `1 - waste` of what the allocator reserves: at `ALLOCATOR_WASTE_HIGH`, the range's high end (`memory_ends`).
+    """
+    return total if not waste else reserve + (total - reserve) / (1 - waste)
 
 
 def reserve_convention(accelerator: str, vendor: str, compute_capability: float | None) -> str:

@@ -55,7 +55,7 @@ def fits(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: 
          pipeline: PipelineOptions) -> np.ndarray:
     """Whether each layout of `lay` fits, as `TrainingEstimate.fits` says, from its memory alone (no times)."""
     mem = busiest_memory(job, layout_of(lay, sequence_parallel, pipeline))
-    return np.broadcast_to((mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity), (len(lay["tp"]),))
+    return np.broadcast_to(mem.fits(hw.hbm_capacity, hw.host_capacity, hw.fit_waste), (len(lay["tp"]),))
 
 
 def fastest(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,

@@ -82,11 +82,12 @@ class TrainingEstimate:
     gpus: np.ndarray | float
     notes: tuple[str, ...] = field(default=())
     host_capacity: np.ndarray | float = 0.0
+    fit_waste: float = 0.0   # the hardware's (`Hardware.fit_waste`): 0, fits at the model's figure
 
     @property
     def fits(self):
         """Whether the busiest accelerator's memory fits its HBM, and what it offloads its host memory share."""
-        return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
+        return self.memory.fits(self.capacity, self.host_capacity, self.fit_waste)
 
 
 def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
@@ -274,4 +275,4 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
         tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
         model_flops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
-        memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity)
+        memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity, fit_waste=hw.fit_waste)

@@ -7,6 +7,10 @@ margin a run needs as a requirement on the workload, `memory_headroom >= 10 GB` 
 the search ignored it, returned the same layout and judged the requirement "not met" where other layouts met it.
 Now every search of the workload (the estimate's layout search, `--search-plan`, a sweep's points) keeps to the
 tightest of those targets where some layout can, and searches the whole memory where none can (`searched_within`).
+As the targets are judged, across the memory's range over the caching allocator's waste (memband41), the search
+takes first a layout that keeps within them at the range's high end (`memory_headroom >= 0 GB` included: at the
+model's figure it bounds nothing, at the high end it does), and only where none does the best at the model's figure,
+saying so (memfit41: `>= 0 GB` on the GB300 405B job picked 5.2 GB free, -214.4 GB at the high end, at risk).
 Only targets on the workload itself (no `subject`) bound it; a sweep's own requirements are judged, not searched.
 A strict target is honoured (tidy34; review51 found `<` and `>` bounded as `<=` and `>=`): `memory_per_gpu < 70 GB`
 keeps to the largest float below 70 GB, so a layout at exactly 70 GB, which would not meet it, is not kept.
@@ -21,6 +25,7 @@ from typing import TypeVar
 
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.reserve import ALLOCATOR_WASTE_HIGH, holds_reserve
 
 #: The search result type `searched_within` passes through (a layout search's or a plan search's).
 R = TypeVar("R")
@@ -31,38 +36,56 @@ class MemoryLimit:
     """The most memory per accelerator a searched layout may take (B), and the requirements that bound it.
 
     `by` names every memory target of the workload (`bounded_by`), not only the tightest, which sets `limit`: a
-    layout within it keeps within them all.
+    layout within it keeps within them all. `limit` may be the part's whole memory or more (`memory_headroom >= 0
+    GB`): it then bounds the range's high end alone, which must fit the part too (`high_end`).
     """
 
     limit: float
     capacity: float
     by: str        # "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
 
-    def kept(self) -> str:
-        """The note's words where a layout keeps within the limit."""
-        return (f"kept within {self.by}: at most {self.limit / 1e9:.1f} GB of {self.capacity / 1e9:.1f} GB per "
-                "accelerator")
+    @property
+    def high_end(self) -> float:
+        """What the allocator range's high end may take: the limit, or the part's memory where that is less."""
+        return min(self.limit, self.capacity)
 
-    def missed(self) -> str:
-        """The note's words where no layout keeps within it."""
-        room = (f"at most {self.limit / 1e9:.1f} GB of {self.capacity / 1e9:.1f} GB per accelerator" if self.limit > 0
+    def room(self, limit: float) -> str:
+        """`limit` in words, against the part's memory."""
+        return (f"at most {limit / 1e9:.1f} GB of {self.capacity / 1e9:.1f} GB per accelerator" if limit > 0
                 else f"more than the {self.capacity / 1e9:.1f} GB per accelerator the part has")
-        return f"no layout keeps within {self.by} ({room}), so the whole memory was searched"
+
+    def kept(self) -> str:
+        """The note's words where a layout keeps within the limit at the model's figure."""
+        return f"kept within {self.by}: {self.room(self.limit)}"
+
+    def kept_high(self) -> str:
+        """The note's words where a layout keeps within it at the allocator range's high end."""
+        return (f"kept within {self.by} at the allocator range's high end ({self.room(self.high_end)}, with "
+                f"{ALLOCATOR_WASTE_HIGH:.0%} of the memory the caching allocator reserves holding no tensor)")
+
+    def model_figure(self) -> str:
+        """The note's words where none keeps within it at the high end, and the best at the model's figure is kept."""
+        cut = f", kept within {self.room(self.limit)}" if self.limit < self.capacity else ""
+        return (f"no layout fits at the allocator range's high end within {self.by}; best at the model's figure "
+                f"chosen{cut}")
+
+    def missed(self, high: bool = False) -> str:
+        """The note's words where no layout keeps within it (`high`: at the range's high end either)."""
+        either = ", at the allocator range's high end or at the model's figure," if high else ""
+        return f"no layout keeps within {self.by} ({self.room(self.limit)}){either} so the whole memory was searched"
 
 
 def memory_limit(workload: Workload, capacity: float) -> MemoryLimit | None:
     """The limit the workload's own `memory_headroom` (>=, >) and `memory_per_gpu` (<=, <) targets set on `capacity`.
 
-    None where it states neither, or none tighter than the part's own memory (B). A strict target's limit is the
-    largest float below its bound: the search keeps a layout whose memory is at most the limit (`fits`: `<=`).
+    None where it states neither (B). A strict target's limit is the largest float below its bound: the search keeps
+    a layout whose memory is at most the limit (`fits`: `<=`). A limit of the part's whole memory or more bounds only
+    the allocator range's high end (`searched_within`).
     """
     found = [(_below(capacity - b if headroom else b, strict), by) for headroom, strict, b, by in _bounding(workload)]
     if not found:
         return None
-    least = min(v for v, _ in found)
-    if least >= capacity:
-        return None
-    return MemoryLimit(least, capacity, ", ".join(by for _, by in found))
+    return MemoryLimit(min(v for v, _ in found), capacity, ", ".join(by for _, by in found))
 
 
 def bounded_by(workload: Workload) -> str:
@@ -84,8 +107,6 @@ def _bounding(workload: Workload) -> list[tuple[bool, bool, float, str]]:
             continue
         headroom = req.metric == "memory_headroom" and op in (">=", ">")
         bound = float(limit.to("B").magnitude)
-        if headroom and (bound < 0 or bound == 0 and op == ">="):
-            continue   # `>= 0 GB`: what fitting means already (`> 0 GB` keeps one byte: honoured)
         if headroom or req.metric == "memory_per_gpu" and op in ("<=", "<"):
             out.append((headroom, op in ("<", ">"), bound, f"{req.id} ({req.metric} {req.target})"))
     return out
@@ -93,16 +114,28 @@ def _bounding(workload: Workload) -> list[tuple[bool, bool, float, str]]:
 
 def searched_within(limit: MemoryLimit | None, hw: Hardware, search: Callable[[Hardware], R],
                     found: Callable[[R], bool]) -> tuple[R, str]:
-    """`search(hw)` on `hw` with its memory cut to `limit` where some layout keeps within it, else on `hw` whole.
+    """`search(hw)` within `limit`, as the requirements are judged (memband41): at the range's high end first.
 
-    With the note's words (`MemoryLimit.kept` or `.missed`; "" without a limit). The memory only decides which
-    layouts fit: no time depends on it. `training_estimate` times the chosen layout again on `hw` itself; the plan
-    search (`plan.plan_for_workload`) keeps the search's estimate, whose `capacity` is then the limit: what it shows
-    of it (step, MFU, memory per accelerator) the limit does not move.
+    Where the part holds a runtime reserve (`reserve.holds_reserve`: its memory has a range), first on `hw` with its
+    memory cut to `limit.high_end` and each layout's memory taken at the allocator range's high end (`fit_waste`):
+    a layout found there meets the targets at the range's worst end. Where none does (or the memory has no range),
+    the best at the model's figure within `limit`; where none does either, on `hw` whole. With the note's words
+    (`MemoryLimit`; "" without a limit, or where one of the part's whole memory bounds nothing at the model's figure
+    on a part without a range). The memory only decides which layouts fit: no time depends on it.
+    `training_estimate` times the chosen layout again on `hw` itself; the plan search (`plan.plan_for_workload`) keeps
+    the search's estimate, whose `capacity` is then the limit: what it shows of it (step, MFU, memory per
+    accelerator) the limit does not move.
     """
     if limit is None:
         return search(hw), ""
+    ranged = holds_reserve(hw.vendor)
+    if ranged:
+        res = search(replace(hw, hbm_capacity=max(limit.high_end, 0.0), fit_waste=ALLOCATOR_WASTE_HIGH))
+        if found(res):
+            return res, limit.kept_high()
+    if limit.limit >= limit.capacity:   # `memory_headroom >= 0 GB`: at the model's figure, fitting already keeps it
+        return search(hw), limit.model_figure() if ranged else ""
     res = search(replace(hw, hbm_capacity=max(limit.limit, 0.0)))
     if found(res):
-        return res, limit.kept()
-    return search(hw), limit.missed()
+        return res, limit.model_figure() if ranged else limit.kept()
+    return search(hw), limit.missed(ranged)
