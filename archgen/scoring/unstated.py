@@ -55,8 +55,7 @@ from math import isclose
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.kv_memory import KV_RULES, KvRule
-from archgen.model.switch_allows import UNSETTLED
-from archgen.model.switch_table import as_written
+from archgen.model.switch_allows import UNSETTLED, unsettled_words
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
@@ -295,8 +294,9 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
     open_ = unsettled_switches(case, accs)
     if t is None or not open_:
         return {}
-    preds = [predicted(case.model_copy(update={"training": t.model_copy(update=dict(zip(open_, combo, strict=True)))}),
-                       accs).values for combo in product(*open_.values())]
+    hw = case_hardware(case, accs)   # each end estimated, not refused: the case does not state it (`UNSETTLED`)
+    preds = [training_metrics(case, hw, float(training_estimate(case.model_copy(update={"training": t.model_copy(
+        update=dict(zip(open_, combo, strict=True)))}), hw).step_time)) for combo in product(*open_.values())]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
@@ -377,8 +377,8 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
              (host_range(case, accs, scored), "the host's time per eager operation " + "/".join(
                  f"{h * 1e6:g}" for h in HOST_OPS) + " us (an eager PyTorch operation on an x86 host; the CUDA "
               "launch call's usual high end, HolisticTraceAnalysis)"),
-             (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
-                 f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
+             (unsettled_range(case, accs), "the switches its stack leaves unsettled: " + unsettled_words(
+                 on_vendor(case.training, case_vendor(case, accs)).stack, switches)),
              (recompute, "recompute " + "/".join(modes) + " (not stated; the modes that fit in memory)"),
              shape_range(case, accs, scored)]
     spans = [(r, words) for r, words in parts if r]
