@@ -5,7 +5,7 @@ prediction, the accuracy page and `archgen estimate --cases` also give the lowes
 values that knob takes in practice. None of these predictions enters a score.
 
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
-  and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
+  and the switches its stack leaves unsettled (`unsettled_range`, `switch_allows.UNSETTLED`).
   A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
   over none, selective and full, each that fits the memory model (`recompute_span`). And every training case over
   the host's time per eager operation, 13.48 to 20 us (`host_range`, `HOST_OPS`), where that moves it.
@@ -287,7 +287,9 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
     """Each measured metric's range over the switches the case's stack leaves unsettled and the case leaves out.
 
     `switch_allows.UNSETTLED` (Primus's configurations split on gradient-accumulation fusion and the fused cross
-    entropy); the stack is the stated one, or its accelerator vendor's newest (`stacks.on_vendor`). Empty otherwise.
+    entropy; megatron-lm-2021 has no RoPE, so a RoPE model's fusion is open); the stack is the stated one, or its
+    accelerator vendor's newest (`stacks.on_vendor`). Empty otherwise. Each end is estimated, not refused as a stated
+    value the stack's code lacks would be (`trained`): the case does not state it.
     """
     t = case.training
     accs = accelerators if accelerators is not None else load_accelerators()

@@ -130,7 +130,19 @@ def test_explain_gives_the_value_and_its_source(tmp_path):
     (case,), _ = read_cases(path)
     used = {u.name: u for u in explain(case.training, rope=True)}["rope_fusion"]
     assert (used.value, used.origin, used.profile, used.used) == (False, "profile", "megatron-core-2024", True)
-    assert used.source == SWITCHES["rope_fusion"].source("megatron-core-2024")
+    assert used.source == SWITCHES["rope_fusion"].source("megatron-core-2024") + (
+        "; megatron-core-2024 leaves it unsettled, what its published configurations split on (rope_fusion "
+        "false/true): the range over unstated knobs shows each value (an estimate's note, a case's range; "
+        "switch_allows.UNSETTLED)")
+    # under megatron-lm-2021 (no RoPE at all) it says the code cannot settle it, and which end the estimate takes
+    (path := tmp_path / "lm21.yaml").write_text(CASE.replace("megatron-core-2024", "megatron-lm-2021"),
+                                                encoding="utf-8")
+    (lm21,), _ = read_cases(path)
+    used = {u.name: u for u in explain(lm21.training, rope=True)}["rope_fusion"]
+    assert (used.value, used.profile) == (False, "megatron-lm-2021")
+    assert "megatron-lm-2021 leaves it unsettled, what its code cannot settle for this model (rope_fusion " \
+           "false/true: Megatron-LM v2.6 (2021-08-27) lacks the fused rotary embedding (core_v0.5.0, a01b42c); " \
+           "the estimate takes the profile's false)" in used.source
     assert not {u.name: u for u in explain(case.training, rope=False)}["rope_fusion"].used
 
 
