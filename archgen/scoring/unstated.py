@@ -372,6 +372,7 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
     if case.collective is not None or case.inference is not None:
         got = collective_range(case, accs) if case.collective is not None else serving_range(case, accs, scored)
         return got, describe(open_knobs(case, accs)) if got else ""
+    assert case.training is not None, "a case is a collective, a training or an inference job"
     switches = unsettled_switches(case, accs)
     recompute, modes = recompute_span(case, accs, scored)
     parts = [(stack_range(case, accs, scored), "the stack profiles (the case states none)"),
