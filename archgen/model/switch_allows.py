@@ -5,6 +5,7 @@ Split from `archgen.model.switches` (the table of switches and their profile val
 
 from archgen.model.stack_features import code_has, lacks, without
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, ByStack, Setting
+from archgen.model.switch_table import as_written
 from archgen.model.switches import _ARGS, _BRIDGE, _LM21, _PEX, _PRIMUS, SWITCHES, StackSwitches
 
 #: What the code NeMo 24.x ran (Megatron-core core_r0.9.0, `megatron-core-2024`) can run, by Megatron-LM's flags.
@@ -186,7 +187,18 @@ def placements_beyond(stack: str, par: object) -> list[tuple[str, object, tuple,
 #: Switches whose value under a stack its own published configurations split on, so a job that leaves them out may
 #: run either: each with the values they split between (the profile's first) and where that is read. An estimate
 #: under the stack gives its step time over them beside the profile's (`perf.workload.training_estimate.unsettled`).
+#: Or a switch the stack cannot settle because its code has nothing like it for a model that uses it: Megatron-LM
+#: v2.6 has no rotary embedding, so a RoPE model under megatron-lm-2021 stands in for another stack's run, whose
+#: fusion is unknown. A value there that the code lacks (`stack_features.lacks`) is an end of the range, not a value
+#: the job states, so it is estimated, not refused (`stack_features.missing` refuses it stated); the profile's value,
+#: first, is one the code has, and the estimate takes it (a test holds both; `unsettled_words` says which).
 UNSETTLED: dict[str, dict[str, tuple[tuple[object, ...], str]]] = {
+    "megatron-lm-2021": {
+        "rope_fusion": ((False, True), f"{_LM21} has no rotary embedding at all (no 'rotary' in its tree; GPT uses "
+                                       "learned positions, megatron/model/language_model.py:140): a RoPE model "
+                                       "under it stands in for another stack's run, fused or not, so the estimate "
+                                       "takes the profile's unfused value and shows the fused end beside it"),
+    },
     "megatron-core-2024": {
         "rope_fusion": ((False, True), "NeMo v2.0.0 nemo/collections/llm/gpt/model: GPTConfig (base.py) and the "
                                        "Mixtral, Mistral, Qwen2, Gemma and Nemotron configs keep core_v0.9.0's "
@@ -206,3 +218,20 @@ UNSETTLED: dict[str, dict[str, tuple[tuple[object, ...], str]]] = {
                                              "it false"),
     },
 }
+
+
+def unsettled_words(stack: str, open_: dict[str, tuple[object, ...]]) -> str:
+    """What `stack` leaves unsettled of `open_` (`UNSETTLED`'s switches a job leaves out, with their values), in words.
+
+    'what its published configurations split on (grad_accum_fusion false/true)'; a switch with a value the stack's
+    code lacks (`stack_features.lacks`) is said as what its code cannot settle for the model, with the code's gap
+    (`stack_features.without`) and the end the estimate takes (the profile's, `UNSETTLED`'s first).
+    """
+    def said(name: str) -> str:
+        return f"{name} {'/'.join(as_written(v) for v in open_[name])}"
+    lacking = [n for n in open_ if any(lacks(stack, n, v) is not None for v in open_[n])]
+    split = [n for n in open_ if n not in lacking]
+    return " and ".join(([f"what its published configurations split on ({', '.join(said(n) for n in split)})"]
+                         if split else [])
+                        + [f"what its code cannot settle for this model ({said(n)}: {without(stack, n)}; the "
+                           f"estimate takes the profile's {as_written(open_[n][0])})" for n in lacking])

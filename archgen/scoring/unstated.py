@@ -5,7 +5,7 @@ prediction, the accuracy page and `archgen estimate --cases` also give the lowes
 values that knob takes in practice. None of these predictions enters a score.
 
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
-  and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
+  and the switches its stack leaves unsettled (`unsettled_range`, `switch_allows.UNSETTLED`).
   A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
   over none, selective and full, each that fits the memory model (`recompute_span`). And every training case over
   the host's time per eager operation, 13.48 to 20 us (`host_range`, `HOST_OPS`), where that moves it.
@@ -55,8 +55,7 @@ from math import isclose
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.kv_memory import KV_RULES, KvRule
-from archgen.model.switch_allows import UNSETTLED
-from archgen.model.switch_table import as_written
+from archgen.model.switch_allows import UNSETTLED, unsettled_words
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
@@ -288,15 +287,18 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
     """Each measured metric's range over the switches the case's stack leaves unsettled and the case leaves out.
 
     `switch_allows.UNSETTLED` (Primus's configurations split on gradient-accumulation fusion and the fused cross
-    entropy); the stack is the stated one, or its accelerator vendor's newest (`stacks.on_vendor`). Empty otherwise.
+    entropy; megatron-lm-2021 has no RoPE, so a RoPE model's fusion is open); the stack is the stated one, or its
+    accelerator vendor's newest (`stacks.on_vendor`). Empty otherwise. Each end is estimated, not refused as a stated
+    value the stack's code lacks would be (`trained`): the case does not state it.
     """
     t = case.training
     accs = accelerators if accelerators is not None else load_accelerators()
     open_ = unsettled_switches(case, accs)
     if t is None or not open_:
         return {}
-    preds = [predicted(case.model_copy(update={"training": t.model_copy(update=dict(zip(open_, combo, strict=True)))}),
-                       accs).values for combo in product(*open_.values())]
+    hw = case_hardware(case, accs)   # each end estimated, not refused: the case does not state it (`UNSETTLED`)
+    preds = [training_metrics(case, hw, float(training_estimate(case.model_copy(update={"training": t.model_copy(
+        update=dict(zip(open_, combo, strict=True)))}), hw).step_time)) for combo in product(*open_.values())]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
@@ -370,6 +372,7 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
     if case.collective is not None or case.inference is not None:
         got = collective_range(case, accs) if case.collective is not None else serving_range(case, accs, scored)
         return got, describe(open_knobs(case, accs)) if got else ""
+    assert case.training is not None, "a case is a collective, a training or an inference job"
     switches = unsettled_switches(case, accs)
     recompute, modes = recompute_span(case, accs, scored)
     parts = [(stack_range(case, accs, scored), "the stack profiles (the case states none)"),
@@ -377,8 +380,8 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
              (host_range(case, accs, scored), "the host's time per eager operation " + "/".join(
                  f"{h * 1e6:g}" for h in HOST_OPS) + " us (an eager PyTorch operation on an x86 host; the CUDA "
               "launch call's usual high end, HolisticTraceAnalysis)"),
-             (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
-                 f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
+             (unsettled_range(case, accs), "the switches its stack leaves unsettled: " + unsettled_words(
+                 on_vendor(case.training, case_vendor(case, accs)).stack, switches)),
              (recompute, "recompute " + "/".join(modes) + " (not stated; the modes that fit in memory)"),
              shape_range(case, accs, scored)]
     spans = [(r, words) for r, words in parts if r]

@@ -130,5 +130,59 @@ def test_explain_gives_the_value_and_its_source(tmp_path):
     (case,), _ = read_cases(path)
     used = {u.name: u for u in explain(case.training, rope=True)}["rope_fusion"]
     assert (used.value, used.origin, used.profile, used.used) == (False, "profile", "megatron-core-2024", True)
-    assert used.source == SWITCHES["rope_fusion"].source("megatron-core-2024")
+    assert used.source == SWITCHES["rope_fusion"].source("megatron-core-2024") + (
+        "; megatron-core-2024 leaves it unsettled, what its published configurations split on (rope_fusion "
+        "false/true): the range over unstated knobs shows each value (an estimate's note, a case's range; "
+        "switch_allows.UNSETTLED)")
+    # under megatron-lm-2021 (no RoPE at all) it says the code cannot settle it, and which end the estimate takes
+    (path := tmp_path / "lm21.yaml").write_text(CASE.replace("megatron-core-2024", "megatron-lm-2021"),
+                                                encoding="utf-8")
+    (lm21,), _ = read_cases(path)
+    used = {u.name: u for u in explain(lm21.training, rope=True)}["rope_fusion"]
+    assert (used.value, used.profile) == (False, "megatron-lm-2021")
+    assert "megatron-lm-2021 leaves it unsettled, what its code cannot settle for this model (rope_fusion " \
+           "false/true: Megatron-LM v2.6 (2021-08-27) lacks the fused rotary embedding (core_v0.5.0, a01b42c); " \
+           "the estimate takes the profile's false)" in used.source
     assert not {u.name: u for u in explain(case.training, rope=False)}["rope_fusion"].used
+
+
+def test_every_unsettled_range_is_estimated_at_its_profiles_value_one_its_code_has():
+    """`switch_allows.UNSETTLED`: the first value is the profile's, which the estimate takes, and the stack's code
+    has it (`stack_features.lacks`); a value the code lacks may stand only at the far end of the range."""
+    from archgen.model.stack_features import lacks
+    for stack, switches in UNSETTLED.items():
+        for name, (values, _) in switches.items():
+            assert values[0] == getattr(resolve(stack, {}, "bf16"), name), (stack, name)
+            assert lacks(stack, name, values[0]) is None, (stack, name)
+    assert UNSETTLED["megatron-lm-2021"]["rope_fusion"][0] == (False, True)
+    assert lacks("megatron-lm-2021", "rope_fusion", True) is not None
+
+
+def test_a_rope_case_under_megatron_lm_2021_ranges_to_the_fused_end_and_a_stated_true_is_still_refused(tmp_path):
+    """Megatron-LM v2.6 has no rotary embedding, so a RoPE model under megatron-lm-2021 (a stand-in for another
+    stack, as llama3-405b-table4's rows state it) leaves the fusion unsettled: scored at the profile's unfused value,
+    with the fused end as its range (estimated, not refused: the case does not state it), said as what the code
+    cannot settle. Stating true is refused as before; a learned-position model has nothing to range over."""
+    from archgen.errors import AnalyseError
+    from archgen.scoring.cases import predict, read_cases
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.scoring.unstated import unsettled_range, unsettled_switches, unstated_span
+
+    accs = load_accelerators()
+    (path := tmp_path / "rope.yaml").write_text(CASE.replace("megatron-core-2024", "megatron-lm-2021"),
+                                                encoding="utf-8")
+    (case,), _ = read_cases(path)
+    assert unsettled_switches(case, accs) == {"rope_fusion": (False, True)}
+    scored = predict(case, accs)["step_time"]
+    low, high = unsettled_range(case, accs)["step_time"]
+    assert low < high == scored   # the unfused end is the scored one, the fused end faster
+    fused = case.model_copy(update={"training": case.training.model_copy(update={"rope_fusion": True})})
+    with pytest.raises(AnalyseError, match="fused rotary embedding is not in the code of stack megatron-lm-2021"):
+        predict(fused, accs)
+    words = unstated_span(case, accs)[1]
+    assert "what its code cannot settle for this model (rope_fusion false/true: Megatron-LM v2.6 (2021-08-27) " \
+           "lacks the fused rotary embedding (core_v0.5.0, a01b42c); the estimate takes the profile's false)" in words
+    (path := tmp_path / "learned.yaml").write_text(CASE.replace("megatron-core-2024", "megatron-lm-2021")
+                                                   .replace("rope,", "learned,"), encoding="utf-8")
+    (learned,), _ = read_cases(path)
+    assert unsettled_switches(learned, accs) == {}

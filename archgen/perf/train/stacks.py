@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from archgen.errors import InternalError
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, VENDOR_STACKS, runs_on, vendor_stack
+from archgen.model.switch_allows import UNSETTLED, unsettled_words
 from archgen.model.switch_table import as_written
 from archgen.model.switches import (
     SWITCHES,
@@ -322,6 +323,10 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
             out.append(Used(name, value, "stated", None, unused or "", unused is None))
         else:
             why = rules[name][0] if name in rules else switch.source(stack)
+            if unused is None and (open_ := UNSETTLED.get(stack, {}).get(name)) is not None:
+                why += (f"; {stack} leaves it unsettled, {unsettled_words(stack, {name: open_[0]})}: the range "
+                        "over unstated knobs shows each value (an estimate's note, a case's range; "
+                        "switch_allows.UNSETTLED)")
             out.append(Used(name, value, origin, stack, unused or why, unused is None))
     return out
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
 from archgen.model.stack_features import missing
-from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
+from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack, unsettled_words
 from archgen.model.switch_table import as_written
 from archgen.model.unsettled import OTHER_END, VALUE_END, moved
 from archgen.model.workload import Training, Workload
@@ -317,7 +317,8 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
 
     Only those the job leaves out and its model and precision use (`perf.train.moot`: a dense model's MoE switches move
     nothing); every combination of their values, the layout kept. Information beside the estimate (the profile's
-    values), as the stack range is; none where the stack settles every switch.
+    values), as the stack range is; none where the stack settles every switch. An end its code lacks is estimated,
+    not refused: the job does not state it (megatron-lm-2021's fused rotary embedding).
     """
     open_ = {n: vals for n, (vals, _) in UNSETTLED.get(t.stack, {}).items()
              if getattr(t, n, None) is None
@@ -331,10 +332,8 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
                              t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
                            .step_time))
-    split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
-    return [f"{t.stack} leaves unsettled what its published configurations split on ({split}; "
-            f"switch_allows.UNSETTLED): over them the step time spans {min(times):.4g} s to {max(times):.4g} s "
-            "with this layout"]
+    return [f"{t.stack} leaves unsettled {unsettled_words(t.stack, open_)}: over them the step time spans "
+            f"{min(times):.4g} s to {max(times):.4g} s (with this layout; switch_allows.UNSETTLED)"]
 
 
 def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, TrainingEstimate]
