@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.render import performance
+from archgen.render import fits, performance
 from archgen.render.blocks import Para, Table
 from tests.render.test_consistency import _tables
 
@@ -24,7 +24,7 @@ def test_a_reliability_range_is_the_band_of_its_metric_not_rows_of_its_own(examp
     assert not [name for name in rows if name.endswith(("_low", "_high"))]
     m = r.estimate.metrics
     for name in ("mtti", "interruptions_per_day"):
-        low, high = (performance._shown(m[f"{name}_{end}"], name) for end in ("low", "high"))
+        low, high = (fits.shown(m[f"{name}_{end}"], name) for end in ("low", "high"))
         assert rows[name][2] == f"{low} to {high}", name
     assert rows["mtti"][2] == "14.0 h to 313.7 h"
     text = " ".join(b.text for sub in section.sections for b in sub.blocks if isinstance(b, Para))
