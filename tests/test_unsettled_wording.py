@@ -12,9 +12,11 @@ cost) puts it anywhere between them.
 
 from __future__ import annotations
 
-from archgen.analyse.goodput_notes import BLOCKING_ENDS, REPAIR_ENDS
+import pytest
+
+from archgen.analyse.goodput_notes import BLOCKING_ENDS, REPAIR_ENDS, RESTORE_ENDS
 from archgen.model.requirements import Requirement
-from archgen.model.unsettled import unsettled_note
+from archgen.model.unsettled import also_key, joined, unsettled_note
 from archgen.units import Q_
 
 
@@ -27,6 +29,23 @@ def test_a_range_with_a_real_end_at_zero_is_no_upper_bound():
     assert note is not None and "upper bound" not in note
     assert note.startswith("spares lies between 0 and 18 and the target <= 10 is met at one end only: 18 with every "
                            "hardware failure waiting the rate set's repair time, 0 with a failed node replaced at once;")
+
+
+def test_a_third_inputs_end_is_joined_at_the_corner_on_its_side_and_none_is_dropped():
+    """ends41: a job whose blocking time, repair wait and restore read all move its goodput (0.8) keeps each end."""
+    value, g, a = {"goodput": Q_(0.8, "")}, "goodput", also_key("goodput")
+    up, down = {g: (Q_(0.9, ""), BLOCKING_ENDS)}, {g: (Q_(0.7, ""), RESTORE_ENDS)}
+    two = joined(joined({}, up, value), down, value)
+    assert two == {g: up[g], a: down[g]}   # one each side: both kept as they are
+    three = joined(two, {g: (Q_(0.85, ""), REPAIR_ENDS)}, value)   # above: the corner with the blocking time's
+    assert three[a] == down[g] and three[g][0].m == pytest.approx(0.9 * 0.85 / 0.8)
+    assert three[g][1].startswith(REPAIR_ENDS.split(",")[0]) and "no stop at all" in three[g][1]
+    one_side = joined(joined({}, down, value), {g: (Q_(0.75, ""), REPAIR_ENDS)}, value)   # both below: a corner
+    assert one_side[a][0].m == pytest.approx(0.7 * 0.75 / 0.8)
+    flipped = joined(one_side, up, value)   # above, where none is: it takes the end the corner lies beyond
+    assert flipped == {g: up[g], a: one_side[a]}
+    req = _req(g, ">= 0.68")   # met at the value and at each end alone, not at the corner of the two below it
+    assert unsettled_note(req, value[g], flipped) is not None and unsettled_note(req, value[g], up) is None
 
 
 def test_a_range_reads_low_to_high_and_its_reason_names_each_end_by_number():

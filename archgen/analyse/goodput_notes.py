@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED, RESTORE_SPANNED
 from archgen.display import decimals, duration, near_one
-from archgen.model.unsettled import OTHER_END, VALUE_END
+from archgen.model.unsettled import ALSO, OTHER_END, VALUE_END
 from archgen.units import Q
 
 if TYPE_CHECKING:
@@ -131,11 +131,13 @@ def cluster_unsettled(job: dict[str, tuple[Q | None, str]], used: Q | None,
     `used` is the cluster's cost per used accelerator-hour, over the goodput for the cost per goodput hour; `share`,
     the cluster's accelerators over the job's, for the cost per goodput hour of the job's own accelerators.
     """
-    out: dict[str, tuple[Q | None, str]] = {k: job[k] for k in ("goodput", "checkpoint_interval") if k in job}
-    goodput, why = out.get("goodput", (None, ""))
-    if goodput is not None and used is not None and goodput.m > 0:
-        out["tco_per_goodput_accelerator_hour"] = (used / goodput.m, why)
-        out["tco_per_job_goodput_accelerator_hour"] = (used * share / goodput.m, why)
+    out: dict[str, tuple[Q | None, str]] = {}
+    for end in ("", ALSO):   # a second input's end too (`model.unsettled.joined`, ends41)
+        out |= {k + end: job[k + end] for k in ("goodput", "checkpoint_interval") if k + end in job}
+        goodput, why = out.get("goodput" + end, (None, ""))
+        if goodput is not None and used is not None and goodput.m > 0:
+            out["tco_per_goodput_accelerator_hour" + end] = (used / goodput.m, why)
+            out["tco_per_job_goodput_accelerator_hour" + end] = (used * share / goodput.m, why)
     return out
 
 

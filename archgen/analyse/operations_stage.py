@@ -197,7 +197,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     _withhold(ops, path, JOB_COST_METRICS, why)
         if w.training is not None:   # a run's accelerator-hours, from its times, provided or withheld as they are
             extra |= accelerator_hours(extra, est.accelerators)
-            other |= accelerator_hours(other, est.accelerators)
+            for at_end in (other, swapped, replicas):   # each other end's too, as its times' (ends41)
+                at_end |= accelerator_hours(at_end, est.accelerators)
             for time, hours in HOURS_OF.items():
                 if time in ops.withheld.get(path, {}):
                     _withhold(ops, path, (hours,), ops.withheld[path][time])
@@ -236,18 +237,17 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             extra |= site
             for name, reason in no_site.items():
                 _withhold(ops, path, (name,), reason)
-        if other or swapped or replicas:   # an unknown blocking time's other end first (REL008), repair's, read's
-            ops.unsettled[path] = {**unsettled(extra, replicas, RESTORE_ENDS), **unsettled(extra, swapped, REPAIR_ENDS),
-                                   **unsettled(extra, other)}
-        if bounds := upper_bounds(extra, a.typical_from_max):   # energy at maximum draw: an upper bound
-            ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
-        if cost is not None and (shared := energy_share_bounds(extra, cost, a.typical_from_max)):   # and its cost
-            ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
+        values = {**est.metrics, **extra}   # each input's ends joined, none dropped (ends41, `joined`)
+        for ends in (unsettled(extra, other), unsettled(extra, swapped, REPAIR_ENDS),   # blocking time's first
+                     unsettled(extra, replicas, RESTORE_ENDS), upper_bounds(extra, a.typical_from_max),
+                     energy_share_bounds(extra, cost, a.typical_from_max) if cost is not None else {}):
+            if ends:   # an unknown blocking time (REL008), repair wait, restore read, energy at maximum draw, its cost
+                ops.unsettled[path] = joined(ops.unsettled.get(path, {}), ends, values)
         if cost is not None and (lower := lower_bounds(extra, cost.left_out)):   # a capex leaving parts out (cost31)
             ops.unsettled[path] = {**ops.unsettled.get(path, {}), **lower}
         if est.unsettled:   # the host's time per operation or launch: the estimate's other end and its rate's
-            ops.unsettled[path] = joined(ops.unsettled.get(path, {}), {**est.unsettled, **rate_ends(est, extra)},
-                                         {**est.metrics, **extra})
+            ops.unsettled[path] = joined(joined(ops.unsettled.get(path, {}), est.unsettled, values),
+                                         rate_ends(est, extra), values)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
@@ -263,14 +263,14 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             cm.update(goodput_hour_cost(used, cm, clusters[cpath].accelerators / gpus))
         if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
             share = clusters[cpath].accelerators / gpus
-            ops.unsettled[cpath] = {**ops.unsettled.get(cpath, {}),
-                                    **cluster_unsettled(ops.unsettled[wpath], used, share)}
+            ops.unsettled[cpath] = joined(ops.unsettled.get(cpath, {}), cluster_unsettled(ops.unsettled[wpath], used,
+                                                                                           share), cm)
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
             _withhold(ops, cpath, (*LARGEST_JOB_METRICS, *GOODPUT_HOUR_METRICS), why)
     for cpath, cost in ops.cost.items():   # the TCO's figures, their energy at maximum draw (newuser64)
         if shared := energy_share_bounds(clusters[cpath].metrics, cost, clusters[cpath].typical_from_max):
-            ops.unsettled[cpath] = {**shared, **ops.unsettled.get(cpath, {})}
+            ops.unsettled[cpath] = joined(ops.unsettled.get(cpath, {}), shared, clusters[cpath].metrics)
         ops.unsettled[cpath] = {**ops.unsettled.get(cpath, {}), **lower_bounds(clusters[cpath].metrics, cost.left_out)}
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out

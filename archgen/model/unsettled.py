@@ -55,14 +55,26 @@ def joined(held: Mapping[str, _End], ends: Mapping[str, _End],
     side as the host's: where both ends lie on one side of the figure's value (in `values`), the new end is the corner
     of both, held x new / value (both scale the figure: goodput tokens/s is tokens/s x goodput, a time or cost per
     goodput token their inverse), with both reasons (review61: judged at each end alone, a target missed only at the
-    corner read met).
+    corner read met). A third input's end (a job whose restore read, repair wait and blocking time all move its goodput,
+    ends41) is the corner of it and the held end on its side; where both held lie on the other side, `also_key`'s the
+    corner of both, it takes the place of the one that corner lies beyond. None is dropped.
     """
-    out = dict(held)
+    out, at = dict(held), values or {}
     for k, end in ends.items():
-        key = also_key(k) if k in out else k
-        if key in out:
-            raise InternalError(f"{k} has an end over two other inputs already: `Unsettled` keys two at most")
-        out[key] = _corner(out[k], end, (values or {}).get(k)) if key != k else end
+        also = also_key(k)
+        if k not in out:
+            out[k] = end
+        elif also not in out:
+            out[also] = _corner(out[k], end, at.get(k))
+        else:   # a third input's end (a restore's read, a repair wait, a blocking time): the corner on its side
+            v = at.get(k)
+            key = next((h for h in (also, k) if _corner(out[h], end, v) is not end), None)
+            if key is not None:
+                out[key] = _corner(out[key], end, v)
+            elif _corner(out[k], out[also], v) is not out[also]:   # both on one side: `also`, their corner, outdoes k
+                out[k] = end
+            else:
+                raise InternalError(f"{k} has ends over two other inputs already and a third that none bounds")
     return out
 
 

@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen import display, metrics
 from archgen.analyse.job_energy import AT_AVERAGE, AT_MAXIMUM, ENERGY_SHARE
-from archgen.model.unsettled import lower_bounded
+from archgen.model.unsettled import ALSO, lower_bounded
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
@@ -73,9 +73,9 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
                           (Column("Parameter"), Column("Value", align="right")),
                           tuple((k, fmt.hardware_value(k, v) + e.hardware_mark(k)) for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements or ()}
-        bounds = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items() if n in ENERGY_BOUNDS}
-        shared = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items()   # a cost with that energy
-                  if n in TCO_SHARED and why.startswith(ENERGY_SHARE)}
+        held = [(n.removesuffix(ALSO), q, why) for n, (q, why) in (unsettled or {}).get(r.path, {}).items()]
+        bounds = {n: why for n, q, why in held if n in ENERGY_BOUNDS and q is None}   # beside another end too
+        shared = {n: why for n, _, why in held if n in TCO_SHARED and why.startswith(ENERGY_SHARE)}   # its cost
         lower = {n: why for n, why in lower_bounded((unsettled or {}).get(r.path, {})).items()   # cost31: a cost
                  if n in e.metrics and not n.endswith(("_low", "_high"))}   # on such capex; its Band the same
         ranged = display.ranged(e.metrics, outcomes)

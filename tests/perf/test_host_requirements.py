@@ -208,3 +208,34 @@ def test_an_end_on_the_same_side_as_the_hosts_is_joined_at_the_corner_of_both(tm
                       target=f">= {between} tokens/s")
     assert unsettled_note(req, value, u) is not None   # met at the value, the restore's and the host's end alone
     assert Q_(between, "1/s") < host and all(q >= Q_(between, "1/s") for q in (value, u["goodput_tokens_per_second"][0]))
+
+
+WHOLE_SU = RESTORE.replace("cluster: dgx-b200-superpod", "cluster: gb200-nvl72-su") \
+    .replace("accelerators: 16\n", "accelerators: 576\n").replace("global_batch: 64", "global_batch: 576")
+
+
+def test_a_restore_read_and_a_repair_wait_that_move_goodput_are_both_judged(tmp_path):
+    """ends41 (review61): the restore's, repair's and blocking time's ends were merged by dict unpacking, so where two
+    moved one figure the earlier was dropped. The job on all 576 GPUs of the GB200 SU leaves no hot spare (the repair
+    wait's end, above goodput) and NeMo 2's load is unsettled (the restore read's, below it): both are held
+    (`model.unsettled.joined`), and a target between the value and the restore's end is not provided, where the
+    repair's end alone read it met. goodput_accelerator_hours has both ends too, as goodput_time_to_train."""
+    from archgen.model.requirements import Requirement
+    from archgen.model.unsettled import also_key, unsettled_note
+    from archgen.pipeline import run
+
+    (tmp_path / "w.yaml").write_text(WHOLE_SU, encoding="utf-8")
+    done = run(["specs", str(tmp_path / "w.yaml")])
+    path = "workload/moe-host"
+    est, u = done.workloads[path].estimate, done.operations.unsettled[path]
+    value = est.metrics["goodput"]
+    (repair, repair_why), (restore, restore_why) = u["goodput"], u[also_key("goodput")]
+    assert "waiting the rate set's repair time" in repair_why and "reading the checkpoint once" in restore_why
+    assert restore < value < repair
+    req = Requirement(id="REQ-X-002", statement="s", metric="goodput", target=f">= {(value + restore).m / 2}")
+    assert unsettled_note(req, value, {"goodput": u["goodput"]}) is None   # the repair's end alone: met
+    assert "reading the checkpoint once" in unsettled_note(req, value, u)   # with the restore's: not provided
+    for metric in ("goodput_time_to_train", "goodput_accelerator_hours"):   # repair above, restore x host beyond
+        assert "waiting the rate set's repair time" in u[metric][1] and u[metric][0] < est.metrics[metric]
+        assert "at this end the value with a restore reading" in u[also_key(metric)][1]
+        assert u[also_key(metric)][0] > est.metrics[metric]
