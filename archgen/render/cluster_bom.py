@@ -25,7 +25,8 @@ def appendices(scope: Scope, a: Any) -> Section:
                 line.total_power * n / line.quantity   # its share (node ends drawing inside a system left out)
             rows.append((line.part, name if size is None else f"{name}, {_length(size)}", number, line.kind,
                          note if size is None else f"{note}; {_length(size)} bin", quantity(line) if size is None
-                         else n, unconfirmed_power(part, line.unit_power), unconfirmed_power(part, total), source))
+                         else n, *(unconfirmed_power(part, v, _placed(a, line)) for v in (line.unit_power, total)),
+                         source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
             Column("Total power", "kW", 1, "right"), Column("Source or rule"))
@@ -89,8 +90,16 @@ def unconfirmed_note(rows: list[tuple]) -> str:
     if not marked:
         return ""
     named = ", ".join(f"{part} ({fmt.q(total, 'kW', 1)})" for part, total in sorted(marked.items()))
+    racks = ", ".join(row[0] for row in rows if isinstance(row[7], fmt.Noted) and row[3] == "Rack")
+    racks = f"; a rack line marked so ({racks}) adds up such parts placed in it" if racks else ""
     return (f" Power marked (unconfirmed) is a draw its part lists as unconfirmed, an estimate and not a published "
-            f"figure ({named} of the total power): the cluster's IT power sums it and rests on it (PWR012).")
+            f"figure ({named} of the total power){racks}: the cluster's IT power sums it and rests on it (PWR012).")
+
+
+def _placed(a: Any, line: Any) -> tuple[Any, ...]:
+    """The parts a rack line of the BOM sums (its rack type's placed parts); () for any other line."""
+    rack = a.cluster.rack_types.get(line.part) if line.kind == "Rack" else None
+    return tuple(item.part for item in rack.items) if rack is not None else ()
 
 
 def _length(size: float) -> str:

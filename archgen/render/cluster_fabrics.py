@@ -33,8 +33,7 @@ def bisection_text(fa: Any) -> str:
     bis, inj = fa.metrics.get("bisection_per_accelerator"), fa.metrics.get("injection_per_accelerator")
     share = full_bisection(fa)
     if "bisection_bandwidth" not in fa.metrics:   # its errors withheld it (`network.infeasible`)
-        checks = ", ".join(sorted({p.check for p in fa.problems if p.check in INFEASIBLE}))
-        return f"bisection not provided: the topology is infeasible ({checks})"
+        return f"bisection {withheld(fa)}"
     if bis is None or inj is None or share is None:
         return "no accelerator's node injects into it (bisection per accelerator does not apply)"
     bis, inj = bis.to("Gbit/s"), inj.to("Gbit/s")
@@ -43,6 +42,12 @@ def bisection_text(fa: Any) -> str:
     return (f"bisection {fmt.q(bis, digits=fmt.digits_for(bis))} per accelerator (one direction, {over}; "
             f"{fmt.pct(share, 0)} of full bisection, which is half the injection of "
             f"{fmt.q(inj, digits=fmt.digits_for(inj))} per accelerator)")
+
+
+def withheld(fa: Any) -> str:
+    """Why a figure its errors withheld (`network.infeasible`) is not provided, in a document's words."""
+    checks = ", ".join(sorted({p.check for p in fa.problems if p.check in INFEASIBLE}))
+    return f"not provided: the topology is infeasible ({checks})"
 
 
 def _fabrics_of(a: Any, node: str, role: str) -> list[Any]:
@@ -105,8 +110,10 @@ def fabrics(scope: Scope, a: Any) -> Section:
         section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
     for fa in a.fabrics:
         s = fa.fabric.spec
+        gone = [t.name for t in fa.tiers if f"{t.name}.ports_used" not in fa.metrics]   # `network.infeasible`
         tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.ports, t.cabled, t.down,
-                  t.up, t.up_speed, t.down_used * fa.planes, t.up_used * fa.planes,
+                  t.up, t.up_speed, *(("not provided",) * 2 if t.name in gone else
+                                      (t.down_used * fa.planes, t.up_used * fa.planes)),
                   fa.oversubscription.get(t.name)) for t in fa.tiers]
         tier_cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
                 Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
@@ -120,6 +127,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
                           Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. "
                                f"{total + bisection_text(fa) if total else fmt.sentence(bisection_text(fa))}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
+        if gone:   # 576 spine ports used read beside 8 x 64-port spines (infeas41)
+            sub.add(Para(f"Down used and Up used of tier(s) {', '.join(gone)}: {withheld(fa)}."))
         note = uplink_note(fa)
         if note is not None:
             sub.add(Para(note))
@@ -170,8 +179,7 @@ def _failure_row(name: str, value: Any, fa: Any) -> tuple[str, str]:
     """
     metric = find("fabric", name)
     if value is None:
-        checks = ", ".join(sorted({p.check for p in fa.problems if p.check in INFEASIBLE}))
-        return metric.title if metric else name, f"not provided: the topology is infeasible ({checks})"
+        return metric.title if metric else name, withheld(fa)
     if metric is None:
         return name.removeprefix("failure."), f"{float(value.magnitude):,.0f}"
     return metric.title, fmt.metric_value(metric, value)

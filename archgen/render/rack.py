@@ -24,7 +24,7 @@ from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
-from archgen.render.tables import bom_table
+from archgen.render.tables import bom_table, unconfirmed_parts, unconfirmed_power
 
 #: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough
 #: for black labels; "other" is a light grey).
@@ -136,8 +136,10 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     spec, m = a.rack.spec, scope.metrics
     systems = [p for p in a.rack.items if isinstance(p.part, System)]
     accel = int(m["accelerators"].magnitude) if "accelerators" in m else 0
+    placed = [p.part for p in a.rack.items]   # IT power sums their draws: "(unconfirmed)" as their BOM lines
+    it = fmt.cell(unconfirmed_power(None, a.power.it_power, placed), "kW", 1)
     lead = (f"{spec.name or spec.id}: a {a.space.height} U {spec.form_factor.standard.upper()} rack with "
-            f"{len(systems)} systems and {accel} accelerators. It draws {fmt.q(a.power.it_power, 'kW', 1)} at "
+            f"{len(systems)} systems and {accel} accelerators. It draws {it} at "
             f"maximum IT load and {fmt.q(a.power.input_power, 'kW', 1)} from its feeds; "
             f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} of its heat goes to liquid and "
             f"{fmt.q(a.cooling.heat_air, 'kW', 1)} to air. It weighs {least(a.space)}{fmt.q(a.space.weight, 'kg', 0)}"
@@ -147,7 +149,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
         section.add(Para(spec.description))
     rows = [("Accelerators", accel), ("Systems (trays, nodes)", len(systems)),
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
-            ("IT power at the equipment (maximum)", fmt.q(a.power.it_power, "kW", 1)),
+            ("IT power at the equipment (maximum)", it),
             ("IT power at the equipment (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
@@ -161,7 +163,12 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
     warnings = sum(1 for f in findings if f.severity == "warning" and not f.waived)
     rows.append(("Validation", f"{errors} failing, {warnings} warning finding(s)"))
-    return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+    section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+    if marked := unconfirmed_parts(placed):
+        section.add(Para(f"IT power marked (unconfirmed) sums the draw of {', '.join(marked)}, which the catalog "
+                         "lists as unconfirmed: an estimate, not a published figure (the Bill of materials marks "
+                         "its lines alike)."))
+    return section
 
 
 def architecture(a: RackAnalysis) -> Section:

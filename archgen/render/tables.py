@@ -11,7 +11,7 @@ import csv
 import datetime as dt
 import io
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -70,14 +70,21 @@ def bom_data(table: Table) -> Table:
     return replace(table, columns=(*table.columns, QTY_STATUS, POWER_STATUS), rows=rows)
 
 
-def unconfirmed_power(part: Any, value: Any) -> Any:
+def unconfirmed_power(part: Any, value: Any, placed: Iterable[Any] = ()) -> Any:
     """A BOM line's power `value` as its cell, marked "(unconfirmed)" where its part's figure is.
 
     A `fmt.Noted` where the part lists the draw the line gives it unconfirmed (`analyse.rack_power_inputs.
     draw_unconfirmed`; PWR012 names it), else `value` as it is (None stays None). A Celestica DS5000's placeholder
-    maximum read "3.00 kW" as a datasheet's did (newuser101).
+    maximum read "3.00 kW" as a datasheet's did (newuser101). A figure that sums parts' draws (a cluster BOM's rack
+    line, a rack's IT power: `placed`) is marked where one of theirs is (`unconfirmed_parts`), as its lines are.
     """
-    return fmt.Noted(value, "unconfirmed") if value is not None and draw_unconfirmed(part) else value
+    marked = draw_unconfirmed(part) or unconfirmed_parts(placed)
+    return fmt.Noted(value, "unconfirmed") if value is not None and marked else value
+
+
+def unconfirmed_parts(parts: Iterable[Any]) -> tuple[str, ...]:
+    """The ids of `parts` whose draw a BOM line gives them is unconfirmed (`draw_unconfirmed`), sorted, each once."""
+    return tuple(sorted({p.id for p in parts if draw_unconfirmed(p)}))
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:

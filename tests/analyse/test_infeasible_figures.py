@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from archgen.analyse.network import infeasible
 from archgen.pipeline import run
+from archgen.render.blocks import Para, Table
+from archgen.render.cluster_fabrics import fabrics
+from archgen.render.common import Scope
 from tests.data.clusters.small import files
 
 FABRIC = "cluster/c/fabric/f"
@@ -33,6 +36,12 @@ def test_an_infeasible_fabric_withholds_its_wiring_figures(spec_tree) -> None:
     assert bisection_text(fa) == "bisection not provided: the topology is infeasible (NET018)"
     assert _failure_row("failure.spine.bisection_per_accelerator", None, fa) == (
         "Bisection with a spine lost", "not provided: the topology is infeasible (NET018)")
+    # and its tier table gives no ports used of the tiers withheld: 576 read on 8 x 64-port spines (infeas41)
+    sub, table = _tiers_of(r)
+    used = [i for i, c in enumerate(table.columns) if c.title in ("Down used", "Up used")]
+    assert [[row[i] for i in used] for row in table.rows] == [["not provided"] * 2] * 3
+    assert any(isinstance(b, Para) and b.text == "Down used and Up used of tier(s) leaf, spine, core: not provided: "
+               "the topology is infeasible (NET018)." for b in sub.blocks)
 
 
 def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
@@ -40,3 +49,13 @@ def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
     fa = r.clusters["cluster/c"].fabrics[0]
     assert infeasible(fa) == ((), "") and "bisection_bandwidth" in fa.metrics and "leaf.ports_used" in fa.metrics
     assert not any("infeasible" in why for why in r.operations.withheld.get(FABRIC, {}).values())
+    _, table = _tiers_of(r)
+    at = next(i for i, c in enumerate(table.columns) if c.title == "Down used")
+    assert [row[at] for row in table.rows] == [t.down_used * fa.planes for t in fa.tiers]
+
+
+def _tiers_of(r):
+    """Fabric f's section of the cluster document and its tier table."""
+    a = r.clusters["cluster/c"]
+    sub = next(s for s in fabrics(Scope(r, a.cluster.path, a.cluster.spec, []), a).sections if s.id == "fabric-f")
+    return sub, next(b for b in sub.blocks if isinstance(b, Table) and b.id == "tiers-f")

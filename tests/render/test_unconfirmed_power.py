@@ -13,11 +13,16 @@ import io
 
 from archgen.compare.bom import PartChange
 from archgen.output.diff_bom import bom_json, bom_section, by_object, power_cell
+from archgen.pipeline import run
 from archgen.render import fmt
-from archgen.render.blocks import Column, _plain
-from archgen.render.cluster_bom import unconfirmed_note
-from archgen.render.tables import bom_data, bom_table, csv_bytes, unconfirmed_power
+from archgen.render.blocks import Column, Para, _plain
+from archgen.render.cluster import cluster_scope
+from archgen.render.cluster_bom import appendices, unconfirmed_note
+from archgen.render.rack import abstract
+from archgen.render.tables import bom_data, bom_table, csv_bytes, unconfirmed_parts, unconfirmed_power
+from archgen.render.target import rack_scope
 from archgen.units import Q_
+from tests.data.clusters.small import files
 
 
 def test_a_part_with_its_power_unconfirmed_is_marked(shipped):
@@ -69,3 +74,52 @@ def test_the_diff_says_a_power_change_rests_on_it():
     section = "\n".join(bom_section((ds, qm)))
     assert "(unconfirmed)\": the part's stated draw is an estimate it lists as unconfirmed (celestica-ds5000)" in section
     assert "lists as unconfirmed" not in "\n".join(bom_section((qm,)))
+
+
+def test_a_figure_that_sums_marked_parts_is_marked(shipped):
+    """infeas41: a cluster BOM's rack line and a rack's own IT power add up their placed parts' draws; they are marked
+    where one of those is, as the parts' own lines are (one rule, `unconfirmed_power`), and the note names them."""
+    specs = shipped.design.specs
+    ds5000, dgx = specs.get("celestica-ds5000"), specs.get("dgx-h100")
+    kw = Q_(40, "kW")
+    assert unconfirmed_power(None, kw, (dgx, ds5000)) == fmt.Noted(kw, "unconfirmed")
+    assert unconfirmed_power(None, kw, (dgx, dgx)) is kw and unconfirmed_power(None, None, (ds5000,)) is None
+    assert unconfirmed_parts((ds5000, dgx, ds5000)) == ("celestica-ds5000",) and unconfirmed_parts(()) == ()
+    rack = ("r1", "", "", "Rack", "", 1, fmt.Noted(kw, "unconfirmed"), fmt.Noted(kw, "unconfirmed"), "")
+    part = ("celestica-ds5000", "", "", "Switch", "", 12, fmt.Noted(Q_(3, "kW"), "unconfirmed"),
+            fmt.Noted(Q_(36, "kW"), "unconfirmed"), "")
+    note = unconfirmed_note([rack, part])
+    assert "celestica-ds5000 (36.0 kW) of the total power); a rack line marked so (r1) adds up such parts" in note
+    assert "r1 (" not in note and "rack line" not in unconfirmed_note([part])
+
+
+def _key(r, path):
+    """A rack document's abstract and its IT power (maximum) cell."""
+    a = r.racks[path]
+    section = abstract(rack_scope(r, a, "r", "2026-01-01")[0], a)
+    rows = dict(next(b for b in section.blocks if getattr(b, "id", "") == "key-metrics").rows)
+    return section, rows["IT power at the equipment (maximum)"]
+
+
+def test_the_documents_mark_them(shipped, spec_tree):
+    section, it = _key(shipped, "rack/gb200-nvl72")
+    assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
+    assert section.blocks[-1].text == ("IT power marked (unconfirmed) sums the draw of gb200-compute-tray, "
+                                       "nvlink5-switch-tray, sn2201, which the catalog lists as unconfirmed: an "
+                                       "estimate, not a published figure (the Bill of materials marks its lines "
+                                       "alike).")
+    plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
+    assert plain.racks
+    for path in plain.racks:
+        section, it = _key(plain, path)
+        assert it.endswith(" kW") and not any("IT power marked" in b.text for b in section.blocks if isinstance(b, Para))
+    a = shipped.clusters["cluster/gb200-nvl72-su"]
+    bom = next(b for s in appendices(cluster_scope(shipped, a, "r", "2026-01-01")[0], a).sections
+               if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
+    racks = {row[0]: row[6:8] for row in bom.rows if row[3] == "Rack"}
+    assert racks and all(isinstance(v, fmt.Noted) for cells in racks.values() for v in cells)
+    a = plain.clusters["cluster/c"]
+    bom = next(b for s in appendices(cluster_scope(plain, a, "r", "2026-01-01")[0], a).sections
+               if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
+    assert [row[6] for row in bom.rows if row[3] == "Rack"] == [line.unit_power for line in a.cabling.bom
+                                                               if line.kind == "Rack"] != []
