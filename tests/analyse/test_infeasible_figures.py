@@ -105,3 +105,19 @@ def _tiers_of(r):
     a = r.clusters["cluster/c"]
     sub = next(s for s in fabrics(Scope(r, a.cluster.path, a.cluster.spec, []), a).sections if s.id == "fabric-f")
     return sub, next(b for b in sub.blocks if isinstance(b, Table) and b.id == "tiers-f")
+
+
+def test_net006_judges_no_withheld_figure(spec_tree) -> None:
+    """NET006 judges the metrics `<tier>.oversubscription` and the bisection: none where they are withheld (oversub41).
+
+    The same requirements, out of reach of any 1:1 fabric, fail the sized fabric on every tier and its bisection;
+    the infeasible one says only its errors, not a ratio or bisection counted on ports its spines do not have.
+    """
+    need = 'oversubscription: "1:1"\n  max_oversubscription: "1:4"\n  min_bisection_per_accelerator: 100 Tb/s'
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace('oversubscription: "1:1"', need)
+    sized = [f.message for f in run([spec_tree(tree)]).findings if f.id == "NET006"]
+    assert len(sized) == 3 and sum("oversubscription as used" in m for m in sized) == 2   # leaf, spine; bisection
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, count: 2}")
+    r = run([spec_tree(tree)])
+    assert "NET018" in {f.id for f in r.findings} and not [f for f in r.findings if f.id == "NET006"]
