@@ -265,8 +265,9 @@ def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
     """The figures of fabric `fa` that its `INFEASIBLE` errors make meaningless, and why; ((), "") where it has none.
 
     They are the wiring of the tiers those errors name (a tier's fixed count: that tier) and every tier above them, or
-    of every tier where none is named: their ports used and free, breakout cages, the links into them, what a switch
-    of theirs lost takes away, and the bisection, which their links carry (72 links counted on 64 ports, newuser101).
+    of every tier where none is named: their ports used and free, breakout cages, oversubscription as used (the ports
+    used over the up ports), the links into them, what a switch of theirs lost takes away, and the bisection, which
+    their links carry (72 links counted on 64 ports, newuser101).
     The tiers' switch counts and radix, the spec's or derived, stay. `Operations.withheld` gives the reason.
     """
     checks = sorted({p.check for p in fa.problems if p.check in INFEASIBLE})
@@ -277,7 +278,7 @@ def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
     tiers = order[min(named, default=0):]
     links = [name for name in fa.links if any(t in name.split("_") for t in tiers)]
     wiring = tuple(f"{t}.{k}" for t in tiers for k in ("ports_used", "ports_free", "max_ports_used_per_switch",
-                                                          "breakout_cages"))
+                                                          "breakout_cages", "oversubscription"))
     names = tuple(n for n in fa.metrics if n in wiring or n.startswith(tuple(f"failure.{t}." for t in tiers))
                   or n.startswith(tuple(f"links.{k}" for k in links)) or "bisection" in n.split(".")[-1])
     if not names:

@@ -19,20 +19,24 @@ from archgen.metrics import find
 
 
 def bisection_shortfalls(ctx: Context) -> Iterator[Violation]:
-    """NET006: a tier above `max_oversubscription`, or bisection per accelerator below the stated minimum."""
+    """NET006: a tier above `max_oversubscription`, or bisection per accelerator below the stated minimum.
+
+    A figure an infeasible topology's errors withheld (`network.infeasible`: gone from the metrics) is not judged:
+    it counts links on ports the switches do not have, and NET001/NET003/NET018 say so.
+    """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             spec = fa.fabric.spec
             if spec.max_oversubscription is not None:
                 for tier, ratio in fa.oversubscription.items():
-                    if ratio > spec.max_oversubscription + 1e-9:
+                    if f"{tier}.oversubscription" in fa.metrics and ratio > spec.max_oversubscription + 1e-9:
                         yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                         ("max_oversubscription",),
                                         f"{tier} oversubscription as used {ratio:.3g}:1 (the down ports in use "
                                         f"over the up ports) exceeds {spec.max_oversubscription:g}:1", count(ratio),
                                         count(spec.max_oversubscription))
             need = spec.min_bisection_per_accelerator
-            if need is not None and fa.served:
+            if need is not None and fa.served and "bisection_bandwidth" in fa.metrics:
                 have = (fa.bisection / fa.served).to(need.units)
                 if have < need:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +

@@ -38,7 +38,7 @@ from archgen.render import (
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
-from archgen.render.cluster_fabrics import bisection_text, fabrics
+from archgen.render.cluster_fabrics import bisection_text, fabrics, oversubscription, withheld_tiers
 from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section, requirements_table
 from archgen.render.cost_sheet import cost_sheet
@@ -150,9 +150,10 @@ def abstract(scope: Scope, a: Any) -> Section:
     if a.scale_up is not None:
         rows.append(("Scale-up domains × size", f"{a.scale_up.domains:,} × {a.scale_up.size}"))
     for fa in a.fabrics:
-        over = max(fa.oversubscription.values(), default=1.0)
+        over = oversubscription(fa)
         rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), "
-                     f"{bisection_text(fa)}, oversubscription as used {over:.2f}:1"))
+                     f"{bisection_text(fa)}, oversubscription as used "
+                     f"{over if isinstance(over, str) else f'{over:.2f}:1'}"))
     return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
 
 
@@ -168,9 +169,11 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                            Column("Racks per instance")), tuple(unit_rows)))
     rows = []
     for fa in a.fabrics:
+        gone = withheld_tiers(fa)   # an infeasible tier's wiring (`network.infeasible`)
         for t in fa.tiers:
             rows.append((fa.fabric.spec.id, t.name, t.switch.id if t.switch else "—", t.switches * fa.planes,
-                         t.ports, t.cabled, t.down, t.up, t.ports_used * fa.planes, fa.oversubscription.get(t.name)))
+                         t.ports, t.cabled, t.down, t.up,
+                         "not provided" if t.name in gone else t.ports_used * fa.planes, oversubscription(fa, t.name)))
     cols = (Column("Fabric"), Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
             Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
             Column("Down", digits=0, align="right"), Column("Up", digits=0, align="right"),

@@ -50,6 +50,25 @@ def withheld(fa: Any) -> str:
     return f"not provided: the topology is infeasible ({checks})"
 
 
+def withheld_tiers(fa: Any) -> list[str]:
+    """The tiers of fabric `fa` whose wiring its errors withheld (`network.infeasible` pops `<tier>.ports_used`)."""
+    return [t.name for t in fa.tiers if f"{t.name}.ports_used" not in fa.metrics]
+
+
+def oversubscription(fa: Any, tier: str | None = None) -> float | str | None:
+    """Tier `tier`'s oversubscription as used, or the fabric's largest (1.0 with none); "not provided" where withheld.
+
+    The ratio counts the down ports in use, so a tier whose wiring is withheld (`withheld_tiers`) has none, and the
+    largest is not provided where any tier's ratio is withheld: it could be the withheld one.
+    """
+    gone = withheld_tiers(fa)
+    if tier is not None:
+        return "not provided" if tier in gone and tier in fa.oversubscription else fa.oversubscription.get(tier)
+    if gone and any(t in gone for t in fa.oversubscription):
+        return "not provided"
+    return max(fa.oversubscription.values(), default=1.0)
+
+
 def _fabrics_of(a: Any, node: str, role: str) -> list[Any]:
     """The fabrics that take a node's ports of a NIC role (its `nic_role`, else its role): they set the speed."""
     return [fa for fa in a.fabrics if (getattr(fa.fabric.spec, "nic_role", None) or fa.fabric.spec.role) == role
@@ -65,7 +84,7 @@ def fabrics(scope: Scope, a: Any) -> Section:
         summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, wired_rails(fa),
                         s.speed, fa.metrics.get("injection_per_accelerator"),
                         fa.metrics.get("bisection_per_accelerator"), fmt.pct(full_bisection(fa), 0),
-                        max(fa.oversubscription.values(), default=1.0), fa.hops))
+                        oversubscription(fa), fa.hops))
     cols = (Column("Fabric"), Column("Role"), Column("Topology"), Column("Tiers", digits=0, align="right"),
             Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
             Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
@@ -110,11 +129,11 @@ def fabrics(scope: Scope, a: Any) -> Section:
         section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
     for fa in a.fabrics:
         s = fa.fabric.spec
-        gone = [t.name for t in fa.tiers if f"{t.name}.ports_used" not in fa.metrics]   # `network.infeasible`
+        gone = withheld_tiers(fa)   # `network.infeasible`
         tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.ports, t.cabled, t.down,
                   t.up, t.up_speed, *(("not provided",) * 2 if t.name in gone else
                                       (t.down_used * fa.planes, t.up_used * fa.planes)),
-                  fa.oversubscription.get(t.name)) for t in fa.tiers]
+                  oversubscription(fa, t.name)) for t in fa.tiers]
         tier_cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
                 Column("Radix (ports)", digits=0, align="right"), Column("As cabled"),
                 Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
@@ -128,7 +147,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
                                f"{total + bisection_text(fa) if total else fmt.sentence(bisection_text(fa))}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
         if gone:   # 576 spine ports used read beside 8 x 64-port spines (infeas41)
-            sub.add(Para(f"Down used and Up used of tier(s) {', '.join(gone)}: {withheld(fa)}."))
+            sub.add(Para(f"Down used, Up used and Oversubscription as used of tier(s) {', '.join(gone)}: "
+                         f"{withheld(fa)}."))
         note = uplink_note(fa)
         if note is not None:
             sub.add(Para(note))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from archgen.analyse.network import infeasible
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
+from archgen.render.cluster import abstract, architecture
 from archgen.render.cluster_fabrics import fabrics
 from archgen.render.common import Scope
 from tests.data.clusters.small import files
@@ -25,7 +26,7 @@ def test_an_infeasible_fabric_withholds_its_wiring_figures(spec_tree) -> None:
     assert "NET018" in {f.id for f in r.findings if f.severity == "error"}
     why = r.operations.withheld[FABRIC]
     gone = {"leaf.ports_used", "leaf.ports_free", "spine.ports_used", "core.ports_used", "bisection_bandwidth",
-            "bisection_per_accelerator"}
+            "bisection_per_accelerator", "leaf.oversubscription", "spine.oversubscription"}
     assert gone <= set(why) and not gone & set(fa.metrics)
     assert why["leaf.ports_used"] == "the topology of fabric f is infeasible (NET018): its figures of tier(s) leaf, " \
                                     "spine, core would count links on ports its switches do not have"
@@ -40,8 +41,16 @@ def test_an_infeasible_fabric_withholds_its_wiring_figures(spec_tree) -> None:
     sub, table = _tiers_of(r)
     used = [i for i, c in enumerate(table.columns) if c.title in ("Down used", "Up used")]
     assert [[row[i] for i in used] for row in table.rows] == [["not provided"] * 2] * 3
-    assert any(isinstance(b, Para) and b.text == "Down used and Up used of tier(s) leaf, spine, core: not provided: "
-               "the topology is infeasible (NET018)." for b in sub.blocks)
+    # nor their oversubscription as used, which counts those ports; the core, the top tier, has none (oversub41)
+    assert fa.oversubscription.keys() == {"leaf", "spine"}   # the model still holds them: the document withholds
+    assert [row[_col(table, "Oversubscription as used")] for row in table.rows] == ["not provided"] * 2 + [None]
+    assert any(isinstance(b, Para) and b.text == "Down used, Up used and Oversubscription as used of tier(s) leaf, "
+               "spine, core: not provided: the topology is infeasible (NET018)." for b in sub.blocks)
+    assert _rows(r, "fabrics")[0][_col(_table(r, "fabrics"), "Max oversubscription as used")] == "not provided"
+    scaling = _scaling(r)
+    assert [row[_col(scaling, "Ports used")] for row in scaling.rows] == ["not provided"] * 3
+    assert [row[_col(scaling, "Oversubscription as used")] for row in scaling.rows] == ["not provided"] * 2 + [None]
+    assert _key_metric(r).endswith(", oversubscription as used not provided")
 
 
 def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
@@ -52,6 +61,43 @@ def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
     _, table = _tiers_of(r)
     at = next(i for i, c in enumerate(table.columns) if c.title == "Down used")
     assert [row[at] for row in table.rows] == [t.down_used * fa.planes for t in fa.tiers]
+    # its oversubscription as used stays a number, in the metrics and in every table of the document
+    over = [fa.oversubscription["leaf"], fa.oversubscription["spine"], None]
+    assert [fa.metrics[f"{t}.oversubscription"].magnitude for t in ("leaf", "spine")] == over[:2]
+    assert [row[_col(table, "Oversubscription as used")] for row in table.rows] == over
+    assert [row[_col(_scaling(r), "Oversubscription as used")] for row in _scaling(r).rows] == over
+    assert _rows(r, "fabrics")[0][_col(_table(r, "fabrics"), "Max oversubscription as used")] == max(over[:2])
+    assert _key_metric(r).endswith(f", oversubscription as used {max(over[:2]):.2f}:1")
+
+
+def _col(table, title):
+    """The index of `table`'s column whose title starts with `title`."""
+    return next(i for i, c in enumerate(table.columns) if c.title.startswith(title))
+
+
+def _table(r, id_):
+    """Table `id_` of the cluster document's network section."""
+    a = r.clusters["cluster/c"]
+    return next(b for b in fabrics(Scope(r, a.cluster.path, a.cluster.spec, []), a).blocks
+                if isinstance(b, Table) and b.id == id_)
+
+
+def _rows(r, id_):
+    return _table(r, id_).rows
+
+
+def _scaling(r):
+    """The cluster document's scaling table: switches per fabric tier."""
+    a = r.clusters["cluster/c"]
+    return next(b for b in architecture(a).blocks if isinstance(b, Table) and b.id == "scaling")
+
+
+def _key_metric(r):
+    """The key-metrics line of fabric f."""
+    a = r.clusters["cluster/c"]
+    table = next(b for b in abstract(Scope(r, a.cluster.path, a.cluster.spec, []), a).blocks
+                 if isinstance(b, Table))
+    return next(row[1] for row in table.rows if row[0] == "Fabric f")
 
 
 def _tiers_of(r):
@@ -59,3 +105,19 @@ def _tiers_of(r):
     a = r.clusters["cluster/c"]
     sub = next(s for s in fabrics(Scope(r, a.cluster.path, a.cluster.spec, []), a).sections if s.id == "fabric-f")
     return sub, next(b for b in sub.blocks if isinstance(b, Table) and b.id == "tiers-f")
+
+
+def test_net006_judges_no_withheld_figure(spec_tree) -> None:
+    """NET006 judges the metrics `<tier>.oversubscription` and the bisection: none where they are withheld (oversub41).
+
+    The same requirements, out of reach of any 1:1 fabric, fail the sized fabric on every tier and its bisection;
+    the infeasible one says only its errors, not a ratio or bisection counted on ports its spines do not have.
+    """
+    need = 'oversubscription: "1:1"\n  max_oversubscription: "1:4"\n  min_bisection_per_accelerator: 100 Tb/s'
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace('oversubscription: "1:1"', need)
+    sized = [f.message for f in run([spec_tree(tree)]).findings if f.id == "NET006"]
+    assert len(sized) == 3 and sum("oversubscription as used" in m for m in sized) == 2   # leaf, spine; bisection
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, count: 2}")
+    r = run([spec_tree(tree)])
+    assert "NET018" in {f.id for f in r.findings} and not [f for f in r.findings if f.id == "NET006"]
