@@ -161,7 +161,7 @@ def provides(metrics: dict[str, float], metric: str) -> bool:
     return value is not None and value == value
 
 
-def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
+def unprovided(requirement: Requirement, metrics: dict[str, float], loose: Mapping[str, str],
                priced: str = "", powerless: str = "", share: float = 0.0) -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
 
@@ -170,8 +170,8 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     part of the TCO that is an energy cost at maximum draw (`Machine.energy_share`): a cost met at one end is loose.
     """
     metric = requirement.metric
-    if isinstance(loose, dict) and loose.get(requirement.id):   # the host's other end (`loose_at`)
-        return str(loose[requirement.id]).format(metric=metric)
+    if loose.get(requirement.id):   # the host's other end (`loose_at`)
+        return loose[requirement.id].format(metric=metric)
     if requirement.id in loose:
         if share > 0 and metric in TCO_SHARED:
             return SHARE_BOUNDED.format(metric=metric, share=share * 100)
@@ -207,7 +207,7 @@ def over_hall(machine: Machine) -> str:
 
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
-                loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "",
+                loose: Mapping[str, str], priced: str = "", cluster: str = "",
                 powerless: str = "", share: float = 0.0, hall: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
@@ -216,9 +216,10 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     an open-loop serving point's arrivals do not outrun its replicas (`OVERRUN`), and its `cluster` passes `archgen
     check` (not in `SweepProblem.failing`: a design the checks reject is no option to rank). The reason names the
     overrun, each SHALL not provided and why (`unprovided`), each SHALL not met and the cluster's error findings; ""
-    where the point does not fit (its reason is the misfit). `loose`: ids of requirements met at one end only of an
-    unknown blocking time (`unsettled_at`). `powerless`: why the point has no power (`hardware_scope.unpowered`).
-    `share`: of the TCO, an energy cost at maximum draw (`Machine.energy_share`), named where it leaves a cost loose.
+    where the point does not fit (its reason is the misfit). `loose`: requirements met at one end only of an
+    unknown input, by id, each with why (`loose_at`: "" for the rule by metric, `unprovided`). `powerless`: why the
+    point has no power (`hardware_scope.unpowered`). `share`: of the TCO, an energy cost at maximum draw
+    (`Machine.energy_share`), named where it leaves a cost loose.
     `hall`: why the point's cluster does not fit its hall (`over_hall`; sites31: before, no point was held to it).
     """
     if not fits:
