@@ -1,6 +1,5 @@
 """A requirement's target: a comparator and a limit (``"<= 132 kW"``), parsed, compared and measured against."""
 
-import math
 import operator
 import re
 from collections.abc import Mapping
@@ -117,8 +116,7 @@ class Target:
         """
         if not self.converted or self.written is None:
             return f"{self.op} {format_quantity(self.limit)}"
-        m = float(self.limit.magnitude)
-        near = ureg.Quantity(round(m, 5 - math.floor(math.log10(abs(m)))) if m else m, self.limit.units)
+        near = ureg.Quantity(float(f"{float(self.limit.magnitude):.6g}"), self.limit.units)   # as `display.significant`
         return f"{self.op} {format_quantity(near)} (as written: {self.as_written})"
 
     @classmethod
