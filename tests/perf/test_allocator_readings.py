@@ -61,3 +61,28 @@ def test_the_spread_by_stack_and_allocator_setting():
     assert (len(core), spread(core)) == (8, "11.1 % to 20.5 %")
     assert (len(expandable), spread(expandable)) == (2, "8.9 % to 12.4 %")
     assert pct(median(waste(r) for r in ROWS)) == "14.5 %"
+
+
+def cell(rows: list[dict]) -> str:
+    """A source's readings as the docs' table gives them: both of two, else the lowest to the highest."""
+    shares = sorted(waste(r) for r in rows)
+    return ", ".join(map(pct, shares)) if len(shares) == 2 else spread(rows)
+
+
+def test_the_docs_and_the_reserve_words_state_the_rows_spread():
+    """docs/perf-model.md's table (Memory band) and the training reserve's words give the rows' own spread."""
+    from archgen.perf.hw.reserve import EXPANDABLE_READINGS, RUN_READINGS
+
+    docs = (Path(__file__).parents[2] / "docs" / "perf-model.md").read_text(encoding="utf-8")
+    by_source: dict[str, list[dict]] = {}
+    for row in ROWS:
+        by_source.setdefault(row["source"].split("@")[0].split("#")[0], []).append(row)
+    assert len(by_source) == 4
+    for rows in by_source.values():
+        assert f"| {len(rows)} | {cell(rows)} |" in docs
+    typical = pct(median(waste(r) for r in ROWS))
+    assert f"| all | {len(ROWS)} | {spread(ROWS)}, median {typical} |" in docs
+    assert RUN_READINGS == (f"{len(ROWS)} readings from {len(by_source)} sources, {spread(ROWS)} of the reserved "
+                            f"memory, median {typical}")
+    expandable = [r for r in ROWS if r["expandable_segments"] is True]
+    assert f"({cell(expandable).replace(', ', ' and ')}, NVIDIA-NeMo/RL#926)" in EXPANDABLE_READINGS
