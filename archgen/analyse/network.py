@@ -33,7 +33,7 @@ if TYPE_CHECKING:   # above `network` in the layers (it holds `tier_cabling`'s t
 __all__ = ["ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "compute_torus", "count", "fabric_metrics",
            "failed_node_takes", "infeasible", "nic_bandwidth", "nic_path", "nic_ports", "node_types", "scale_out_path",
-           "spare_domain_nodes"]
+           "spare_domain_nodes", "withheld_tiers"]
 
 
 @dataclass(frozen=True)
@@ -285,6 +285,15 @@ def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
         return (), ""
     return names, (f"the topology of fabric {fa.fabric.spec.id} is infeasible ({', '.join(checks)}): its figures of "
                    f"tier(s) {', '.join(tiers)} would count links on ports its switches do not have")
+
+
+def withheld_tiers(fa: FabricAnalysis) -> list[str]:
+    """The tiers of fabric `fa` whose wiring `infeasible` withheld: their `<tier>.ports_used` is gone from its metrics.
+
+    `operations_stage` pops them, so this reads them once it has run (the documents' cells, NET027, NET031), not the
+    raw counts and ratios, which stay on `fa`. The bisection is withheld with them; its readers test its metric.
+    """
+    return [t.name for t in fa.tiers if f"{t.name}.ports_used" not in fa.metrics]
 
 
 def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:

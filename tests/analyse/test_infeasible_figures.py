@@ -121,3 +121,31 @@ def test_net006_judges_no_withheld_figure(spec_tree) -> None:
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, count: 2}")
     r = run([spec_tree(tree)])
     assert "NET018" in {f.id for f in r.findings} and not [f for f in r.findings if f.id == "NET006"]
+
+
+def test_checks_say_nothing_of_a_figure_withheld(spec_tree, monkeypatch) -> None:
+    """NET031, NET034 and NET027 judge no wiring an infeasible topology withheld (infeasraw42).
+
+    The half-SU rail plane, its bisection cut over the even share (as past `SEARCH_LIMIT`), sized by the model: its
+    partial last pod cabled as full (NET031, which quotes the spines' oversubscription) and its even-share bisection
+    (NET034). Its leaves fixed at 28 of the 32 the endpoints need (NET018): neither, each counted on those leaves'
+    links; fixed at 2: not "3 tiers over one pod" either (NET027), one pod of leaves that cannot hold the endpoints.
+    """
+    from tests.test_rail_leaf_loads import _with_half_su
+    monkeypatch.setattr("archgen.analyse.leaf_loads.SEARCH_LIMIT", 0)
+    tree = _with_half_su(1, 2, "sw8", "3:1")
+    sized = {f.id for f in run([spec_tree(tree)]).findings}
+    assert {"NET031", "NET034"} <= sized and not {"NET018", "NET027"} & sized
+    for leaves, quiet in ((28, {"NET031", "NET034"}), (2, {"NET027", "NET034"})):
+        tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], leaves)
+        r = run([spec_tree(tree)])
+        fa = r.clusters["cluster/c"].fabrics[0]
+        assert fa.even_share and "NET018" in {f.id for f in r.findings}   # the model's figures are still there
+        assert not quiet & {f.id for f in r.findings}, leaves
+
+
+def _fixed_leaves(text: str, count: int) -> str:
+    """Cluster `text` with its leaf count fixed at `count` (per plane), whatever it fixed before."""
+    import re
+    return re.sub(r"leaf: \{rack: net(, count: \d+)?\}", f"leaf: {{rack: net, count: {count}}}", text)
+
