@@ -216,3 +216,21 @@ def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_t
     [tps] = [f for f in r.findings if f.requirement == "R-TPS"]
     assert (tps.id, tps.severity) == ("REQ002", "warning")
     assert tps.message.endswith("is not provided: w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64")
+
+
+def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
+    """`diff` of the sized fabric (BASE) against its leaves fixed too few (HEAD): every figure of the job reads "not
+    provided in HEAD" with why, a class's share (`interruptions_per_day.cable`) too, and its own SHALL on MFU met →
+    not provided, not "absent" (a workload not estimated kept no judgement of its own requirements in `diff`)."""
+    from archgen.compare.diff import compare
+    from tests.conftest import write_tree
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    base = run([write_tree(tmp_path / "base", tree)])
+    tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
+    d = compare(base, run([write_tree(tmp_path / "head", tree)]))
+    rows = [c for c in d.metrics if c.object == "workload/w"]
+    assert {"mfu", "step_time", "interruptions_per_day.cable"} <= {c.metric for c in rows}
+    assert {(c.head, c.why) for c in rows} == {(None, f"w cannot be estimated: {WHY}")}
+    states = {c.base.requirement: (c.base.status.value, c.head.status.value) for c in d.requirements
+              if c.base is not None and c.head is not None}
+    assert states == {"W-MFU": ("met", "not provided"), "R-TPS": ("met", "not provided")}
