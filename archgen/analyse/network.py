@@ -113,8 +113,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         latency, transport = nic_transport(design, compute.part, (spec.nic_role or spec.role) if spec else "compute")
         scale_out = replace(scale_out, latency=latency, transport=transport)
     if scale_out is not None and compute_fabric is not None and (why := infeasible(compute_fabric)[1]):
-        scale_out = replace(scale_out, withheld=f"its traffic between scale-up domains runs on fabric "   # its taper
-                            f"{compute_fabric.fabric.spec.id}, and {why}")   # and pod count ports its switches lack
+        scale_out = replace(scale_out, withheld=f"its traffic between scale-up domains runs on fabric "   # whose
+                            f"{compute_fabric.fabric.spec.id}, and {why}")   # tiers count ports their switches lack
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
 

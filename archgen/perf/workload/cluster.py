@@ -158,9 +158,9 @@ def estimate_hardware(workload: Workload, on: Machine, hardware: Hardware | None
     estimate's (`estimate --search-plan`) takes this, not `on.hardware`: before (planhw38) the plan search timed on
     the cluster's whole domain, not the job's share of it, and printed +1.0 % against the estimate for the very layout
     the estimate took. More accelerators than the cluster has is a `WorkloadError`, and so is a job across scale-up
-    domains of a cluster whose compute fabric is infeasible (`Machine.withheld`): the taper and pod between domains
-    count links on ports the switches do not have, so no figure timed on them is provided, in `check`, `estimate` and a
-    sweep alike. A job inside one domain meets no fabric (`job_domain`: all its accelerators in one).
+    domains of a cluster whose compute fabric is infeasible (`Machine.withheld`): the path between domains counts links
+    on ports its switches do not have, so no figure timed on it is provided, in `check`, `estimate` and a sweep
+    alike. A job inside one domain meets no fabric (`job_domain`: all its accelerators in one).
     """
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
