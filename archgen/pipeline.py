@@ -380,7 +380,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     rests = {path: why for path in workloads if (why := design.rests_note(path))}  # a part its cluster lacks
     workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld,  # once, as bound
                                 operations.unsettled, operations.assumed, rests)
-    metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
+    metrics.update({path: w.estimate.metrics if w.estimate else {} for path, w in workloads.items()})  # or withheld
     for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     for path, ends in headroom_ends(clusters).items():   # beside another cluster's hall: its unsplit rest decides

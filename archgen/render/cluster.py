@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
+from archgen.analyse.network import withheld_tiers
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
 from archgen.analyse.rack_heat import rack_heat_by_type
@@ -38,7 +39,7 @@ from archgen.render import (
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
-from archgen.render.cluster_fabrics import bisection_text, fabrics, oversubscription, withheld_tiers
+from archgen.render.cluster_fabrics import bisection_text, fabrics, oversubscription
 from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section, requirements_table
 from archgen.render.cost_sheet import cost_sheet

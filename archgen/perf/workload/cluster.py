@@ -80,6 +80,7 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
                    if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
                    domain_racks=domain_span(cluster.scale_up),
+                   withheld=scale_out.withheld if scale_out is not None else "",
                    **domain_latency(cluster, items, part, scale_out))
 
 
@@ -156,12 +157,17 @@ def estimate_hardware(workload: Workload, on: Machine, hardware: Hardware | None
     `hardware` replaces the cluster's own (a what-if, a sweep point). A search whose times are compared with the
     estimate's (`estimate --search-plan`) takes this, not `on.hardware`: before (planhw38) the plan search timed on
     the cluster's whole domain, not the job's share of it, and printed +1.0 % against the estimate for the very layout
-    the estimate took. More accelerators than the cluster has is a `WorkloadError`.
+    the estimate took. More accelerators than the cluster has is a `WorkloadError`, and so is a job across scale-up
+    domains of a cluster whose compute fabric is infeasible (`Machine.withheld`): the path between domains counts links
+    on ports its switches do not have, so no figure timed on it is provided, in `check`, `estimate` and a sweep
+    alike. A job inside one domain meets no fabric (`job_domain`: all its accelerators in one).
     """
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     hw = job_hardware(workload, hardware or on.hardware, gpus, on)
+    if on.withheld and gpus > (hw.job_domain or hw.scale_up_size):
+        raise WorkloadError(workload.id, on.withheld)
     return second_hop(on.hardware, hw, on.domain_racks, on.hop_latency, on.pod_flight)
 
 

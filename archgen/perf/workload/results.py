@@ -45,6 +45,10 @@ class WorkloadResult:
     #: A training job's stack and every switch its estimate used, with where each came from (`stacks.explain`, as
     #: `archgen estimate --explain` lists them): what the document says the step time assumed. Empty otherwise.
     switches: tuple[Used, ...] = ()
+    #: `error` is why its cluster's compute fabric gives no taper to run on: its topology is infeasible
+    #: (`ScaleOutPath.withheld`). The fabric's own error (NET001, NET003, NET018) stands, so PERF003 does not repeat
+    #: it, and the workload's figures are not provided with this reason (`operations_stage`).
+    withheld: bool = False
 
     @property
     def path(self) -> str:
@@ -72,9 +76,9 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         cluster = specs.get(w.cluster) if w.cluster else None
         if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
-        vendor = ""
+        vendor, path = "", (scale_out or {}).get(cluster.id)
         try:
-            on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
+            on = machine(cluster, specs.items, path)
             vendor = on.hardware.vendor
             hw = estimate_hardware(w, on)   # the job's: the estimate and a collective's curve are timed on it
             est = estimate_on_job(w, model, on, hw)
@@ -89,12 +93,14 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
                                  model.position_embedding == "rope")) \
                 if w.training is not None and isinstance(model, Model) else ()
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
-        except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
+        except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself (`estimate_hardware`
+            # refuses a cluster whose compute fabric is infeasible: `withheld`, which PERF003 leaves to the fabric)
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
             why = err.reason if isinstance(err, WorkloadError) else err.args[0] if err.args else ""
             result = WorkloadResult(w, None, str(why) or str(err), vendor=vendor, error_at=at,
                                     error_elsewhere=err.subject if err.subject and not at else None,
-                                    error_public=getattr(why, "public", ""))
+                                    error_public=getattr(why, "public", ""),
+                                    withheld=path is not None and bool(path.withheld) and why == path.withheld)
         out[result.path] = result
     return out
 
