@@ -259,7 +259,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         workload = point_job(problem.workload, values)
         hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit, base.switch)
         est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
-                                  with_stack_range=False)  # a row shows no notes but the last when it does not fit
+                                  with_stack_range=False,  # a row shows no notes but the last when it does not fit
+                                  elsewhere=tuple(s.requirement for s in problem.documents))
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return PointRow(index, values, base.cluster, "invalid", reason)
