@@ -355,14 +355,20 @@ class Result:
         return objectives(self.problem.sweep)
 
     def counts(self) -> dict[str, int]:
-        """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
+        """Points by outcome: evaluated, invalid, fitting, feasible and on the front.
+
+        `fitting` fit at the model's figure; of them, `fitting_with_range` have a memory range and `fitting_high_end`
+        fit at its high end too (`PointRow.fits_high_end`).
+        """
         t = getattr(self.rows, "tally", None)  # the chunks' tally (`explore.tally.Rows`), counted as they ran
         if t is not None:
             return {"points": t.points, "invalid": t.invalid, "fitting": t.fitting, "feasible": t.feasible,
-                    "front": len(self.front)}
+                    "front": len(self.front), "fitting_with_range": t.ranged, "fitting_high_end": t.fitting_high}
+        high = [r.fits_high_end for r in self.rows]
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
-                "front": len(self.front)}
+                "front": len(self.front), "fitting_with_range": sum(h is not None for h in high),
+                "fitting_high_end": sum(h is True for h in high)}
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:
