@@ -85,7 +85,7 @@ def fit_count(c: dict[str, int], fit: str = "fit") -> str:
     figure alone). "36 fit in memory at the model's figure (30 also at its memory range's high end)"; a sweep with
     no range (serving, a TPU) reads "36 fit in memory".
     """
-    n, ranged, high = c["fitting"], c.get("fitting_with_range", 0), c.get("fitting_high_end", 0)
+    n, ranged, high = c["fitting"], c["fitting_with_range"], c["fitting_high_end"]
     if not ranged:
         return f"{n:,} {fit}"
     of = "" if ranged == n else f" of the {ranged:,} whose memory has a range"
