@@ -94,6 +94,7 @@ def to_json(result: Result) -> dict[str, Any]:
                 "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
                 "layout": r.layout, "requirements": r.met, "at_risk": list(r.at_risk),
+                **({"fits_high_end": r.fits_high_end} if r.fits_high_end is not None else {}),
                 **({"batch_bound": r.batch_bound} if r.batch_bound else {}),
                 "metrics": with_old_names({m: metric_quantity(m, Q_(v, DISPLAY[m][1]))
                                            for m, v in sorted(r.metrics.items())})}

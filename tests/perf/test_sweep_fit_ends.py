@@ -2,11 +2,13 @@
 
 newuser102: a sweep's "36 fit in memory" counted at the model's figure (no allocator waste), while `estimate` and the
 cluster document say whether the range's high end fits too (`render.fits.fits_text`). The count of the points that fit
-at the high end now follows, in the document's lead, the command's summary and the JSON summary (memreq42).
+at the high end now follows, in the document's lead, the command's summary and the JSON summary, and each point says it
+in a column of its own beside its Status (memreq42).
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -16,6 +18,7 @@ from archgen.perf.explore.points import Result
 from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.vectorised import evaluate
 from archgen.perf.hw.reserve import ALLOCATOR_WASTE_HIGH
+from archgen.render.point_table import HIGH_END
 from archgen.render.sweep import fit_count
 from tests.conftest import SPECS, sweep_problems_of
 
@@ -62,6 +65,11 @@ def test_a_sweep_counts_the_points_that_fit_at_the_range_high_end_too(cli, tmp_p
     assert "sweep ends: 2 points, 2 fit at the model's figure (1 also at its memory range's high end), " in text.out
     doc = (tmp_path / "out" / "ends" / "ends.md").read_text(encoding="utf-8")
     assert "2 fit in memory at the model's figure (1 also at its memory range's high end), " in doc
+    # each point's own: a column beside its Status in points.csv (and the document's tables), a key in the JSON
+    with (tmp_path / "out" / "ends" / "points.csv").open(encoding="utf-8") as f:
+        table = list(csv.DictReader(f))
+    assert [(r["Status"], r[HIGH_END]) for r in table] == [("ok", "no"), ("ok", "yes")]
+    assert {p["index"]: p["fits_high_end"] for p in sweep["front"]} == {1: True}
 
 
 def _row(i: int, status: str = "ok", spare: float | None = None) -> PointRow:
