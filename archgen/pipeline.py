@@ -331,7 +331,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
         f"facility '{spec.facility}' gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the " \
         "hall's)"
     return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"),
-                        no_energy)
+                        no_energy, tuple(b.req for b in design.elsewhere(job.id)))
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
@@ -371,7 +371,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     paths = scale_out_paths(clusters)              # each workload on its cluster's sized fabric, which keys it too
-    workloads = derived(specs, f"estimate_workloads\0{paths!r}", dict, lambda: estimate_workloads(specs, paths))
+    workloads = derived(specs, f"estimate_workloads\0{paths!r}", dict, lambda: estimate_workloads(specs, paths, design))
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     add_power_inputs(operations.assumed, racks, clusters, specs)   # a rack's or cluster's power on unconfirmed figures
     operations.unsettled.update(weight_bounds(racks))   # a rack's weight that leaves installed parts out: a lower bound

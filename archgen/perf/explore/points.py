@@ -259,7 +259,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         workload = point_job(problem.workload, values)
         hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit, base.switch)
         est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
-                                  with_stack_range=False)  # a row shows no notes but the last when it does not fit
+                                  with_stack_range=False,  # a row shows no notes but the last when it does not fit
+                                  elsewhere=tuple(s.requirement for s in problem.documents))
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return PointRow(index, values, base.cluster, "invalid", reason)
@@ -354,14 +355,20 @@ class Result:
         return objectives(self.problem.sweep)
 
     def counts(self) -> dict[str, int]:
-        """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
+        """Points by outcome: evaluated, invalid, fitting, feasible and on the front.
+
+        `fitting` fit at the model's figure; of them, `fitting_with_range` have a memory range and `fitting_high_end`
+        fit at its high end too (`PointRow.fits_high_end`).
+        """
         t = getattr(self.rows, "tally", None)  # the chunks' tally (`explore.tally.Rows`), counted as they ran
         if t is not None:
             return {"points": t.points, "invalid": t.invalid, "fitting": t.fitting, "feasible": t.feasible,
-                    "front": len(self.front)}
+                    "front": len(self.front), "fitting_with_range": t.ranged, "fitting_high_end": t.fitting_high}
+        high = [r.fits_high_end for r in self.rows]
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
-                "front": len(self.front)}
+                "front": len(self.front), "fitting_with_range": sum(h is not None for h in high),
+                "fitting_high_end": sum(h is True for h in high)}
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

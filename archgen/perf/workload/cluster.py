@@ -16,12 +16,13 @@ the estimate and what it says of the cluster (the notes on the network between d
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from archgen.errors import AnalyseError, BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
+from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
@@ -98,20 +99,22 @@ def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) ->
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
-                        with_sensitivity: bool = True, with_stack_range: bool = True) -> Estimate:
+                        with_sensitivity: bool = True, with_stack_range: bool = True,
+                        elsewhere: Sequence[Requirement] = ()) -> Estimate:
     """Estimate `workload` on the cluster `on`: the one way the pipeline, `archgen estimate` and sweeps do it.
 
     The workload takes its `accelerators` of the cluster, or all of them; `hardware` replaces the cluster's own
-    (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`.
+    (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`. `elsewhere`: the
+    requirements other documents state on the workload, whose memory targets bound its layout search (`estimate`).
     """
     hardware = given_hardware(hardware, "estimate_on_cluster")
     return estimate_on_job(workload, model, on, estimate_hardware(workload, on, hardware), hardware,
-                           with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
+                           with_sensitivity=with_sensitivity, with_stack_range=with_stack_range, elsewhere=elsewhere)
 
 
 def estimate_on_job(workload: Workload, model: Model | None, on: Machine, hw: Hardware,
                     hardware: Hardware | None = None, *, with_sensitivity: bool = True,
-                    with_stack_range: bool = True) -> Estimate:
+                    with_stack_range: bool = True, elsewhere: Sequence[Requirement] = ()) -> Estimate:
     """`estimate_on_cluster`, given the job's hardware `hw`: `estimate_hardware(workload, on, hardware)`.
 
     For a caller that also times something else on the job's hardware (a collective workload's busbw curve,
@@ -121,7 +124,7 @@ def estimate_on_job(workload: Workload, model: Model | None, on: Machine, hw: Ha
     # the part's own step, before any hop (`job_hardware` keeps the latency; `second_hop` adds the hop)
     borrowed = fabric_latency_note(hardware or on.hardware, on.own_link, on.domain_fabric)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
-                   with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
+                   with_sensitivity=with_sensitivity, with_stack_range=with_stack_range, elsewhere=elsewhere)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "", on.library,

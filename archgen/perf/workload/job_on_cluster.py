@@ -55,8 +55,10 @@ class JobOnCluster:
     """A workload, its model and the cluster it runs on, with what its estimate says besides the model's figures.
 
     `notes` come first on every estimate (`other_cluster_note`, `input_errors`); `requirements` are the workload's
-    own as `build` bound them (`Design.workload_requirements`), judged on each estimate; `rests` names the unresolved
-    references the cluster rests on (`build.Design.rests_note`), which leave every requirement not provided.
+    own as `build` bound them (`Design.workload_requirements`), judged on each estimate; `elsewhere` those other
+    documents state on it (`Design.elsewhere`), which `check` judges and whose memory targets bound its layout search
+    as its own do (`perf.workload.memory_limit`); `rests` names the unresolved references the cluster rests on
+    (`build.Design.rests_note`), which leave every requirement not provided.
     """
 
     workload: Workload
@@ -68,6 +70,7 @@ class JobOnCluster:
     #: why `archgen check` gives the job no energy ("" where it does: its hall states `cost:`); None: not known here
     #: (a caller that built the job by hand), and no note on its energy (`energy_note`)
     no_energy: str | None = None
+    elsewhere: tuple[Requirement, ...] = ()
 
     def estimate(self, hardware: Hardware | None = None, *, with_sensitivity: bool = True) -> Estimate:
         """The estimate `archgen estimate` prints: `estimate_on_cluster`, the notes first, the requirements judged.
@@ -78,7 +81,8 @@ class JobOnCluster:
         """
         hardware = given_hardware(hardware, "JobOnCluster.estimate")
         try:
-            est = estimate_on_cluster(self.workload, self.model, self.on, hardware, with_sensitivity=with_sensitivity)
+            est = estimate_on_cluster(self.workload, self.model, self.on, hardware, with_sensitivity=with_sensitivity,
+                                      elsewhere=self.elsewhere)
         except WorkloadError as err:
             if self.workload.accelerators:
                 raise

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from archgen.binding import BoundRequirement
+from archgen.build import Design
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.unsettled import Unsettled
@@ -56,10 +57,13 @@ class WorkloadResult:
         return f"workload/{self.workload.id}"
 
 
-def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None) -> dict[str, WorkloadResult]:
+def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None,
+                       design: Design | None = None) -> dict[str, WorkloadResult]:
     """Estimate each workload with a `cluster` on that cluster, keyed by object path.
 
-    `scale_out` holds, by cluster id, the compute fabric as the network analysis sized it.
+    `scale_out` holds, by cluster id, the compute fabric as the network analysis sized it. `design` binds the
+    requirements other documents state on each workload (`Design.elsewhere`): their memory targets bound its layout
+    search as its own do (`perf.workload.memory_limit`), as `check` judges them on it.
 
     Sensitivities are included, and the roofline of the chosen layout's kernels.
 
@@ -81,7 +85,8 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             on = machine(cluster, specs.items, path)
             vendor = on.hardware.vendor
             hw = estimate_hardware(w, on)   # the job's: the estimate and a collective's curve are timed on it
-            est = estimate_on_job(w, model, on, hw)
+            est = estimate_on_job(w, model, on, hw, elsewhere=tuple(
+                b.req for b in (design.elsewhere(w.id) if design is not None else ())))
             running = est.metrics.get("concurrency")
             roofline = workload_roofline(w, model, on.hardware, est.layout,
                                          float(running.m) if running is not None else None) \
