@@ -104,14 +104,20 @@ def entry(items: Mapping[str, Document], ref: str, kind: type[D] = Document) -> 
 #: of its documents names them: a catalog rack is analysed, and a model estimated, only where a spec uses it.
 LIBRARY_KINDS = ("Model", "Rack")
 
-#: Kinds `archgen catalog` lists: every part kind, facilities, which ship in the catalog like parts, and the library.
+#: Kinds the catalog ships beside its parts, facilities and library: the published failure-rate sets a cluster
+#: names in `failure_rates` (`specs/catalog/reliability/`; newuser103: `catalog show` gave one, `catalog list`
+#: refused the kind, so choosing a set meant reading the files).
+RATE_KINDS = ("FailureRates",)
+
+#: Kinds `archgen catalog` lists: every part kind, facilities, which ship in the catalog like parts, the library and
+#: the rate sets.
 CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(cls, Part | Facility)
-                             or name in LIBRARY_KINDS))
+                             or name in LIBRARY_KINDS + RATE_KINDS))
 
 
 def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[str] = (),
                     unconfirmed: bool = False, asics: Iterable[str] = ()) -> list[Document]:
-    """The parts, facilities, models and racks of `specs` and its shelf (sorted by id) of the vendors, kinds, ASICs.
+    """The parts, facilities, models, racks and rate sets of `specs` and its shelf (by id) of the vendors, kinds, ASICs.
 
     They come from any of `vendors`, are of any of `kinds` and are built on any of `asics`.
     Vendors and kinds match case-insensitively; an empty selection keeps all. One that names no vendor of any entry
@@ -119,7 +125,8 @@ def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[s
     entries whose `asic` holds it as whole words (so "Spectrum" is not "Spectrum-4"); one that matches none is a
     usage error naming the ASICs there are. `unconfirmed` keeps only entries with unconfirmed figures.
     """
-    entries = sorted([d for d in specs.of(Document) if isinstance(d, Part | Facility) or d.kind in LIBRARY_KINDS]
+    entries = sorted([d for d in specs.of(Document) if isinstance(d, Part | Facility)
+                      or d.kind in LIBRARY_KINDS + RATE_KINDS]
                      + [d for d, _ in specs.shelf.values()], key=lambda d: d.id)
     known_vendors = sorted({v for d in entries if (v := getattr(d, "vendor", ""))})
     want_vendors = {_known(v, known_vendors, "vendor") for v in vendors}
