@@ -162,7 +162,7 @@ def rate_ends(est: Estimate, figures: Mapping[str, Q]) -> dict[str, tuple[Q, str
     The estimate holds its tokens/s at the other end of the host's time per operation or launch (`Estimate.unsettled`:
     `training_estimate.host_ends`, `estimate.launch_ends`); each figure moves with it (`at_rate`), with the same
     reason. `check`'s (`analyse.operations_stage`; sweepends41: a cost per token judged there rested on the low end of
-    the host's time); a sweep point's the same rule gives (`derived.host_corners`). Only those that move.
+    the host's time); a sweep point's take the same rule (`derived.host_corners`). Only those that move.
     """
     end, rate = est.unsettled.get("tokens_per_second"), est.metrics.get("tokens_per_second")
     if end is None or rate is None or not rate.m > 0:
