@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import cache
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from archgen.perf.workload.band_families import MADE_FROM_RATE
