@@ -275,3 +275,22 @@ def test_the_sweep_paths_and_check_give_the_same_ends_at_the_hosts_other_end(tmp
     for k, end in ends.items():
         assert one[k] == pytest.approx(end, rel=1e-12) and many[k] == pytest.approx(end, rel=1e-12), k
     assert one["cost_per_token"] == pytest.approx(40.53e-9, rel=1e-3)   # 33.54 nUSD x 307,938 / 254,795
+
+
+def test_archgen_estimate_judges_a_runs_figures_at_the_hosts_other_end_too(tmp_path):
+    """twins42: `archgen estimate` gives a run's time to train and accelerator-hours (`job_on_cluster.run_figures`)
+    but judged them at 13.48 us only: `<= 40 day` read at risk there (37.59 days) and not provided in `check` (45.43
+    days at 20 us). They take the other end `check` gives them (`run_figures.rate_ends`)."""
+    job = WORKLOAD.format(precision="fp8").replace("accelerators: 16\n", "accelerators: 16\ncheckpoint: {tokens: 1e12}\n")
+    (tmp_path / "w.yaml").write_text(
+        job + '  - {id: REQ-H-5, statement: Run, metric: time_to_train, target: "<= 40 day"}\n', encoding="utf-8")
+    specs, design = built(["specs", str(tmp_path / "w.yaml")])
+    est = job_on_cluster(specs, design, "moe-host").estimate()
+    rate, slow = est.metrics["tokens_per_second"], est.unsettled["tokens_per_second"][0]
+    for metric in ("time_to_train", "accelerator_hours"):
+        end, why = est.unsettled[metric]
+        assert end.m_as("s") == pytest.approx(est.metrics[metric].m_as("s") * (rate / slow).m_as(""), rel=1e-12)
+        assert why == est.unsettled["tokens_per_second"][1]
+    run = est.requirements[-1]
+    assert run.status is Status.NOT_PROVIDED and run.note.startswith(
+        "time_to_train lies between 37.59 days and 45.43 days and the target <= 40 day is met at one end only")
