@@ -275,16 +275,15 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     (powerless, priced), = point_scopes(problem, base, [values])
     machine = unpowered_base(base, powerless, priced)
     metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
-    for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
-        if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
-            metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
     other = other_end_metrics(plain, machine, gpus, bool(est.fits), free, run)   # REL008 too
     # the host's time per launch or operation at its other end, and what is made from the rate with it
-    corners = host_corners(plain, {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()}, machine, gpus,
-                           bool(est.fits), goodput, free, run)
+    corners = host_corners(metrics, other, {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()})
+    for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
+        if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
+            metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
