@@ -316,7 +316,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if arch.experts and (optimistic := moe_serving_convention()) is not None:
         conv["moe_serving"] = optimistic
     if "replicas_to_keep_up" in metrics and run is not None:
-        conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
+        p99 = f"{run.ttft.p99:.4g} s" if math.isfinite(run.ttft.p99) else "no upper bound: arrivals outrun them"
+        conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=p99)   # newuser104: "inf s" before
     if breakdown:   # newuser97: read as a request's latency (140.6 ms where the requests took 8.8 s)
         conv["breakdown"] = (f"the replica's time per request served, {inf.output_len:,} generated tokens over its "
                              f"{significant(float(e.tokens_per_second_replica))} tokens/s, split into prompts and "

@@ -1,0 +1,40 @@
+"""An open loop whose arrivals outrun its replicas (newuser104): its words and its throughput's band.
+
+Llama 3.1 70B FP4 at tp 4 on one GB200 NVL72 tray group (4 accelerators, one replica) at 100 requests/s, about four
+times the replica's simulated capacity (~23 requests/s): the queue grows for the whole run, TTFT has no upper bound.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+WORKLOAD = """\
+kind: Workload
+id: l70-overrun
+name: Llama 3.1 70B FP4 past its replica's capacity
+model: llama3-70b
+cluster: gb200-nvl72-su
+accelerators: 4
+inference: {precision: fp4, tp: 4, input_len: 2048, output_len: 256, scenario: server, arrival_rate: 100 1/s}
+"""
+
+
+@pytest.fixture(scope="module")
+def overrun(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    path = tmp_path_factory.mktemp("overrun") / "w.yaml"
+    path.write_text(WORKLOAD, encoding="utf-8")
+    r = run_cli("estimate", str(REPO / "specs"), str(path), "--workload", "l70-overrun", "--format", "json")
+    assert r.code == 0, r.err
+    return json.loads(r.out)
+
+
+def test_the_replicas_convention_says_no_upper_bound_not_inf(overrun: dict) -> None:
+    """Before, "at load 4.27 this run's replicas read inf s": Python's float printed as a time."""
+    assert overrun["metrics"]["ttft_p99"]["value"] is None   # unbounded
+    words = overrun["conventions"]["replicas_to_keep_up"]
+    assert "inf" not in words.split() and "inf s" not in words
+    assert "read no upper bound: arrivals outrun them" in words
