@@ -54,3 +54,8 @@ def test_its_throughput_takes_the_replica_capacitys_band(overrun: dict) -> None:
     assert tps["error"]["high"] == pytest.approx(cap["error"]["high"], abs=1e-4)
     per_gpu = b["tokens_per_second_per_gpu"]
     assert per_gpu["low"]["value"] == pytest.approx(cap["low"]["value"] * 256 / 4, rel=1e-9)
+
+
+def test_an_open_loop_does_not_claim_its_requests_keep_in_step(overrun: dict) -> None:
+    """Poisson arrivals spread the requests: the closed loop's words (test_closed_loop_in_step.py) are not its."""
+    assert "keep in step" not in overrun["conventions"]["request_lengths"]
