@@ -59,3 +59,12 @@ def test_its_throughput_takes_the_replica_capacitys_band(overrun: dict) -> None:
 def test_an_open_loop_does_not_claim_its_requests_keep_in_step(overrun: dict) -> None:
     """Poisson arrivals spread the requests: the closed loop's words (test_closed_loop_in_step.py) are not its."""
     assert "keep in step" not in overrun["conventions"]["request_lengths"]
+
+
+def test_one_replica_is_one_replica_in_the_words(tmp_path) -> None:
+    """The delivered band's text read "min(offered, 1 replicas x the replica capacity's band ...)"."""
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD, encoding="utf-8")
+    r = run_cli("estimate", str(REPO / "specs"), str(path), "--workload", "l70-overrun")
+    assert r.code == 0, r.err
+    assert "min(offered, 1 replica x the replica capacity's band" in r.out and "1 replicas" not in r.out

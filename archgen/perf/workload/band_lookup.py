@@ -64,7 +64,8 @@ def delivered(bands_: Mapping[str, Band], rate: float, replicas: int, capacity: 
         return {}
     low, high = (min(1.0, replicas * c / rate) for c in ends)
     served = min(1.0, replicas * capacity / rate)   # the estimate's share of the offered load: 1 where it keeps up
-    text = (f"what the open loop delivers, min(offered, {replicas} replicas x the replica capacity's band "
+    text = (f"what the open loop delivers, min(offered, {replicas} {'replica' if replicas == 1 else 'replicas'} x the "
+            "replica capacity's band "
             f"{significant(ends[0])} to {significant(ends[1])} requests/s = {significant(replicas * ends[0])} to "
             f"{significant(replicas * ends[1])} requests/s): {low:.1%} to {high:.1%} of the offered "
             f"{significant(rate)} requests/s; the capacity's band: {cap.describe()}")
