@@ -333,6 +333,8 @@ def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
     kind = doc.data.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:  # a mapping or list is no kind either (not hashable)
         hint = (did_you_mean(kind, KINDS) if isinstance(kind, str) else "") or f"one of: {', '.join(sorted(KINDS))}"
+        if kind is None and "schema" in doc.data:   # newuser104: a case file among the specs
+            hint = _case_file(doc.data["schema"]) or hint
         where = ("kind",) if "kind" in doc.data else ()
         problems.append(SpecProblem(doc.locate(where), "kind", "unknown document kind" if kind else "missing 'kind'",
                                     value=kind, expected="a known kind", hint=hint))
@@ -355,3 +357,13 @@ def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
 #: document: a process that runs the pipeline again validates only what changed. A model is frozen; an invalid
 #: document is not kept, so its problems are found again, located as before.
 VALIDATED = Memo[tuple[Source, Document]](2048)
+
+
+def _case_file(schema: object) -> str:
+    """The hint for a validation-case file read as a spec (its `schema` the cases' own), else "".
+
+    Imported here, not at the top: `check` does not load the case model otherwise (tests/test_startup.py).
+    """
+    from archgen.model.cases import SCHEMA
+    return (f"this is a validation-case file ({SCHEMA}), not a spec: score it with `archgen estimate --cases FILE`, "
+            "and keep it out of the spec paths") if schema == SCHEMA else ""

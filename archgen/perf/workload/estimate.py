@@ -186,6 +186,7 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
         rate, each = inf.arrival_rate.m_as("1/s"), capacity.m_as("1/s")
         if keep is not None:   # whole replicas
             got["replicas_to_keep_up"] = replace(keep, whole=rate / each)
-        if est.limits:   # an open loop that keeps up serves what arrives: its throughput's band is min(offered, ...)
-            got |= delivered(got, rate, int(est.layout["replicas"]), each)
+        replicas = int(est.layout["replicas"])
+        if est.limits or rate > replicas * each:   # it serves what arrives, or its capacity: min(offered, ...)
+            got |= delivered(got, rate, replicas, each)
     return replace(est, bands=got, hardware=hw.summary(precision(workload)))
