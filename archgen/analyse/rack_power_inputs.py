@@ -76,9 +76,21 @@ def stated(part: Any, field: str) -> bool:
 BOM_DRAWS = ("power.max", "power", "power_per_end", "tdp")
 
 
-def draw_unconfirmed(part: Any) -> bool:
-    """Whether the draw a BOM line gives `part` (`BOM_DRAWS`) is a figure it lists unconfirmed (PWR012 names it)."""
-    return isinstance(part, Part) and any(f in BOM_DRAWS for f in unconfirmed_power_fields(part))
+def draw_unconfirmed(part: Any, specs: Any) -> bool:
+    """Whether the draw a BOM line gives `part` sums a figure listed unconfirmed (`unconfirmed_draws`)."""
+    return isinstance(part, Part) and bool(unconfirmed_draws(part, specs))
+
+
+def unconfirmed_draws(part: Part, specs: Any) -> tuple[tuple[str, str], ...]:
+    """(part id, field) of each draw (`BOM_DRAWS`) `part`'s draw sums or is built on that its part lists unconfirmed.
+
+    Its own, and those of the parts `power_parts` names: the NICs a system's maximum adds to its `power.max`
+    (`power_includes_nics: false`) and the accelerator whose `tdp` it is built on. The same parts a requirement on
+    the rack's or cluster's power names (REQ005, `rack_power_inputs`): one rule, so a BOM line, a rack's IT power
+    and the figures built on them are marked "(unconfirmed)" where that requirement reads "met (on assumed inputs:
+    ...)" for their draws. `specs` resolves the accelerator and NICs.
+    """
+    return tuple((p.id, f) for p in power_parts(part, specs) for f in unconfirmed_power_fields(p) if f in BOM_DRAWS)
 
 
 def unconfirmed_power_fields(part: Part) -> tuple[str, ...]:

@@ -137,7 +137,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     systems = [p for p in a.rack.items if isinstance(p.part, System)]
     accel = int(m["accelerators"].magnitude) if "accelerators" in m else 0
     placed = [p.part for p in a.rack.items]   # IT power sums their draws: "(unconfirmed)" as their BOM lines
-    it = fmt.cell(unconfirmed_power(None, a.power.it_power, placed), "kW", 1)
+    it = fmt.cell(unconfirmed_power(a.power.it_power, placed, scope.run.design.specs), "kW", 1)
     lead = (f"{spec.name or spec.id}: a {a.space.height} U {spec.form_factor.standard.upper()} rack with "
             f"{len(systems)} systems and {accel} accelerators. It draws {it} at "
             f"maximum IT load and {fmt.q(a.power.input_power, 'kW', 1)} from its feeds; "
@@ -164,7 +164,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     warnings = sum(1 for f in findings if f.severity == "warning" and not f.waived)
     rows.append(("Validation", f"{errors} failing, {warnings} warning finding(s)"))
     section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
-    if marked := unconfirmed_parts(placed):
+    if marked := unconfirmed_parts(placed, scope.run.design.specs):
         section.add(Para(f"IT power marked (unconfirmed) sums the draw of {', '.join(marked)}, which the catalog "
                          "lists as unconfirmed: an estimate, not a published figure (the Bill of materials marks "
                          "its lines alike)."))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 
+from archgen.analyse.rack_power_inputs import BOM_DRAWS, draw_unconfirmed, unconfirmed_draws
 from archgen.compare.bom import PartChange
 from archgen.output.diff_bom import bom_json, bom_section, by_object, power_cell
 from archgen.pipeline import run
@@ -22,6 +23,7 @@ from archgen.render.rack import abstract
 from archgen.render.tables import bom_data, bom_table, csv_bytes, unconfirmed_parts, unconfirmed_power
 from archgen.render.target import rack_scope
 from archgen.units import Q_
+from tests.conftest import SPECS
 from tests.data.clusters.small import files
 
 
@@ -30,9 +32,9 @@ def test_a_part_with_its_power_unconfirmed_is_marked(shipped):
     ds5000, dgx = specs.get("celestica-ds5000"), specs.get("dgx-h100")
     assert ds5000.is_unconfirmed("power.max") and not dgx.is_unconfirmed("power.max")
     kw = Q_(3, "kW")
-    assert unconfirmed_power(ds5000, kw) == fmt.Noted(kw, "unconfirmed")
-    assert unconfirmed_power(dgx, kw) is kw and unconfirmed_power(ds5000, None) is None
-    assert unconfirmed_power(None, kw) is kw          # no part of the catalog: a rack, a cord's length bin
+    assert unconfirmed_power(kw, (ds5000,), specs) == fmt.Noted(kw, "unconfirmed")
+    assert unconfirmed_power(kw, (dgx,), specs) is kw and unconfirmed_power(None, (ds5000,), specs) is None
+    assert unconfirmed_power(kw, (None,), specs) is kw          # no part of the catalog: a rack, a cord's length bin
     col = Column("Unit power", "kW", 3, "right")
     assert fmt.cell(fmt.Noted(kw, "unconfirmed"), "kW", 3) == "3.000 kW (unconfirmed)"
     assert _plain(fmt.Noted(kw, "unconfirmed"), col) == "3.000 (unconfirmed)"   # the heading carries the unit
@@ -82,9 +84,10 @@ def test_a_figure_that_sums_marked_parts_is_marked(shipped):
     specs = shipped.design.specs
     ds5000, dgx = specs.get("celestica-ds5000"), specs.get("dgx-h100")
     kw = Q_(40, "kW")
-    assert unconfirmed_power(None, kw, (dgx, ds5000)) == fmt.Noted(kw, "unconfirmed")
-    assert unconfirmed_power(None, kw, (dgx, dgx)) is kw and unconfirmed_power(None, None, (ds5000,)) is None
-    assert unconfirmed_parts((ds5000, dgx, ds5000)) == ("celestica-ds5000",) and unconfirmed_parts(()) == ()
+    assert unconfirmed_power(kw, (None, dgx, ds5000), specs) == fmt.Noted(kw, "unconfirmed")
+    assert unconfirmed_power(kw, (dgx, dgx), specs) is kw and unconfirmed_power(None, (ds5000,), specs) is None
+    assert unconfirmed_parts((ds5000, dgx, ds5000), specs) == ("celestica-ds5000 maximum power",)
+    assert unconfirmed_parts((), specs) == ()
     rack = ("r1", "", "", "Rack", "", 1, fmt.Noted(kw, "unconfirmed"), fmt.Noted(kw, "unconfirmed"), "")
     part = ("celestica-ds5000", "", "", "Switch", "", 12, fmt.Noted(Q_(3, "kW"), "unconfirmed"),
             fmt.Noted(Q_(36, "kW"), "unconfirmed"), "")
@@ -104,8 +107,8 @@ def _key(r, path):
 def test_the_documents_mark_them(shipped, spec_tree):
     section, it = _key(shipped, "rack/gb200-nvl72")
     assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
-    assert section.blocks[-1].text == ("IT power marked (unconfirmed) sums the draw of gb200-compute-tray, "
-                                       "nvlink5-switch-tray, sn2201, which the catalog lists as unconfirmed: an "
+    assert section.blocks[-1].text == ("IT power marked (unconfirmed) sums the draw of gb200-compute-tray maximum "
+                                       "power, nvlink5-switch-tray maximum power, sn2201 maximum power, which the catalog lists as unconfirmed: an "
                                        "estimate, not a published figure (the Bill of materials marks its lines "
                                        "alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
@@ -123,3 +126,64 @@ def test_the_documents_mark_them(shipped, spec_tree):
                if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
     assert [row[6] for row in bom.rows if row[3] == "Rack"] == [line.unit_power for line in a.cabling.bom
                                                                if line.kind == "Rack"] != []
+
+
+def _nics_added(spec_tree, added: bool):
+    """The small DGX H100 cluster, its DGX H100 (a user copy) adding its compute NICs' power to its own or not.
+
+    Its compute NICs are `nic-x`, a copy of the ConnectX-7 whose `power` the fixture lists unconfirmed (whatever the
+    catalog lists), so that the DGX's own `power.max`, a datasheet figure, is the only other draw it sums.
+    """
+    catalog = SPECS / "catalog"
+    nic = [line for line in (catalog / "nics" / "connectx-7.yaml").read_text(encoding="utf-8").splitlines()
+           if not line.startswith(("id:", "unconfirmed:"))]
+    dgx = (catalog / "systems" / "dgx-h100.yaml").read_text(encoding="utf-8").replace("part: connectx-7,",
+                                                                                      "part: nic-x,")
+    assert "part: nic-x," in dgx and "power.max" not in dgx.split("unconfirmed:")[-1].splitlines()[0]
+    tree = {**files(switch="sw8"), "parts/nic-x.yaml": "\n".join(["id: nic-x", *nic, "unconfirmed: [power]", ""]),
+            "parts/dgx-h100.yaml": dgx + ("power_includes_nics: false\n" if added else "")}
+    return run([spec_tree(tree)])
+
+
+def _draws(words):
+    """The (part, field) of REQ005's assumed inputs that are a BOM line's draw ("nic-x power (unconfirmed)")."""
+    return {tuple(w.split(" ")[:2]) for w in words if w.split(" ")[1] in BOM_DRAWS}
+
+
+def test_a_system_adding_unconfirmed_nics_is_marked(spec_tree):
+    """unconfmark42 item 1: a system whose maximum adds its NICs' power sums their figure; where that is unconfirmed
+    its BOM line, the rack's IT power and the cluster BOM's rack line are marked, as REQ005 names the NICs."""
+    r = _nics_added(spec_tree, added=True)
+    specs = r.design.specs
+    dgx = specs.get("dgx-h100")
+    assert dgx.nic_power is not None and not dgx.is_unconfirmed("power.max")
+    assert ("nic-x", "power") in unconfirmed_draws(dgx, specs) and draw_unconfirmed(dgx, specs)
+    assert ("dgx-h100", "power.max") not in unconfirmed_draws(dgx, specs)
+    rack = r.racks["rack/c4"]
+    section, it = _key(r, "rack/c4")
+    assert it.endswith(" kW (unconfirmed)") and "nic-x power" in section.blocks[-1].text
+    line = next(row for row in bom_table(rack.bom, specs).rows if row[0] == "dgx-h100")
+    assert isinstance(line[6], fmt.Noted) and isinstance(line[7], fmt.Noted)
+    a = r.clusters["cluster/c"]
+    bom = next(b for s in appendices(cluster_scope(r, a, "r", "2026-01-01")[0], a).sections
+               if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
+    assert {row[0] for row in bom.rows if isinstance(row[6], fmt.Noted)} >= {"dgx-h100", "c4"}
+    plain = _nics_added(spec_tree, added=False)      # the NICs inside the DGX's own figure: nothing of theirs summed
+    assert not draw_unconfirmed(plain.design.specs.get("dgx-h100"), plain.design.specs)
+    assert _key(plain, "rack/c4")[1].endswith(" kW")
+
+
+def test_the_markers_and_req005_name_the_same_draws(spec_tree):
+    """One rule: the draws a rack's IT power is marked for are those REQ005 names for it (`rack_power_inputs`), and
+    the cluster BOM's marked lines are those REQ005 names for the cluster's IT power, with the NICs added or not."""
+    for added in (True, False):
+        r = _nics_added(spec_tree, added)
+        specs = r.design.specs
+        for path, a in r.racks.items():
+            marked = {d for item in a.rack.items for d in unconfirmed_draws(item.part, specs)}
+            assert marked == _draws(r.operations.assumed.get(path, {}).get("it_power", ())), (added, path)
+        a = r.clusters["cluster/c"]
+        marked = {d for line in a.cabling.bom if line.kind != "Rack" and line.quantity > line.in_parent
+                  and (part := specs.get(line.part)) is not None for d in unconfirmed_draws(part, specs)}
+        assert marked == _draws(r.operations.assumed.get("cluster/c", {}).get("it_power", ())), added
+        assert (("nic-x", "power") in marked) == added
