@@ -153,24 +153,40 @@ def cluster_power_inputs(clusters: Mapping[str, Any], specs: Any) -> dict[str, d
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in clusters.items():
-        scale_up = a.cluster.spec.scale_up
-        trays = scale_up.switch if scale_up is not None else None
-        parts: dict[str, Part] = {}
-        for line in a.cabling.bom if a.cabling is not None else ():
-            part = specs.get(line.part)
-            if not isinstance(part, Part) or (isinstance(part, Link) and line.quantity <= line.in_parent):
-                continue
-            parts.update({p.id: p for p in power_parts(part, specs)})
-        parts = _shelves_last(parts)
+        parts = _shelves_last(cluster_power_parts(a, specs))
         m: dict[str, tuple[str, ...]] = {}
         for k in CLUSTER_POWER_METRICS:   # the cost stage's (average power, energy) are not in `a.metrics` yet
-            kinds = NETWORK_METRICS.get(k)
             m[k] = tuple(w for p in parts.values()
                          if not (isinstance(p, PowerShelf) and k in CLUSTER_LOAD_METRICS)
-                         and (kinds is None or (isinstance(p, kinds) and p.id != trays)) for w in _named(p, k))
+                         and in_metric(a, p, k) for w in _named(p, k))
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out
+
+
+def cluster_power_parts(a: Any, specs: Any) -> dict[str, Part]:
+    """By id, the parts cluster analysis `a`'s power is computed from.
+
+    Its BOM's parts (rack lines aside), with what a system's draw is built on (`power_parts`); a link only where some
+    of its ends draw outside a node's maximum.
+    """
+    parts: dict[str, Part] = {}
+    for line in a.cabling.bom if a.cabling is not None else ():
+        part = specs.get(line.part)
+        if isinstance(part, Part) and not (isinstance(part, Link) and line.quantity <= line.in_parent):
+            parts.update({p.id: p for p in power_parts(part, specs)})
+    return parts
+
+
+def in_metric(a: Any, part: Part, metric: str) -> bool:
+    """Whether cluster `a`'s `metric` sums `part`'s figures.
+
+    All do, but the network's and optics' power (`NETWORK_METRICS`) sum only the fabrics' switches (not the scale-up
+    trays, which they leave out) and links.
+    """
+    kinds = NETWORK_METRICS.get(metric)
+    scale_up = a.cluster.spec.scale_up
+    return kinds is None or (isinstance(part, kinds) and part.id != (scale_up.switch if scale_up else None))
 
 
 def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapping[str, Any],

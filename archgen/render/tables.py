@@ -11,7 +11,7 @@ import csv
 import datetime as dt
 import io
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -83,6 +83,28 @@ def unconfirmed_power(value: Any, parts: Iterable[Any], specs: Any) -> Any:
     return fmt.Noted(value, "unconfirmed") if value is not None and unconfirmed_parts(parts, specs) else value
 
 
+#: How a document marks a figure that sums parts' draws (`marker`); `plain` leaves it as it is.
+Mark = Callable[[Any], Any]
+
+
+def plain(value: Any) -> Any:
+    """`value` unmarked: the `Mark` of a section built without a document's parts (a test's)."""
+    return value
+
+
+def marker(parts: Iterable[Any], specs: Any) -> Mark:
+    """The `Mark` of figures that sum `parts`' draws (a rack's IT power, input power, heat and the flows carrying it).
+
+    Each such figure is marked "(unconfirmed)" where one of those draws is (`unconfirmed_parts`, the rule the BOM's
+    lines follow: `unconfirmed_power`), once; a zero stays plain, as no draw makes it (an air-cooled rack's heat
+    to liquid). The document names the draws once (`unconfirmed_footnote`).
+    """
+    if not unconfirmed_parts(parts, specs):
+        return plain
+    return lambda value: value if value is None or getattr(value, "magnitude", None) == 0 else \
+        fmt.Noted(value, "unconfirmed")
+
+
 def unconfirmed_parts(parts: Iterable[Any], specs: Any) -> tuple[str, ...]:
     """The draws of `parts` that are unconfirmed (`unconfirmed_draws`), as 'part field in words', sorted, each once."""
     return tuple(sorted({f"{pid} {said(field)}" for p in parts if isinstance(p, Part)
@@ -92,14 +114,13 @@ def unconfirmed_parts(parts: Iterable[Any], specs: Any) -> tuple[str, ...]:
 def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
     """The one note of a document (or section) on its figures marked "(unconfirmed)": the draws they sum; "" if none.
 
-    `figures` says which figures it marks ("IT power, input power and heat"); a document marks each such figure
-    once (`unconfirmed_power`) and names the parts and fields here once, as the BOM's reconciliation sentence does.
+    `figures` says which figures it marks; a document marks each such figure once (`unconfirmed_power`) and names the
+    parts and their fields here once, as the BOM's reconciliation sentence does.
     """
     if not (named := unconfirmed_parts(parts, specs)):
         return ""
-    return (f"{figures} marked (unconfirmed) sum draws the catalog lists as unconfirmed, estimates and not published "
-            f"figures: {', '.join(named)} (the Bill of materials marks their lines alike; a requirement met on them "
-            "reads \"met (on assumed inputs: ...)\").")
+    return (f"Marked (unconfirmed): {figures}. They sum draws the catalog lists as unconfirmed, estimates and not "
+            f"published figures: {', '.join(named)} (the Bill of materials marks their lines alike).")
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:

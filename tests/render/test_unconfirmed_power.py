@@ -107,15 +107,15 @@ def _key(r, path):
 def test_the_documents_mark_them(shipped, spec_tree):
     section, it = _key(shipped, "rack/gb200-nvl72")
     assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
-    assert section.blocks[-1].text == ("IT power marked (unconfirmed) sums the draw of gb200-compute-tray maximum "
-                                       "power, nvlink5-switch-tray maximum power, sn2201 maximum power, which the catalog lists as unconfirmed: an "
-                                       "estimate, not a published figure (the Bill of materials marks its lines "
-                                       "alike).")
+    assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum, input power, heat")
+    assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, nvlink5-switch-tray maximum power, "
+                                            "sn2201 maximum power (the Bill of materials marks their lines alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
     assert plain.racks
     for path in plain.racks:
         section, it = _key(plain, path)
-        assert it.endswith(" kW") and not any("IT power marked" in b.text for b in section.blocks if isinstance(b, Para))
+        assert it.endswith(" kW") and not any("Marked (unconfirmed)" in b.text for b in section.blocks
+                                              if isinstance(b, Para))
     a = shipped.clusters["cluster/gb200-nvl72-su"]
     bom = next(b for s in appendices(cluster_scope(shipped, a, "r", "2026-01-01")[0], a).sections
                if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
@@ -187,3 +187,51 @@ def test_the_markers_and_req005_name_the_same_draws(spec_tree):
                   and (part := specs.get(line.part)) is not None for d in unconfirmed_draws(part, specs)}
         assert marked == _draws(r.operations.assumed.get("cluster/c", {}).get("it_power", ())), added
         assert (("nic-x", "power") in marked) == added
+
+
+def _documents(r, tmp_path, monkeypatch):
+    """The Markdown of `r`'s rack c4 and cluster c documents (diagrams as placeholders: their words are not read)."""
+    from archgen.render import diagrams, render_all
+    from tests.render.golden_util import PLACEHOLDER
+    monkeypatch.setattr(diagrams, "render", lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats})
+    out = {}
+    for target in ("c4", "c"):
+        (md,) = [p for p in render_all(r, tmp_path / target, target=target, formats=("md",), progress=False)
+                 if p.suffix == ".md" and p.stem == target]
+        out[target] = md.read_text(encoding="utf-8")
+    return out
+
+
+def test_every_figure_that_sums_the_draws_is_marked(spec_tree, tmp_path, monkeypatch):
+    """unconfmark42 item 2: the rack document's input power, heat and flows, its power and cooling budgets' loads,
+    and the cluster document's power totals, rack-type rows and the hall's needs are marked, the word once per
+    figure, with one note per document naming the draws; with the NICs inside the DGX's figure none is."""
+    docs = _documents(_nics_added(spec_tree, added=True), tmp_path / "added", monkeypatch)
+    rack, cluster = docs["c4"], docs["c"]
+    for text in (rack, cluster):
+        (note,) = [line for line in text.splitlines() if line.startswith("Marked (unconfirmed):")]
+        assert "nic-x power" in note and "dgx-h100 maximum power" not in note and "(unconfirmed) (unconfirmed)" not in text
+    for words in (" kW (unconfirmed) at maximum IT load and ", " kW (unconfirmed) from its feeds; 0.0 kW of its heat",
+                  "| Input power (after conversion losses) | ", "| Heat to liquid / air | 0.0 kW / ",
+                  "| Air flow required | ", "the feeds supply ", "| Feeds | normal operation |", "All ",
+                  "| Air flow required by the systems stating one, for "):
+        line = next(line for line in rack.splitlines() if words in line)
+        assert "(unconfirmed)" in line, line
+    budget = [line for line in rack.splitlines()   # each stage's load: budget, feed and failure-case rows
+              if line.startswith(("| PDUs |", "| Feeds |", "| Feeds (after derating) |"))
+              and " V " not in line and "| Case |" not in line]
+    assert len(budget) == 8 and all(line.count("(unconfirmed)") == 1 for line in budget), budget
+    heat = [line for line in rack.splitlines() if line.startswith("| Air |")]
+    assert heat and heat[0].count("(unconfirmed)") == 2      # its heat and its flow (0.0 kW to liquid stays plain)
+    lead = next(line for line in cluster.splitlines() if "IT power at the rack feeds" in line and "of which" in line)
+    it, network = lead.split("IT power at the rack feeds ")[1].split(", of which network ")
+    assert it.endswith(" kW (unconfirmed)") and network.split(" and ")[0].endswith(" kW")   # sw8's 100 W is stated
+    types = [line for table in ("Rack types*", "Power and heat by rack type*")
+             for line in cluster.split(table)[1].split("*Table")[0].splitlines()
+             if line.startswith(("| c4 |", "| net |", "| All racks |"))]
+    assert len(types) == 5 and all(("(unconfirmed)" in line) == (not line.startswith("| net |")) for line in types), types
+    need = next(line for line in cluster.splitlines() if line.startswith("| IT power at the rack feeds (maximum) |"))
+    assert need.endswith(" kW (unconfirmed) |")
+    plain = _documents(_nics_added(spec_tree, added=False), tmp_path / "plain", monkeypatch)
+    for text in plain.values():
+        assert "Marked (unconfirmed)" not in text and " kW (unconfirmed)" not in text
