@@ -74,6 +74,8 @@ def stated(part: Any, field: str) -> bool:
 #: Of `POWER_FIELDS`, the draws a bill of materials line's power is (a part's maximum, a CDU's or NIC's power, a link
 #: end's): a shelf's efficiency, a typical draw or whether a switch's figure holds its optics make no line's power.
 BOM_DRAWS = ("power.max", "power", "power_per_end", "tdp")
+#: Of a part that states a typical draw, the draws a figure at typical draw sums: that one in place of its maximum.
+TYPICAL_DRAWS = ("power.typical", "power", "power_per_end", "tdp")
 
 
 def draw_unconfirmed(part: Any, specs: Any) -> bool:
@@ -81,16 +83,18 @@ def draw_unconfirmed(part: Any, specs: Any) -> bool:
     return isinstance(part, Part) and bool(unconfirmed_draws(part, specs))
 
 
-def unconfirmed_draws(part: Part, specs: Any) -> tuple[tuple[str, str], ...]:
+def unconfirmed_draws(part: Part, specs: Any, typical: bool = False) -> tuple[tuple[str, str], ...]:
     """(part id, field) of each draw (`BOM_DRAWS`) `part`'s draw sums or is built on that its part lists unconfirmed.
 
     Its own, and those of the parts `power_parts` names: the NICs a system's maximum adds to its `power.max`
     (`power_includes_nics: false`) and the accelerator whose `tdp` it is built on. The same parts a requirement on
     the rack's or cluster's power names (REQ005, `rack_power_inputs`): one rule, so a BOM line, a rack's IT power
     and the figures built on them are marked "(unconfirmed)" where that requirement reads "met (on assumed inputs:
-    ...)" for their draws. `specs` resolves the accelerator and NICs.
+    ...)" for their draws. `specs` resolves the accelerator and NICs. `typical`: the draws a figure at typical draw
+    sums instead (`it_power_typical`): a part's `power.typical` where it states one, else its maximum.
     """
-    return tuple((p.id, f) for p in power_parts(part, specs) for f in unconfirmed_power_fields(p) if f in BOM_DRAWS)
+    return tuple((p.id, f) for p in power_parts(part, specs) for f in unconfirmed_power_fields(p)
+                 if f in (TYPICAL_DRAWS if typical and stated(p, "power.typical") else BOM_DRAWS))
 
 
 def unconfirmed_power_fields(part: Part) -> tuple[str, ...]:

@@ -147,7 +147,8 @@ def abstract(scope: Scope, a: Any) -> Section:
             ("IT power at the rack feeds (racks + optics + unplaced switches + shelf loss"
              f"{' + checkpoint storage' if storage_draw(a).m else ''})", it),
             ("Power-shelf loss (in IT power at the rack feeds)", loss),
-            ("IT power at the rack feeds (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
+            ("IT power at the rack feeds (typical, for energy)",
+             fmt.cell(marker(parts, specs, typical=True)(m.get("it_power_typical")), "kW", 1)),
             ("Network power (switches and optics)", net),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
@@ -164,7 +165,8 @@ def abstract(scope: Scope, a: Any) -> Section:
 
 
 #: The figures a cluster document marks "(unconfirmed)" where a draw they sum is (`tables.unconfirmed_footnote`).
-CLUSTER_MARKED = ("the IT power at the rack feeds and the network, optics and power-shelf loss in it (here), each "
+CLUSTER_MARKED = ("the IT power at the rack feeds, at maximum and typical draw, and the network, optics and "
+                  "power-shelf loss in it (here and in Power and cooling), each "
                   "rack type's IT power, input power and heat (Rack design, Power and cooling) and what the design "
                   "needs from the hall (Data-centre requirements)")
 
@@ -271,7 +273,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
              "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
              "switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
-        Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max, at_feeds=True)))
+        Para(typical_text(marker(cluster_power_parts(a, scope.run.design.specs).values(), scope.run.design.specs,
+                                 typical=True)(scope.metrics.get("it_power_typical")), a.typical_from_max,
+                          at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) if fid != "scale_up" else

@@ -81,7 +81,8 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     control = common.document_control(scope, f"AG-RACK-{spec.id.upper()}", title,
                                       "ODM/JDM, power and cooling, facility and networking partners")
     dist, dist_items = distribution.section(analysis)
-    mark = marker([p.part for p in analysis.rack.items], scope.run.design.specs)
+    placed, specs = [p.part for p in analysis.rack.items], scope.run.design.specs
+    mark = marker(placed, specs)
     sections = [
         abstract(scope, analysis),
         common.conventions(),
@@ -89,7 +90,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
         common.components_section(scope, shared_counts(analysis, counts)),
         architecture(analysis),
         rack_design(scope, analysis),
-        power(analysis, dist, mark),
+        power(analysis, dist, mark, marker(placed, specs, typical=True)),
         cooling(analysis, mark),
     ]
     net = network(analysis, scope.run.design.specs)
@@ -152,7 +153,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Accelerators", accel), ("Systems (trays, nodes)", len(systems)),
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power at the equipment (maximum)", it),
-            ("IT power at the equipment (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
+            ("IT power at the equipment (typical, for energy)",
+             fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)),
             ("Input power (after conversion losses)", feeds),
             ("Heat to liquid / air", f"{liquid} / {to_air}"),
             ("Coolant flow", fmt.cell(mark(a.cooling.coolant_flow), "L/min", 1)
@@ -362,8 +364,8 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
 
 
 #: The figures a rack document marks "(unconfirmed)" where a placed part's draw is (`unconfirmed_footnote`).
-RACK_MARKED = ("IT power at maximum, input power, heat to liquid and to air, and the flows, loads and CDU group "
-               "figures built on them (here, in Power and in Cooling)")
+RACK_MARKED = ("IT power at maximum and typical draw, input power, heat to liquid and to air, and the flows, loads "
+               "and CDU group figures built on them (here, in Power and in Cooling)")
 
 #: The enclosure's figures the rack's floor load rests on (its weight over its footprint, MECH004).
 FLOOR = ("weight", "width", "depth")

@@ -61,11 +61,15 @@ def _feed_takes_shelves_rows(a: RackAnalysis, mark: Mark = plain) -> list[tuple]
              fmt.pct(ratio(headroom, loss.left), 1), "pass" if headroom.magnitude >= 0 else "fail")]
 
 
-def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
-    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss)."""
+def typical_text(typical: Q | fmt.Noted | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
+    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss).
+
+    A `fmt.Noted` figure reads with its word ("(unconfirmed)": it sums such draws, `tables.marker`).
+    """
     feeds = ", and the power shelves' loss on them: at the rack feeds" if at_feeds else ""
-    rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
-            f"and switch's typical draw where its datasheet states one, else its maximum, plus the optics{feeds}); it "
+    rule = (f"At typical draw the IT equipment takes {fmt.cell(typical, 'kW', 1)} (metric it_power_typical: each "
+            f"system's and switch's typical draw where its datasheet states one, else its maximum, plus the "
+            f"optics{feeds}); it "
             "is for average power and energy, and every budget above uses the maximum.")
     return rule + (f" No typical draw is published for {', '.join(fell_back)}: their maximum is used." if fell_back
                    else " Every part states a typical draw.")
@@ -173,12 +177,12 @@ def _other_text(a: RackAnalysis) -> str:
     return f"not provided ({named} states no `power`: not in the load, feeds or heat below)"
 
 
-def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain) -> Section:
+def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typical: Mark = plain) -> Section:
     """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given.
 
     `mark` marks a figure that sums the placed parts' draws "(unconfirmed)" where one of them is (the rack document's
     `tables.unconfirmed_power`): the IT power, the loads and the feeds' supply; not the headroom, current and
-    utilisation computed from them.
+    utilisation computed from them; `typical` the IT power at typical draw.
     """
     p, feeds = a.power, a.rack.spec.power.feeds
 
@@ -193,7 +197,7 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain) -> S
              f"{kw(p.feeds.load)} including conversion losses.")
     section = Section("power", "Power").add(
         Para(Worded(draws + _external_text(p), draws + _external_text(p, said=True))),
-        Para(typical_text(p.it_typical, p.typical_from_max)),
+        Para(typical_text(typical(p.it_typical), p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))
     stages = [_stage_row(fmt.sentence(st.kind), st, st.load, mark) for st in p.stages]

@@ -92,23 +92,27 @@ def plain(value: Any) -> Any:
     return value
 
 
-def marker(parts: Iterable[Any], specs: Any) -> Mark:
+def marker(parts: Iterable[Any], specs: Any, typical: bool = False) -> Mark:
     """The `Mark` of figures that sum `parts`' draws (a rack's IT power, input power, heat and the flows carrying it).
 
     Each such figure is marked "(unconfirmed)" where one of those draws is (`unconfirmed_parts`, the rule the BOM's
     lines follow: `unconfirmed_power`), once; a zero stays plain, as no draw makes it (an air-cooled rack's heat
-    to liquid). The document names the draws once (`unconfirmed_footnote`).
+    to liquid). The document names the draws once (`unconfirmed_footnote`). `typical`: of a figure at typical draw,
+    which sums a part's `power.typical` where it states one (`unconfirmed_draws`).
     """
-    if not unconfirmed_parts(parts, specs):
+    if not unconfirmed_parts(parts, specs, typical):
         return plain
     return lambda value: value if value is None or getattr(value, "magnitude", None) == 0 else \
         fmt.Noted(value, "unconfirmed")
 
 
-def unconfirmed_parts(parts: Iterable[Any], specs: Any) -> tuple[str, ...]:
-    """The draws of `parts` that are unconfirmed (`unconfirmed_draws`), as 'part field in words', sorted, each once."""
-    return tuple(sorted({f"{pid} {said(field)}" for p in parts if isinstance(p, Part)
-                         for pid, field in unconfirmed_draws(p, specs)}))
+def unconfirmed_parts(parts: Iterable[Any], specs: Any, *typical: bool) -> tuple[str, ...]:
+    """The draws of `parts` that are unconfirmed (`unconfirmed_draws`), as 'part field in words', sorted, each once.
+
+    `typical`: at maximum draw (False, the default), at typical draw (True), or both (False, True).
+    """
+    return tuple(sorted({f"{pid} {said(field)}" for p in parts if isinstance(p, Part) for at in typical or (False,)
+                         for pid, field in unconfirmed_draws(p, specs, at)}))
 
 
 def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
@@ -117,7 +121,7 @@ def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
     `figures` says which figures it marks; a document marks each such figure once (`unconfirmed_power`) and names the
     parts and their fields here once, as the BOM's reconciliation sentence does.
     """
-    if not (named := unconfirmed_parts(parts, specs)):
+    if not (named := unconfirmed_parts(list(parts), specs, False, True)):   # the figures at maximum and typical draw
         return ""
     return (f"Marked (unconfirmed): {figures}. They sum draws the catalog lists as unconfirmed, estimates and not "
             f"published figures: {', '.join(named)} (the Bill of materials marks their lines alike).")

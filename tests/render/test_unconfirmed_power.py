@@ -107,7 +107,7 @@ def _key(r, path):
 def test_the_documents_mark_them(shipped, spec_tree):
     section, it = _key(shipped, "rack/gb200-nvl72")
     assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
-    assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum, input power, heat")
+    assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum and typical draw, input power, heat")
     assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, nvlink5-switch-tray maximum power, "
                                             "sn2201 maximum power (the Bill of materials marks their lines alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
@@ -214,7 +214,8 @@ def test_every_figure_that_sums_the_draws_is_marked(spec_tree, tmp_path, monkeyp
     for words in (" kW (unconfirmed) at maximum IT load and ", " kW (unconfirmed) from its feeds; 0.0 kW of its heat",
                   "| Input power (after conversion losses) | ", "| Heat to liquid / air | 0.0 kW / ",
                   "| Air flow required | ", "the feeds supply ", "| Feeds | normal operation |", "All ",
-                  "| Air flow required by the systems stating one, for "):
+                  "| Air flow required by the systems stating one, for ", "At typical draw the IT equipment takes ",
+                  "| IT power at the equipment (typical, for energy) | "):   # no typical stated: the maximum stands in
         line = next(line for line in rack.splitlines() if words in line)
         assert "(unconfirmed)" in line, line
     budget = [line for line in rack.splitlines()   # each stage's load: budget, feed and failure-case rows
@@ -235,3 +236,28 @@ def test_every_figure_that_sums_the_draws_is_marked(spec_tree, tmp_path, monkeyp
     plain = _documents(_nics_added(spec_tree, added=False), tmp_path / "plain", monkeypatch)
     for text in plain.values():
         assert "Marked (unconfirmed)" not in text and " kW (unconfirmed)" not in text
+
+
+def test_a_figure_at_typical_draw_sums_the_typical_figure_where_one_is_stated():
+    """A figure at typical draw (`it_power_typical`) sums a part's `power.typical` where it states one, else its
+    maximum: it is marked for the draws it sums, and the document's note names both kinds."""
+    from archgen.model import Switch
+    from archgen.render.tables import marker, unconfirmed_footnote
+
+    def switch(unconfirmed, typical="60 W"):
+        return Switch.model_validate({
+            "kind": "Switch", "id": "sw", "name": "Test switch", "source": "test fixture", "technology": "ethernet",
+            "ports": {"count": 8, "speed": "400 Gbit/s"}, "mechanical": {"height": "1 U", "weight": "5 kg"},
+            "power": {"max": "100 W", **({"typical": typical} if typical else {})}, "unconfirmed": unconfirmed})
+    kw = Q_(1, "kW")
+    max_only, typical_only, none_stated = switch(["power.max"]), switch(["power.typical"]), switch(["power.max"], None)
+    assert unconfirmed_draws(max_only, None) == (("sw", "power.max"),) and not unconfirmed_draws(max_only, None, True)
+    assert unconfirmed_draws(typical_only, None, True) == (("sw", "power.typical"),)
+    assert not unconfirmed_draws(typical_only, None)
+    assert unconfirmed_draws(none_stated, None, True) == (("sw", "power.max"),)   # its maximum stands in
+    assert marker([max_only], None)(kw) == fmt.Noted(kw, "unconfirmed") and marker([max_only], None, True)(kw) is kw
+    assert marker([typical_only], None, True)(kw) == fmt.Noted(kw, "unconfirmed")
+    assert marker([max_only], None)(Q_(0, "kW")) == Q_(0, "kW")   # no draw makes a zero: it stays plain
+    assert unconfirmed_footnote("IT power", [typical_only], None).endswith(": sw typical power (the Bill of materials "
+                                                                           "marks their lines alike).")
+    assert unconfirmed_footnote("IT power", [switch([])], None) == ""
