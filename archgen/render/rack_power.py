@@ -87,7 +87,7 @@ def _chain_text(p: Power) -> str:
             f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
 
 
-def _external_text(p: Power, said: bool = False) -> str:
+def _external_text(p: Power, said: bool = False, mark: Mark = plain) -> str:
     """' The sn2201 (0.2 kW) are fed from outside …' where `power.external` names parts, else ''.
 
     `said`: as a customer reads it, without the spec key.
@@ -97,7 +97,7 @@ def _external_text(p: Power, said: bool = False) -> str:
     return (f" {', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}) are fed from outside the rack's "
             f"shelves, PDUs and feeds{'' if said else ' (power.external)'}, so no budget below carries them; the "
             f"rack's input power, "
-            f"{fmt.q(p.input_power, 'kW', 1)}, and its heat count them.")
+            f"{fmt.cell(mark(p.input_power), 'kW', 1)}, and its heat count them.")
 
 
 def _busbar_rows(a: RackAnalysis) -> tuple[tuple[str, str], ...]:
@@ -196,7 +196,7 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typi
              f"equipment in the rack {_other_text(a)}. {_chain_text(p)} the feeds supply "
              f"{kw(p.feeds.load)} including conversion losses.")
     section = Section("power", "Power").add(
-        Para(Worded(draws + _external_text(p), draws + _external_text(p, said=True))),
+        Para(Worded(draws + _external_text(p, mark=mark), draws + _external_text(p, said=True, mark=mark))),
         Para(typical_text(typical(p.it_typical), p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))
