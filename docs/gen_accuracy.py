@@ -25,7 +25,8 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
 #: (docs/gen_bands.py takes SCORED and INDEPENDENT only), so that they test the bands (issue 20 part 8).
 HELD_OUT = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name
             for name in ("heldout-v5.yaml", "nemo-long-sequence.yaml", "heldout-trtllm-r1.yaml", "maxtext-v5p.yaml",
-                         "mlm-moe-recipes-qwen3-30b.yaml", "nccl-alltoall-p5-efa.yaml")}
+                         "mlm-moe-recipes-qwen3-30b.yaml", "nccl-alltoall-p5-efa.yaml",
+                         "heldout-mlperf-v50.yaml")}
 #: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
 #: Kernel-level measurement files, listed last (archgen.scoring.cases.flash_attention_check).
