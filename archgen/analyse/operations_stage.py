@@ -143,7 +143,6 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         replicas: dict[str, Q] = {}   # and at the other end of what a restore reads, where its load is unsettled
         spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
         ranged: tuple[float, float, float] | None = None   # goodput and its range's ends: cost per goodput token
-        unblocked: tuple[float, float, float] | None = None   # the goodput with no blocking (REL008), no range
         if w.training is not None:
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
@@ -176,7 +175,6 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 spare_accelerators = g.spares_charged * ops.reliability[a.cluster.path].per_node
                 if "goodput_tokens_per_second" in extra:   # withheld: no cost per token, not one on raw tokens/s
                     ranged = (g.goodput, *g.band["goodput"])
-                    unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None
                 else:
                     tps = None
                 largest.setdefault(a.cluster.path, []).append((est.accelerators, g.goodput, path))
@@ -190,8 +188,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if cost is not None:
             extra |= workload_cost(cost, est.accelerators, tps, ranged,
                                    charged_spares(spare_accelerators, a.accelerators, cost.utilisation), run)
-            other |= workload_cost(cost, est.accelerators, tps, unblocked, run_tokens=run) \
-                if unblocked is not None else {}
+            for at_end in (other, swapped, replicas):   # each other end's goodput: its cost per token too (restore42)
+                if "goodput" in at_end:
+                    at_end |= workload_cost(cost, est.accelerators, tps, (at_end["goodput"].m, math.nan, math.nan),
+                                            run_tokens=run)
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)

@@ -87,7 +87,10 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
     """
     if rests:
         return [judge(req, None, f"it {rests}") for req in requirements]
-    unsettled = {**est.unsettled, **(unsettled or {})}   # the estimate's own other ends too (`Estimate.unsettled`)
+    # the estimate's own other ends (`Estimate.unsettled`) where none are given (`archgen estimate`, a sweep point);
+    # `check`'s (`Operations.unsettled`) hold them already, joined beside the others (`analyse.operations_stage`,
+    # `model.unsettled.joined`), so they are taken whole, never laid over the estimate's by key (restore42)
+    unsettled = est.unsettled if unsettled is None else unsettled
     outcomes = []
     for req in requirements:
         value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
