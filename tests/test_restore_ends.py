@@ -138,3 +138,62 @@ def test_a_headroom_end_is_joined_to_an_end_the_cluster_holds(tmp_path, monkeypa
     assert u["it_capacity_headroom"][1] == "planted"
     other, why = u[also_key("it_capacity_headroom")]
     assert "'c' hall 'a'" in why and other.m_as("kW") == pytest.approx(24.6, abs=0.05)   # 32.7 kW less c's 8.13
+
+
+SWEEP = """kind: Sweep
+id: restore
+workload: dense-restore
+axes:
+  accelerators: [512]
+objectives:
+  - {{metric: goodput_tokens_per_second}}
+requirements:
+  - {{id: REQ-S-1, statement: Goodput between the reads, metric: goodput, target: ">= {goodput}"}}
+  - {{id: REQ-S-2, statement: Goodput below both, metric: goodput, target: ">= 0.99"}}
+"""
+#: Between goodput at the replicas' read (0.992554) and at the one-copy read (0.992697).
+GOODPUT = 0.99262
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """The dense job swept at its own 512 GPUs, on both paths (the per-point one, and the batched one: no memory
+    target sends it to the per-point path)."""
+    from archgen.perf.explore.batch_path import per_point
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.conftest import sweep_problem_written
+
+    tmp_path = tmp_path_factory.mktemp("sweep")
+    (tmp_path / "w.yaml").write_text(WORKLOAD.format(between=BETWEEN, hours=HOURS), encoding="utf-8")
+    problem = sweep_problem_written(tmp_path, SWEEP.format(goodput=GOODPUT))
+    assert per_point(problem) == ""
+    return evaluate_point(problem, 0), batched(problem, 0, 1)[0]
+
+
+def test_a_sweep_points_goodput_is_checks_for_the_same_design(swept, dense):
+    """restore42: a sweep timed every restore at the one-copy read, so its goodput range stopped at 0.99270's rate-set
+    ends where `check`'s reaches the replicas' read. Both paths now give check's goodput, its range and what is made
+    from it, at the same layout."""
+    est = dense.workloads[PATH].estimate
+    for row in swept:
+        assert {k: row.layout[k] for k in ("dp", "cp", "zero")} == {k: est.layout[k] for k in ("dp", "cp", "zero")}
+        for name in ("goodput", "goodput_low", "goodput_high"):
+            assert row.metrics[name] == pytest.approx(est.metrics[name].m, rel=1e-12), name
+        for name, unit in (("goodput_tokens_per_second", "1/s"), ("cost_per_token", "USD"),
+                           ("goodput_accelerator_hours", "s")):
+            assert row.metrics[name] == pytest.approx(est.metrics[name].m_as(unit), rel=1e-9), name
+
+
+def test_a_sweep_judges_goodput_and_its_cost_at_both_reads_on_both_paths(swept, dense):
+    """A target met at the one-copy read only (REQ-S-1 on goodput; the workload's REQ-R-1 and REQ-R-4 on the cost per
+    token and the GPU-hours) is not provided, naming what a restore reads; met at both (REQ-S-2, REQ-R-2) judged;
+    missed at both (REQ-R-3) not met. The rows of both paths are equal."""
+    one, many = swept
+    assert one.met == many.met and one.reason == many.reason and one.metrics == many.metrics
+    g, low = dense.operations.goodput[PATH].goodput, dense.operations.goodput[PATH].replicas.goodput
+    assert low < GOODPUT < g
+    for rid in ("REQ-S-1", "REQ-R-1", "REQ-R-4"):
+        assert one.met[rid] is None, rid
+        assert f"{rid} (SHALL) not provided: " in one.reason and "one end only of what a restore reads" in one.reason
+    assert one.met["REQ-S-2"] is True and one.met["REQ-R-2"] is True and one.met["REQ-R-3"] is False

@@ -371,3 +371,21 @@ def host_corners(metrics: dict[str, float], host: Mapping[str, float], base: Mac
     slow = {**metrics, **{k: v for k, v in host.items() if k in metrics}}
     both = other_end_metrics(slow, base, gpus, fits, free, run)
     return [point_metrics(slow, base, gpus, fits, goodput, run), *([both] if both is not None else [])]
+
+
+def restore_ends(metrics: dict[str, float], host: Mapping[str, float], base: Machine, gpus: int, fits: bool,
+                 replicas: float, run: float | None = None) -> list[dict[str, float]]:
+    """A sweep point's metrics (`point_metrics`) with each data-parallel replica reading its weights at a restore.
+
+    `replicas` is its goodput there (`perf.train.point_goodput.replicas_of`; NaN: the read is settled, none), as
+    `check`'s `Goodput.replicas`; then, where the host's other end moves the point (`host`, as `host_corners`), the
+    corner of both: each lowers goodput tokens/s and raises the cost per token and the time to train, so a target met
+    at each alone may be missed at both (`model.unsettled.joined`'s corner in `check`). `points.loose_at` judges them.
+    The one rule for the per-point path and the batched one (restore42: a sweep read the checkpoint once only).
+    """
+    at = other_end_metrics(metrics, base, gpus, fits, replicas, run)
+    if at is None:
+        return []
+    moved = {k: v for k, v in host.items() if k in metrics}
+    both = other_end_metrics({**metrics, **moved}, base, gpus, fits, replicas, run) if moved else None
+    return [at, *([both] if both is not None else [])]
