@@ -197,3 +197,30 @@ def test_a_sweep_judges_goodput_and_its_cost_at_both_reads_on_both_paths(swept, 
         assert one.met[rid] is None, rid
         assert f"{rid} (SHALL) not provided: " in one.reason and "one end only of what a restore reads" in one.reason
     assert one.met["REQ-S-2"] is True and one.met["REQ-R-2"] is True and one.met["REQ-R-3"] is False
+
+
+def test_both_paths_agree_where_the_points_layouts_read_differently(tmp_path):
+    """The batched path shares a batch's goodput figures by what each chosen layout reads (`restore_key`): the
+    dense job's 512 GPUs at four peaks and two scale-out bandwidths, one batch whose search takes dp 32, 64 and 128
+    (the replicas' read 32 to 128 copies of the weights), give the per-point path's rows, goodput's range and the
+    replicas' end among them."""
+    from archgen.perf.explore.batch_path import per_point
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.conftest import sweep_problem_written
+
+    (tmp_path / "w.yaml").write_text(WORKLOAD.format(between=BETWEEN, hours=HOURS), encoding="utf-8")
+    problem = sweep_problem_written(tmp_path, SWEEP.format(goodput=GOODPUT).replace(
+        "accelerators: [512]", "accelerators: [512]\n  peak: [0.5, 1, 2, 4]\n  scale_out_bandwidth: [0.25, 4]"))
+    assert per_point(problem) == ""
+    many = batched(problem, 0, 8)
+    reads = set()
+    for i, row in enumerate(many):
+        one = evaluate_point(problem, i)
+        assert (one.layout, one.met, one.reason) == (row.layout, row.met, row.reason), i
+        assert one.metrics == pytest.approx(row.metrics, rel=1e-12), i
+        reads.add((row.layout["dp"], row.metrics["goodput_low"]))
+    # goodput's low end is the replicas' read's, so it falls as dp grows (on main all three read one copy: 0.97648)
+    assert [dp for dp, _ in sorted(reads)] == [32, 64, 128]
+    lows = [low for _, low in sorted(reads)]
+    assert lows[0] > lows[1] > lows[2]
