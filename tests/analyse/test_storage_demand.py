@@ -148,7 +148,7 @@ def test_a_restore_at_zero_3_reads_one_checkpoint(shipped):
 
 
 def test_restore_read_at_each_zero_stage(monkeypatch):
-    from archgen.perf.train import point_goodput   # its home since restore42 (a sweep point reads it too)
+    from archgen.perf.train import point_goodput  # its home since restore42 (a sweep point reads it too)
     monkeypatch.setattr(point_goodput, "checkpoint_bytes",   # 10^9 parameters
                         lambda model, w: 1e9 * w.checkpoint.bytes_per_parameter)
 
