@@ -365,7 +365,6 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen.analyse.rack_power_inputs import add_job_power_inputs, add_power_inputs
     from archgen.as_of import judging
     from archgen.checks.judgement import even_share_risks, judge_all
-    from archgen.model.unsettled import joined
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
@@ -385,7 +384,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     for path, ends in headroom_ends(clusters).items():   # beside another cluster's hall: its unsplit rest decides
-        operations.unsettled[path] = joined(operations.unsettled.get(path, {}), ends, metrics[path])   # none dropped
+        operations.join(path, ends, metrics[path])   # joined to what the cluster holds, none dropped
     for path, totals in hall_totals(clusters).items():   # a hall's `deployed` clusters: its IT and facility power
         metrics[path] = {**metrics[path], **{k: v for k, v in totals.items() if v is not None}}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
