@@ -224,3 +224,31 @@ def test_both_paths_agree_where_the_points_layouts_read_differently(tmp_path):
     assert [dp for dp, _ in sorted(reads)] == [32, 64, 128]
     lows = [low for _, low in sorted(reads)]
     assert lows[0] > lows[1] > lows[2]
+
+
+def test_a_cost_per_tokens_four_ends_join_two_by_two_at_their_corners(tmp_path):
+    """ends41's job on all 576 GPUs of the GB200 SU (Qwen3-30B-A3B fp8 ep16, ZeRO 1, NeMo 2): no hot spare (the repair
+    wait's end, goodput 0.9926 above the value 0.8073), the restore's load unsettled (0.8068 below), the host binding
+    (8.46 against 10.13 M tokens/s) and the energy at maximum draw (12.8 % of the TCO). The cost per token's cheap
+    ends, the repair's and the energy share's, give their corner, value x g / g_repair x (1 - share); its dear ends,
+    the restore's and the host's, theirs, value x g / g_restore x tokens/s / tokens/s at 20 us. Before restore42 the
+    repair's and the restore's were missing: the corners were the energy share's and the host's ends alone."""
+    from archgen.pipeline import run
+    from tests.perf.test_host_requirements import WHOLE_SU
+
+    (tmp_path / "w.yaml").write_text(WHOLE_SU, encoding="utf-8")
+    done = run(["specs", str(tmp_path / "w.yaml")])
+    path = "workload/moe-host"
+    est, g, u = done.workloads[path].estimate, done.operations.goodput[path], done.operations.unsettled[path]
+    assert g.swapped is not None and g.replicas is not None
+    share = 1 - (u["job_cost_per_hour"][0] / est.metrics["job_cost_per_hour"]).m_as("")   # the energy share's end
+    assert share == pytest.approx(0.128, abs=5e-4)
+    ratio = (est.metrics["tokens_per_second"] / est.unsettled["tokens_per_second"][0]).m_as("")
+    value = est.metrics["cost_per_token"].m_as("USD")
+    cheap = value * g.goodput / g.swapped.goodput * (1 - share)
+    dear = value * g.goodput / g.replicas.goodput * ratio
+    for name, scale in (("cost_per_token", 1.0), ("cost_per_million_tokens", 1e6), ("job_cost", 1e12)):
+        assert u[name][0].m_as("USD") == pytest.approx(cheap * scale, rel=1e-9), name
+        assert u[also_key(name)][0].m_as("USD") == pytest.approx(dear * scale, rel=1e-9), name
+        assert "waiting the rate set's repair time" in u[name][1] and "maximum draw" in u[name][1]
+        assert "a restore reading the checkpoint once" in u[also_key(name)][1] and "host's time" in u[also_key(name)][1]
