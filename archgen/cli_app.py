@@ -190,7 +190,7 @@ def catalog(
     kind: opt.Kinds = None,
     asic: opt.Asics = None,
 ) -> None:
-    """List the catalog's parts, facilities, models and racks, optionally of some vendors, kinds and ASICs."""
+    """List the catalog's parts, facilities, models, racks and failure-rate sets, optionally by vendor, kind, ASIC."""
     # declared once for `catalog` and `catalog list` (review51): the group's options, given before a subcommand, apply
     # to it (`catalog --unconfirmed list` means `catalog list --unconfirmed`; `show` reads the group's paths)
     if ctx.invoked_subcommand is not None:
@@ -218,7 +218,7 @@ def catalog_show(
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="json, or yaml: a spec file to fork.")] = "json",
 ) -> None:
-    """Show one part, facility, model or rack with its figures and sources."""
+    """Show one part, facility, model, rack or failure-rate set with its figures and sources."""
     from archgen.commands.catalog import catalog_show
     _run(lambda: catalog_show(part_id, paths or (ctx.parent.params["paths"] if ctx.parent else None), fmt))
 

@@ -331,7 +331,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
         f"facility '{spec.facility}' gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the " \
         "hall's)"
     return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"),
-                        no_energy)
+                        no_energy, tuple(b.req for b in design.elsewhere(job.id)))
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
@@ -371,7 +371,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     paths = scale_out_paths(clusters)              # each workload on its cluster's sized fabric, which keys it too
-    workloads = derived(specs, f"estimate_workloads\0{paths!r}", dict, lambda: estimate_workloads(specs, paths))
+    workloads = derived(specs, f"estimate_workloads\0{paths!r}", dict, lambda: estimate_workloads(specs, paths, design))
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     add_power_inputs(operations.assumed, racks, clusters, specs)   # a rack's or cluster's power on unconfirmed figures
     operations.unsettled.update(weight_bounds(racks))   # a rack's weight that leaves installed parts out: a lower bound
@@ -380,7 +380,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     rests = {path: why for path in workloads if (why := design.rests_note(path))}  # a part its cluster lacks
     workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld,  # once, as bound
                                 operations.unsettled, operations.assumed, rests)
-    metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
+    metrics.update({path: w.estimate.metrics if w.estimate else {} for path, w in workloads.items()})  # or withheld
     for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     for path, ends in headroom_ends(clusters).items():   # beside another cluster's hall: its unsplit rest decides

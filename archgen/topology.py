@@ -46,6 +46,10 @@ class ScaleOutPath:
         planes: Planes one NIC port is split over (`nic_breakout` across a fat tree's `planes`; 1 where each NIC
             sits on one plane), whose links `bandwidth` sums: every flow is taken to use them all, as NCCL's merged
             multi-port NIC does, and the estimate says so (`perf.workload.network_notes.planes_note`).
+        withheld: Why this path is not provided ("" where it is): the compute fabric's topology is infeasible
+            (`analyse.network.infeasible`: NET001, NET003, NET018), so the tiers and bisection it crosses count links
+            on ports their switches do not have, and no job across scale-up domains is estimated on it
+            (`perf.workload.cluster.estimate_hardware`).
     """
 
     bandwidth: Q
@@ -58,6 +62,7 @@ class ScaleOutPath:
     assumed: bool = False
     planes: int = 1
     trunk_run: Q | None = None
+    withheld: str = ""
 
 
 @dataclass(frozen=True)

@@ -104,14 +104,20 @@ def entry(items: Mapping[str, Document], ref: str, kind: type[D] = Document) -> 
 #: of its documents names them: a catalog rack is analysed, and a model estimated, only where a spec uses it.
 LIBRARY_KINDS = ("Model", "Rack")
 
-#: Kinds `archgen catalog` lists: every part kind, facilities, which ship in the catalog like parts, and the library.
+#: Kinds the catalog ships beside its parts, facilities and library: the published failure-rate sets a cluster
+#: names in `failure_rates` (`specs/catalog/reliability/`; newuser103: `catalog show` gave one, `catalog list`
+#: refused the kind, so choosing a set meant reading the files).
+RATE_KINDS = ("FailureRates",)
+
+#: Kinds `archgen catalog` lists: every part kind, facilities, which ship in the catalog like parts, the library and
+#: the rate sets.
 CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(cls, Part | Facility)
-                             or name in LIBRARY_KINDS))
+                             or name in LIBRARY_KINDS + RATE_KINDS))
 
 
 def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[str] = (),
                     unconfirmed: bool = False, asics: Iterable[str] = ()) -> list[Document]:
-    """The parts, facilities, models and racks of `specs` and its shelf (sorted by id) of the vendors, kinds, ASICs.
+    """The parts, facilities, models, racks and rate sets of `specs` and its shelf (by id) of the vendors, kinds, ASICs.
 
     They come from any of `vendors`, are of any of `kinds` and are built on any of `asics`.
     Vendors and kinds match case-insensitively; an empty selection keeps all. One that names no vendor of any entry
@@ -119,7 +125,8 @@ def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[s
     entries whose `asic` holds it as whole words (so "Spectrum" is not "Spectrum-4"); one that matches none is a
     usage error naming the ASICs there are. `unconfirmed` keeps only entries with unconfirmed figures.
     """
-    entries = sorted([d for d in specs.of(Document) if isinstance(d, Part | Facility) or d.kind in LIBRARY_KINDS]
+    entries = sorted([d for d in specs.of(Document) if isinstance(d, Part | Facility)
+                      or d.kind in LIBRARY_KINDS + RATE_KINDS]
                      + [d for d, _ in specs.shelf.values()], key=lambda d: d.id)
     known_vendors = sorted({v for d in entries if (v := getattr(d, "vendor", ""))})
     want_vendors = {_known(v, known_vendors, "vendor") for v in vendors}
@@ -326,6 +333,8 @@ def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
     kind = doc.data.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:  # a mapping or list is no kind either (not hashable)
         hint = (did_you_mean(kind, KINDS) if isinstance(kind, str) else "") or f"one of: {', '.join(sorted(KINDS))}"
+        if kind is None and "schema" in doc.data:   # newuser104: a case file among the specs
+            hint = _case_file(doc.data["schema"]) or hint
         where = ("kind",) if "kind" in doc.data else ()
         problems.append(SpecProblem(doc.locate(where), "kind", "unknown document kind" if kind else "missing 'kind'",
                                     value=kind, expected="a known kind", hint=hint))
@@ -348,3 +357,13 @@ def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
 #: document: a process that runs the pipeline again validates only what changed. A model is frozen; an invalid
 #: document is not kept, so its problems are found again, located as before.
 VALIDATED = Memo[tuple[Source, Document]](2048)
+
+
+def _case_file(schema: object) -> str:
+    """The hint for a validation-case file read as a spec (its `schema` the cases' own), else "".
+
+    Imported here, not at the top: `check` does not load the case model otherwise (tests/test_startup.py).
+    """
+    from archgen.model.cases import SCHEMA
+    return (f"this is a validation-case file ({SCHEMA}), not a spec: score it with `archgen estimate --cases FILE`, "
+            "and keep it out of the spec paths") if schema == SCHEMA else ""

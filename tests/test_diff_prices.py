@@ -37,3 +37,21 @@ def test_a_price_changed_is_listed_with_both_sides(tmp_path, cli, monkeypatch):
     [p] = doc["prices"]
     assert (p["change"], p["base"]["capex"]["value"], p["head"]["capex"]["value"]) == ("changed", 3000, 4500)
     assert doc["summary"]["prices_changed"] == 1
+
+
+QUOTE = ('kind: Prices\nid: quote\nprices:\n  dgx-h100-4: {capex: 3000 USD, date: "2025-01", basis: assumed, '
+         'source: "test quote"}\n')
+
+
+def test_a_price_list_one_side_alone_holds_lists_its_entries(tmp_path, cli, monkeypatch):
+    """newuser103: a quote added in a pull request (a document with no metric of its own) listed no price, and the
+    same prices moved from the parts into a quote read as removed, each head cell "—", the parts priced as before."""
+    bare = "\n".join(line for line in RACK.splitlines() if not line.startswith("price:")) + "\n"
+    write_tree(tmp_path / "base", {"rack.yaml": RACK})
+    write_tree(tmp_path / "head", {"rack.yaml": bare, "quote.yaml": QUOTE})
+    monkeypatch.chdir(tmp_path)
+    r = cli("diff", "base", "head")
+    assert "2 stated price(s) changed (1 added, 1 removed)" in r.out
+    assert "| added | `prices/quote` | `dgx-h100-4` | — | 3,000 USD (assumed, 2025-01) | `head/quote.yaml:4:3` |" in r.out
+    back = json.loads(cli("diff", "head", "base", "--format", "json").out)["prices"]
+    assert [(p["change"], p["object"]) for p in back] == [("removed", "prices/quote"), ("added", "rack/dgx-h100-4")]

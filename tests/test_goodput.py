@@ -85,7 +85,8 @@ def test_sweep_and_check_share_the_interval():
 
 @pytest.mark.parametrize("interval", ["0 s", "1 ns"])
 def test_a_checkpoint_interval_below_a_second_is_refused(interval):
-    with pytest.raises(ValueError, match="at least 1 s"):
+    # newuser103: the message ended "or leave it out for Daly's", the noun lost
+    with pytest.raises(ValueError, match="at least 1 s, or leave it out for Daly's optimum interval"):
         Checkpointing(interval=interval)
 
 

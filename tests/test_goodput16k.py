@@ -86,7 +86,7 @@ def test_a_job_on_every_server_spans_the_repair_wait_and_meta_is_inside(tmp_path
     assert m["goodput_low"].m < MEASURED["effective_training_time"] < m["goodput_high"].m
     assert r.operations.unsettled[JOB]["goodput"] == (m["goodput"].__class__(g.swapped.goodput, ""), REPAIR_ENDS)
     rel003 = next(f for f in r.findings if f.id == "REL003")
-    assert f"{expected_m:.3g} of its nodes are in repair on average" in rel003.message
+    assert f"on average {expected_m:.3g} of its 2,048 nodes are in repair" in rel003.message
     assert f"replaced at once its goodput would be {g.swapped.goodput:.3f}" in rel003.message
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from archgen.errors import WorkloadError
 from tests.conftest import SPECS
 
 H100 = "catalog/accelerators/h100-sxm5-80gb.yaml"
@@ -166,16 +167,31 @@ def test_a_ten_million_accelerator_cluster_is_checked_in_seconds(tmp_path, cli, 
     divide its batch of 1,152); finding the nearest count with one scanned every 72-GPU count between half and
     double the cluster (241 s in the fuzz round, over 300 s here). It is now built from tp x pp x dp: 64 x 128 x
     1,152 = 9,437,184 GPUs is the largest (tp divides the 128 heads, pp at most the 126 layers and the embedding's
-    and loss's slots)."""
+    and loss's slots). The SU's fabric cannot hold them (NET003), so `check` estimates no job across its domains on
+    its taper (infeasraw42): the workload's requirements are not provided, with why, and no PERF003 repeats the
+    fabric's error; the search runs here on the cluster's hardware without the fabric."""
     _mutated(tmp_path, "clusters/gb200-nvl72-su.yaml", "{unit: su, count: 1}", "{unit: su, count: 17362}")
     monkeypatch.chdir(tmp_path)
     start = time.process_time()
     r = cli("check", "specs")
+    from dataclasses import replace
+
+    from archgen.perf.workload.cluster import estimate_on_cluster, machine
+    from archgen.pipeline import built, cluster_network
+    specs, design = built("specs")
+    w = specs.get("llama3-405b-pretrain-gb200")
+    path = cluster_network(design, {w.cluster})[0][w.cluster]
+    assert "infeasible (NET003)" in path.withheld
+    on = machine(specs.get(w.cluster), specs.items, replace(path, withheld=""))   # its taper as if it held them
+    with pytest.raises(WorkloadError, match="no parallel layout of 10000512 accelerators is valid") as err:
+        estimate_on_cluster(w, specs.get(w.model), on)
     assert time.process_time() - start < 60   # a hang guard in CPU seconds (about 4 here, most of it the fabric checks)
+    assert str(err.value).endswith("; 9437184 accelerators would have one")
     assert r.code == 1 and "Traceback" not in r.err + r.out
-    perf = [ln for ln in r.out.splitlines() if ln.startswith("specs/workloads/llama3-405b.yaml:") and "PERF003" in ln]
-    assert perf and "no parallel layout of 10000512 accelerators is valid" in perf[0], r.out[-3000:]
-    assert perf[0].endswith("; 9437184 accelerators would have one")
+    lines = [ln for ln in r.out.splitlines() if ln.startswith("specs/workloads/llama3-405b.yaml:")
+             and "workload/llama3-405b-pretrain-gb200:" in ln]
+    assert lines and not [ln for ln in lines if "PERF003" in ln], r.out[-3000:]
+    assert any("REQ002" in ln and "the topology of fabric compute is infeasible (NET003)" in ln for ln in lines)
 
 
 def test_a_scale_up_bandwidth_a_billion_times_too_small_is_refused_where_written(tmp_path, cli, monkeypatch):

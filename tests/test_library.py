@@ -83,6 +83,18 @@ def test_catalog_lists_models_and_racks(tmp_path, monkeypatch):
     assert racks.code == 0 and {"gb200-nvl72", "gb300-nvl72"} <= {r.split()[1] for r in racks.out.splitlines()}
 
 
+def test_catalog_lists_the_published_rate_sets(tmp_path, monkeypatch):
+    """newuser103: `catalog show rsc1-a100-2024` gave a rate set, `catalog list --kind FailureRates` refused the kind
+    ("no catalog kind"), so a reliability engineer choosing a cluster's `failure_rates` had to read the files."""
+    monkeypatch.chdir(tmp_path)                    # no specs/ here: the shipped catalog alone
+    shipped = {p.stem for p in (SPECS / "catalog" / "reliability").glob("*.yaml")}
+    sets = run_cli("catalog", "list", "--kind", "failurerates")
+    ids = {r.split()[1] for r in sets.out.splitlines()}
+    assert sets.code == 0 and {r.split()[0] for r in sets.out.splitlines()} == {"FailureRates"}
+    assert {"field-h100-2024", "rsc1-a100-2024", "rsc1-jobs-a100-2024", "stepfun-nvidia-2024"} <= ids
+    assert len(ids) >= len(shipped)                # rsc-a100-2024.yaml holds three sets
+
+
 def test_catalog_filters_by_asic(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)                    # no specs/ here: the shipped catalog alone
     th5 = run_cli("catalog", "list", "--asic", "Tomahawk 5")

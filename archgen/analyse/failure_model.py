@@ -128,7 +128,8 @@ class Reliability:
     planned_duration: float = 0.0               # s
     planned_per_day: float = 0.0                # cluster-wide windows a day (`scope: cluster`): each stops every job
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
-    borrowed_input: tuple[str, ...] = ()        # the point's sets, borrowed, in a few words each (`analyse.assumed`)
+    elsewhere: tuple[str, ...] = ()             # the point's sets measured on another accelerator, a few words each
+    borrowed_input: tuple[str, ...] = ()        # `elsewhere` and the rates lent by another operator (`analyse.assumed`)
     unstated: str = ""                          # the sets whose source leaves the accelerator model unstated
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from

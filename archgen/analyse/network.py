@@ -33,7 +33,7 @@ if TYPE_CHECKING:   # above `network` in the layers (it holds `tier_cabling`'s t
 __all__ = ["ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "compute_torus", "count", "fabric_metrics",
            "failed_node_takes", "infeasible", "nic_bandwidth", "nic_path", "nic_ports", "node_types", "scale_out_path",
-           "spare_domain_nodes"]
+           "spare_domain_nodes", "withheld_tiers"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,9 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         spec = compute_fabric.fabric.spec if compute_fabric else None
         latency, transport = nic_transport(design, compute.part, (spec.nic_role or spec.role) if spec else "compute")
         scale_out = replace(scale_out, latency=latency, transport=transport)
+    if scale_out is not None and compute_fabric is not None and (why := infeasible(compute_fabric)[1]):
+        scale_out = replace(scale_out, withheld=f"its traffic between scale-up domains runs on fabric "   # whose
+                            f"{compute_fabric.fabric.spec.id}, and {why}")   # tiers count ports their switches lack
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
 
@@ -285,6 +288,15 @@ def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
         return (), ""
     return names, (f"the topology of fabric {fa.fabric.spec.id} is infeasible ({', '.join(checks)}): its figures of "
                    f"tier(s) {', '.join(tiers)} would count links on ports its switches do not have")
+
+
+def withheld_tiers(fa: FabricAnalysis) -> list[str]:
+    """The tiers of fabric `fa` whose wiring `infeasible` withheld: their `<tier>.ports_used` is gone from its metrics.
+
+    `operations_stage` pops them, so this reads them once it has run (the documents' cells, NET027, NET031), not the
+    raw counts and ratios, which stay on `fa`. The bisection is withheld with them; its readers test its metric.
+    """
+    return [t.name for t in fa.tiers if f"{t.name}.ports_used" not in fa.metrics]
 
 
 def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:

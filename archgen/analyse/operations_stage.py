@@ -53,6 +53,7 @@ from archgen.analyse.storage_demand import storage_demand
 from archgen.analyse.sustainability import job_site_figures, site_figures
 from archgen.analyse.swing_phases import checkpoint_dip, job_ramps, ramped_swing
 from archgen.build import Design
+from archgen.metrics import declared
 from archgen.model import Model
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
@@ -72,6 +73,8 @@ NOTHING_BLOCKS = "its checkpoints block its GPUs for no time (written asynchrono
 #: A cluster's figures taken from its largest training job here (with `tco_per_goodput_accelerator_hour`, computed
 #: from them); the metric registry names this module as their source.
 LARGEST_JOB_METRICS = ("goodput", "goodput_low", "goodput_high", "checkpoint_interval")
+#: A workload's figures, all not provided, with why, where it is not estimated (a requirement on one reads so).
+WORKLOAD_FIGURES = tuple(m.name for m in declared("workload") if "<" not in m.name)
 
 
 def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
@@ -132,6 +135,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         est, w = r.estimate, r.workload
         for name, why in (est.unjudged if est is not None else {}).items():  # shown, no target judged on it
             _withhold(ops, path, (name,), why)
+        if est is None:   # not estimated (PERF003, or its cluster's infeasible fabric): none of its figures, with why
+            _withhold(ops, path, WORKLOAD_FIGURES, f"{w.id} cannot be estimated: {r.error}")
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
         if a is None or est is None or not est.fits or (w.training is None and w.inference is None):
             continue

@@ -74,11 +74,27 @@ def stated(part: Any, field: str) -> bool:
 #: Of `POWER_FIELDS`, the draws a bill of materials line's power is (a part's maximum, a CDU's or NIC's power, a link
 #: end's): a shelf's efficiency, a typical draw or whether a switch's figure holds its optics make no line's power.
 BOM_DRAWS = ("power.max", "power", "power_per_end", "tdp")
+#: Of a part that states a typical draw, the draws a figure at typical draw sums: that one in place of its maximum.
+TYPICAL_DRAWS = ("power.typical", "power", "power_per_end", "tdp")
 
 
-def draw_unconfirmed(part: Any) -> bool:
-    """Whether the draw a BOM line gives `part` (`BOM_DRAWS`) is a figure it lists unconfirmed (PWR012 names it)."""
-    return isinstance(part, Part) and any(f in BOM_DRAWS for f in unconfirmed_power_fields(part))
+def draw_unconfirmed(part: Any, specs: Any) -> bool:
+    """Whether the draw a BOM line gives `part` sums a figure listed unconfirmed (`unconfirmed_draws`)."""
+    return isinstance(part, Part) and bool(unconfirmed_draws(part, specs))
+
+
+def unconfirmed_draws(part: Part, specs: Any, typical: bool = False) -> tuple[tuple[str, str], ...]:
+    """(part id, field) of each draw (`BOM_DRAWS`) `part`'s draw sums or is built on that its part lists unconfirmed.
+
+    Its own, and those of the parts `power_parts` names: the NICs a system's maximum adds to its `power.max`
+    (`power_includes_nics: false`) and the accelerator whose `tdp` it is built on. The same parts a requirement on
+    the rack's or cluster's power names (REQ005, `rack_power_inputs`): one rule, so a BOM line, a rack's IT power
+    and the figures built on them are marked "(unconfirmed)" where that requirement reads "met (on assumed inputs:
+    ...)" for their draws. `specs` resolves the accelerator and NICs. `typical`: the draws a figure at typical draw
+    sums instead (`it_power_typical`): a part's `power.typical` where it states one, else its maximum.
+    """
+    return tuple((p.id, f) for p in power_parts(part, specs) for f in unconfirmed_power_fields(p)
+                 if f in (TYPICAL_DRAWS if typical and stated(p, "power.typical") else BOM_DRAWS))
 
 
 def unconfirmed_power_fields(part: Part) -> tuple[str, ...]:
@@ -141,24 +157,40 @@ def cluster_power_inputs(clusters: Mapping[str, Any], specs: Any) -> dict[str, d
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in clusters.items():
-        scale_up = a.cluster.spec.scale_up
-        trays = scale_up.switch if scale_up is not None else None
-        parts: dict[str, Part] = {}
-        for line in a.cabling.bom if a.cabling is not None else ():
-            part = specs.get(line.part)
-            if not isinstance(part, Part) or (isinstance(part, Link) and line.quantity <= line.in_parent):
-                continue
-            parts.update({p.id: p for p in power_parts(part, specs)})
-        parts = _shelves_last(parts)
+        parts = _shelves_last(cluster_power_parts(a, specs))
         m: dict[str, tuple[str, ...]] = {}
         for k in CLUSTER_POWER_METRICS:   # the cost stage's (average power, energy) are not in `a.metrics` yet
-            kinds = NETWORK_METRICS.get(k)
             m[k] = tuple(w for p in parts.values()
                          if not (isinstance(p, PowerShelf) and k in CLUSTER_LOAD_METRICS)
-                         and (kinds is None or (isinstance(p, kinds) and p.id != trays)) for w in _named(p, k))
+                         and in_metric(a, p, k) for w in _named(p, k))
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out
+
+
+def cluster_power_parts(a: Any, specs: Any) -> dict[str, Part]:
+    """By id, the parts cluster analysis `a`'s power is computed from.
+
+    Its BOM's parts (rack lines aside), with what a system's draw is built on (`power_parts`); a link only where some
+    of its ends draw outside a node's maximum.
+    """
+    parts: dict[str, Part] = {}
+    for line in a.cabling.bom if a.cabling is not None else ():
+        part = specs.get(line.part)
+        if isinstance(part, Part) and not (isinstance(part, Link) and line.quantity <= line.in_parent):
+            parts.update({p.id: p for p in power_parts(part, specs)})
+    return parts
+
+
+def in_metric(a: Any, part: Part, metric: str) -> bool:
+    """Whether cluster `a`'s `metric` sums `part`'s figures.
+
+    All do, but the network's and optics' power (`NETWORK_METRICS`) sum only the fabrics' switches (not the scale-up
+    trays, which they leave out) and links.
+    """
+    kinds = NETWORK_METRICS.get(metric)
+    scale_up = a.cluster.spec.scale_up
+    return kinds is None or (isinstance(part, kinds) and part.id != (scale_up.switch if scale_up else None))
 
 
 def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapping[str, Any],

@@ -161,7 +161,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     lent = tuple(dict.fromkeys(f"{c.name} failure rate (measured by {c.rate.operator}; '{giver}' borrows it)"
                                for c in out if c.interrupts and c.per_day and c.rate is not None and c.rate.operator
                                and (giver := next((r.id for r in chain if c.name in r.classes), ""))))
-    rel = replace(rel, borrowed_input=borrowed_inputs(specs, a, rates) + lent, unstated=unstated_of(specs, a, chain))
+    elsewhere = borrowed_inputs(specs, a, rates)
+    rel = replace(rel, elsewhere=elsewhere, borrowed_input=elsewhere + lent, unstated=unstated_of(specs, a, chain))
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         every = list(specs.of(FailureRates))
         rel = replace(rel, borrowed=borrowed_range(specs, a, every), unstated=unstated_of(specs, a, every))

@@ -51,6 +51,15 @@ class Design:
                 kept.setdefault(b.req.id, b)
         return tuple(kept.values())
 
+    def elsewhere(self, workload: str) -> tuple[BoundRequirement, ...]:
+        """The requirements bound to workload `workload` by other documents than its own, as `requirements_of`.
+
+        A `Requirements` document's or a cluster's (`subject: workload/<id>`, or a glob matching it): `check` judges
+        them on the workload, and its memory targets bound its layout search as its own do
+        (`perf.workload.memory_limit`).
+        """
+        return tuple(b for b in self.requirements_of(f"workload/{workload}") if b.owner != workload)
+
     def resting_on(self, subject: str) -> list[Unresolved]:
         """The unresolved references the object `subject` rests on: its figures are computed without what they name.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen import topology
-from archgen.analyse.network import count
+from archgen.analyse.network import count, withheld_tiers
 from archgen.checks.registry import Context, Violation
 from archgen.display import kw
 
@@ -49,13 +49,15 @@ def idle_core(ctx: Context) -> Iterator[Violation]:
 
     In one pod every spine links every leaf, so any two leaves meet at a spine and no path climbs to a core (the
     bisection counts no spine-core cut for one pod: `analyse.fabric`). The finding gives the core switches, the
-    spine-core links with their transceivers, and the power of both that the cluster's IT power counts.
+    spine-core links with their transceivers, and the power of both that the cluster's IT power counts. Not where an
+    infeasible topology's errors withheld the wiring (`network.withheld_tiers`): its one pod is of leaves too few to
+    hold the endpoints (NET018), and the cores it calls idle are the ones the leaves it needs would climb to.
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             core, spine = fa.tier("core"), fa.tier("spine")
             if fa.topology != "fat-tree" or fa.tiers_used != 3 or fa.pods != 1 or core is None or spine is None \
-                    or core.switch is None or not core.switches:
+                    or core.switch is None or not core.switches or withheld_tiers(fa):   # one pod of too few leaves
                 continue
             cores = core.switches * fa.planes
             links = next((t for t in c.cabling.tiers if t.fabric == fa.fabric.spec.id and t.tier == "spine_core"),

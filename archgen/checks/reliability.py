@@ -122,9 +122,9 @@ def _repair_wait(g: Goodput) -> str:
     if g.swapped is None:
         return ""
     return (f"; every hardware failure waits for its repair (the rate set's {g.repair / 3600:.3g} h mean, which no "
-            f"design input states): {g.in_repair:.3g} of its nodes are in repair on average, so it runs only "
-            f"about e^-{g.in_repair:.3g} = {decimals(math.exp(-g.in_repair), 3)} of the time, and with a failed node "
-            f"replaced at once its goodput would be {decimals(g.swapped.goodput, 3)} at the same failure rates")
+            f"design input states): on average {g.in_repair:.3g} of its {g.nodes:,} nodes are in repair, so it runs "
+            f"only about e^-{g.in_repair:.3g} = {decimals(math.exp(-g.in_repair), 3)} of the time, and with a failed "
+            f"node replaced at once its goodput would be {decimals(g.swapped.goodput, 3)} at the same failure rates")
 
 
 @check("REL004", "rel.rates", severity="warning")

@@ -16,7 +16,7 @@ from archgen.validate import catalog_entries
 
 def catalog_list(paths: Sequence[Path] | None, unconfirmed: bool = False, vendors: Sequence[str] = (),
                  kinds: Sequence[str] = (), asics: Sequence[str] = ()) -> tuple[str, int]:
-    """One line per part, facility, model or rack of `vendors`, `kinds` and `asics` (unconfirmed ones if asked)."""
+    """One line per part, facility, model, rack or rate set of `vendors`, `kinds` and `asics` (unconfirmed if asked)."""
     lines = []
     for entry in catalog_entries(load_specs(paths), list(vendors), list(kinds), unconfirmed, list(asics)):
         fields = unconfirmed_figures(entry)

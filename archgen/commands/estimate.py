@@ -193,7 +193,7 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
     if search_plan:
         # timed on the job's hardware, as the estimate it is compared with (`estimate_hardware`), not the cluster's
         plan = plan_for_workload(workload, model, estimate_hardware(workload, on),
-                                 workload.accelerators or on.accelerators, model_only)
+                                 workload.accelerators or on.accelerators, model_only, placed.elsewhere)
         extra["plan"] = plan_dict(plan)
     if what_if:
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware

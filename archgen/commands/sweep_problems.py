@@ -165,8 +165,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep], as_of: AsOf 
         # a glob's requirement on another job kind's metric (ttft_p99 over `workload/*` on a training job) is not
         # applicable, as `check` judges it, not a point's failure (newuser95)
         stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
-                       for b in design.requirements_of(f"workload/{workload.id}")
-                       if b.owner != workload.id and not not_applicable(b, design))
+                       for b in design.elsewhere(workload.id) if not not_applicable(b, design))
         tdp = {k: float(part.tdp.m_as("W")) for k, b in bases.items()
                if isinstance(part := specs.get(b.hardware.accelerator), Accelerator)}
         out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility, tdp=tdp,

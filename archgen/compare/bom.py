@@ -113,7 +113,7 @@ def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None],
         name = getattr(part, "name", "") or line.name or line.part
         number = part_number(line, part)
         out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price, name, number,
-                           draw_unconfirmed(part))
+                           draw_unconfirmed(part, specs))
     return out
 
 

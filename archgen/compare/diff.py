@@ -369,9 +369,14 @@ def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:
 
 
 def _withheld(run: Run, obj: str, name: str) -> str:
-    """Why `run` does not provide metric `name` of `obj`; a range's end (`goodput_low`) the reason of its metric's."""
+    """Why `run` does not provide metric `name` of `obj`, or "".
+
+    A range's end (`goodput_low`) takes its metric's reason, a class's share (`interruptions_per_day.cable`) its
+    total's, where only the total is withheld (a job not estimated: `operations_stage`).
+    """
     withheld = run.operations.withheld.get(obj, {})
-    return withheld.get(name) or withheld.get(name.removesuffix("_low").removesuffix("_high"), "")
+    metric = name.removesuffix("_low").removesuffix("_high")
+    return withheld.get(name) or withheld.get(metric) or withheld.get(metric.partition(".")[0], "")
 
 
 def _magnitude(q: Q) -> float:

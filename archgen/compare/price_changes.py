@@ -3,8 +3,11 @@
 A price removed from a rack that no cluster places moved no metric, so `diff` read "No differences" (newuser65's
 trial: `specs/racks/dgx-h100-4.yaml` losing its enclosure price); in a cluster it shows only through the capex and
 cost figures it leaves not provided. Each document's own `price` and each entry of a `Prices` list is compared as
-stated, by document id (and part id in a list), on the documents both sides hold: one added or removed is listed
-among the objects added or removed.
+stated, by document id (and part id in a list), on the documents both sides hold, and every entry of a `Prices`
+list that one side alone holds, as added or removed: a quote is the input a buyer's pull request adds, and it has
+no metric of its own to be listed by. Before (newuser103), adding a quote that priced the MI355X and TPU v4 parts
+moved 56 metrics with no price listed, and moving the same prices from the parts into a quote read "11 stated
+price(s) changed (11 removed)", every head cell "—", though each part was priced as before.
 """
 
 from __future__ import annotations
@@ -47,11 +50,11 @@ def _stated(specs: Specs) -> dict[tuple[str, str], tuple[Price | None, Location 
 
 
 def price_changes(base: Specs, head: Specs) -> tuple[PriceChange, ...]:
-    """The prices added, removed or changed on the documents both sides hold, by object and part."""
+    """The prices added, removed or changed on the documents both sides hold, and in price lists one side holds."""
     before, after = _stated(base), _stated(head)
     held = {o for o, _ in before} & {o for o, _ in after}
     out = []
-    for key in sorted(k for k in set(before) | set(after) if k[0] in held):
+    for key in sorted(k for k in set(before) | set(after) if k[0] in held or k[0].startswith("prices/")):
         (old, _), (new, there) = before.get(key, (None, None)), after.get(key, (None, None))
         if old != new:
             out.append(PriceChange(*key, old, new, there if new is not None else before[key][1]))

@@ -157,9 +157,9 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
         judged = outcome(b, run.metrics, run.design, run.operations.withheld, bands, run.operations.unsettled,
                          run.operations.assumed, risks)
         states[(obj, b.req.id)] = _state(obj, judged, failed)
-    for path, w in sorted(run.workloads.items()):
-        for o in (w.estimate.requirements or ()) if w.estimate else ():
-            states[(path, o.requirement.id)] = _state(path, o, failed)
+    for j in run.requirements:   # a workload's own, as `judge_all` judged them: not provided where not estimated
+        if j.workload:
+            states[(j.bound.subject, j.outcome.requirement.id)] = _state(j.bound.subject, j.outcome, failed)
     return states
 
 

@@ -322,7 +322,8 @@ class Checkpointing(Spec):
     def _target(self) -> Self:
         if self.interval is not None and self.interval < Q_(1, "s"):
             raise FieldError(("interval",), f"a checkpoint interval of {self.interval:~P} checkpoints without "
-                                            "training in between; give at least 1 s, or leave it out for Daly's")
+                                            "training in between; give at least 1 s, or leave it out for Daly's "
+                                            "optimum interval")
         if self.goodput_target is not None and not 0 < self.goodput_target <= 1:
             raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, above 0 and at most 1, got "
                                                   f"{self.goodput_target:g}; write e.g. 0.9")

@@ -21,14 +21,14 @@ from archgen.perf.explore.sweep_notes import scope_notes
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
 from archgen.render.point_table import DISPLAY, level_text, pipeline_layout
-from archgen.render.sweep import shown
+from archgen.render.sweep import fit_count, shown
 from archgen.units import Q_, Q
 
 
 def summary(result: Result) -> str:
     """The points by outcome and the best point per objective, as lines of text."""
     c = result.counts()
-    lines = [f"sweep {result.problem.sweep.id}: {c['points']:,} points, {c['fitting']:,} fit, {c['feasible']:,} "
+    lines = [f"sweep {result.problem.sweep.id}: {c['points']:,} points, {fit_count(c)}, {c['feasible']:,} "
              f"feasible, {c['invalid']:,} could not run; Pareto front of {c['front']:,}"]
     for metric, i in result.best.items():
         if i is None:
@@ -94,6 +94,7 @@ def to_json(result: Result) -> dict[str, Any]:
                 "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
                 "layout": r.layout, "requirements": r.met, "at_risk": list(r.at_risk),
+                **({"fits_high_end": r.fits_high_end} if r.fits_high_end is not None else {}),
                 **({"batch_bound": r.batch_bound} if r.batch_bound else {}),
                 "metrics": with_old_names({m: metric_quantity(m, Q_(v, DISPLAY[m][1]))
                                            for m, v in sorted(r.metrics.items())})}

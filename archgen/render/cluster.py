@@ -17,9 +17,11 @@ from typing import Any
 
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
+from archgen.analyse.network import withheld_tiers
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
 from archgen.analyse.rack_heat import rack_heat_by_type
+from archgen.analyse.rack_power_inputs import cluster_power_parts, in_metric
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unracked import unracked_words
@@ -38,7 +40,7 @@ from archgen.render import (
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
-from archgen.render.cluster_fabrics import bisection_text, fabrics, oversubscription, withheld_tiers
+from archgen.render.cluster_fabrics import bisection_text, fabrics, oversubscription
 from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section, requirements_table
 from archgen.render.cost_sheet import cost_sheet
@@ -47,7 +49,7 @@ from archgen.render.rack import elevation_alt, rack_parts, weight_basis
 from archgen.render.rack_power import typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
-from archgen.render.tables import bom_data
+from archgen.render.tables import bom_data, marker, unconfirmed_footnote
 from archgen.render.wiring import figures as wiring_figures
 from archgen.render.wiring import portmap_table
 from archgen.render.wiring import section as wiring_section
@@ -130,22 +132,25 @@ def abstract(scope: Scope, a: Any) -> Section:
     """Abstract and key metrics."""
     spec, m = a.cluster.spec, scope.metrics
     loose = unracked_words(m)   # switches in no rack: their rack space is in no figure (COST007)
+    specs = scope.run.design.specs
+    parts = cluster_power_parts(a, specs).values()   # what its power sums (REQ005's): "(unconfirmed)" as they are
+    it, loss, net, optics = (fmt.cell(marker([p for p in parts if in_metric(a, p, k)], specs)(m.get(k)), "kW", 1)
+                             for k in ("it_power", "shelf_loss", "network_power", "optics_power"))
     lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
             f"{a.cluster.rack_total:,} racks{f' ({loose})' if loose else ''}, with "
-            f"{len(a.fabrics)} fabric(s). IT power at the rack feeds "
-            f"{fmt.q(m.get('it_power'), 'kW', 1)}, of which network {fmt.q(m.get('network_power'), 'kW', 1)} and "
-            f"optics {fmt.q(m.get('optics_power'), 'kW', 1)}.")
+            f"{len(a.fabrics)} fabric(s). IT power at the rack feeds {it}, of which network {net} and "
+            f"optics {optics}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
         section.add(Para(spec.description))
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count),
             ("Racks", f"{a.cluster.rack_total:,} ({loose})" if loose else a.cluster.rack_total),
             ("IT power at the rack feeds (racks + optics + unplaced switches + shelf loss"
-             f"{' + checkpoint storage' if storage_draw(a).m else ''})",
-             fmt.q(m.get("it_power"), "kW", 1)),
-            ("Power-shelf loss (in IT power at the rack feeds)", fmt.q(m.get("shelf_loss"), "kW", 1)),
-            ("IT power at the rack feeds (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
-            ("Network power (switches and optics)", fmt.q(m.get("network_power"), "kW", 1)),
+             f"{' + checkpoint storage' if storage_draw(a).m else ''})", it),
+            ("Power-shelf loss (in IT power at the rack feeds)", loss),
+            ("IT power at the rack feeds (typical, for energy)",
+             fmt.cell(marker(parts, specs, typical=True)(m.get("it_power_typical")), "kW", 1)),
+            ("Network power (switches and optics)", net),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
         rows.append(("Scale-up domains × size", f"{a.scale_up.domains:,} × {a.scale_up.size}"))
@@ -154,7 +159,17 @@ def abstract(scope: Scope, a: Any) -> Section:
         rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), "
                      f"{bisection_text(fa)}, oversubscription as used "
                      f"{over if isinstance(over, str) else f'{over:.2f}:1'}"))
-    return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+    section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+    if note := unconfirmed_footnote(CLUSTER_MARKED, parts, specs):
+        section.add(Para(note))
+    return section
+
+
+#: The figures a cluster document marks "(unconfirmed)" where a draw they sum is (`tables.unconfirmed_footnote`).
+CLUSTER_MARKED = ("the IT power at the rack feeds, at maximum and typical draw, and the network, optics and "
+                  "power-shelf loss in it (here and in Power and cooling), each "
+                  "rack type's IT power, input power and heat (Rack design, Power and cooling) and what the design "
+                  "needs from the hall (Data-centre requirements)")
 
 
 def architecture(a: Any, series: Scaling | None = None) -> Section:
@@ -216,8 +231,9 @@ def rack_types(scope: Scope, a: Any) -> Section:
         r = scope.run.racks.get(f"rack/{rid}")
         if r is None:
             continue
-        rows.append((rid, n, r.space.used, r.power.it_power, r.cooling.heat_liquid, r.cooling.heat_air,
-                     r.space.weight, r.space.floor_load))
+        mark = marker([item.part for item in r.rack.items], scope.run.design.specs)
+        rows.append((rid, n, r.space.used, mark(r.power.it_power), mark(r.cooling.heat_liquid),
+                     mark(r.cooling.heat_air), r.space.weight, r.space.floor_load))
     cols = (Column("Rack type"), Column("Count", digits=0, align="right"), Column("U used", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"), Column("Weight", "kg", 0, "right"),
@@ -235,11 +251,16 @@ def power_cooling(scope: Scope, a: Any) -> Section:
     """Power and heat per rack type times its count, network and optics power."""
     rows: list[tuple] = []
     by_type = rack_heat_by_type(a, scope.run.racks)   # each instance with its own optics, as COOL009 counts them
+    placed: dict[str, list[Any]] = {rid: [item.part for item in scope.run.racks[f"rack/{rid}"].rack.items]
+                                     for rid in a.cluster.rack_counts if rid in by_type}
     for rid, n in sorted(a.cluster.rack_counts.items()):
         if (h := by_type.get(rid)) is not None:
             rows.append((rid, n, h.it_power, h.total, h.liquid, h.air))
     if rows:
         rows.append(("All racks", *(sum(col[1:], col[0]) for col in list(zip(*rows, strict=True))[1:])))
+    marks = {rid: marker(parts, scope.run.design.specs) for rid, parts in placed.items()}
+    marks["All racks"] = marker([p for parts in placed.values() for p in parts], scope.run.design.specs)
+    rows = [(rid, n, *map(marks[rid], figures)) for rid, n, *figures in rows]
     cols = (Column("Rack type"), Column("Racks", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Input power at the rack feeds", "kW", 1,
                                                                          "right"),
@@ -253,7 +274,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
              "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
              "switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
-        Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max, at_feeds=True)))
+        Para(typical_text(marker(cluster_power_parts(a, scope.run.design.specs).values(), scope.run.design.specs,
+                                 typical=True)(scope.metrics.get("it_power_typical")), a.typical_from_max,
+                          at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) if fid != "scale_up" else

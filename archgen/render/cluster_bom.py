@@ -18,6 +18,7 @@ def appendices(scope: Scope, a: Any) -> Section:
     rows = []
     for line in getattr(a.cabling, "bom", ()):
         part = specs.get(line.part)
+        summed = (part, *_placed(a, line))   # a rack line sums its placed parts' draws
         name, number, source = bom_name(line, part)
         note = _note(line) if part is not None and line.note else "—"
         for size, n in line.lengths or ((None, line.quantity),):   # copper: a line per ordered length
@@ -25,7 +26,7 @@ def appendices(scope: Scope, a: Any) -> Section:
                 line.total_power * n / line.quantity   # its share (node ends drawing inside a system left out)
             rows.append((line.part, name if size is None else f"{name}, {_length(size)}", number, line.kind,
                          note if size is None else f"{note}; {_length(size)} bin", quantity(line) if size is None
-                         else n, *(unconfirmed_power(part, v, _placed(a, line)) for v in (line.unit_power, total)),
+                         else n, *(unconfirmed_power(v, summed, specs) for v in (line.unit_power, total)),
                          source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),

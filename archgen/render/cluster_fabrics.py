@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.network import INFEASIBLE, wired_rails
+from archgen.analyse.network import INFEASIBLE, wired_rails, withheld_tiers
 from archgen.metrics import REGISTRY, find
 from archgen.render import alt_text, fmt, scale_up
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -48,11 +48,6 @@ def withheld(fa: Any) -> str:
     """Why a figure its errors withheld (`network.infeasible`) is not provided, in a document's words."""
     checks = ", ".join(sorted({p.check for p in fa.problems if p.check in INFEASIBLE}))
     return f"not provided: the topology is infeasible ({checks})"
-
-
-def withheld_tiers(fa: Any) -> list[str]:
-    """The tiers of fabric `fa` whose wiring its errors withheld (`network.infeasible` pops `<tier>.ports_used`)."""
-    return [t.name for t in fa.tiers if f"{t.name}.ports_used" not in fa.metrics]
 
 
 def oversubscription(fa: Any, tier: str | None = None) -> float | str | None:

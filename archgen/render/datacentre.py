@@ -14,6 +14,7 @@ from archgen.analyse.hall_groups import candidate, fellows, halls_with, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_heat import rack_heat
+from archgen.analyse.rack_power_inputs import cluster_power_parts
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.hall_load import feed_stages
@@ -23,6 +24,7 @@ from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.load_swing import NOT_PROVIDED, load_swing, training_periods
 from archgen.render.own_hall_rows import NOT_THIS, hall_unit_rows, site_power_rows
 from archgen.render.rack_cooling import water_rows
+from archgen.render.tables import marker
 from archgen.units import apparent_power
 
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
@@ -74,11 +76,12 @@ def datacentre(scope: Any, a: Any) -> Section:
     heat = rack_heat(a, scope.run.racks)
     liquid, air, doors = heat.liquid, heat.air, heat.doors
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
-    need = [("IT power at the rack feeds (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
-            ("Heat to liquid", fmt.q(liquid, "kW", 1)),
+    mark = marker(cluster_power_parts(a, scope.run.design.specs).values(), scope.run.design.specs)
+    need = [("IT power at the rack feeds (maximum)", fmt.cell(mark(m.get("it_power")), "kW", 1)),
+            ("Heat to liquid", fmt.cell(mark(liquid), "kW", 1)),
             *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
-            *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
-            ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
+            *((("Heat to the rear doors' water", fmt.cell(mark(doors), "kW", 1)),) if doors.magnitude else ()),
+            ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.cell(mark(air), "kW", 1)),
             ("Heaviest rack floor load", _floor_load(heaviest)),
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),

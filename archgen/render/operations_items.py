@@ -56,6 +56,9 @@ def open_items(run: Any, a: Any) -> list[str]:
     rel = run.operations.reliability.get(a.cluster.path)
     if rel is not None and rel.assumed:
         items.append("Reliability rests on assumed failure rates: " + ", ".join(rel.assumed) + ".")
+    if rel is not None and rel.elsewhere:   # the largest borrow: every rate of the set, from another accelerator
+        items.append("Reliability rests on rate sets measured on other accelerators: " + ", ".join(rel.elsewhere)
+                     + ".")
     if rel is not None and rel.lent():
         items.append("Reliability rests on failure rates borrowed from another operator's fleet: "
                      + ", ".join(rel.lent()) + ".")

@@ -31,6 +31,7 @@ from archgen.model.workload import job_kind
 from archgen.perf.explore.points import Result, objectives, requirements
 from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.tally import assumed
+from archgen.perf.hw.reserve import holds_reserve
 from archgen.perf.workload.training_estimate import layout_string
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Table
@@ -183,6 +184,20 @@ def value(row: PointRow, metric: str) -> Q | None:
     return Q_(row.metrics[metric], si).to(shown)
 
 
+#: The column that says whether a point that fits does so at its memory range's high end too (`PointRow.fits_high_end`)
+HIGH_END = "Fits at memory high end"
+
+
+def high_end_column(problem: SweepProblem) -> bool:
+    """Whether a table of points has the `HIGH_END` column: a training sweep on a part whose memory has a range.
+
+    The range is over the caching allocator's waste (`perf.hw.reserve.holds_reserve`: every part but a TPU), so a
+    serving sweep or a TPU's has none; the Status column's "ok" is the fit at the model's figure (memreq42).
+    """
+    return problem.workload.training is not None and any(holds_reserve(b.hardware.vendor)
+                                                         for b in problem.bases.values())
+
+
 def columns(problem: SweepProblem) -> tuple[Column, ...]:
     """The columns of a table of points: index, axes, layout, metrics, outcome, requirements, hardware, reason."""
     cols = [Column("#", align="right"), *(Column(name) for name in problem.axes), Column("Layout")]
@@ -190,8 +205,9 @@ def columns(problem: SweepProblem) -> tuple[Column, ...]:
         title, _, shown, digits = DISPLAY[m]
         cols.append(Column(title, None if shown in PLAIN else shown, digits, "right"))
     hardware = any(a in MACHINE_AXES for a in problem.axes)
-    return (*cols, Column("Status"), Column("Feasible"), *(Column(r.id) for r in requirements(problem)),
-            *((Column("Hardware"),) if hardware else ()), Column("Reason"))
+    return (*cols, Column("Status"), *((Column(HIGH_END),) if high_end_column(problem) else ()), Column("Feasible"),
+            *(Column(r.id) for r in requirements(problem)), *((Column("Hardware"),) if hardware else ()),
+            Column("Reason"))
 
 
 def cells(problem: SweepProblem, r: PointRow) -> tuple:
@@ -201,8 +217,9 @@ def cells(problem: SweepProblem, r: PointRow) -> tuple:
            else Status.MET if r.met[q.id] else Status.NOT_MET for q in reqs]
     hardware = any(a in MACHINE_AXES for a in problem.axes)
     flag = (("hypothetical" if hypothetical(r, problem) else "as catalogued",) if hardware else ())
+    high = (r.fits_high_end,) if high_end_column(problem) else ()   # blank where it does not fit or has no range
     return (r.index, *(level_text(r.values[a], a) for a in problem.axes), layout_text(r, problem),
-            *(metric_cell(r, m) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
+            *(metric_cell(r, m) for m in metric_names(problem)), r.status, *high, r.feasible, *met, *flag, r.reason)
 
 
 def points_table(result: Result, rows: Sequence[PointRow], table_id: str, caption: str) -> Table:
@@ -265,8 +282,12 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
         at += 1
     status = _memo(cols[at], str)
     data.append([status(r.status) for r in rows])
+    at += 1
+    if high_end_column(problem):
+        data.append([{True: "yes", False: "no", None: ""}[r.fits_high_end] for r in rows])
+        at += 1
     data.append(["yes" if r.feasible else "no" for r in rows])
-    at += 2
+    at += 1
     said = {None: csv_cell(Status.NOT_PROVIDED, cols[at]), True: csv_cell(Status.MET, cols[at]),
             False: csv_cell(Status.NOT_MET, cols[at])}
     risky = csv_cell(Status.AT_RISK, cols[at])

@@ -24,7 +24,7 @@ from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
-from archgen.render.tables import bom_table, unconfirmed_parts, unconfirmed_power
+from archgen.render.tables import bom_table, marker, unconfirmed_footnote
 
 #: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough
 #: for black labels; "other" is a light grey).
@@ -81,6 +81,8 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     control = common.document_control(scope, f"AG-RACK-{spec.id.upper()}", title,
                                       "ODM/JDM, power and cooling, facility and networking partners")
     dist, dist_items = distribution.section(analysis)
+    placed, specs = [p.part for p in analysis.rack.items], scope.run.design.specs
+    mark = marker(placed, specs)
     sections = [
         abstract(scope, analysis),
         common.conventions(),
@@ -88,8 +90,8 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
         common.components_section(scope, shared_counts(analysis, counts)),
         architecture(analysis),
         rack_design(scope, analysis),
-        power(analysis, dist),
-        cooling(analysis),
+        power(analysis, dist, mark, marker(placed, specs, typical=True)),
+        cooling(analysis, mark),
     ]
     net = network(analysis, scope.run.design.specs)
     if net is not None:
@@ -136,13 +138,14 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     spec, m = a.rack.spec, scope.metrics
     systems = [p for p in a.rack.items if isinstance(p.part, System)]
     accel = int(m["accelerators"].magnitude) if "accelerators" in m else 0
-    placed = [p.part for p in a.rack.items]   # IT power sums their draws: "(unconfirmed)" as their BOM lines
-    it = fmt.cell(unconfirmed_power(None, a.power.it_power, placed), "kW", 1)
+    placed = [p.part for p in a.rack.items]   # its power and heat sum their draws: "(unconfirmed)" as their lines
+    mark = marker(placed, scope.run.design.specs)
+    it, feeds, liquid, to_air = (fmt.cell(mark(v), "kW", 1) for v in (a.power.it_power, a.power.input_power,
+                                                                       a.cooling.heat_liquid, a.cooling.heat_air))
     lead = (f"{spec.name or spec.id}: a {a.space.height} U {spec.form_factor.standard.upper()} rack with "
-            f"{len(systems)} systems and {accel} accelerators. It draws {it} at "
-            f"maximum IT load and {fmt.q(a.power.input_power, 'kW', 1)} from its feeds; "
-            f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} of its heat goes to liquid and "
-            f"{fmt.q(a.cooling.heat_air, 'kW', 1)} to air. It weighs {least(a.space)}{fmt.q(a.space.weight, 'kg', 0)}"
+            f"{len(systems)} systems and {accel} accelerators. It draws {it} at maximum IT load and {feeds} from its "
+            f"feeds; {liquid} of its heat goes to liquid and {to_air} to air. It weighs "
+            f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)}"
             f"{', a lower bound (see Weight and floor load)' if a.space.lower_bound else ''}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
@@ -150,12 +153,13 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Accelerators", accel), ("Systems (trays, nodes)", len(systems)),
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power at the equipment (maximum)", it),
-            ("IT power at the equipment (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
-            ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
-            ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
-            ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)
+            ("IT power at the equipment (typical, for energy)",
+             fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)),
+            ("Input power (after conversion losses)", feeds),
+            ("Heat to liquid / air", f"{liquid} / {to_air}"),
+            ("Coolant flow", fmt.cell(mark(a.cooling.coolant_flow), "L/min", 1)
              + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
-            ("Air flow required", air(a.cooling.air_flow) + assumed_tag(spec.cooling.air, "delta_t")),
+            ("Air flow required", air(mark(a.cooling.air_flow)) + assumed_tag(spec.cooling.air, "delta_t")),
             ("Weight / floor load", f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)} / "
                                     f"{least(a.space)}{fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
              + assumed_tag(spec.form_factor, *FLOOR))]
@@ -164,10 +168,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     warnings = sum(1 for f in findings if f.severity == "warning" and not f.waived)
     rows.append(("Validation", f"{errors} failing, {warnings} warning finding(s)"))
     section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
-    if marked := unconfirmed_parts(placed):
-        section.add(Para(f"IT power marked (unconfirmed) sums the draw of {', '.join(marked)}, which the catalog "
-                         "lists as unconfirmed: an estimate, not a published figure (the Bill of materials marks "
-                         "its lines alike)."))
+    if note := unconfirmed_footnote(RACK_MARKED, placed, scope.run.design.specs):
+        section.add(Para(note))
     return section
 
 
@@ -360,6 +362,10 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
     section.sections += [bom, glossary.section(), common.references_section()]
     return section
 
+
+#: The figures a rack document marks "(unconfirmed)" where a placed part's draw is (`unconfirmed_footnote`).
+RACK_MARKED = ("IT power at maximum and typical draw, input power, heat to liquid and to air, and the flows, loads "
+               "and CDU group figures built on them (here, in Power and in Cooling)")
 
 #: The enclosure's figures the rack's floor load rests on (its weight over its footprint, MECH004).
 FLOOR = ("weight", "width", "depth")

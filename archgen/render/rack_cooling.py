@@ -7,6 +7,8 @@ the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
 
 from __future__ import annotations
 
+from typing import Any
+
 from archgen.analyse.air_direction import directions_text, slot_air
 from archgen.analyse.cdu_loss import CduLoss, cdu_loss
 from archgen.analyse.facility_water import ASSUMED_RISES, GroupWater, facility_water
@@ -22,11 +24,14 @@ from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.rack_power import ratio
+from archgen.render.tables import Mark, plain
 from archgen.units import Q
 
 
-def air(flow: Q | None) -> str:
-    """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None."""
+def air(flow: Q | fmt.Noted | None) -> str:
+    """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None; a noted one with its word."""
+    if isinstance(flow, fmt.Noted):
+        return fmt.cell(fmt.Noted(air(flow.value), flow.note))
     return "—" if flow is None else f"{fmt.q(flow, 'm**3/h', 0)} ({fmt.q(flow, 'ft**3/min', 0)})"
 
 
@@ -154,30 +159,40 @@ def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
             ("Rear door's own draw", draw)]
 
 
-def cooling(a: RackAnalysis) -> Section:
-    """Heat split, liquid loop and CDU, air path."""
+def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
+    """Heat split, liquid loop and CDU, air path.
+
+    `mark` marks a figure that sums the placed parts' draws "(unconfirmed)" where one of them is (`rack_power.power`):
+    the heat, its split, the flows carrying it and the CDU group's load and flow.
+    """
     c, spec = a.cooling, a.rack.spec
     liquid, air_path = spec.cooling.liquid, spec.cooling.air
     share, door = ratio(c.heat_liquid, c.heat) or 0.0, c.rear_door
-    to_door = (f", {fmt.q(door.taken, 'kW', 1)} ({fmt.pct(ratio(door.taken, c.heat))}) through the rear door's "
+
+    def kw(value: Any) -> str:
+        return fmt.cell(mark(value), "kW", 1)
+
+    to_door = (f", {kw(door.taken)} ({fmt.pct(ratio(door.taken, c.heat))}) through the rear door's "
                "water") if door is not None else ""
     air_share, medium = ratio(c.heat_air, c.heat) or 0.0, "the hall's air" if door is not None else "the air"
     section = Section("cooling", "Cooling").add(
-        Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
-             f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {fmt.q(c.heat_air, 'kW', 1)} "
+        Para(f"All {kw(c.heat)} drawn from the feeds becomes heat: {kw(c.heat_liquid)} "
+             f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {kw(c.heat_air)} "
              f"({fmt.pct(air_share)}) through {medium}."),
         Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
                                          "its usable capacity", alt_text.cooling(a)))
-    rows = [("Liquid", c.heat_liquid, fmt.pct(share),
+    coolant_flow = fmt.cell(mark(c.coolant_flow), "L/min", 1)
+    air_flow = air(mark(c.air_flow))
+    rows = [("Liquid", mark(c.heat_liquid), fmt.pct(share),
              f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
-             fmt.q(c.coolant_flow, "L/min", 1),
+             coolant_flow,
              fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
-            ("Air", c.heat_air, fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
-             air(c.air_flow), "—")]
+            ("Air", mark(c.heat_air), fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+             air_flow, "—")]
     if door is not None:  # the air flow above is the equipment's, before the door cools it
-        rows[-1] = (*rows[-1][:4], f"{air(c.air_flow)} through the equipment, for its "
-                                   f"{fmt.q(door.air_heat, 'kW', 1)} before the door", "—")
-        rows.insert(1, ("Rear door", door.taken, fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
+        rows[-1] = (*rows[-1][:4], f"{air_flow} through the equipment, for its "
+                                   f"{kw(door.air_heat)} before the door", "—")
+        rows.insert(1, ("Rear door", mark(door.taken), fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
                         "not provided (the door states no water flow or ΔT)", "—"))
     cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
             Column("Flow required", align="right"), Column("Flow per kW", align="right"))
@@ -200,8 +215,7 @@ def cooling(a: RackAnalysis) -> Section:
                   back + assumed_tag(liquid, "delta_t", *(() if delivered is not None else ("supply",)))),
                  ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"
                   + assumed_tag(liquid, "coolant", "delta_t")),
-                 ("Coolant flow per rack",
-                  fmt.q(c.coolant_flow, "L/min", 1) + assumed_tag(liquid, "coolant", "delta_t"))]
+                 ("Coolant flow per rack", coolant_flow + assumed_tag(liquid, "coolant", "delta_t"))]
         if c.cdu is not None and cdu is not None:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"
                        + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
@@ -210,10 +224,10 @@ def cooling(a: RackAnalysis) -> Section:
                                                       + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
                       ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
                       ("Racks sharing the CDU group", str(liquid.racks_per_cdu) + assumed_tag(liquid, "racks_per_cdu")),
-                      ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
+                      ("Group liquid load / utilisation", f"{kw(c.cdu_load)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"
                                                           + assumed_tag(liquid, *GROUP)),
-                      ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / " + (
+                      ("Group flow needed / CDU flow usable", f"{fmt.cell(mark(c.cdu_flow_needed), 'L/min', 0)} / " + (
                           fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
                           "not provided (the CDU states no flow; COOL002)")
                        + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
@@ -238,20 +252,20 @@ def cooling(a: RackAnalysis) -> Section:
              ("Airflow in the rack (front on the cold aisle, rear on the hot; COOL018)",
               directions_text(slot_air(a.rack))),
              ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
-             ("Air flow required", air(c.air_flow) + dt_tag),
+             ("Air flow required", air_flow + dt_tag),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
     if c.rated is not None and c.rated_needed is not None:   # COOL007's like-for-like figure
-        arows.append((f"Air flow required by the systems stating one ({fmt.q(c.rated.heat, 'kW', 1)})",
-                      air(c.rated_needed) + dt_tag + (f"; not judged: {', '.join(c.rated.unstated)}"
+        arows.append((f"Air flow required by the systems stating one, for {kw(c.rated.heat)}",
+                      air(mark(c.rated_needed)) + dt_tag + (f"; not judged: {', '.join(c.rated.unstated)}"
                                                        if c.rated.unstated else "")))
     arows += door_rows(door)
     facility = a.rack.facility
     if facility is not None:
         per_rack = facility.air_cooling_per_rack
         arows += [("Hall air side per rack (COOL021)",
-                   f"{fmt.q(c.heat_air, 'kW', 1)} to air / {fmt.q(per_rack, 'kW', 1)}" if per_rack is not None else
-                   f"{fmt.q(c.heat_air, 'kW', 1)} to air / not provided (the hall states no air_cooling_per_rack)"),
+                   f"{kw(c.heat_air)} to air / {fmt.q(per_rack, 'kW', 1)}" if per_rack is not None else
+                   f"{kw(c.heat_air)} to air / not provided (the hall states no air_cooling_per_rack)"),
                   ("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
                   ("Exhaust air (inlet + ΔT)" + (", before the rear door" if door is not None else ""),
                    fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1) + dt_tag)]

@@ -17,6 +17,7 @@ from archgen.model.rack import Feeds
 from archgen.open_item import Worded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
+from archgen.render.tables import Mark, plain
 from archgen.units import Q
 
 
@@ -27,12 +28,12 @@ def ratio(value: Any, limit: Any) -> float | None:
     return float((value / limit).to("").magnitude)
 
 
-def _stage_row(name: str, stage: Stage, load: Any) -> tuple:
+def _stage_row(name: str, stage: Stage, load: Any, mark: Mark = plain) -> tuple:
     return (name, stage.count, stage.unit_capacity, stage.redundancy, stage.unit_capacity * stage.count,
-            stage.usable, stage.after_one_loss, load, fmt.pct(ratio(load, stage.usable), 1))
+            stage.usable, stage.after_one_loss, mark(load), fmt.pct(ratio(load, stage.usable), 1))
 
 
-def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
+def _failure_rows(name: str, stage: Stage, load: Any, mark: Mark = plain) -> list[tuple]:
     cases = [("all units healthy", 0, stage.unit_capacity * stage.count)]
     if stage.spare:
         cases.append((f"{stage.spare} unit(s) lost ({stage.redundancy})", stage.spare, stage.usable))
@@ -42,12 +43,12 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
     for case, lost, capacity in cases:
         headroom = capacity - load
         rows.append((name, case, f"{lost} of {stage.count}" if lost else "nothing",
-                     f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, load, headroom,
+                     f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, mark(load), headroom,
                      fmt.pct(ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
     return rows
 
 
-def _feed_takes_shelves_rows(a: RackAnalysis) -> list[tuple]:
+def _feed_takes_shelves_rows(a: RackAnalysis, mark: Mark = plain) -> list[tuple]:
     """The case PWR003 judges beside the stages': one feed lost with the power shelves on it (one AC input each)."""
     loss = feed_loss_with_shelves(a)
     if loss is None:
@@ -56,15 +57,19 @@ def _feed_takes_shelves_rows(a: RackAnalysis) -> list[tuple]:
     word = "shelf" if loss.lost == 1 else "shelves"
     return [("Power shelves", f"one feed lost, with the {loss.lost} {word} on it (⌈{sh.count} / {loss.feeds.count}⌉, "
              "one AC input each; PWR003)", f"1 of {loss.feeds.count} feeds, {loss.lost} of {sh.count} shelves",
-             f"{sh.count - loss.lost} × {fmt.q(sh.unit_capacity, 'kW', 1)}", loss.left, sh.load, headroom,
+             f"{sh.count - loss.lost} × {fmt.q(sh.unit_capacity, 'kW', 1)}", loss.left, mark(sh.load), headroom,
              fmt.pct(ratio(headroom, loss.left), 1), "pass" if headroom.magnitude >= 0 else "fail")]
 
 
-def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
-    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss)."""
+def typical_text(typical: Q | fmt.Noted | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
+    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss).
+
+    A `fmt.Noted` figure reads with its word ("(unconfirmed)": it sums such draws, `tables.marker`).
+    """
     feeds = ", and the power shelves' loss on them: at the rack feeds" if at_feeds else ""
-    rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
-            f"and switch's typical draw where its datasheet states one, else its maximum, plus the optics{feeds}); it "
+    rule = (f"At typical draw the IT equipment takes {fmt.cell(typical, 'kW', 1)} (metric it_power_typical: each "
+            f"system's and switch's typical draw where its datasheet states one, else its maximum, plus the "
+            f"optics{feeds}); it "
             "is for average power and energy, and every budget above uses the maximum.")
     return rule + (f" No typical draw is published for {', '.join(fell_back)}: their maximum is used." if fell_back
                    else " Every part states a typical draw.")
@@ -82,7 +87,7 @@ def _chain_text(p: Power) -> str:
             f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
 
 
-def _external_text(p: Power, said: bool = False) -> str:
+def _external_text(p: Power, said: bool = False, mark: Mark = plain) -> str:
     """' The sn2201 (0.2 kW) are fed from outside …' where `power.external` names parts, else ''.
 
     `said`: as a customer reads it, without the spec key.
@@ -92,7 +97,7 @@ def _external_text(p: Power, said: bool = False) -> str:
     return (f" {', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}) are fed from outside the rack's "
             f"shelves, PDUs and feeds{'' if said else ' (power.external)'}, so no budget below carries them; the "
             f"rack's input power, "
-            f"{fmt.q(p.input_power, 'kW', 1)}, and its heat count them.")
+            f"{fmt.cell(mark(p.input_power), 'kW', 1)}, and its heat count them.")
 
 
 def _busbar_rows(a: RackAnalysis) -> tuple[tuple[str, str], ...]:
@@ -125,7 +130,7 @@ def _stated_or_assumed(feeds: Feeds, name: str, shown: str, why: str = "") -> st
                   f"{shown} (assumed: not stated, the default{why})")
 
 
-def per_feed(a: RackAnalysis) -> tuple[Para, Table]:
+def per_feed(a: RackAnalysis, mark: Mark = plain) -> tuple[Para, Table]:
     """Each feed's load and current, normally and with the spares of its redundancy lost (`analyse.feed_load`).
 
     Against one feed's continuous rating (breaker x derating); at the feeds' power factor, and where that is the
@@ -143,7 +148,7 @@ def per_feed(a: RackAnalysis) -> tuple[Para, Table]:
             cases.append((f"the spares lost ({g.redundancy})", f"{fl.lost} of {g.count}", g.count - fl.lost,
                           fl.per_feed_lost, fl.current_lost, typical.current_lost if typical else None))
         for case, lost, left, load, current, at_typical in cases:
-            rows.append((fmt.sentence(g.kind), case, lost, left, load, current, fl.rating,
+            rows.append((fmt.sentence(g.kind), case, lost, left, mark(load), current, fl.rating,
                          fmt.pct(ratio(current, fl.rating), 1))
                         + ((fmt.q(at_typical, "A", 1),) if assumed else ()))
     cols = (Column("Feeds"), Column("Case"), Column("Lost"), Column("In service", digits=0, align="right"),
@@ -172,22 +177,31 @@ def _other_text(a: RackAnalysis) -> str:
     return f"not provided ({named} states no `power`: not in the load, feeds or heat below)"
 
 
-def power(a: RackAnalysis, dist: Section | None = None) -> Section:
-    """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
+def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typical: Mark = plain) -> Section:
+    """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given.
+
+    `mark` marks a figure that sums the placed parts' draws "(unconfirmed)" where one of them is (the rack document's
+    `tables.unconfirmed_power`): the IT power, the loads and the feeds' supply; not the headroom, current and
+    utilisation computed from them; `typical` the IT power at typical draw.
+    """
     p, feeds = a.power, a.rack.spec.power.feeds
-    draws = (f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
-             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
+
+    def kw(value: Any) -> str:
+        return fmt.cell(mark(value), "kW", 1)
+
+    draws = (f"IT equipment draws {kw(p.it_power)} at maximum: the catalog maximum draws, "
+             f"{kw(p.equipment)}, and the transceivers and active cable ends no part's figure holds, in "
              f"its switches' ports and in the NICs of systems whose maximum leaves them out "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {_other_text(a)}. {_chain_text(p)} the feeds supply "
-             f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.")
+             f"{kw(p.feeds.load)} including conversion losses.")
     section = Section("power", "Power").add(
-        Para(Worded(draws + _external_text(p), draws + _external_text(p, said=True))),
-        Para(typical_text(p.it_typical, p.typical_from_max)),
+        Para(Worded(draws + _external_text(p, mark=mark), draws + _external_text(p, said=True, mark=mark))),
+        Para(typical_text(typical(p.it_typical), p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))
-    stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
-    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
+    stages = [_stage_row(fmt.sentence(st.kind), st, st.load, mark) for st in p.stages]
+    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load, mark) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
             Column("One unit lost", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
@@ -208,12 +222,13 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
         feed_rows += (("Arrangement", ARRANGEMENTS[p.arrangement] + (f" ({split})" if len(p.feed_groups) > 1
                                                                       else "")),)
     section.sub("feeds", "Feeds and derating",
-                Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows), *per_feed(a))
+                Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows), *per_feed(a, mark))
     if p.busbar_current is not None:
         section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
                                                  _busbar_rows(a)))
-    failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
-    failure += _feed_takes_shelves_rows(a)
+    failure = [row for st in p.stages + p.feed_groups
+               for row in _failure_rows(fmt.sentence(st.kind), st, st.load, mark)]
+    failure += _feed_takes_shelves_rows(a, mark)
     case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
                  Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
                  Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))

@@ -76,13 +76,29 @@ def build(result: Result, revision: str, input_hash: str, date: str | None, fail
     ]).number()
 
 
+def fit_count(c: dict[str, int], fit: str = "fit") -> str:
+    """How many points fit in memory (`Result.counts`): at the model's figure and, with a range, at its high end too.
+
+    A point fits (PERF002, and so is counted feasible) at the model's figure, no allocator waste; where its memory
+    has a range over the caching allocator's waste, the count of those that fit at its high end follows, as one
+    estimate's fit sentence says both (`render.fits.fits_text`; newuser102: "36 fit in memory" counted at the model's
+    figure alone). "36 fit in memory at the model's figure (30 also at its memory range's high end)"; a sweep with
+    no range (serving, a TPU) reads "36 fit in memory".
+    """
+    n, ranged, high = c["fitting"], c["fitting_with_range"], c["fitting_high_end"]
+    if not ranged:
+        return f"{n:,} {fit}"
+    of = "" if ranged == n else f" of the {ranged:,} whose memory has a range"
+    return f"{n:,} {fit} at the model's figure ({high:,}{of} also at its memory range's high end)"
+
+
 def overview(result: Result) -> Section:
     """What was swept and what came out."""
     p = result.problem
     s, w, c = p.sweep, p.workload, result.counts()
     goals = ", ".join(f"{'maximise' if up else 'minimise'} {m}" for m, up in result.objectives)
     lead = (f"{c['points']:,} points around workload {w.id} ({job_kind(w, 'workload')}"
-            f"{', model ' + w.model if w.model else ''}): {c['fitting']:,} fit in memory, {c['feasible']:,} also meet "
+            f"{', model ' + w.model if w.model else ''}): {fit_count(c, 'fit in memory')}, {c['feasible']:,} also meet "
             f"every SHALL requirement, {c['invalid']:,} could not run. Objectives: {goals}. The Pareto front has "
             f"{c['front']:,} point(s).")
     section = Section("overview", "The design space").add(Para(lead, "lead"))

@@ -11,14 +11,16 @@ import csv
 import datetime as dt
 import io
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.bom_line import BomLine, part_number
-from archgen.analyse.rack_power_inputs import draw_unconfirmed
+from archgen.analyse.rack_power_inputs import unconfirmed_draws
 from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
+from archgen.model import Part
+from archgen.model.field_words import said
 from archgen.pint_import import pint
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Formula, Table
@@ -70,21 +72,59 @@ def bom_data(table: Table) -> Table:
     return replace(table, columns=(*table.columns, QTY_STATUS, POWER_STATUS), rows=rows)
 
 
-def unconfirmed_power(part: Any, value: Any, placed: Iterable[Any] = ()) -> Any:
-    """A BOM line's power `value` as its cell, marked "(unconfirmed)" where its part's figure is.
+def unconfirmed_power(value: Any, parts: Iterable[Any], specs: Any) -> Any:
+    """A power `value` that sums `parts`' draws as its cell, marked "(unconfirmed)" where one of those draws is.
 
-    A `fmt.Noted` where the part lists the draw the line gives it unconfirmed (`analyse.rack_power_inputs.
-    draw_unconfirmed`; PWR012 names it), else `value` as it is (None stays None). A Celestica DS5000's placeholder
-    maximum read "3.00 kW" as a datasheet's did (newuser101). A figure that sums parts' draws (a cluster BOM's rack
-    line, a rack's IT power: `placed`) is marked where one of theirs is (`unconfirmed_parts`), as its lines are.
+    A `fmt.Noted` where a part's draw sums a figure its catalog entry lists unconfirmed (`analyse.rack_power_inputs.
+    unconfirmed_draws`: its own, the NICs a system adds; REQ005 names the same), else `value` as it is (None stays
+    None). A Celestica DS5000's placeholder maximum read "3.00 kW" as a datasheet's did (newuser101). A BOM line
+    sums its own part; a cluster BOM's rack line, a rack's IT power, input power and heat sum its placed parts.
     """
-    marked = draw_unconfirmed(part) or unconfirmed_parts(placed)
-    return fmt.Noted(value, "unconfirmed") if value is not None and marked else value
+    return fmt.Noted(value, "unconfirmed") if value is not None and unconfirmed_parts(parts, specs) else value
 
 
-def unconfirmed_parts(parts: Iterable[Any]) -> tuple[str, ...]:
-    """The ids of `parts` whose draw a BOM line gives them is unconfirmed (`draw_unconfirmed`), sorted, each once."""
-    return tuple(sorted({p.id for p in parts if draw_unconfirmed(p)}))
+#: How a document marks a figure that sums parts' draws (`marker`); `plain` leaves it as it is.
+Mark = Callable[[Any], Any]
+
+
+def plain(value: Any) -> Any:
+    """`value` unmarked: the `Mark` of a section built without a document's parts (a test's)."""
+    return value
+
+
+def marker(parts: Iterable[Any], specs: Any, typical: bool = False) -> Mark:
+    """The `Mark` of figures that sum `parts`' draws (a rack's IT power, input power, heat and the flows carrying it).
+
+    Each such figure is marked "(unconfirmed)" where one of those draws is (`unconfirmed_parts`, the rule the BOM's
+    lines follow: `unconfirmed_power`), once; a zero stays plain, as no draw makes it (an air-cooled rack's heat
+    to liquid). The document names the draws once (`unconfirmed_footnote`). `typical`: of a figure at typical draw,
+    which sums a part's `power.typical` where it states one (`unconfirmed_draws`).
+    """
+    if not unconfirmed_parts(parts, specs, typical):
+        return plain
+    return lambda value: value if value is None or getattr(value, "magnitude", None) == 0 else \
+        fmt.Noted(value, "unconfirmed")
+
+
+def unconfirmed_parts(parts: Iterable[Any], specs: Any, *typical: bool) -> tuple[str, ...]:
+    """The draws of `parts` that are unconfirmed (`unconfirmed_draws`), as 'part field in words', sorted, each once.
+
+    `typical`: at maximum draw (False, the default), at typical draw (True), or both (False, True).
+    """
+    return tuple(sorted({f"{pid} {said(field)}" for p in parts if isinstance(p, Part) for at in typical or (False,)
+                         for pid, field in unconfirmed_draws(p, specs, at)}))
+
+
+def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
+    """The one note of a document (or section) on its figures marked "(unconfirmed)": the draws they sum; "" if none.
+
+    `figures` says which figures it marks; a document marks each such figure once (`unconfirmed_power`) and names the
+    parts and their fields here once, as the BOM's reconciliation sentence does.
+    """
+    if not (named := unconfirmed_parts(list(parts), specs, False, True)):   # the figures at maximum and typical draw
+        return ""
+    return (f"Marked (unconfirmed): {figures}. They sum draws the catalog lists as unconfirmed, estimates and not "
+            f"published figures: {', '.join(named)} (the Bill of materials marks their lines alike).")
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
@@ -94,7 +134,8 @@ def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of mate
         name, number, source = bom_name(r, specs.get(r.part))
         part = specs.get(r.part)
         rows.append((r.part, name, number, r.kind, r.within or "rack", quantity(r),
-                     unconfirmed_power(part, r.unit_power), unconfirmed_power(part, r.total_power), r.unit_weight,
+                     unconfirmed_power(r.unit_power, (part,), specs), unconfirmed_power(r.total_power, (part,), specs),
+                     r.unit_weight,
                      r.total_weight, source))
     return Table("bom", caption, BOM_COLUMNS, tuple(rows))
 

@@ -55,13 +55,12 @@ from math import isclose
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.kv_memory import KV_RULES, KvRule
-from archgen.model.switch_allows import UNSETTLED, unsettled_words
+from archgen.model.switch_allows import unsettled_words
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.hw.kv_cache_dtype import serving_kv_dtype
 from archgen.perf.hw.launch import HOST_OPS, TENSORRT_LAUNCH
 from archgen.perf.serve.engine_defaults import kv_rule_of
-from archgen.perf.train.moot import moot
 from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
 from archgen.scoring.cases import (
@@ -75,7 +74,7 @@ from archgen.scoring.cases import (
 )
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.prediction import Prediction
-from archgen.scoring.unstated_shape import shape_range
+from archgen.scoring.unstated_shape import shape_range, unsettled_switches
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
 #: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
@@ -300,22 +299,6 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
     preds = [training_metrics(case, hw, float(training_estimate(case.model_copy(update={"training": t.model_copy(
         update=dict(zip(open_, combo, strict=True)))}), hw).step_time)) for combo in product(*open_.values())]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
-
-
-def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, tuple[object, ...]]:
-    """The switches of `unsettled_range` with the values it takes them at (empty for any other case).
-
-    Those the case leaves out and its model and precision use (`perf.train.moot`: a dense model's MoE switches move
-    nothing).
-    """
-    t = case.training
-    if t is None:
-        return {}
-    stack = on_vendor(t, case_vendor(case, accelerators)).stack
-    moe = case.model is not None and case.model.moe is not None
-    rope = case.model is not None and case.model.position_embedding == "rope"
-    return {n: vals for n, (vals, _) in UNSETTLED.get(stack, {}).items()
-            if getattr(t, n, None) is None and moot(n, {}, moe, t.precision, rope) is None}
 
 
 #: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_span`).

@@ -112,12 +112,13 @@ def _texts(section) -> list[str]:
 
 
 def test_the_document_shows_the_bound_where_it_shows_the_figure(shipped):
-    """review28: check judged the GB200 SU's energies upper bounds (its trays and sn2201 state no `power.typical`),
+    """review28: check judged the GB200 SU's energies upper bounds (its trays state no `power.typical`; sn2201 did too
+    until provenance42 read its 98 W as the typical figure its source gives),
     while its document printed them as point values: the hall's "11,810 MWh", the cost section's energy and the
     estimate table's facility energy per million tokens. Each now says it is an upper bound, naming those parts."""
     a = shipped.clusters["cluster/gb200-nvl72-su"]
-    assert a.typical_from_max == ("gb200-compute-tray", "nvlink5-switch-tray", "sn2201")
-    named = "the maximum draw of gb200-compute-tray, nvlink5-switch-tray, sn2201"
+    assert a.typical_from_max == ("gb200-compute-tray", "nvlink5-switch-tray")
+    named = "the maximum draw of gb200-compute-tray, nvlink5-switch-tray"
     scope = type("Scope", (), {"run": shipped, "metrics": a.metrics})()
     (energy,) = [t for t in _texts(datacentre.datacentre(scope, a)) if t.startswith("Facility energy per year")]
     assert "an upper bound" in energy and named in energy and MEASURED in energy

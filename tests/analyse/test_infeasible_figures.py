@@ -7,6 +7,8 @@ why (`analyse.network.infeasible`, held in `Operations.withheld`); the counts th
 
 from __future__ import annotations
 
+import pytest
+
 from archgen.analyse.network import infeasible
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
@@ -121,3 +123,114 @@ def test_net006_judges_no_withheld_figure(spec_tree) -> None:
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, count: 2}")
     r = run([spec_tree(tree)])
     assert "NET018" in {f.id for f in r.findings} and not [f for f in r.findings if f.id == "NET006"]
+
+
+def test_checks_say_nothing_of_a_figure_withheld(spec_tree, monkeypatch) -> None:
+    """NET031, NET034 and NET027 judge no wiring an infeasible topology withheld (infeasraw42).
+
+    The half-SU rail plane, its bisection cut over the even share (as past `SEARCH_LIMIT`), sized by the model: its
+    partial last pod cabled as full (NET031, which quotes the spines' oversubscription) and its even-share bisection
+    (NET034). Its leaves fixed at 28 of the 32 the endpoints need (NET018): neither, each counted on those leaves'
+    links; fixed at 2: not "3 tiers over one pod" either (NET027), one pod of leaves that cannot hold the endpoints.
+    """
+    from tests.test_rail_leaf_loads import _with_half_su
+    monkeypatch.setattr("archgen.analyse.leaf_loads.SEARCH_LIMIT", 0)
+    tree = _with_half_su(1, 2, "sw8", "3:1")
+    sized = {f.id for f in run([spec_tree(tree)]).findings}
+    assert {"NET031", "NET034"} <= sized and not {"NET018", "NET027"} & sized
+    for leaves, quiet in ((28, {"NET031", "NET034"}), (2, {"NET027", "NET034"})):
+        tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], leaves)
+        r = run([spec_tree(tree)])
+        fa = r.clusters["cluster/c"].fabrics[0]
+        assert fa.even_share and "NET018" in {f.id for f in r.findings}   # the model's figures are still there
+        assert not quiet & {f.id for f in r.findings}, leaves
+
+
+def _fixed_leaves(text: str, count: int) -> str:
+    """Cluster `text` with its leaf count fixed at `count` (per plane), whatever it fixed before."""
+    import re
+    return re.sub(r"leaf: \{rack: net(, count: \d+)?\}", f"leaf: {{rack: net, count: {count}}}", text)
+
+
+#: A training job on the small cluster's 64 GPUs, a SHALL of its own and a SHOULD a Requirements document puts on it.
+WORKLOAD = {"models.yaml": "kind: Model\nid: gpt-1.3b\nsource: Narayanan et al., SC21, Table 1\nlayers: 24\n"
+                           "hidden: 2048\nheads: 16\nffn: 8192\nvocab: 51200\n",
+            "w.yaml": "kind: Workload\nid: w\nmodel: gpt-1.3b\ncluster: c\naccelerators: 64\ntraining:\n"
+                      "  seq_len: 2048\n  global_batch: 512\n  precision: bf16\nrequirements:\n"
+                      "- {id: W-MFU, statement: MFU, metric: mfu, target: '>= 1 %', level: shall}\n---\n"
+                      "kind: Requirements\nid: reqs\nrequirements:\n- {id: R-TPS, statement: Speed, subject: workload/w,"
+                      " metric: tokens_per_second, target: '>= 1 1/s', level: should}\n"}
+WHY = ("its traffic between scale-up domains runs on fabric f, and the topology of fabric f is infeasible (NET018): its "
+       "figures of tier(s) leaf, spine, core would count links on ports its switches do not have")
+
+
+def test_no_workload_is_estimated_on_an_infeasible_fabric(spec_tree) -> None:
+    """The performance model reads the fabric's taper and non-blocking pod, counted on ports the switches lack: no
+    job across scale-up domains is estimated on them (`ScaleOutPath.withheld`, `estimate_hardware`), and every figure
+    of the job, and each requirement on one, is not provided with why. The NET018 error stands alone: no PERF003 says
+    it again. A job inside one domain meets no fabric and is estimated.
+    """
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    sized = run([spec_tree(tree)])
+    assert sized.clusters["cluster/c"].scale_out.withheld == ""
+    assert sized.workloads["workload/w"].estimate is not None and sized.metrics["workload/w"]["mfu"].m > 0.01
+    assert {j.bound.req.id: j.outcome.status.value for j in sized.requirements} == {"W-MFU": "met", "R-TPS": "met"}
+    tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
+    r = run([spec_tree(tree)])
+    assert r.clusters["cluster/c"].scale_out.withheld == WHY
+    result = r.workloads["workload/w"]
+    assert result.estimate is None and result.withheld and result.error == WHY
+    assert r.metrics["workload/w"] == {} and r.operations.withheld["workload/w"]["mfu"] == f"w cannot be estimated: {WHY}"
+    ids = [(f.id, f.severity) for f in r.findings if f.object == "workload/w"]
+    assert ("REQ002", "error") in ids and ("REQ002", "warning") in ids and "PERF003" not in dict(ids)
+    notes = {j.bound.req.id: (j.outcome.status.value, j.outcome.note) for j in r.requirements}
+    assert notes == {"W-MFU": ("not provided", f"w cannot be estimated: {WHY}"),
+                     "R-TPS": ("not provided", f"workload/w's tokens_per_second is not provided: w cannot be "
+                               f"estimated: {WHY}")}
+    tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64", "accelerators: 8")   # one DGX: one domain, no fabric
+    alone = run([spec_tree(tree)])
+    assert alone.workloads["workload/w"].estimate is not None and "mfu" in alone.metrics["workload/w"]
+
+
+def test_estimate_refuses_an_infeasible_fabric(spec_tree) -> None:
+    """`archgen estimate` says why, at the workload's line, instead of a step time on the impossible taper."""
+    from archgen.commands.estimate import run as estimate
+    from archgen.errors import WorkloadError
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    text, code = estimate(None, None, "w", [spec_tree(tree)])
+    assert code == 0 and "mfu" in text
+    tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
+    with pytest.raises(WorkloadError) as err:
+        estimate(None, None, "w", [spec_tree(tree)])
+    assert err.value.reason == WHY and err.value.location is not None and err.value.location.line == 6
+
+
+def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_tree) -> None:
+    """A job its cluster cannot run (PERF003): a Requirements document's requirement on it reads not provided, with
+    why, not "unknown subject 'workload/w'" (its figures were missing, not withheld)."""
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64", "accelerators: 128")
+    r = run([spec_tree(tree)])
+    assert [f.message for f in r.findings if f.id == "PERF003"] == [
+        "w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64"]
+    [tps] = [f for f in r.findings if f.requirement == "R-TPS"]
+    assert (tps.id, tps.severity) == ("REQ002", "warning")
+    assert tps.message.endswith("is not provided: w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64")
+
+
+def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
+    """`diff` of the sized fabric (BASE) against its leaves fixed too few (HEAD): every figure of the job reads "not
+    provided in HEAD" with why, a class's share (`interruptions_per_day.cable`) too, and its own SHALL on MFU met →
+    not provided, not "absent" (a workload not estimated kept no judgement of its own requirements in `diff`)."""
+    from archgen.compare.diff import compare
+    from tests.conftest import write_tree
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    base = run([write_tree(tmp_path / "base", tree)])
+    tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
+    d = compare(base, run([write_tree(tmp_path / "head", tree)]))
+    rows = [c for c in d.metrics if c.object == "workload/w"]
+    assert {"mfu", "step_time", "interruptions_per_day.cable"} <= {c.metric for c in rows}
+    assert {(c.head, c.why) for c in rows} == {(None, f"w cannot be estimated: {WHY}")}
+    states = {c.base.requirement: (c.base.status.value, c.head.status.value) for c in d.requirements
+              if c.base is not None and c.head is not None}
+    assert states == {"W-MFU": ("met", "not provided"), "R-TPS": ("met", "not provided")}

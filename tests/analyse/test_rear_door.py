@@ -110,8 +110,9 @@ def dc_needs(run) -> dict[str, str]:
 def test_the_hall_air_load_is_relieved_by_the_doors(tmp_path):
     rows = dc_needs(run_specs(tmp_path, {**_files(), "clusters/c.yaml": CLUSTER}))
     # 3 racks: 3 x 10 kW into the doors' water, 3 x (12.16 - 10) kW = 6.48 kW to the hall's air
-    assert rows["Heat to the rear doors' water"] == "30.0 kW"
-    assert rows["Heat to air (after the rear doors)"] == "6.5 kW"
+    unmarked = {k: v.removesuffix(" (unconfirmed)") for k, v in rows.items()}   # its parts' draws' marker (unconfmark42)
+    assert unmarked["Heat to the rear doors' water"] == "30.0 kW"
+    assert unmarked["Heat to air (after the rear doors)"] == "6.5 kW"
 
 
 def test_a_doors_rating_conditions_are_judged_as_a_cdus(tmp_path):

@@ -239,3 +239,58 @@ def test_a_restore_read_and_a_repair_wait_that_move_goodput_are_both_judged(tmp_
         assert "waiting the rate set's repair time" in u[metric][1] and u[metric][0] < est.metrics[metric]
         assert "at this end the value with a restore reading" in u[also_key(metric)][1]
         assert u[also_key(metric)][0] > est.metrics[metric]
+
+
+def test_the_sweep_paths_and_check_give_the_same_ends_at_the_hosts_other_end(tmp_path, monkeypatch):
+    """twins42 (issue 19 part 4): `check` moved each figure made from the rate by the tokens/s's ratio
+    (`run_figures.rate_ends`) while a sweep point made them again at 20 us (`derived.host_corners`). One rule now
+    (`run_figures.at_rate`): the per-point path, the batched one and `check` give the same end of each figure the
+    host's other end moves, the run's figures too (a token budget: time to train, accelerator-hours, energy)."""
+    from archgen.model.sweep import SWEEP_METRICS
+    from archgen.model.unsettled import also_key
+    from archgen.perf.explore import points, vectorised_rows
+    from archgen.perf.explore.batch_path import per_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from archgen.pipeline import run
+    from tests.conftest import sweep_problem_written
+
+    corners = []
+    for module in (points, vectorised_rows):   # each path's corners, as it judges them
+        real = module.host_corners
+        monkeypatch.setattr(module, "host_corners", lambda *a, real=real: corners.append(real(*a)) or corners[-1])
+    job = "".join(line for line in WORKLOAD.format(precision="fp8").splitlines(True) if "REQ-H-3" not in line)
+    (tmp_path / "w.yaml").write_text(job.replace("accelerators: 16\n", "accelerators: 16\ncheckpoint: {tokens: 1e12}\n"),
+                                     encoding="utf-8")
+    problem = sweep_problem_written(tmp_path, SWEEP)
+    assert per_point(problem) == ""
+    points.evaluate_point(problem, 0), batched(problem, 0, 1)
+    (one,), (many,) = corners   # one corner each: the blocking time is known on the SuperPOD
+    done = run(["specs", str(tmp_path / "w.yaml")])
+    est, held = done.workloads["workload/moe-host"].estimate, done.operations.unsettled["workload/moe-host"]
+    why = est.unsettled["tokens_per_second"][1]   # the host's: an end also held under another input's is beside it
+    ends = {k: e[0].m_as(SWEEP_METRICS[k]) for k in one for e in (held.get(k), held.get(also_key(k)))
+            if e is not None and e[1] == why}
+    assert {"tokens_per_second", "cost_per_token", "cost_per_token_high", "goodput_tokens_per_second_low",
+            "time_to_train", "goodput_time_to_train_high", "accelerator_hours", "job_it_energy"} <= set(ends)
+    for k, end in ends.items():
+        assert one[k] == pytest.approx(end, rel=1e-12) and many[k] == pytest.approx(end, rel=1e-12), k
+    assert one["cost_per_token"] == pytest.approx(40.53e-9, rel=1e-3)   # 33.54 nUSD x 307,938 / 254,795
+
+
+def test_archgen_estimate_judges_a_runs_figures_at_the_hosts_other_end_too(tmp_path):
+    """twins42: `archgen estimate` gives a run's time to train and accelerator-hours (`job_on_cluster.run_figures`)
+    but judged them at 13.48 us only: `<= 40 day` read at risk there (37.59 days) and not provided in `check` (45.43
+    days at 20 us). They take the other end `check` gives them (`run_figures.rate_ends`)."""
+    job = WORKLOAD.format(precision="fp8").replace("accelerators: 16\n", "accelerators: 16\ncheckpoint: {tokens: 1e12}\n")
+    (tmp_path / "w.yaml").write_text(
+        job + '  - {id: REQ-H-5, statement: Run, metric: time_to_train, target: "<= 40 day"}\n', encoding="utf-8")
+    specs, design = built(["specs", str(tmp_path / "w.yaml")])
+    est = job_on_cluster(specs, design, "moe-host").estimate()
+    rate, slow = est.metrics["tokens_per_second"], est.unsettled["tokens_per_second"][0]
+    for metric in ("time_to_train", "accelerator_hours"):
+        end, why = est.unsettled[metric]
+        assert end.m_as("s") == pytest.approx(est.metrics[metric].m_as("s") * (rate / slow).m_as(""), rel=1e-12)
+        assert why == est.unsettled["tokens_per_second"][1]
+    run = est.requirements[-1]
+    assert run.status is Status.NOT_PROVIDED and run.note.startswith(
+        "time_to_train lies between 37.59 days and 45.43 days and the target <= 40 day is met at one end only")

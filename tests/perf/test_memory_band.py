@@ -128,8 +128,8 @@ training: {seq_len: 8192, global_batch: 512, precision: bf16, stack: nemo-2025}
 kind: Requirements
 id: margins-elsewhere
 requirements:
-  - {id: REQ-W-0, statement: Fits, subject: workload/l70-margins, metric: memory_headroom, target: ">= 0 GB"}
-  - {id: REQ-W-NEG, statement: Loose, subject: workload/l70-margins, metric: memory_headroom, target: ">= -200 GB"}
+  - {id: REQ-W-USE, statement: Uses, subject: workload/l70-margins, metric: memory_per_gpu, target: ">= 150 GB"}
+  - {id: REQ-W-MORE, statement: More, subject: workload/l70-margins, metric: memory_per_gpu, target: ">= 250 GB"}
 ---
 kind: Sweep
 id: margins
@@ -143,11 +143,12 @@ objectives:
 
 def test_a_workloads_memory_requirement_in_a_sweep_is_judged_across_the_range_on_both_paths(tmp_path):
     """The workload's requirements on a sweep point (not the sweep's): the batched path takes the point's range
-    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). Written in a Requirements document on the
-    workload, neither target bounds the search (only the workload's own do, `memory_limit`, memfit41: stated on the
-    workload they take the per-point path, `test_search_memory_limit`), so the batch takes the point; its searched layout
-    leaves 0.035 GB at the point and about -144 GB at the range's low end: `>= 0 GB` at risk, `>= -200 GB` met, on
-    both paths alike."""
+    (`vectorised_rows._own`) where it took unknown ends (NaN: at risk). A memory target that bounds the search
+    (`memory_headroom >=`, `memory_per_gpu <=`) sends the point to the per-point path wherever it is written
+    (`memory_limit`, memreq42; `test_search_memory_limit`), so these are lower bounds on the memory a point takes,
+    which bound nothing: the batch takes the point, packed to 193.24 GB at the model's figure (0.035 GB left) and
+    1.776 + (193.24 - 1.776) / (1 - share) at the range's high end. `>= 150 GB` is met at both ends (with unknown
+    ends it read at risk), `>= 250 GB` is not met at the model's figure, on both paths alike."""
     from archgen.perf.explore.batch_path import per_point
     from archgen.perf.explore.points import evaluate_point
     from archgen.perf.explore.vectorised import evaluate as batched
@@ -157,7 +158,10 @@ def test_a_workloads_memory_requirement_in_a_sweep_is_judged_across_the_range_on
     assert per_point(p) == ""   # the batched path
     rows = (evaluate_point(p, 0), *batched(p, 0, 1))
     assert len(rows) == 2
+    reserve = 0.4e9 + 2 * 0.688e9   # the CUDA context and two NCCL communicators (tp 1: dp and pp's)
     for row in rows:
         m = row.metrics
-        assert -200e9 < m["memory_headroom_low"] < 0 <= m["memory_headroom"]
-        assert row.met == {"REQ-W-0": True, "REQ-W-NEG": True} and row.at_risk == ("REQ-W-0",)
+        assert 150e9 < m["memory_per_gpu"] < 250e9 and 0 <= m["memory_headroom"] < 0.1e9
+        assert m["memory_per_gpu_high"] == pytest.approx(
+            reserve + (m["memory_per_gpu"] - reserve) / (1 - ALLOCATOR_WASTE_HIGH))
+        assert row.met == {"REQ-W-USE": True, "REQ-W-MORE": False} and row.at_risk == ()

@@ -7,7 +7,8 @@ ZeRO-3 with 0.035 GB of the B200's 193.3 GB left, and Llama 3.1 405B BF16 on 1,0
 the search ignored it, returned the same layout and judged the requirement "not met" though layouts meeting it
 existed. Now the search keeps to the tightest memory the workload's own `memory_headroom` (>=) and
 `memory_per_gpu` (<=) targets allow, where some layout can, and says so; where none can, it searches the whole
-memory as before and says that too.
+memory as before and says that too. The same target written in a Requirements document on the workload bounds it
+alike (memreq42): `build` binds it to the workload, and the search keeps within every memory target bound there.
 """
 
 from __future__ import annotations
@@ -37,9 +38,25 @@ B200, RESERVE = 180 * 2**30, 0.4e9 + 2 * 0.688e9
 HELD = ", parallelism: {tp: 8, pp: 1, zero: 0}"
 
 
-def _estimate(cli, spec_tree, target: str | None, *flags: str, held: str = "") -> dict:
-    text = BASE.format(held=held) + (REQ.format(target=target) if target else "")
-    root = spec_tree({"w.yaml": text})
+#: The same target in a `Requirements` document on the workload (by its id, or a glob matching it alone): build binds
+#: it to the workload, `check` judges it there, and it bounds the search as the workload's own does (memreq42).
+DOC = """\
+---
+kind: Requirements
+id: margins-elsewhere
+requirements:
+  - {{id: REQ-MEM-1, statement: Memory margin, subject: "{subject}", metric: memory_headroom, target: "{target}"}}
+"""
+
+
+def _text(target: str | None, held: str = "", subject: str = "") -> str:
+    """The workload, with `target` as its own requirement or, with a `subject`, a Requirements document's on it."""
+    stated = "" if not target else DOC.format(subject=subject, target=target) if subject else REQ.format(target=target)
+    return BASE.format(held=held) + stated
+
+
+def _estimate(cli, spec_tree, target: str | None, *flags: str, held: str = "", subject: str = "") -> dict:
+    root = spec_tree({"w.yaml": _text(target, held, subject)})
     got = cli("estimate", SPECS, root, "--workload", "l70-margin", "--format", "json", *flags)
     assert "Traceback" not in got.err, got.err
     return json.loads(got.out)
@@ -105,10 +122,12 @@ def test_a_margin_no_layout_keeps_is_searched_without_and_said(cli, spec_tree):
             "memory was searched; " in _searched(est))
 
 
-def test_the_plan_search_keeps_it_too(cli, spec_tree):
+@pytest.mark.parametrize("subject", ["", "workload/l70-margin"])
+def test_the_plan_search_keeps_it_too(cli, spec_tree, subject):
+    """The workload's own target, or a Requirements document's on it (memreq42), bounds `--search-plan` alike."""
     plain = _estimate(cli, spec_tree, None, "--search-plan")["plan"]
     assert plain["memory_limit"] is None
-    plan = _estimate(cli, spec_tree, ">= 10 GB", "--search-plan")["plan"]
+    plan = _estimate(cli, spec_tree, ">= 10 GB", "--search-plan", subject=subject)["plan"]
     assert plan["memory_limit"] == ("kept within REQ-MEM-1 (memory_headroom >= 10 GB) at the allocator range's high "
                                     "end (at most 183.3 GB of 193.3 GB per accelerator, with 43% of the memory the "
                                     "caching allocator reserves holding no tensor)")
@@ -140,21 +159,25 @@ def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
             "(`perf.workload.memory_limit`), which the batch does not take") in text.out
 
 
-@pytest.mark.parametrize("target", [">= 0 GB", None])
-def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, target):
+@pytest.mark.parametrize(("target", "subject"), [(">= 0 GB", ""), (">= 0 GB", "workload/l70-margin"),
+                                                 (">= 0 GB", "workload/l70-m*"), (None, "")])
+def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, target, subject):
     """A sweep point's layout is the estimate's, on the per-point and the batched path alike (memfit41): with
     `>= 0 GB` the layout that fits at the range's high end (tp 2, pp 1, ZeRO-3, 19.21 GB left there; met, not at
     risk), on the per-point path, where the batch sends it; with no memory requirement the one packed at the model's
-    figure (tp 1, pp 2), which the batch takes itself."""
+    figure (tp 1, pp 2), which the batch takes itself. The target written in a Requirements document on the workload,
+    by its id or a glob (memreq42), bounds the estimate's search, the sweep's and the one `check` judges it on, alike:
+    before, only the workload's own did, and `check` read the document's `>= 0 GB` at risk on tp 1, pp 2 (-144.4 GB
+    at the high end)."""
     from archgen.perf.explore.batch_path import per_point
     from archgen.perf.explore.points import evaluate_point
     from archgen.perf.explore.vectorised import evaluate as batched
+    from archgen.pipeline import run
     from tests.conftest import sweep_problems_of
 
-    text = BASE.format(held="") + (REQ.format(target=target) if target else "")
-    est = _estimate(cli, spec_tree, target)
+    est = _estimate(cli, spec_tree, target, subject=subject)
     (tmp_path / "sweep").mkdir()
-    (tmp_path / "sweep" / "s.yaml").write_text(text + "---\n" + SWEEP, encoding="utf-8")
+    (tmp_path / "sweep" / "s.yaml").write_text(_text(target, subject=subject) + "---\n" + SWEEP, encoding="utf-8")
     p = sweep_problems_of(tmp_path / "sweep" / "s.yaml", [SPECS, tmp_path / "sweep"])[0]
     assert bool(per_point(p)) == bool(target)
     one, (many,) = evaluate_point(p, 0), batched(p, 0, 1)
@@ -166,6 +189,15 @@ def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, targ
     if target:
         assert one.metrics["memory_headroom_low"] >= 0 and one.met == many.met == {"REQ-MEM-1": True}
         assert one.at_risk == many.at_risk == ()
+        assert "kept within REQ-MEM-1 (memory_headroom >= 0 GB) at the allocator range's high end" in _searched(est)
+    # `estimate` judges the workload's own requirements; `check` judges the document's too, on the same layout
+    assert [r["id"] for r in est["requirements"]] == (["REQ-MEM-1"] if target and not subject else [])
+    if subject:
+        checked = run([SPECS, tmp_path / "sweep"], select=("REQ001", "REQ004", "PERF001"))
+        (judged,) = [j for j in checked.requirements if j.bound.req.id == "REQ-MEM-1"]
+        assert (judged.bound.subject, judged.outcome.status.value) == ("workload/l70-margin", "met")
+        layout = checked.workloads["workload/l70-margin"].estimate.layout
+        assert {k: layout[k] for k in ("tp", "pp", "zero")} == {"tp": 2, "pp": 1, "zero": 3}
 
 
 def test_the_limit_moves_no_time():
@@ -198,6 +230,7 @@ def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
     """`memory_headroom >= 10 GB` (183.3 GB of a B200's 193.3) and `memory_per_gpu <= 150 GB`: the limit is 150 GB,
     and `by` names both targets, a layout within it keeping within each; a `>= 0 GB` headroom bounds nothing."""
     from archgen.in_code import document
+    from archgen.model.requirements import Requirement
     from archgen.model.workload import Workload
     from archgen.perf.workload.memory_limit import memory_limit
 
@@ -211,6 +244,14 @@ def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
     both = memory_limit(workload(("memory_headroom", ">= 10 GB"), ("memory_per_gpu", "<= 150 GB")), 193.3e9)
     assert both is not None and (both.limit, both.capacity) == (150e9, 193.3e9)
     assert both.by == "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 150 GB)"
+    # memreq42: a target another document states on it bounds it too, named after the workload's own
+    doc = Requirement(id="REQ-DOC-1", statement="margin", subject="workload/w", metric="memory_headroom",
+                      target=">= 60 GB")
+    tighter = memory_limit(workload(("memory_per_gpu", "<= 150 GB")), 193.3e9, (doc,))
+    assert tighter is not None and tighter.limit == pytest.approx(133.3e9)
+    assert tighter.by == "REQ-MEM-1 (memory_per_gpu <= 150 GB), REQ-DOC-1 (memory_headroom >= 60 GB)"
+    alone = memory_limit(workload(), 193.3e9, (doc,))
+    assert alone is not None and alone.by == "REQ-DOC-1 (memory_headroom >= 60 GB)"
     whole = memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9)   # memfit41: the high end's bound
     assert whole is not None and whole.limit == whole.high_end == 193.3e9
     assert memory_limit(workload(), 193.3e9) is None

@@ -103,3 +103,44 @@ def test_load_parts_reads_a_kind_sees_a_changed_file_and_refuses_a_duplicate_id(
     (tmp_path / "n.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(ValidateError, match="duplicate model id 'llama3-8b'"):
         load_parts(Model, [tmp_path])
+
+
+def test_a_megatron_lm_2021_rows_rope_ends_range_over_the_fusion_its_code_cannot_settle(accelerators, monkeypatch):
+    """memreq42, from rope2021: SC21 Table 1 row 1 (1.7B on 32 A100, megatron-lm-2021) states no position embedding,
+    so its shape range reads it with RoPE, without and with a QK norm. RoPE opens `rope_fusion`, which Megatron-LM
+    v2.6's code cannot settle (`switch_allows.UNSETTLED`: it has no rotary embedding); before, each RoPE end was charged
+    unfused alone. The two ranges now multiply: each RoPE end at both ends of the fusion, four corners beside the
+    point. By hand: the fused rotary kernel removes time and charges none, so each fused corner lies between its
+    unfused corner and the point (no RoPE kernel at all): the band's ends are the point (137.3 TFLOP/s per GPU) and
+    RoPE with a QK norm, unfused (128.3), and the fused corners (136.2 and 134.9) lie inside it."""
+    from archgen.scoring import cases as C
+
+    case = _case("validation-cases", "megatron-sc21-t1-1.7b")
+    assert case.model is not None and case.training is not None
+    hw = C.case_hardware(case, accelerators)
+    point = C.training_metrics(case, hw, float(C.training_estimate(case, hw).step_time))["tflops_per_gpu"]
+    corners = {}
+    for qk, fused in ((False, False), (False, True), (True, False), (True, True)):
+        at = case.model_copy(update={
+            "model": case.model.model_copy(update={"position_embedding": "rope", "qk_norm": qk}),
+            "training": case.training.model_copy(update={"rope_fusion": fused})})
+        corners[qk, fused] = C.training_metrics(at, hw, float(C.training_estimate(at, hw).step_time))["tflops_per_gpu"]
+    for qk in (False, True):
+        assert corners[qk, False] < corners[qk, True] < point
+    read = []
+    estimate = S.training_estimate
+
+    def spy(variant, h, *args, **kwargs):
+        m, t = variant.model, variant.training
+        read.append((m.position_embedding, m.qk_norm, t.rope_fusion))
+        return estimate(variant, h, *args, **kwargs)
+
+    monkeypatch.setattr(S, "training_estimate", spy)
+    got, words = S.shape_range(case, accelerators)
+    assert sorted(read, key=str) == sorted([(None, None, None)] + [("rope", qk, f) for qk, f in corners], key=str)
+    assert got == {"tflops_per_gpu": (min(point, *corners.values()), max(point, *corners.values()))}
+    assert got["tflops_per_gpu"] == (corners[True, False], point)
+    assert words == ("RoPE without and with a QK norm (the case's model leaves them out; no catalog model has its "
+                     "shape), each at both ends of what its code cannot settle for this model (rope_fusion false/true: "
+                     "Megatron-LM v2.6 (2021-08-27) lacks the fused rotary embedding (core_v0.5.0, a01b42c); the "
+                     "estimate takes the profile's false)")

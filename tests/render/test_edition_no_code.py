@@ -54,7 +54,7 @@ def test_the_customer_edition_states_what_the_team_instruction_assumed(customer_
             "profile, nemo-2025; its figures rest on that profile, an assumption, not on a stack the design states") in su
     assert ("takes the newest profile, nemo-2025, which stands in for this part's own stack (PERF005: no profile of it "
             "is modelled); its figures rest on") in by_name["tpu-v4-pod/tpu-v4-pod.customer.md"]
-    assert "sn2201 (no typical power stated); MLPerf Training power results measured their nodes at 0.57 to 0.69 " \
+    assert "nvlink5-switch-tray (no typical power stated); MLPerf Training power results measured their nodes at 0.57 to 0.69 " \
            "of that maximum over a run. A target it meets is met" in su
     assert "| PWR019 | The hall's UPS autonomy covers its generator sets' start and transfer (NFPA 110). |" in su
     assert "not provided: the rack states no liquid hoses (27 liquid-cooled trays per rack)" in \

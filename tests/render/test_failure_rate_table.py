@@ -78,3 +78,14 @@ def test_the_document_says_which_rate_is_borrowed_from_which_operator(shipped_ru
            "none for it)" in borrowed
     assert f"Reliability rests on failure rates borrowed from another operator's fleet: {lent}." in \
         open_items(shipped_run, a)
+
+
+@pytest.mark.parametrize(("cluster", "acc"), [("mi355x-th5", "mi355x"), ("tpu-v4-pod", "tpu-v4"),
+                                              ("gb200-nvl72-su", "gb200")])
+def test_the_open_items_say_every_rate_was_measured_on_another_accelerator(shipped_run, cluster, acc):
+    """newuser103: the MI355X document's Open items named the switch rate borrowed from Alibaba's fleet, and not
+    that every rate of the set (GPU, host, NIC, software) was measured on NVIDIA H100s, which REL007 and the
+    reliability section say: a buyer reading the open items alone saw the small borrow and not the large one."""
+    a = shipped_run.clusters[f"cluster/{cluster}"]
+    assert ("Reliability rests on rate sets measured on other accelerators: 'field-h100-2024' failure rates "
+            f"(measured on h100-sxm5-80gb, h800-sxm5-80gb; {acc} borrows them).") in open_items(shipped_run, a)

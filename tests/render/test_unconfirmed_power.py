@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 
+from archgen.analyse.rack_power_inputs import BOM_DRAWS, draw_unconfirmed, unconfirmed_draws
 from archgen.compare.bom import PartChange
 from archgen.output.diff_bom import bom_json, bom_section, by_object, power_cell
 from archgen.pipeline import run
@@ -22,6 +23,7 @@ from archgen.render.rack import abstract
 from archgen.render.tables import bom_data, bom_table, csv_bytes, unconfirmed_parts, unconfirmed_power
 from archgen.render.target import rack_scope
 from archgen.units import Q_
+from tests.conftest import SPECS
 from tests.data.clusters.small import files
 
 
@@ -30,9 +32,9 @@ def test_a_part_with_its_power_unconfirmed_is_marked(shipped):
     ds5000, dgx = specs.get("celestica-ds5000"), specs.get("dgx-h100")
     assert ds5000.is_unconfirmed("power.max") and not dgx.is_unconfirmed("power.max")
     kw = Q_(3, "kW")
-    assert unconfirmed_power(ds5000, kw) == fmt.Noted(kw, "unconfirmed")
-    assert unconfirmed_power(dgx, kw) is kw and unconfirmed_power(ds5000, None) is None
-    assert unconfirmed_power(None, kw) is kw          # no part of the catalog: a rack, a cord's length bin
+    assert unconfirmed_power(kw, (ds5000,), specs) == fmt.Noted(kw, "unconfirmed")
+    assert unconfirmed_power(kw, (dgx,), specs) is kw and unconfirmed_power(None, (ds5000,), specs) is None
+    assert unconfirmed_power(kw, (None,), specs) is kw          # no part of the catalog: a rack, a cord's length bin
     col = Column("Unit power", "kW", 3, "right")
     assert fmt.cell(fmt.Noted(kw, "unconfirmed"), "kW", 3) == "3.000 kW (unconfirmed)"
     assert _plain(fmt.Noted(kw, "unconfirmed"), col) == "3.000 (unconfirmed)"   # the heading carries the unit
@@ -82,9 +84,10 @@ def test_a_figure_that_sums_marked_parts_is_marked(shipped):
     specs = shipped.design.specs
     ds5000, dgx = specs.get("celestica-ds5000"), specs.get("dgx-h100")
     kw = Q_(40, "kW")
-    assert unconfirmed_power(None, kw, (dgx, ds5000)) == fmt.Noted(kw, "unconfirmed")
-    assert unconfirmed_power(None, kw, (dgx, dgx)) is kw and unconfirmed_power(None, None, (ds5000,)) is None
-    assert unconfirmed_parts((ds5000, dgx, ds5000)) == ("celestica-ds5000",) and unconfirmed_parts(()) == ()
+    assert unconfirmed_power(kw, (None, dgx, ds5000), specs) == fmt.Noted(kw, "unconfirmed")
+    assert unconfirmed_power(kw, (dgx, dgx), specs) is kw and unconfirmed_power(None, (ds5000,), specs) is None
+    assert unconfirmed_parts((ds5000, dgx, ds5000), specs) == ("celestica-ds5000 maximum power",)
+    assert unconfirmed_parts((), specs) == ()
     rack = ("r1", "", "", "Rack", "", 1, fmt.Noted(kw, "unconfirmed"), fmt.Noted(kw, "unconfirmed"), "")
     part = ("celestica-ds5000", "", "", "Switch", "", 12, fmt.Noted(Q_(3, "kW"), "unconfirmed"),
             fmt.Noted(Q_(36, "kW"), "unconfirmed"), "")
@@ -104,15 +107,15 @@ def _key(r, path):
 def test_the_documents_mark_them(shipped, spec_tree):
     section, it = _key(shipped, "rack/gb200-nvl72")
     assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
-    assert section.blocks[-1].text == ("IT power marked (unconfirmed) sums the draw of gb200-compute-tray, "
-                                       "nvlink5-switch-tray, sn2201, which the catalog lists as unconfirmed: an "
-                                       "estimate, not a published figure (the Bill of materials marks its lines "
-                                       "alike).")
+    assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum and typical draw, input power, heat")
+    assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, nvlink5-switch-tray maximum power, "
+                                            "sn2201 maximum power (the Bill of materials marks their lines alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
     assert plain.racks
     for path in plain.racks:
         section, it = _key(plain, path)
-        assert it.endswith(" kW") and not any("IT power marked" in b.text for b in section.blocks if isinstance(b, Para))
+        assert it.endswith(" kW") and not any("Marked (unconfirmed)" in b.text for b in section.blocks
+                                              if isinstance(b, Para))
     a = shipped.clusters["cluster/gb200-nvl72-su"]
     bom = next(b for s in appendices(cluster_scope(shipped, a, "r", "2026-01-01")[0], a).sections
                if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
@@ -123,3 +126,138 @@ def test_the_documents_mark_them(shipped, spec_tree):
                if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
     assert [row[6] for row in bom.rows if row[3] == "Rack"] == [line.unit_power for line in a.cabling.bom
                                                                if line.kind == "Rack"] != []
+
+
+def _nics_added(spec_tree, added: bool):
+    """The small DGX H100 cluster, its DGX H100 (a user copy) adding its compute NICs' power to its own or not.
+
+    Its compute NICs are `nic-x`, a copy of the ConnectX-7 whose `power` the fixture lists unconfirmed (whatever the
+    catalog lists), so that the DGX's own `power.max`, a datasheet figure, is the only other draw it sums.
+    """
+    catalog = SPECS / "catalog"
+    nic = [line for line in (catalog / "nics" / "connectx-7.yaml").read_text(encoding="utf-8").splitlines()
+           if not line.startswith(("id:", "unconfirmed:"))]
+    dgx = (catalog / "systems" / "dgx-h100.yaml").read_text(encoding="utf-8").replace("part: connectx-7,",
+                                                                                      "part: nic-x,")
+    assert "part: nic-x," in dgx and "power.max" not in dgx.split("unconfirmed:")[-1].splitlines()[0]
+    tree = {**files(switch="sw8"), "parts/nic-x.yaml": "\n".join(["id: nic-x", *nic, "unconfirmed: [power]", ""]),
+            "parts/dgx-h100.yaml": dgx + ("power_includes_nics: false\n" if added else "")}
+    return run([spec_tree(tree)])
+
+
+def _draws(words):
+    """The (part, field) of REQ005's assumed inputs that are a BOM line's draw ("nic-x power (unconfirmed)")."""
+    return {tuple(w.split(" ")[:2]) for w in words if w.split(" ")[1] in BOM_DRAWS}
+
+
+def test_a_system_adding_unconfirmed_nics_is_marked(spec_tree):
+    """unconfmark42 item 1: a system whose maximum adds its NICs' power sums their figure; where that is unconfirmed
+    its BOM line, the rack's IT power and the cluster BOM's rack line are marked, as REQ005 names the NICs."""
+    r = _nics_added(spec_tree, added=True)
+    specs = r.design.specs
+    dgx = specs.get("dgx-h100")
+    assert dgx.nic_power is not None and not dgx.is_unconfirmed("power.max")
+    assert ("nic-x", "power") in unconfirmed_draws(dgx, specs) and draw_unconfirmed(dgx, specs)
+    assert ("dgx-h100", "power.max") not in unconfirmed_draws(dgx, specs)
+    rack = r.racks["rack/c4"]
+    section, it = _key(r, "rack/c4")
+    assert it.endswith(" kW (unconfirmed)") and "nic-x power" in section.blocks[-1].text
+    line = next(row for row in bom_table(rack.bom, specs).rows if row[0] == "dgx-h100")
+    assert isinstance(line[6], fmt.Noted) and isinstance(line[7], fmt.Noted)
+    a = r.clusters["cluster/c"]
+    bom = next(b for s in appendices(cluster_scope(r, a, "r", "2026-01-01")[0], a).sections
+               if s.id == "bom" for b in s.blocks if getattr(b, "id", "") == "bom")
+    assert {row[0] for row in bom.rows if isinstance(row[6], fmt.Noted)} >= {"dgx-h100", "c4"}
+    plain = _nics_added(spec_tree, added=False)      # the NICs inside the DGX's own figure: nothing of theirs summed
+    assert not draw_unconfirmed(plain.design.specs.get("dgx-h100"), plain.design.specs)
+    assert _key(plain, "rack/c4")[1].endswith(" kW")
+
+
+def test_the_markers_and_req005_name_the_same_draws(spec_tree):
+    """One rule: the draws a rack's IT power is marked for are those REQ005 names for it (`rack_power_inputs`), and
+    the cluster BOM's marked lines are those REQ005 names for the cluster's IT power, with the NICs added or not."""
+    for added in (True, False):
+        r = _nics_added(spec_tree, added)
+        specs = r.design.specs
+        for path, a in r.racks.items():
+            marked = {d for item in a.rack.items for d in unconfirmed_draws(item.part, specs)}
+            assert marked == _draws(r.operations.assumed.get(path, {}).get("it_power", ())), (added, path)
+        a = r.clusters["cluster/c"]
+        marked = {d for line in a.cabling.bom if line.kind != "Rack" and line.quantity > line.in_parent
+                  and (part := specs.get(line.part)) is not None for d in unconfirmed_draws(part, specs)}
+        assert marked == _draws(r.operations.assumed.get("cluster/c", {}).get("it_power", ())), added
+        assert (("nic-x", "power") in marked) == added
+
+
+def _documents(r, tmp_path, monkeypatch):
+    """The Markdown of `r`'s rack c4 and cluster c documents (diagrams as placeholders: their words are not read)."""
+    from archgen.render import diagrams, render_all
+    from tests.render.golden_util import PLACEHOLDER
+    monkeypatch.setattr(diagrams, "render", lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats})
+    out = {}
+    for target in ("c4", "c"):
+        (md,) = [p for p in render_all(r, tmp_path / target, target=target, formats=("md",), progress=False)
+                 if p.suffix == ".md" and p.stem == target]
+        out[target] = md.read_text(encoding="utf-8")
+    return out
+
+
+def test_every_figure_that_sums_the_draws_is_marked(spec_tree, tmp_path, monkeypatch):
+    """unconfmark42 item 2: the rack document's input power, heat and flows, its power and cooling budgets' loads,
+    and the cluster document's power totals, rack-type rows and the hall's needs are marked, the word once per
+    figure, with one note per document naming the draws; with the NICs inside the DGX's figure none is."""
+    docs = _documents(_nics_added(spec_tree, added=True), tmp_path / "added", monkeypatch)
+    rack, cluster = docs["c4"], docs["c"]
+    for text in (rack, cluster):
+        (note,) = [line for line in text.splitlines() if line.startswith("Marked (unconfirmed):")]
+        assert "nic-x power" in note and "dgx-h100 maximum power" not in note and "(unconfirmed) (unconfirmed)" not in text
+    for words in (" kW (unconfirmed) at maximum IT load and ", " kW (unconfirmed) from its feeds; 0.0 kW of its heat",
+                  "| Input power (after conversion losses) | ", "| Heat to liquid / air | 0.0 kW / ",
+                  "| Air flow required | ", "the feeds supply ", "| Feeds | normal operation |", "All ",
+                  "| Air flow required by the systems stating one, for ", "At typical draw the IT equipment takes ",
+                  "| IT power at the equipment (typical, for energy) | "):   # no typical stated: the maximum stands in
+        line = next(line for line in rack.splitlines() if words in line)
+        assert "(unconfirmed)" in line, line
+    budget = [line for line in rack.splitlines()   # each stage's load: budget, feed and failure-case rows
+              if line.startswith(("| PDUs |", "| Feeds |", "| Feeds (after derating) |"))
+              and " V " not in line and "| Case |" not in line]
+    assert len(budget) == 8 and all(line.count("(unconfirmed)") == 1 for line in budget), budget
+    heat = [line for line in rack.splitlines() if line.startswith("| Air |")]
+    assert heat and heat[0].count("(unconfirmed)") == 2      # its heat and its flow (0.0 kW to liquid stays plain)
+    lead = next(line for line in cluster.splitlines() if "IT power at the rack feeds" in line and "of which" in line)
+    it, network = lead.split("IT power at the rack feeds ")[1].split(", of which network ")
+    assert it.endswith(" kW (unconfirmed)") and network.split(" and ")[0].endswith(" kW")   # sw8's 100 W is stated
+    types = [line for table in ("Rack types*", "Power and heat by rack type*")
+             for line in cluster.split(table)[1].split("*Table")[0].splitlines()
+             if line.startswith(("| c4 |", "| net |", "| All racks |"))]
+    assert len(types) == 5 and all(("(unconfirmed)" in line) == (not line.startswith("| net |")) for line in types), types
+    need = next(line for line in cluster.splitlines() if line.startswith("| IT power at the rack feeds (maximum) |"))
+    assert need.endswith(" kW (unconfirmed) |")
+    plain = _documents(_nics_added(spec_tree, added=False), tmp_path / "plain", monkeypatch)
+    for text in plain.values():
+        assert "Marked (unconfirmed)" not in text and " kW (unconfirmed)" not in text
+
+
+def test_a_figure_at_typical_draw_sums_the_typical_figure_where_one_is_stated():
+    """A figure at typical draw (`it_power_typical`) sums a part's `power.typical` where it states one, else its
+    maximum: it is marked for the draws it sums, and the document's note names both kinds."""
+    from archgen.model import Switch
+    from archgen.render.tables import marker, unconfirmed_footnote
+
+    def switch(unconfirmed, typical="60 W"):
+        return Switch.model_validate({
+            "kind": "Switch", "id": "sw", "name": "Test switch", "source": "test fixture", "technology": "ethernet",
+            "ports": {"count": 8, "speed": "400 Gbit/s"}, "mechanical": {"height": "1 U", "weight": "5 kg"},
+            "power": {"max": "100 W", **({"typical": typical} if typical else {})}, "unconfirmed": unconfirmed})
+    kw = Q_(1, "kW")
+    max_only, typical_only, none_stated = switch(["power.max"]), switch(["power.typical"]), switch(["power.max"], None)
+    assert unconfirmed_draws(max_only, None) == (("sw", "power.max"),) and not unconfirmed_draws(max_only, None, True)
+    assert unconfirmed_draws(typical_only, None, True) == (("sw", "power.typical"),)
+    assert not unconfirmed_draws(typical_only, None)
+    assert unconfirmed_draws(none_stated, None, True) == (("sw", "power.max"),)   # its maximum stands in
+    assert marker([max_only], None)(kw) == fmt.Noted(kw, "unconfirmed") and marker([max_only], None, True)(kw) is kw
+    assert marker([typical_only], None, True)(kw) == fmt.Noted(kw, "unconfirmed")
+    assert marker([max_only], None)(Q_(0, "kW")) == Q_(0, "kW")   # no draw makes a zero: it stays plain
+    assert unconfirmed_footnote("IT power", [typical_only], None).endswith(": sw typical power (the Bill of materials "
+                                                                           "marks their lines alike).")
+    assert unconfirmed_footnote("IT power", [switch([])], None) == ""

@@ -42,7 +42,7 @@ def per_point(problem: SweepProblem) -> str:
         return "a collective workload's points are each one collective, timed on its own"
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):   # refused by validation: factors only
         return "a `latency` axis given as a value (not a factor) is judged point by point"
-    if by := bounded_by(workload):
+    if by := bounded_by(workload, [s.requirement for s in problem.documents]):
         return (f"{by} bounds each point's layout search by memory (`perf.workload.memory_limit`), which the batch "
                 "does not take")
     for req in of_workload(problem):

@@ -29,10 +29,12 @@ ZeRO >= 1), offload host memory.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
+from archgen.model.requirements import Requirement
 from archgen.model.stack_features import without
 from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES
@@ -254,11 +256,12 @@ def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOpt
 
 
 def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int,
-                      model_only: bool = False) -> PlanResult:
+                      model_only: bool = False, elsewhere: Sequence[Requirement] = ()) -> PlanResult:
     """The plan search of a training workload on `gpus` accelerators of `hw` (`estimate --search-plan`).
 
     The stack is the workload's (the default profile when it states none); the switches and layout fields it states
-    are kept. `model_only` also searches weight offload (`search_plan`).
+    are kept. `model_only` also searches weight offload (`search_plan`). Its memory targets bound it, its own and
+    those other documents state on it (`elsewhere`; `perf.workload.memory_limit`), as they bound the estimate's.
     """
     workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile
     t = workload.training
@@ -267,7 +270,7 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     setup = training_setup(workload, Arch.from_model(model, t.mtp_layers), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
-    res, within = searched_within(memory_limit(workload, hw.hbm_capacity), hw, lambda h: search_plan(
+    res, within = searched_within(memory_limit(workload, hw.hbm_capacity, elsewhere), hw, lambda h: search_plan(
         h, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only),
         lambda r: r.best is not None)
     placed = {k: getattr(t.parallelism, k) for k in PLACEMENT if k in given}  # held as stated, through `pipeline`

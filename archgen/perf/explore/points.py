@@ -277,7 +277,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         workload = point_job(problem.workload, values)
         hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit, base.switch)
         est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
-                                  with_stack_range=False)  # a row shows no notes but the last when it does not fit
+                                  with_stack_range=False,  # a row shows no notes but the last when it does not fit
+                                  elsewhere=tuple(s.requirement for s in problem.documents))
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return PointRow(index, values, base.cluster, "invalid", reason)
@@ -292,9 +293,6 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     (powerless, priced), = point_scopes(problem, base, [values])
     machine = unpowered_base(base, powerless, priced)
     metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
-    for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
-        if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
-            metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     free = replicas = math.nan   # no blocking nor repair wait (REL008); each replica reading its weights at restore
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus, est.layout)
@@ -302,13 +300,16 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     other = other_end_metrics(plain, machine, gpus, bool(est.fits), free, run)   # REL008 too
     # the host's time per launch or operation at its other end, and what is made from the rate with it
     host = {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()}
-    corners = host_corners(plain, host, machine, gpus, bool(est.fits), goodput, free, run)
+    corners = host_corners(metrics, other, host)
+    for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
+        if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
+            metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
     why_host = host_words(workload)
     judged_here = on_point(problem)
-    restored = restore_ends(plain, host, machine, gpus, bool(est.fits), replicas, run) if judged_here else ()
+    restored = restore_ends(plain, machine, gpus, bool(est.fits), replicas, host, run) if judged_here else ()
     loose = loose_at(judged_here, metrics, other, corners, machine.energy_share, why_host, restored)
     loose |= {r.id: why_host for r in on_estimate(problem)   # not provided there at one end only (`Estimate.unsettled`)
               if r.metric in est.metrics and unsettled_note(r, est.metrics[r.metric], est.unsettled)}
@@ -374,14 +375,20 @@ class Result:
         return objectives(self.problem.sweep)
 
     def counts(self) -> dict[str, int]:
-        """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
+        """Points by outcome: evaluated, invalid, fitting, feasible and on the front.
+
+        `fitting` fit at the model's figure; of them, `fitting_with_range` have a memory range and `fitting_high_end`
+        fit at its high end too (`PointRow.fits_high_end`).
+        """
         t = getattr(self.rows, "tally", None)  # the chunks' tally (`explore.tally.Rows`), counted as they ran
         if t is not None:
             return {"points": t.points, "invalid": t.invalid, "fitting": t.fitting, "feasible": t.feasible,
-                    "front": len(self.front)}
+                    "front": len(self.front), "fitting_with_range": t.ranged, "fitting_high_end": t.fitting_high}
+        high = [r.fits_high_end for r in self.rows]
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
-                "front": len(self.front)}
+                "front": len(self.front), "fitting_with_range": sum(h is not None for h in high),
+                "fitting_high_end": sum(h is True for h in high)}
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

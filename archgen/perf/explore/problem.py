@@ -86,3 +86,16 @@ class PointRow:
     at_risk: tuple[str, ...] = ()
     #: of a serving point that fits with its batch left to its limits, which one bound it (`Estimate.batch_bound`)
     batch_bound: str = ""
+
+    @property
+    def fits_high_end(self) -> bool | None:
+        """Whether a point that fits (status "ok": at the model's figure) fits at its memory range's high end too.
+
+        The high end is the most allocator waste a published measurement found (`perf.hw.reserve.memory_ends`), as a
+        training estimate's fit sentence says of one job (`render.fits.fits_text`). None where the point does not fit
+        or its memory has no range (a serving job, a TPU).
+        """
+        spare = self.metrics.get("memory_headroom_low")
+        if self.status != "ok" or spare is None or spare != spare:   # NaN: no range
+            return None
+        return spare >= 0

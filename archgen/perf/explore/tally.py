@@ -73,6 +73,10 @@ class Tally:
     at_risk: dict[str, int] = field(default_factory=dict)  # requirement id -> points met but at risk (PointRow)
     #: what bound the batch of serving points that fit (`PointRow.batch_bound`) -> points, in order of first point
     batch_bounds: dict[str, int] = field(default_factory=dict)
+    #: of the points that fit (at the model's figure), those whose memory has a range and those that fit at its high
+    #: end too (`PointRow.fits_high_end`)
+    ranged: int = 0
+    fitting_high: int = 0
 
 
 def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
@@ -98,8 +102,10 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
     fit = Fitting(values, present, np.array([r.feasible for r in ok], dtype=bool), np.array(plain, dtype=bool),
                   np.array([groups[k] for k in keys], dtype=np.int64), tuple(groups))
     risky = {q.id: sum(1 for r in rows if q.id in r.at_risk) for q in requirements(problem)}
+    high = [r.fits_high_end for r in ok]
     return Tally(len(rows), status.count("invalid"), len(ok), sum(1 for r in rows if r.feasible), met,
-                 dict(reasons), fit, risky, dict(Counter(r.batch_bound for r in ok if r.batch_bound)))
+                 dict(reasons), fit, risky, dict(Counter(r.batch_bound for r in ok if r.batch_bound)),
+                 sum(h is not None for h in high), sum(h is True for h in high))
 
 
 def tally(result: Result) -> Tally:
@@ -131,7 +137,8 @@ def _joined(problem: SweepProblem, tallies: Sequence[Tally]) -> Tally:
     for t in tallies:
         bounds.update(t.batch_bounds)
     return Tally(sum(t.points for t in tallies), sum(t.invalid for t in tallies), sum(t.fitting for t in tallies),
-                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky, dict(bounds))
+                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky, dict(bounds),
+                 sum(t.ranged for t in tallies), sum(t.fitting_high for t in tallies))
 
 
 @dataclass(frozen=True)

@@ -128,8 +128,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
         others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
         moved = {k: v[j] for k, v in slow.items() if v[j] != plain[k]} if j in bound and fits[p] else {}
-        corners.append(host_corners(plain, moved, machine, pts.gpus, fits[p], goodput, free, run))
-        restored.append(restore_ends(plain, moved, machine, pts.gpus, fits[p], replicas, run) if judging else ())
+        corners.append(host_corners(rows[p], others[p], moved))
+        restored.append(restore_ends(plain, machine, pts.gpus, fits[p], replicas, moved, run) if judging else ())
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)

@@ -45,20 +45,34 @@ NCCL_ALLTOALL_BYTES = 4.34e9 - 1.06e9
 #: arXiv:2401.08156, abstract; its README says "up to 30%" for the caching allocator under recomputation, offloading,
 #: distributed training and LoRA). Both are the most over runs chosen for fragmenting (virtual pipelining and
 #: recomputation; LoRA, offload and ZeRO-3 fine-tuning), not a typical run's waste: the high end is a worst case.
+#: Against it, the runs found that print their peak allocated and peak reserved memory (Megatron's report_memory;
+#: tests/perf/data/allocator-waste-readings.yaml, one source a row) left 4.9 % to 37.7 % of the reserved memory
+#: holding no tensor over 17 readings, median 14.5 %: Megatron-Core's 11.1 % to 20.5 % (Megatron-LM's activation
+#: offloading README, H100), Megatron-DeepSpeed's up to 37.7 % (ZeRO-2 with activation checkpointing, A100 40GB),
+#: and the two with expandable segments on 8.9 % and 12.4 % (NeMo-RL #926, FSDP2 on H100). None runs virtual
+#: pipelining with recomputation, the case the 43 % is of, so none bounds it; and the worst lies above 30 %, the
+#: share of the reserved memory that 43 % of the tensors would be, so the reading as a share of the reserved memory
+#: is the one the runs bear out. The high end stays the stress maximum, above every run's log found (alloc42).
 ALLOCATOR_WASTE_HIGH = 0.43
 #: Where the band's words send a reader for the allocator's waste (`ALLOCATOR_WASTE_HIGH`).
 WASTE_SOURCE = "arXiv:2507.16274, abstract; GMLake, arXiv:2401.08156, abstract: at least 33 %"
+#: What the runs' own logs show of it (tests/perf/data/allocator-waste-readings.yaml, computed there from the rows).
+RUN_READINGS = "17 readings from 4 sources, 4.9 % to 37.7 % of the reserved memory, median 14.5 %"
+#: The readings found with expandable segments on (the rows whose `expandable_segments` is true).
+EXPANDABLE_READINGS = "two readings found with it on (8.9 % and 12.4 %, NVIDIA-NeMo/RL#926)"
 #: What the training reserve says of itself, beside every training estimate (its `conventions`).
 TRAINING_RESERVE = ("CUDA context 0.4 GB, 0.688 GB per NCCL communicator the layout uses (tp, pp, cp, dp x cp > 1), "
                     "3.28 GB more for the expert all-to-all (ep > 1), counted in memory_per_gpu (`reserve`) "
                     "(pytorch#109888, NVIDIA/nccl#964, #1685; A100 and H100 measurements, a newer part's NCCL may "
                     "take more channels); the caching allocator's fragmentation is the band of memory_per_gpu and "
-                    f"memory_headroom, up to {ALLOCATOR_WASTE_HIGH:.0%} of its reserved memory ({WASTE_SOURCE}; "
-                    "Megatron-Bridge's performance guide sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against "
-                    "it, docs/performance-guide.md at 067f987, line 365, and no source measures what is left then, so "
-                    "the band does not narrow); not counted: kernel workspaces, 32 MiB per cuBLAS handle and stream on "
-                    "Hopper and later (pytorch/pytorch#120925, after the cuBLAS guide's cublasSetWorkspace), how many "
-                    "a run opens not stated")
+                    f"memory_headroom, up to {ALLOCATOR_WASTE_HIGH:.0%} of its reserved memory ({WASTE_SOURCE}), "
+                    f"above every published run's log found ({RUN_READINGS}); Megatron-Bridge's performance recipes "
+                    "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against it (src/megatron/bridge/perf_recipes "
+                    "at 067f987; its performance guide: 'not enabled by default', docs/performance-guide.md at "
+                    f"067f987, line 365), and the {EXPANDABLE_READINGS} are too few to narrow the band; not counted: "
+                    "kernel workspaces, 32 MiB per cuBLAS handle and stream on Hopper and later "
+                    "(pytorch/pytorch#120925, after the cuBLAS guide's cublasSetWorkspace), how many a run opens "
+                    "not stated")
 
 #: Vendors whose parts run XLA's own runtime (PJRT on a TPU) rather than a GPU runtime with a collective library: the
 #: collectives over ICI are compiled into the XLA program, so no NCCL-style communicator buffers exist to hold back.

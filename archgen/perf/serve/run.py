@@ -90,7 +90,7 @@ class ServingRun:
 KEEP_UP = ("the fewest replicas whose capacity (replica_capacity: a simulated closed loop holding as many requests as "
            "a replica admits) covers the arrival rate, ceil(arrival_rate / replica_capacity): below it the queue grows "
            "without bound. A lower bound for a latency limit, not the count that meets one: near capacity the queue "
-           "stretches TTFT p99 (at load {load:.2f} this run's replicas read {p99:.4g} s), and the replicas that meet a "
+           "stretches TTFT p99 (at load {load:.2f} this run's replicas read {p99}), and the replicas that meet a "
            "p99 target are not searched here; a sweep over `replicas` at this arrival_rate finds them "
            "(docs/perf-model.md, Sizing replicas to a rate)")
 

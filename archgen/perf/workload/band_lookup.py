@@ -45,26 +45,31 @@ DELIVERED = ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_secon
 
 
 def delivered(bands_: Mapping[str, Band], rate: float, replicas: int, capacity: float) -> dict[str, Band]:
-    """An open loop's throughput bands where its replicas keep up with `rate` requests/s at `capacity` each.
+    """An open loop's throughput bands at `rate` requests/s on replicas of `capacity` each, kept up with or outrun.
 
     It serves what arrives, min(offered, replicas x capacity), so where the replica capacity's band (the offline
     family's, `CAPACITY_METRICS`) runs from c_low to c_high, the throughput lies in [min(1, replicas x c_low / rate),
     min(1, replicas x c_high / rate)] of the offered load, not in the offered load over the serving-under-load
     family's errors (those runs' throughput errors are their own replicas' against their arrivals). nu68fix: newuser68's
     72 replicas at 0.694 requests/s each, capacity band 0.930 to 1.444 requests/s, read REQ-TPUT at risk (26,780
-    tokens/s, -22 %) though even the band's low end keeps up; now 32,750 to 32,750 tokens/s. Empty where the capacity
-    has no measured band.
+    tokens/s, -22 %) though even the band's low end keeps up; now 32,750 to 32,750 tokens/s. Replicas that arrivals
+    outrun serve r x c (the estimate's tokens/s), so the same band holds it, its errors taken against r x c: before
+    (newuser104) such a run's tokens/s took the serving-under-load family's errors, -0.1 % to +22.3 %, measured on runs
+    whose throughput was their offered load, beside its own replica capacity's -8.1 % to +46.2 % (an MoE job's none
+    at all, beside a banded capacity). Empty where the capacity has no measured band.
     """
     cap = bands_.get("replica_capacity")
     ends = cap.values(capacity) if cap is not None else None
     if cap is None or ends is None or rate <= 0:
         return {}
     low, high = (min(1.0, replicas * c / rate) for c in ends)
-    text = (f"what the open loop delivers, min(offered, {replicas} replicas x the replica capacity's band "
+    served = min(1.0, replicas * capacity / rate)   # the estimate's share of the offered load: 1 where it keeps up
+    text = (f"what the open loop delivers, min(offered, {replicas} {'replica' if replicas == 1 else 'replicas'} x the "
+            "replica capacity's band "
             f"{significant(ends[0])} to {significant(ends[1])} requests/s = {significant(replicas * ends[0])} to "
             f"{significant(replicas * ends[1])} requests/s): {low:.1%} to {high:.1%} of the offered "
             f"{significant(rate)} requests/s; the capacity's band: {cap.describe()}")
-    errors = (1 / high - 1, 1 / low - 1) if low > 0 else (1 / high - 1, float("inf"))
+    errors = (served / high - 1, served / low - 1) if low > 0 else (served / high - 1, float("inf"))
     return {m: replace(cap, metric=m, low=errors[0], high=errors[1], median=0.0, spread=None, span="", reach=None,
                        delivered=text) for m in DELIVERED if m in bands_}
 

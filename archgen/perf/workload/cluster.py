@@ -16,12 +16,13 @@ the estimate and what it says of the cluster (the notes on the network between d
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from archgen.errors import AnalyseError, BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
+from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
@@ -80,6 +81,7 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
                    if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
                    domain_racks=domain_span(cluster.scale_up),
+                   withheld=scale_out.withheld if scale_out is not None else "",
                    **domain_latency(cluster, items, part, scale_out))
 
 
@@ -97,20 +99,22 @@ def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) ->
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
-                        with_sensitivity: bool = True, with_stack_range: bool = True) -> Estimate:
+                        with_sensitivity: bool = True, with_stack_range: bool = True,
+                        elsewhere: Sequence[Requirement] = ()) -> Estimate:
     """Estimate `workload` on the cluster `on`: the one way the pipeline, `archgen estimate` and sweeps do it.
 
     The workload takes its `accelerators` of the cluster, or all of them; `hardware` replaces the cluster's own
-    (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`.
+    (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`. `elsewhere`: the
+    requirements other documents state on the workload, whose memory targets bound its layout search (`estimate`).
     """
     hardware = given_hardware(hardware, "estimate_on_cluster")
     return estimate_on_job(workload, model, on, estimate_hardware(workload, on, hardware), hardware,
-                           with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
+                           with_sensitivity=with_sensitivity, with_stack_range=with_stack_range, elsewhere=elsewhere)
 
 
 def estimate_on_job(workload: Workload, model: Model | None, on: Machine, hw: Hardware,
                     hardware: Hardware | None = None, *, with_sensitivity: bool = True,
-                    with_stack_range: bool = True) -> Estimate:
+                    with_stack_range: bool = True, elsewhere: Sequence[Requirement] = ()) -> Estimate:
     """`estimate_on_cluster`, given the job's hardware `hw`: `estimate_hardware(workload, on, hardware)`.
 
     For a caller that also times something else on the job's hardware (a collective workload's busbw curve,
@@ -120,7 +124,7 @@ def estimate_on_job(workload: Workload, model: Model | None, on: Machine, hw: Ha
     # the part's own step, before any hop (`job_hardware` keeps the latency; `second_hop` adds the hop)
     borrowed = fabric_latency_note(hardware or on.hardware, on.own_link, on.domain_fabric)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
-                   with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
+                   with_sensitivity=with_sensitivity, with_stack_range=with_stack_range, elsewhere=elsewhere)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "", on.library,
@@ -156,12 +160,17 @@ def estimate_hardware(workload: Workload, on: Machine, hardware: Hardware | None
     `hardware` replaces the cluster's own (a what-if, a sweep point). A search whose times are compared with the
     estimate's (`estimate --search-plan`) takes this, not `on.hardware`: before (planhw38) the plan search timed on
     the cluster's whole domain, not the job's share of it, and printed +1.0 % against the estimate for the very layout
-    the estimate took. More accelerators than the cluster has is a `WorkloadError`.
+    the estimate took. More accelerators than the cluster has is a `WorkloadError`, and so is a job across scale-up
+    domains of a cluster whose compute fabric is infeasible (`Machine.withheld`): the path between domains counts links
+    on ports its switches do not have, so no figure timed on it is provided, in `check`, `estimate` and a sweep
+    alike. A job inside one domain meets no fabric (`job_domain`: all its accelerators in one).
     """
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     hw = job_hardware(workload, hardware or on.hardware, gpus, on)
+    if on.withheld and gpus > (hw.job_domain or hw.scale_up_size):
+        raise WorkloadError(workload.id, on.withheld)
     return second_hop(on.hardware, hw, on.domain_racks, on.hop_latency, on.pod_flight)
 
 

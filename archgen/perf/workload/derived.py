@@ -45,7 +45,7 @@ from archgen.model.requirements import (
     unmeasured,
 )
 from archgen.model.unsettled import Unsettled, at_lower_bound, unsettled_note
-from archgen.perf.workload.run_figures import accelerator_hours, run_energy, run_times
+from archgen.perf.workload.run_figures import accelerator_hours, at_rate, run_energy, run_times
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -352,15 +352,15 @@ def other_end_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits:
         else None
 
 
-def host_corners(metrics: dict[str, float], host: Mapping[str, float], base: Machine, gpus: int, fits: bool,
-                 goodput: Callable[[], tuple[float, ...]] | None, free: float,
-                 run: float | None = None) -> list[dict[str, float]]:
+def host_corners(point: dict[str, float], other: dict[str, float] | None,
+                 host: Mapping[str, float]) -> list[dict[str, float]]:
     """A sweep point's metrics (`point_metrics`) at the other end of the host's time per launch or operation.
 
     `host` holds the figures of the estimate that end moves (`Estimate.unsettled`, floats in SI units: a TensorRT
     engine's launches at 20 us, `estimate.launch_ends`; the host's eager operations at 20 us,
-    `training_estimate.host_ends`), so what is made from the rate (cost and energy per token, time to train, goodput
-    tokens/s...) moves with it. Where its goodput's blocking time is unknown too (`free`, as `other_end_metrics`), the
+    `training_estimate.host_ends`); what is made from the rate (cost and energy per token, time to train, goodput
+    tokens/s...) moves with its tokens/s by `run_figures.at_rate`, the rule `check` takes (`run_figures.rate_ends`).
+    Where its goodput's blocking time is unknown too (`other`, the point at its other end: `other_end_metrics`), the
     corner of both follows. Empty where the host stays hidden at that end. `unsettled_at` judges each against the
     point's metrics and at its own energy's ends (`upper_bounds.unsettled_at`): a target met at one corner only is not
     judged. The one rule for the per-point path (`perf.explore.points.evaluate_point`) and the batched one
@@ -368,13 +368,14 @@ def host_corners(metrics: dict[str, float], host: Mapping[str, float], base: Mac
     """
     if not host:
         return []
-    slow = {**metrics, **{k: v for k, v in host.items() if k in metrics}}
-    both = other_end_metrics(slow, base, gpus, fits, free, run)
-    return [point_metrics(slow, base, gpus, fits, goodput, run), *([both] if both is not None else [])]
+    rate, slow = point.get("tokens_per_second"), host.get("tokens_per_second")
+    ratio = slow / rate if rate and slow is not None else 1.0   # no tokens/s: nothing is made from it
+    return [{**m, **{k: v for k, v in host.items() if k in m}, **at_rate(m, ratio)}
+            for m in (point, other) if m is not None]
 
 
-def restore_ends(metrics: dict[str, float], host: Mapping[str, float], base: Machine, gpus: int, fits: bool,
-                 replicas: float, run: float | None = None) -> list[dict[str, float]]:
+def restore_ends(metrics: dict[str, float], base: Machine, gpus: int, fits: bool, replicas: float,
+                 host: Mapping[str, float], run: float | None = None) -> list[dict[str, float]]:
     """A sweep point's metrics (`point_metrics`) with each data-parallel replica reading its weights at a restore.
 
     `replicas` is its goodput there (`perf.train.point_goodput.replicas_of`; NaN: the read is settled, none), as
@@ -384,8 +385,4 @@ def restore_ends(metrics: dict[str, float], host: Mapping[str, float], base: Mac
     The one rule for the per-point path and the batched one (restore42: a sweep read the checkpoint once only).
     """
     at = other_end_metrics(metrics, base, gpus, fits, replicas, run)
-    if at is None:
-        return []
-    moved = {k: v for k, v in host.items() if k in metrics}
-    both = other_end_metrics({**metrics, **moved}, base, gpus, fits, replicas, run) if moved else None
-    return [at, *([both] if both is not None else [])]
+    return [] if at is None else [at, *host_corners(at, None, host)]

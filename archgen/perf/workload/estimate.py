@@ -8,9 +8,11 @@ not judge the workload's requirements: each consumer does, once (`perf.workload.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from archgen.errors import AnalyseError, WorkloadError
+from archgen.model.requirements import Requirement
 from archgen.model.unsettled import OTHER_END, VALUE_END, moved
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
@@ -68,7 +70,7 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
 
 def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,
              gpus_per_rack: int | None = None, with_sensitivity: bool = True,
-             with_stack_range: bool = True) -> Estimate:
+             with_stack_range: bool = True, elsewhere: Sequence[Requirement] = ()) -> Estimate:
     """Estimate `workload` (running `model`) on `gpus` accelerators described by `hw`.
 
     Args:
@@ -80,6 +82,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
         with_sensitivity: Also compute elasticities to each hardware parameter.
         with_stack_range: For a training workload that states no stack, add the note with the step time over the
             stack profiles (a sweep, which does not show notes, leaves it out).
+        elsewhere: The requirements other documents state on the workload (`build.Design.elsewhere`): its layout
+            search keeps within their memory targets as within its own (`perf.workload.memory_limit`).
 
     Returns:
         The estimate, its requirements not judged (`perf.workload.derived.judge_requirements` judges them).
@@ -97,7 +101,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                            f"'{model.id if model else None}'", subject=(workload.id, ("model",)))
     within_context(workload, model)
     arch = Arch.of_workload(model, workload)
-    est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
+    est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range, elsewhere)
+           if workload.training is not None
            else launch_ends(serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity), workload, arch,
                             hw, n, gpus_per_rack))
     inf = workload.inference
@@ -181,6 +186,7 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
         rate, each = inf.arrival_rate.m_as("1/s"), capacity.m_as("1/s")
         if keep is not None:   # whole replicas
             got["replicas_to_keep_up"] = replace(keep, whole=rate / each)
-        if est.limits:   # an open loop that keeps up serves what arrives: its throughput's band is min(offered, ...)
-            got |= delivered(got, rate, int(est.layout["replicas"]), each)
+        replicas = int(est.layout["replicas"])
+        if est.limits or rate > replicas * each:   # it serves what arrives, or its capacity: min(offered, ...)
+            got |= delivered(got, rate, replicas, each)
     return replace(est, bands=got, hardware=hw.summary(precision(workload)))

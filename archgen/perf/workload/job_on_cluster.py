@@ -17,6 +17,7 @@ from archgen.errors import WorkloadError
 from archgen.model import Cluster
 from archgen.model.requirements import Requirement
 from archgen.model.site import GROUP_INDEX, MULTIMODE_GROUP_INDEX, fibre_delay, halls_used, site_span
+from archgen.model.unsettled import joined
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import estimate_on_cluster, given_hardware
@@ -24,7 +25,7 @@ from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_assumed import on_unconfirmed
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.machine import Machine
-from archgen.perf.workload.run_figures import accelerator_hours, run_bands, time_to_train
+from archgen.perf.workload.run_figures import accelerator_hours, rate_ends, run_bands, time_to_train
 from archgen.perf.workload.swing_note import swing_note
 
 #: A workload's reliability, goodput, cost and energy figures: `archgen check` adds them to the estimate, `estimate`
@@ -55,8 +56,10 @@ class JobOnCluster:
     """A workload, its model and the cluster it runs on, with what its estimate says besides the model's figures.
 
     `notes` come first on every estimate (`other_cluster_note`, `input_errors`); `requirements` are the workload's
-    own as `build` bound them (`Design.workload_requirements`), judged on each estimate; `rests` names the unresolved
-    references the cluster rests on (`build.Design.rests_note`), which leave every requirement not provided.
+    own as `build` bound them (`Design.workload_requirements`), judged on each estimate; `elsewhere` those other
+    documents state on it (`Design.elsewhere`), which `check` judges and whose memory targets bound its layout search
+    as its own do (`perf.workload.memory_limit`); `rests` names the unresolved references the cluster rests on
+    (`build.Design.rests_note`), which leave every requirement not provided.
     """
 
     workload: Workload
@@ -68,6 +71,7 @@ class JobOnCluster:
     #: why `archgen check` gives the job no energy ("" where it does: its hall states `cost:`); None: not known here
     #: (a caller that built the job by hand), and no note on its energy (`energy_note`)
     no_energy: str | None = None
+    elsewhere: tuple[Requirement, ...] = ()
 
     def estimate(self, hardware: Hardware | None = None, *, with_sensitivity: bool = True) -> Estimate:
         """The estimate `archgen estimate` prints: `estimate_on_cluster`, the notes first, the requirements judged.
@@ -78,7 +82,8 @@ class JobOnCluster:
         """
         hardware = given_hardware(hardware, "JobOnCluster.estimate")
         try:
-            est = estimate_on_cluster(self.workload, self.model, self.on, hardware, with_sensitivity=with_sensitivity)
+            est = estimate_on_cluster(self.workload, self.model, self.on, hardware, with_sensitivity=with_sensitivity,
+                                      elsewhere=self.elsewhere)
         except WorkloadError as err:
             if self.workload.accelerators:
                 raise
@@ -105,6 +110,8 @@ def run_figures(est: Estimate, workload: Workload) -> Estimate:
     (`analyse.goodput.workload_metrics`, `run_figures.accelerator_hours`), with the step time's band (`run_bands`); the
     goodput figures need the cluster's failures and storage and stay `check`'s. Before (newuser47), `estimate` said
     "not provided" for a whole run's time and GPU-hours that it had every input for. A job that does not fit has none.
+    Where the host's time moves the tokens/s (`Estimate.unsettled`), both have the other end `check` gives them
+    (`rate_ends`; twins42: a target met at 13.48 us only read at risk here and not provided in `check`).
     """
     tps = est.metrics.get("tokens_per_second")
     tokens = workload.checkpoint.tokens
@@ -112,7 +119,9 @@ def run_figures(est: Estimate, workload: Workload) -> Estimate:
         return est
     run = {"time_to_train": time_to_train(tokens, tps)}
     run |= accelerator_hours(run, est.accelerators)
-    return replace(est, metrics={**est.metrics, **run}, bands={**est.bands, **run_bands(est, run)})
+    metrics = {**est.metrics, **run}
+    return replace(est, metrics=metrics, bands={**est.bands, **run_bands(est, run)},
+                   unsettled=joined(est.unsettled, rate_ends(est, run), metrics))
 
 
 def energy_note(est: Estimate, workload: Workload, no_energy: str | None) -> str:

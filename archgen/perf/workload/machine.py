@@ -54,3 +54,4 @@ class Machine:
     hall_room: str = ""   # which facility and headroom set `hall_limit`, in words (`points.over_hall` says it)
     feed_per_watt: float = 1.0  # W at the rack feeds per W more on an accelerator (`analyse.conversion.feed_per_watt`)
     capex_left_out: str = ""  # what its capex leaves out, a lower bound then (`analyse.capex_bounds.left_out`)
+    withheld: str = ""    # why its path between domains is not provided (`ScaleOutPath.withheld`): no job across them

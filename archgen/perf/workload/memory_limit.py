@@ -11,7 +11,10 @@ As the targets are judged, across the memory's range over the caching allocator'
 takes first a layout that keeps within them at the range's high end (`memory_headroom >= 0 GB` included: at the
 model's figure it bounds nothing, at the high end it does), and only where none does the best at the model's figure,
 saying so (memfit41: `>= 0 GB` on the GB300 405B job picked 5.2 GB free, -214.4 GB at the high end, at risk).
-Only targets on the workload itself (no `subject`) bound it; a sweep's own requirements are judged, not searched.
+Every memory target bound to the workload bounds it, wherever it is written (memreq42): its own, and those a
+`Requirements` document or a cluster states on it (`subject: workload/<id>`, or a glob matching it; `build` binds them:
+`build.Design.elsewhere`), which before were judged but did not bound the search. A sweep's own requirements are
+judged on its points, not searched.
 A strict target is honoured (tidy34; review51 found `<` and `>` bounded as `<=` and `>=`): `memory_per_gpu < 70 GB`
 keeps to the largest float below 70 GB, so a layout at exactly 70 GB, which would not meet it, is not kept.
 """
@@ -19,10 +22,11 @@ keeps to the largest float below 70 GB, so a layout at exactly 70 GB, which woul
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from archgen.model.requirements import Requirement
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.reserve import ALLOCATOR_WASTE_HIGH, holds_reserve
@@ -75,22 +79,27 @@ class MemoryLimit:
         return f"no layout keeps within {self.by} ({self.room(self.limit)}){either} so the whole memory was searched"
 
 
-def memory_limit(workload: Workload, capacity: float) -> MemoryLimit | None:
-    """The limit the workload's own `memory_headroom` (>=, >) and `memory_per_gpu` (<=, <) targets set on `capacity`.
+def memory_limit(workload: Workload, capacity: float, elsewhere: Sequence[Requirement] = ()) -> MemoryLimit | None:
+    """The limit the workload's `memory_headroom` (>=, >) and `memory_per_gpu` (<=, <) targets set on `capacity`.
 
-    None where it states neither (B). A strict target's limit is the largest float below its bound: the search keeps
+    Its own targets, then `elsewhere`: those other documents state on it (`build.Design.elsewhere`). None where
+    neither states one (B). A strict target's limit is the largest float below its bound: the search keeps
     a layout whose memory is at most the limit (`fits`: `<=`). A limit of the part's whole memory or more bounds only
     the allocator range's high end (`searched_within`).
     """
-    found = [(_below(capacity - b if headroom else b, strict), by) for headroom, strict, b, by in _bounding(workload)]
+    found = [(_below(capacity - b if headroom else b, strict), by)
+             for headroom, strict, b, by in _bounding(workload, elsewhere)]
     if not found:
         return None
     return MemoryLimit(min(v for v, _ in found), capacity, ", ".join(by for _, by in found))
 
 
-def bounded_by(workload: Workload) -> str:
-    """The workload's requirements that bound its layout search by memory, in words ("" where none does)."""
-    return ", ".join(by for *_, by in _bounding(workload))
+def bounded_by(workload: Workload, elsewhere: Sequence[Requirement] = ()) -> str:
+    """The workload's requirements that bound its layout search by memory, in words ("" where none does).
+
+    Its own, then `elsewhere`'s (`memory_limit`).
+    """
+    return ", ".join(by for *_, by in _bounding(workload, elsewhere))
 
 
 def _below(bound: float, strict: bool) -> float:
@@ -98,12 +107,15 @@ def _below(bound: float, strict: bool) -> float:
     return math.nextafter(bound, -math.inf) if strict else bound
 
 
-def _bounding(workload: Workload) -> list[tuple[bool, bool, float, str]]:
-    """Each memory target on the workload itself: (a headroom target, a strict one, its bound in B, "REQ (target)")."""
+def _bounding(workload: Workload, elsewhere: Sequence[Requirement]) -> list[tuple[bool, bool, float, str]]:
+    """Each memory target bound to the workload: (a headroom target, a strict one, its bound in B, "REQ (target)").
+
+    Its own (`binding.workload_requirements` binds each to it, whatever `subject` it writes), then `elsewhere`.
+    """
     out = []
-    for req in workload.requirements:
+    for req in (*workload.requirements, *elsewhere):
         op, limit = req.target.op, req.target.limit
-        if req.subject or not limit.is_compatible_with("B"):
+        if not limit.is_compatible_with("B"):
             continue
         headroom = req.metric == "memory_headroom" and op in (">=", ">")
         bound = float(limit.to("B").magnitude)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from archgen.binding import BoundRequirement
+from archgen.build import Design
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.unsettled import Unsettled
@@ -45,6 +46,10 @@ class WorkloadResult:
     #: A training job's stack and every switch its estimate used, with where each came from (`stacks.explain`, as
     #: `archgen estimate --explain` lists them): what the document says the step time assumed. Empty otherwise.
     switches: tuple[Used, ...] = ()
+    #: `error` is why its cluster's compute fabric gives no taper to run on: its topology is infeasible
+    #: (`ScaleOutPath.withheld`). The fabric's own error (NET001, NET003, NET018) stands, so PERF003 does not repeat
+    #: it, and the workload's figures are not provided with this reason (`operations_stage`).
+    withheld: bool = False
 
     @property
     def path(self) -> str:
@@ -52,10 +57,13 @@ class WorkloadResult:
         return f"workload/{self.workload.id}"
 
 
-def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None) -> dict[str, WorkloadResult]:
+def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None,
+                       design: Design | None = None) -> dict[str, WorkloadResult]:
     """Estimate each workload with a `cluster` on that cluster, keyed by object path.
 
-    `scale_out` holds, by cluster id, the compute fabric as the network analysis sized it.
+    `scale_out` holds, by cluster id, the compute fabric as the network analysis sized it. `design` binds the
+    requirements other documents state on each workload (`Design.elsewhere`): their memory targets bound its layout
+    search as its own do (`perf.workload.memory_limit`), as `check` judges them on it.
 
     Sensitivities are included, and the roofline of the chosen layout's kernels.
 
@@ -72,12 +80,13 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         cluster = specs.get(w.cluster) if w.cluster else None
         if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
-        vendor = ""
+        vendor, path = "", (scale_out or {}).get(cluster.id)
         try:
-            on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
+            on = machine(cluster, specs.items, path)
             vendor = on.hardware.vendor
             hw = estimate_hardware(w, on)   # the job's: the estimate and a collective's curve are timed on it
-            est = estimate_on_job(w, model, on, hw)
+            est = estimate_on_job(w, model, on, hw, elsewhere=tuple(
+                b.req for b in (design.elsewhere(w.id) if design is not None else ())))
             running = est.metrics.get("concurrency")
             roofline = workload_roofline(w, model, on.hardware, est.layout,
                                          float(running.m) if running is not None else None) \
@@ -89,12 +98,14 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
                                  model.position_embedding == "rope")) \
                 if w.training is not None and isinstance(model, Model) else ()
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
-        except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
+        except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself (`estimate_hardware`
+            # refuses a cluster whose compute fabric is infeasible: `withheld`, which PERF003 leaves to the fabric)
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
             why = err.reason if isinstance(err, WorkloadError) else err.args[0] if err.args else ""
             result = WorkloadResult(w, None, str(why) or str(err), vendor=vendor, error_at=at,
                                     error_elsewhere=err.subject if err.subject and not at else None,
-                                    error_public=getattr(why, "public", ""))
+                                    error_public=getattr(why, "public", ""),
+                                    withheld=path is not None and bool(path.withheld) and why == path.withheld)
         out[result.path] = result
     return out
 

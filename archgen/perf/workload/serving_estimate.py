@@ -59,6 +59,12 @@ OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request i
                 "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
                 "batch, to judge TTFT on a simulated run")
 
+#: A closed loop's percentiles, in words (newuser104: concurrency 64 read TTFT p50 137.2 ms, p99 137.3 ms, and TPOT
+#: p50 = p99, as if a measured run's spread were that small).
+IN_STEP = ("; a closed loop of one length replaces each finished request at once, so its requests keep in step and its "
+           "percentiles show only the spread the scheduler makes (prompts chunked over iterations), not a measured "
+           "run's (varied lengths, the client's timing): a p99 near the mean is the model's, not a run's")
+
 #: Why a percentile target is not judged on the offline closed form (nor on `server` without an arrival rate): no
 #: request is simulated, so there is no distribution to take it from (newuser95: a partner's TTFT p99 read only
 #: "not provided for this workload").
@@ -304,7 +310,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            "and the engine's max_batch_size, per rank under attention DP) unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass" + eager,
             "kv_cache": kv_convention(reserve, inf.output_len_cv) + (f": {reserve_why}" if reserve_why else ""),
-            "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
+            "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None)
+                               + (IN_STEP if run is not None and closed else ""),
             "ffn_activation": "the FFN activation is a kernel of its own reading the up/gate GEMM's 16-bit output, as "
                               "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
                               if inf.ffn_activation == "separate" else
@@ -316,7 +323,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if arch.experts and (optimistic := moe_serving_convention()) is not None:
         conv["moe_serving"] = optimistic
     if "replicas_to_keep_up" in metrics and run is not None:
-        conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
+        p99 = f"{run.ttft.p99:.4g} s" if math.isfinite(run.ttft.p99) else "no upper bound: arrivals outrun them"
+        conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=p99)   # newuser104: "inf s" before
     if breakdown:   # newuser97: read as a request's latency (140.6 ms where the requests took 8.8 s)
         conv["breakdown"] = (f"the replica's time per request served, {inf.output_len:,} generated tokens over its "
                              f"{significant(float(e.tokens_per_second_replica))} tokens/s, split into prompts and "

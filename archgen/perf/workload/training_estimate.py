@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
+from archgen.model.requirements import Requirement
 from archgen.model.stack_features import missing
 from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack, unsettled_words
 from archgen.model.switch_table import as_written
@@ -166,8 +167,11 @@ def layout_string(layers: int, training: Training, layout: Mapping[str, object])
 
 
 def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
-                      with_stack_range: bool) -> Estimate:
-    """The estimate of a training workload on `gpus` accelerators (its bands are added by `estimate`)."""
+                      with_stack_range: bool, elsewhere: Sequence[Requirement] = ()) -> Estimate:
+    """The estimate of a training workload on `gpus` accelerators (its bands are added by `estimate`).
+
+    Its layout search keeps within the workload's memory targets, its own and `elsewhere`'s (`memory_limit`).
+    """
     t = workload.training
     assert t is not None, "called for a training workload"
     setup = training_setup(workload, arch, hw, gpus)
@@ -182,7 +186,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if placed is not None:  # a bare uneven pp: Megatron-LM runs it only as this string places it (`placed_note`)
             layout = {**layout, "pipeline_layout": placed}
     else:
-        limit = memory_limit(workload, hw.hbm_capacity)  # the workload's own memory targets bound the search
+        limit = memory_limit(workload, hw.hbm_capacity, elsewhere)  # its memory targets bound the search
         res, within = searched_within(limit, hw, lambda h: search_training(
             h, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads, setup.search_etp),
             lambda r: r.best is not None)
