@@ -384,7 +384,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     for path, ends in headroom_ends(clusters).items():   # beside another cluster's hall: its unsplit rest decides
-        operations.unsettled[path] = {**operations.unsettled.get(path, {}), **ends}
+        operations.join(path, ends, metrics[path])   # joined to what the cluster holds, none dropped
     for path, totals in hall_totals(clusters).items():   # a hall's `deployed` clusters: its IT and facility power
         metrics[path] = {**metrics[path], **{k: v for k, v in totals.items() if v is not None}}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once

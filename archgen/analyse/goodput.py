@@ -36,7 +36,7 @@ from archgen.analyse.goodput_range import (
     spanned,
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
-from archgen.analyse.storage_demand import amount, loads_once, restore_read
+from archgen.analyse.storage_demand import amount
 from archgen.model.network import Switch
 from archgen.model.storage import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
@@ -50,7 +50,7 @@ from archgen.perf.train.goodput import (
     range_ends,
     spares_charged,
 )
-from archgen.perf.train.point_goodput import checkpoint_bytes, for_job
+from archgen.perf.train.point_goodput import checkpoint_bytes, for_job, loads_once, restore_reads
 from archgen.perf.workload.derived import goodput_rates, mtti_figures
 from archgen.perf.workload.run_figures import goodput_time_ends, run_bands, time_to_train
 from archgen.units import Q_, Q
@@ -112,24 +112,6 @@ STORAGE_METRICS = ("storage_write_bandwidth_per_accelerator", "storage_read_band
 #: (docs/reliability.md).
 SHARED_STORAGE = ("the data loaders' reads (`dataset_read_bandwidth`) share the storage with the checkpoint writes and "
                   "restores, each timed or judged (REL013) at the storage's whole bandwidth, as if alone")
-
-
-def restore_reads(model: Model, workload: Workload, layout: dict[str, int | str] | None) -> tuple[float, float | None]:
-    """(bytes goodput's restore reads, the other end's where the stack's load is unsettled, else None).
-
-    A fully parallel load (`loads_once`: stated, or the stack's) reads the checkpoint once; Megatron's default has
-    each data-parallel replica read its weights (`restore_read`), and goodput counts that. Where neither is settled,
-    goodput keeps the one-copy read, its range reaches the replicas' read, and the job at that read is the other end
-    (`Goodput.replicas`) of every figure it moves: a requirement met at one end only is not provided (REQ002), as for
-    an unknown blocking time or repair wait. Without a layout, or in memory: once.
-    """
-    cp = workload.checkpoint
-    size = checkpoint_bytes(model, workload)
-    read = restore_read(model, workload, layout) if layout is not None and not cp.in_memory else size
-    once, _ = loads_once(workload)
-    if read <= size * (1 + 1e-9) or once is True:
-        return size, None
-    return (read, None) if once is False else (size, read)
 
 
 def replica_note(workload: Workload, size: float, restore: float, other: float | None, job: JobGoodput,

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,3 +38,12 @@ class Operations:
     #: The assumed inputs (`basis: assumed`) each figure rests on, by object path and metric
     #: (`analyse.assumed.assumed_inputs`): a requirement met on it says so (REQ005).
     assumed: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    def join(self, path: str, ends: Mapping[str, tuple[Q | None, str]], values: Mapping[str, Q]) -> None:
+        """`ends`, other ends of `path`'s figures over another input nobody gave, beside those `unsettled` holds.
+
+        `model.unsettled.joined` on the figures' `values`: an end already held is kept, none dropped (restore42:
+        `headroom_ends` was laid over them by key). Imported here: this container stays light to import.
+        """
+        from archgen.model.unsettled import joined
+        self.unsettled[path] = joined(self.unsettled.get(path, {}), ends, values)

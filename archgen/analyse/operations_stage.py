@@ -55,7 +55,6 @@ from archgen.analyse.swing_phases import checkpoint_dip, job_ramps, ramped_swing
 from archgen.build import Design
 from archgen.metrics import declared
 from archgen.model import Model
-from archgen.model.unsettled import joined
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
 from archgen.perf.workload.run_figures import (
@@ -148,7 +147,6 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         replicas: dict[str, Q] = {}   # and at the other end of what a restore reads, where its load is unsettled
         spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
         ranged: tuple[float, float, float] | None = None   # goodput and its range's ends: cost per goodput token
-        unblocked: tuple[float, float, float] | None = None   # the goodput with no blocking (REL008), no range
         if w.training is not None:
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
@@ -181,7 +179,6 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 spare_accelerators = g.spares_charged * ops.reliability[a.cluster.path].per_node
                 if "goodput_tokens_per_second" in extra:   # withheld: no cost per token, not one on raw tokens/s
                     ranged = (g.goodput, *g.band["goodput"])
-                    unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None
                 else:
                     tps = None
                 largest.setdefault(a.cluster.path, []).append((est.accelerators, g.goodput, path))
@@ -195,8 +192,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if cost is not None:
             extra |= workload_cost(cost, est.accelerators, tps, ranged,
                                    charged_spares(spare_accelerators, a.accelerators, cost.utilisation), run)
-            other |= workload_cost(cost, est.accelerators, tps, unblocked, run_tokens=run) \
-                if unblocked is not None else {}
+            for at_end in (other, swapped, replicas):   # each other end's goodput: its cost per token too (restore42)
+                if "goodput" in at_end:
+                    at_end |= workload_cost(cost, est.accelerators, tps, (at_end["goodput"].m, math.nan, math.nan),
+                                            run_tokens=run)
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)
@@ -247,12 +246,12 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                      unsettled(extra, replicas, RESTORE_ENDS), upper_bounds(extra, a.typical_from_max),
                      energy_share_bounds(extra, cost, a.typical_from_max) if cost is not None else {}):
             if ends:   # an unknown blocking time (REL008), repair wait, restore read, energy at maximum draw, its cost
-                ops.unsettled[path] = joined(ops.unsettled.get(path, {}), ends, values)
+                ops.join(path, ends, values)
         if cost is not None and (lower := lower_bounds(extra, cost.left_out)):   # a capex leaving parts out (cost31)
             ops.unsettled[path] = {**ops.unsettled.get(path, {}), **lower}
         if est.unsettled:   # the host's time per operation or launch: the estimate's other end and its rate's
-            ops.unsettled[path] = joined(joined(ops.unsettled.get(path, {}), est.unsettled, values),
-                                         rate_ends(est, extra), values)
+            ops.join(path, est.unsettled, values)
+            ops.join(path, rate_ends(est, extra), values)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
@@ -268,14 +267,13 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             cm.update(goodput_hour_cost(used, cm, clusters[cpath].accelerators / gpus))
         if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
             share = clusters[cpath].accelerators / gpus
-            ops.unsettled[cpath] = joined(ops.unsettled.get(cpath, {}), cluster_unsettled(ops.unsettled[wpath], used,
-                                                                                           share), cm)
+            ops.join(cpath, cluster_unsettled(ops.unsettled[wpath], used, share), cm)
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
             _withhold(ops, cpath, (*LARGEST_JOB_METRICS, *GOODPUT_HOUR_METRICS), why)
     for cpath, cost in ops.cost.items():   # the TCO's figures, their energy at maximum draw (newuser64)
         if shared := energy_share_bounds(clusters[cpath].metrics, cost, clusters[cpath].typical_from_max):
-            ops.unsettled[cpath] = joined(ops.unsettled.get(cpath, {}), shared, clusters[cpath].metrics)
+            ops.join(cpath, shared, clusters[cpath].metrics)
         ops.unsettled[cpath] = {**ops.unsettled.get(cpath, {}), **lower_bounds(clusters[cpath].metrics, cost.left_out)}
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out

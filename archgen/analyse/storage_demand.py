@@ -15,7 +15,13 @@ from collections.abc import Mapping
 
 from archgen.display import figure
 from archgen.model.workload import Model, Workload
-from archgen.perf.train.point_goodput import checkpoint_bytes
+from archgen.perf.train.point_goodput import (  # noqa: F401 (re-exported: moved to perf for a sweep's goodput)
+    STACK_LOADS,
+    WEIGHT_BYTES,
+    checkpoint_bytes,
+    loads_once,
+    restore_read,
+)
 from archgen.units import Q_, Q
 
 #: Why `checkpoint_storage_needed` is not provided.
@@ -39,69 +45,6 @@ def sample_readers(layout: Mapping[str, object]) -> int:
     """
     pp, cp = layout.get("pp", 1), layout.get("cp", 1)
     return (2 if isinstance(pp, int) and pp > 1 else 1) * (cp if isinstance(cp, int) and cp > 1 else 1)
-
-
-#: Bytes of the model's weights per parameter a checkpoint holds (BF16), of `checkpoint.bytes_per_parameter`: the
-#: default 14 B is 2 (BF16 weights) + 4 (FP32 master weights) + 8 (two FP32 Adam moments), as its field says.
-WEIGHT_BYTES = 2.0
-
-
-def restore_read(model: Model, workload: Workload, layout: dict[str, int | str]) -> float:
-    """Bytes a restore reads from the storage (B) under Megatron-core's default load, at the job's `layout`.
-
-    Megatron-LM at d98e8a64 (2026-08-22): `--ckpt-fully-parallel-load` is off by default
-    (megatron/training/config/training_config.py:541, `fully_parallel_load: bool = field(default=False ...)`), so
-    the `FullyParallelLoadStrategyWrapper` (megatron/core/dist_checkpointing/strategies/fully_parallel.py), which
-    has each replica read a share and exchange it, is not used: every rank reads its whole sharded state dict. A
-    weight is marked replicated over the data- and context-parallel group (megatron/core/utils.py:1018
-    `make_tp_sharded_tensor_for_checkpoint`, `dp_replica_id` the rank in `dp_cp_group`), so each of the dp x cp
-    replicas reads the weights of its tensor/pipeline shard. The distributed optimizer (ZeRO 1 or 2) shards the
-    master weights and moments over the data-parallel ranks (megatron/core/optimizer/distrib_optimizer.py
-    `get_parameter_state_dp_reshardable`, `replica_id` with the data-parallel rank): read once in all. At ZeRO 0
-    they are replicated as the weights are; at ZeRO 3 (sharded weights) everything is read once.
-
-    Assumed, and said in docs/reliability.md: the weights are `WEIGHT_BYTES` of `bytes_per_parameter` (BF16); an
-    MoE's expert weights are counted as replicated over dp x cp as a dense weight is (an upper bound where experts
-    are spread over expert-parallel ranks); the storage serves each replica's read from its drives (no server cache
-    dedups the copies).
-    """
-    size = checkpoint_bytes(model, workload)
-    bytes_per_parameter = workload.checkpoint.bytes_per_parameter
-    zero = int(layout.get("zero", 0))
-    replicas = int(layout.get("dp", 1)) * int(layout.get("cp", 1))
-    if zero >= 3 or replicas <= 1:
-        return size
-    weights = size * min(WEIGHT_BYTES, bytes_per_parameter) / bytes_per_parameter
-    return weights * replicas + (size - weights) * (replicas if zero == 0 else 1)
-
-
-#: Whether a restore under each stack profile reads each byte once (a fully parallel load), with where that is read;
-#: None where no one source settles it: goodput's range then spans both reads (docs/reliability.md).
-STACK_LOADS: dict[str, tuple[bool | None, str]] = {
-    "megatron-lm-2021": (None, "Megatron-LM of 2021 predates its distributed checkpoint; its load is not read here"),
-    "megatron-core-2024": (True, "NeMo 24.x loads in parallel: NeMo v2.0.0's `MegatronStrategy` turns "
-                                 "`ckpt_parallel_load` on (nemo/lightning/pytorch/strategies/megatron_strategy.py:191) "
-                                 "and every LLM recipe states it (e.g. nemo/collections/llm/recipes/gpt3_175b.py:112); "
-                                 "MLPerf Training v4.1 NeMo GPT-3 conf/custom.yaml: dist_ckpt_parallel_load True "
-                                 "(plain Megatron-LM's `--ckpt-fully-parallel-load` is off unless given)"),
-    "nemo-2025": (None, "NeMo 2's `MegatronStrategy` turns `ckpt_parallel_load` on (NVIDIA/NeMo "
-                        "nemo/lightning/pytorch/strategies/megatron_strategy.py:275 at 8cfedd72), Megatron-Bridge's "
-                        "`CheckpointConfig` keeps Megatron's off (`fully_parallel_load`, at 067f987d)"),
-    "primus-2025": (None, "Primus's checkpoint load default is not read here"),
-}
-
-
-def loads_once(workload: Workload) -> tuple[bool | None, str]:
-    """(whether a restore reads each byte once, why): the stated `checkpoint.parallel_load`, else the stack's.
-
-    None where neither settles it (`STACK_LOADS`); a job with no training stack (none) reads once.
-    """
-    stated = workload.checkpoint.parallel_load
-    if stated is not None:
-        return stated, "stated (`checkpoint.parallel_load`)"
-    if workload.training is None:
-        return True, ""
-    return STACK_LOADS.get(workload.training.stack, (None, "the stack's load is not read here"))
 
 
 def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None,

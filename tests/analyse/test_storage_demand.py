@@ -148,13 +148,13 @@ def test_a_restore_at_zero_3_reads_one_checkpoint(shipped):
 
 
 def test_restore_read_at_each_zero_stage(monkeypatch):
-    from archgen.analyse import storage_demand
-    monkeypatch.setattr(storage_demand, "checkpoint_bytes",   # 10^9 parameters
+    from archgen.perf.train import point_goodput  # its home since restore42 (a sweep point reads it too)
+    monkeypatch.setattr(point_goodput, "checkpoint_bytes",   # 10^9 parameters
                         lambda model, w: 1e9 * w.checkpoint.bytes_per_parameter)
 
     def read(b: float, layout: dict[str, int | str]) -> float:
-        return storage_demand.restore_read(None, SimpleNamespace(checkpoint=SimpleNamespace(bytes_per_parameter=b)),
-                                           layout)
+        return point_goodput.restore_read(None, SimpleNamespace(checkpoint=SimpleNamespace(bytes_per_parameter=b)),
+                                          layout)
     assert read(14, {"dp": 8, "zero": 3}) == pytest.approx(14e9)      # sharded weights: read once
     assert read(14, {"dp": 8, "zero": 0}) == pytest.approx(8 * 14e9)  # everything replicated
     assert read(14, {"dp": 8, "cp": 2, "zero": 1}) == pytest.approx(1e9 * (2 * 16 + 12))

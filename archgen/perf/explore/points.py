@@ -30,7 +30,7 @@ from archgen.perf.explore.point_axes import point_base, point_hardware, point_jo
 from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.hw.launch import HOST_OPS, TENSORRT_LAUNCH
-from archgen.perf.train.point_goodput import goodput_of, unblocked_of
+from archgen.perf.train.point_goodput import goodput_of, replicas_of, unblocked_of
 from archgen.perf.workload.cluster import estimate_on_cluster
 from archgen.perf.workload.derived import (
     POWER_METRICS,
@@ -40,6 +40,7 @@ from archgen.perf.workload.derived import (
     judged,
     other_end_metrics,
     point_metrics,
+    restore_ends,
     unmeasured_figure,
 )
 from archgen.perf.workload.estimate import precision
@@ -93,6 +94,16 @@ UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoin
              "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
 
 
+#: Why a requirement on goodput, or a figure made from it, is not judged where which load a restore runs is not
+#: settled (`perf.train.point_goodput.replicas_of`, `loose_at`): met at one of its two reads only.
+RESTORED = ("{metric} meets the target at one end only of what a restore reads: the checkpoint once (a fully "
+            "parallel load) or each data-parallel replica's weights (Megatron's default load); the job states no "
+            "checkpoint.parallel_load and its stack's default is not settled (docs/reliability.md, What a restore "
+            "reads)")
+#: What `RESTORED` adds where only the corner of that read and the host's other end judges a requirement otherwise.
+AND_HOST = ", at the high end of the host's time per operation too (docs/perf-model.md, Host time)"
+
+
 def host_words(workload: Workload) -> str:
     """Why a requirement is not judged where it is met at one end only of the host's time per operation or launch.
 
@@ -110,18 +121,25 @@ def host_words(workload: Workload) -> str:
 
 
 def loose_at(reqs: Sequence[Requirement], metrics: dict[str, float], other: dict[str, float] | None,
-             corners: Sequence[dict[str, float]], share: float, why: str) -> dict[str, str]:
+             corners: Sequence[dict[str, float]], share: float, why: str,
+             restored: Sequence[dict[str, float]] = ()) -> dict[str, str]:
     """The requirements a point's unknown inputs leave unjudged (`unsettled_at`), by id, each with why.
 
     "" for the rule by metric (`unprovided`: the blocking time, an energy at maximum draw and its share of a cost);
     `why` (`host_words`) where only the host's other end, or a corner of it and those (`derived.host_corners`),
-    judges the requirement otherwise, each corner also at its own energy's ends.
+    judges the requirement otherwise, each corner also at its own energy's ends; `RESTORED` where the point at the
+    replicas' read does, or its corner with the host's other end (`restored`: `derived.restore_ends`), as `check`
+    judges the restore's end and its corner with the host's (`model.unsettled.joined`).
     """
     loose = dict.fromkeys(sorted(unsettled_at(reqs, metrics, other, SWEEP_METRICS, share)), "")
     for corner in corners:
         for rid in sorted(unsettled_at(reqs, metrics, corner, SWEEP_METRICS)
                           | unsettled_at(reqs, corner, None, SWEEP_METRICS, share)):
             loose.setdefault(rid, why)
+    for n, end in enumerate(restored):   # the read's end, then its corner with the host's other end
+        for rid in sorted(unsettled_at(reqs, metrics, end, SWEEP_METRICS)
+                          | unsettled_at(reqs, end, None, SWEEP_METRICS, share)):
+            loose.setdefault(rid, RESTORED + (AND_HOST if n else ""))
     return loose
 
 
@@ -268,19 +286,21 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     goodput = None
     if base.failures is not None and workload.training is not None and problem.model is not None:
         goodput = cache(lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # once: two corners
-            f, w, m, gpus, base.failure_ends))
+            f, w, m, gpus, base.failure_ends, est.layout))
     plain = {k: json_magnitude(v) for k, v in est.metrics.items() if k not in UNSWEPT}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
     # scaled hardware: the catalogued parts' power is not its power, nor their price its price
     (powerless, priced), = point_scopes(problem, base, [values])
     machine = unpowered_base(base, powerless, priced)
     metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
-    free = math.nan
+    free = replicas = math.nan   # no blocking nor repair wait (REL008); each replica reading its weights at restore
     if goodput is not None and base.failures is not None and problem.model is not None:
-        free = unblocked_of(base.failures, workload, problem.model, gpus)
+        free = unblocked_of(base.failures, workload, problem.model, gpus, est.layout)
+        replicas = replicas_of(base.failures, workload, problem.model, gpus, est.layout)
     other = other_end_metrics(plain, machine, gpus, bool(est.fits), free, run)   # REL008 too
     # the host's time per launch or operation at its other end, and what is made from the rate with it
-    corners = host_corners(metrics, other, {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()})
+    host = {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()}
+    corners = host_corners(metrics, other, host)
     for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
         if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
             metrics[f"{name}_low"], metrics[f"{name}_high"] = got
@@ -289,7 +309,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                                                                                                   est)}
     why_host = host_words(workload)
     judged_here = on_point(problem)
-    loose = loose_at(judged_here, metrics, other, corners, machine.energy_share, why_host)
+    restored = restore_ends(plain, machine, gpus, bool(est.fits), replicas, host, run) if judged_here else ()
+    loose = loose_at(judged_here, metrics, other, corners, machine.energy_share, why_host, restored)
     loose |= {r.id: why_host for r in on_estimate(problem)   # not provided there at one end only (`Estimate.unsettled`)
               if r.metric in est.metrics and unsettled_note(r, est.metrics[r.metric], est.unsettled)}
     for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import cache, partial
 from typing import NamedTuple
 
 import numpy as np
@@ -59,7 +60,7 @@ from archgen.perf.hw.launch import HOST_OPS
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS
-from archgen.perf.train.point_goodput import goodput_of
+from archgen.perf.train.point_goodput import goodput_ends
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
@@ -159,7 +160,7 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
     values = _values(problem, levels, pos)
     first = values[0]
     try:
-        workload = point_job(problem.workload, first)
+        workload = job = point_job(problem.workload, first)
         assert problem.model is not None, "batched only with the workload's model (evaluate)"
         within_context(workload, problem.model)  # as `estimate` refuses it (a longer seq_len was estimated "ok")
         gpus = workload.accelerators or base.accelerators
@@ -179,7 +180,9 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
     if setup is None:
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
-    goodput = goodput_of(base.failures, workload, problem.model, gpus, base.failure_ends) if base.failures else None
+    # by what a restore reads at a layout (`point_goodput.restore_key`), kept for the set; of the job as check reads it
+    goodput = cache(partial(goodput_ends, base.failures, job, problem.model, gpus, base.failure_ends)) \
+        if base.failures else None
     fields = point_fields(problem, base.hardware, levels, pos, dtype)
     if extra and "scale_up_latency" in fields:   # a latency axis scales the part's step, the stated hop added after
         fields["scale_up_latency"] = fields["scale_up_latency"] + extra

@@ -12,7 +12,7 @@ range, as on the per-point path.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,7 @@ from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.reserve import memory_ends
-from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
+from archgen.perf.train.point_goodput import GoodputEnds, PointGoodput, restore_key
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.derived import (
     host_corners,
@@ -50,6 +50,7 @@ from archgen.perf.workload.derived import (
     judged,
     other_end_metrics,
     point_metrics,
+    restore_ends,
 )
 from archgen.perf.workload.machine import Machine
 from archgen.quantity_json import json_unit
@@ -68,9 +69,9 @@ class PointSet:
     hardware: Hardware             # the first point's (scalar fields)
     fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
     dtype: str
-    #: the job's goodput on the cluster, its range's ends, the spares its cost charges and its MTTI with the ends of
-    #: its range (`goodput_of`: by count)
-    goodput: PointGoodput | None
+    #: the job's goodput on the cluster by what a restore reads at a layout (`restore_key`), its range's ends, the
+    #: spares its cost charges, its MTTI with the ends of its range and its two other ends (`goodput_ends`, kept)
+    goodput: Callable[[tuple[int, int] | None], GoodputEnds] | None
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
@@ -97,27 +98,38 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                 .tolist()) if slow and len(chosen) else set()   # the chosen points the host's other end moves
     where = {int(p): j for j, p in enumerate(chosen.tolist())}
     fits = fit.tolist()
-    goodput = None if pts.goodput is None else (lambda g=pts.goodput: g)
-    free = math.nan   # REL008: blocking time unknown, the points with none are the other end (points.evaluate_point)
-    if goodput is not None and base.failures is not None and problem.model is not None:
-        free = unblocked_of(base.failures, problem.workload, problem.model, pts.gpus)
+    # REL008 and the repair wait (`free`), a restore's read (`replicas`): the points' other ends, by what a restore
+    # reads at their layouts (`restore_key`), as `points.evaluate_point`'s; once per layout dict of `layouts`
+    ends_at: dict[int, tuple[Callable[[], PointGoodput], float, float]] = {}
     run = problem.workload.checkpoint.tokens   # the token budget: time to train (a training job's, as batched)
+    judging = bool(on_point(problem))   # the other ends judge these only
     rows: list[dict[str, float]] = []
     # scaled hardware: no power, nor price (as `evaluate_point`)
     powerless, priced = zip(*point_scopes(problem, base, pts.values[take]), strict=True) if fits else ((), ())
     machines: dict[tuple[str, str], Machine] = {}   # one per distinct pair of whys (copying a Machine is not cheap)
     others: list[dict[str, float] | None] = []
     corners: list[list[dict[str, float]]] = []   # at the host's other end (`derived.host_corners`)
+    restored: list[Sequence[dict[str, float]]] = []   # at the replicas' read (`derived.restore_ends`)
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
         machine = machines.get((powerless[p], priced[p]))
         if machine is None:
             machine = machines[powerless[p], priced[p]] = unpowered_base(base, powerless[p], priced[p])
+        goodput: Callable[[], PointGoodput] | None = None
+        free = replicas = math.nan
+        if pts.goodput is not None:
+            lay = layouts.get(p)   # points of one best layout share its dict (`vectorised._rows`)
+            held = ends_at.get(id(lay))
+            if held is None:
+                figures, unblocked, read = pts.goodput(restore_key(lay))
+                held = ends_at[id(lay)] = _held(figures), unblocked, read
+            goodput, free, replicas = held
         rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
         others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
         moved = {k: v[j] for k, v in slow.items() if v[j] != plain[k]} if j in bound and fits[p] else {}
         corners.append(host_corners(rows[p], others[p], moved))
+        restored.append(restore_ends(plain, machine, pts.gpus, fits[p], replicas, moved, run) if judging else ())
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)
@@ -163,7 +175,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         for got in met:
             got[req.id] = None
         for p, status in zip(have, [None] * len(have) if statuses is None else statuses, strict=True):
-            if unset := loose_at((req,), rows[p], others[p], corners[p], base.energy_share, why):
+            if unset := loose_at((req,), rows[p], others[p], corners[p], base.energy_share, why, restored[p]):
                 loose[p] |= unset
                 continue
             if status is None:
@@ -199,6 +211,11 @@ def timed_metrics(est, total, cap, gpus: int, shape: tuple[int, ...],
            "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
            "memory_headroom": cap - total, **({} if reserve is None else memory_ends(total, reserve, cap))}
     return {k: (np.broadcast_to(np.asarray(v, dtype=float), shape), UNITS[k]) for k, v in raw.items()}
+
+
+def _held(figures: PointGoodput) -> Callable[[], PointGoodput]:
+    """A point's goodput `figures` as `derived.point_metrics` takes them: a call, made where the point makes tokens."""
+    return lambda: figures
 
 
 def _own(metrics: dict, metric: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -187,7 +187,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
                 restore_bytes: float | None = None) -> JobGoodput | None:
     """Goodput of a training job on `gpus` accelerators; None without anywhere to write its checkpoint.
 
-    A restore reads `restore_bytes` (what the stack's load reads: `analyse.storage_demand.restore_read`), else the
+    A restore reads `restore_bytes` (what the stack's load reads: `point_goodput.restore_read`), else the
     `size` checkpoint once.
     """
     per_node = max(f.per_node, 1)

@@ -87,7 +87,10 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
     """
     if rests:
         return [judge(req, None, f"it {rests}") for req in requirements]
-    unsettled = {**est.unsettled, **(unsettled or {})}   # the estimate's own other ends too (`Estimate.unsettled`)
+    # the estimate's own other ends (`Estimate.unsettled`) where none are given (`archgen estimate`, a sweep point);
+    # `check`'s (`Operations.unsettled`) hold them already, joined beside the others (`analyse.operations_stage`,
+    # `model.unsettled.joined`), so they are taken whole, never laid over the estimate's by key (restore42)
+    unsettled = est.unsettled if unsettled is None else unsettled
     outcomes = []
     for req in requirements:
         value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
@@ -369,3 +372,17 @@ def host_corners(point: dict[str, float], other: dict[str, float] | None,
     ratio = slow / rate if rate and slow is not None else 1.0   # no tokens/s: nothing is made from it
     return [{**m, **{k: v for k, v in host.items() if k in m}, **at_rate(m, ratio)}
             for m in (point, other) if m is not None]
+
+
+def restore_ends(metrics: dict[str, float], base: Machine, gpus: int, fits: bool, replicas: float,
+                 host: Mapping[str, float], run: float | None = None) -> list[dict[str, float]]:
+    """A sweep point's metrics (`point_metrics`) with each data-parallel replica reading its weights at a restore.
+
+    `replicas` is its goodput there (`perf.train.point_goodput.replicas_of`; NaN: the read is settled, none), as
+    `check`'s `Goodput.replicas`; then, where the host's other end moves the point (`host`, as `host_corners`), the
+    corner of both: each lowers goodput tokens/s and raises the cost per token and the time to train, so a target met
+    at each alone may be missed at both (`model.unsettled.joined`'s corner in `check`). `points.loose_at` judges them.
+    The one rule for the per-point path and the batched one (restore42: a sweep read the checkpoint once only).
+    """
+    at = other_end_metrics(metrics, base, gpus, fits, replicas, run)
+    return [] if at is None else [at, *host_corners(at, None, host)]
