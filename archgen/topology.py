@@ -22,6 +22,12 @@ import numpy as np
 
 from archgen.units import Q
 
+#: A fabric's errors that leave its topology impossible as specified: a switch short of ports at the line rate
+#: (NET001), too few tiers for the ports (NET003), a tier's fixed count too few for the links it must take (NET018).
+#: Beside `ScaleOutPath`, which they withhold, so that the error cascade (`checks.cascade`) reads them without the
+#: network analysis (`archgen validate` runs none).
+INFEASIBLE = ("NET001", "NET003", "NET018")
+
 
 @dataclass(frozen=True)
 class ScaleOutPath:
@@ -50,6 +56,8 @@ class ScaleOutPath:
             (`analyse.network.infeasible`: NET001, NET003, NET018), so the tiers and bisection it crosses count links
             on ports their switches do not have, and no job across scale-up domains is estimated on it
             (`perf.workload.cluster.estimate_hardware`).
+        withheld_by: The object path of that fabric ("cluster/c/fabric/f"), "" where the path is provided: what a
+            job it refuses carries (`WorkloadError.fabric`), not its reason's words.
     """
 
     bandwidth: Q
@@ -63,6 +71,7 @@ class ScaleOutPath:
     planes: int = 1
     trunk_run: Q | None = None
     withheld: str = ""
+    withheld_by: str = ""
 
 
 @dataclass(frozen=True)
