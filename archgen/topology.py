@@ -22,10 +22,8 @@ import numpy as np
 
 from archgen.units import Q
 
-#: A fabric's errors that leave its topology impossible as specified: a switch short of ports at the line rate
-#: (NET001), too few tiers for the ports (NET003), a tier's fixed count too few for the links it must take (NET018).
-#: Beside `ScaleOutPath`, which they withhold, so that the error cascade (`checks.cascade`) reads them without the
-#: network analysis (`archgen validate` runs none).
+#: A fabric's errors that make its topology impossible (`analyse.network.infeasible`), here so that the error cascade
+#: (`checks.cascade`) reads them in `archgen validate`, which imports no network analysis.
 INFEASIBLE = ("NET001", "NET003", "NET018")
 
 
@@ -53,11 +51,8 @@ class ScaleOutPath:
             sits on one plane), whose links `bandwidth` sums: every flow is taken to use them all, as NCCL's merged
             multi-port NIC does, and the estimate says so (`perf.workload.network_notes.planes_note`).
         withheld: Why this path is not provided ("" where it is): the compute fabric's topology is infeasible
-            (`analyse.network.infeasible`: NET001, NET003, NET018), so the tiers and bisection it crosses count links
-            on ports their switches do not have, and no job across scale-up domains is estimated on it
-            (`perf.workload.cluster.estimate_hardware`).
-        withheld_by: The object path of that fabric ("cluster/c/fabric/f"), "" where the path is provided: what a
-            job it refuses carries (`WorkloadError.fabric`), not its reason's words.
+            (`INFEASIBLE`, `analyse.network.infeasible`), so the tiers and bisection it crosses count links on ports
+            their switches do not have; no job across domains is estimated on it (`perf.workload.cluster`).
     """
 
     bandwidth: Q
@@ -71,7 +66,7 @@ class ScaleOutPath:
     planes: int = 1
     trunk_run: Q | None = None
     withheld: str = ""
-    withheld_by: str = ""
+    withheld_by: str = ""  # that fabric's object path, which a job it refuses carries (`WorkloadError.fabric`)
 
 
 @dataclass(frozen=True)
