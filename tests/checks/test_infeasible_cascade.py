@@ -100,3 +100,18 @@ def test_the_refusal_keeps_its_fabric_across_processes() -> None:
     """A sweep's workers send errors back pickled: the fabric travels with the reason."""
     err = pickle.loads(pickle.dumps(WorkloadError("w", "why", fabric=FABRIC)))
     assert (err.reason, err.fabric) == ("why", FABRIC)
+
+
+def test_a_typo_the_fabric_rests_on_stays_the_one_root(spec_tree) -> None:
+    """A PDU typo in both racks: the REF cascade takes the fabric's NET018 too (the fabric rests on its racks), so
+    what NET018 causes names the typo, the root, and folds once under it: no finding is lost from the text report."""
+    tree = _tree()
+    tree["racks/r.yaml"] = tree["racks/r.yaml"].replace("pdu-415v-60a-3ph", "pdu-415v-60a-3px")
+    root = spec_tree(tree)
+    findings = json.loads(run_cli("check", str(root), "--format", "json").out)["findings"]
+    caused = {(f["id"], f.get("requirement")): f.get("caused_by", "") for f in findings}
+    assert caused[("NET018", None)].startswith("REF001 ")
+    assert caused[("REQ002", "W-MFU")] == caused[("CAB013", None)] == caused[("NET018", None)]
+    out = run_cli("check", str(root)).out.splitlines()
+    assert len([line for line in out[:-1] if "hint:" not in line]) == len([f for f in findings if not f.get("waived")])
+    assert sum("REQ002 workload/w: W-MFU" in line for line in out) == 1
