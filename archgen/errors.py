@@ -185,15 +185,18 @@ class WorkloadError(AnalyseError):
     """A workload's own spec cannot run as given (its layout does not divide, its tp exceeds the domain, ...).
 
     The workload is its subject; the command that ran it shows the error at the workload's job (`located`).
+    `fabric` is the object path of the compute fabric whose infeasible topology refuses the job
+    (`ScaleOutPath.withheld_by`), "" for any other reason: the fabric's own error then stands for it (no PERF003) and
+    the error cascade folds the job's findings under that error (`checks.cascade`).
     """
 
     def __init__(self, workload: str, reason: str, location: Location | None = None,
-                 subject: tuple[str, tuple[str | int, ...]] | None = None):
+                 subject: tuple[str, tuple[str | int, ...]] | None = None, fabric: str = ""):
         super().__init__(f"workload '{workload}': {reason}", location, subject)
-        self.workload, self.reason = workload, reason
+        self.workload, self.reason, self.fabric = workload, reason, fabric
 
     def __reduce__(self) -> tuple:
-        return type(self), (self.workload, self.reason, self.location, self.subject)
+        return type(self), (self.workload, self.reason, self.location, self.subject, self.fabric)
 
 
 class RenderError(ArchgenError):

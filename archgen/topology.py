@@ -22,6 +22,10 @@ import numpy as np
 
 from archgen.units import Q
 
+#: A fabric's errors that make its topology impossible (`analyse.network.infeasible`), here so that the error cascade
+#: (`checks.cascade`) reads them in `archgen validate`, which imports no network analysis.
+INFEASIBLE = ("NET001", "NET003", "NET018")
+
 
 @dataclass(frozen=True)
 class ScaleOutPath:
@@ -47,9 +51,8 @@ class ScaleOutPath:
             sits on one plane), whose links `bandwidth` sums: every flow is taken to use them all, as NCCL's merged
             multi-port NIC does, and the estimate says so (`perf.workload.network_notes.planes_note`).
         withheld: Why this path is not provided ("" where it is): the compute fabric's topology is infeasible
-            (`analyse.network.infeasible`: NET001, NET003, NET018), so the tiers and bisection it crosses count links
-            on ports their switches do not have, and no job across scale-up domains is estimated on it
-            (`perf.workload.cluster.estimate_hardware`).
+            (`INFEASIBLE`, `analyse.network.infeasible`), so the tiers and bisection it crosses count links on ports
+            their switches do not have; no job across domains is estimated on it (`perf.workload.cluster`).
     """
 
     bandwidth: Q
@@ -63,6 +66,7 @@ class ScaleOutPath:
     planes: int = 1
     trunk_run: Q | None = None
     withheld: str = ""
+    withheld_by: str = ""  # that fabric's object path, which a job it refuses carries (`WorkloadError.fabric`)
 
 
 @dataclass(frozen=True)

@@ -188,10 +188,11 @@ def test_a_ten_million_accelerator_cluster_is_checked_in_seconds(tmp_path, cli, 
     assert time.process_time() - start < 60   # a hang guard in CPU seconds (about 4 here, most of it the fabric checks)
     assert str(err.value).endswith("; 9437184 accelerators would have one")
     assert r.code == 1 and "Traceback" not in r.err + r.out
-    lines = [ln for ln in r.out.splitlines() if ln.startswith("specs/workloads/llama3-405b.yaml:")
+    lines = [ln for ln in r.out.splitlines() if ln.lstrip().startswith("specs/workloads/llama3-405b.yaml:")
              and "workload/llama3-405b-pretrain-gb200:" in ln]
     assert lines and not [ln for ln in lines if "PERF003" in ln], r.out[-3000:]
     assert any("REQ002" in ln and "the topology of fabric compute is infeasible (NET003)" in ln for ln in lines)
+    assert all(ln.startswith("    ") for ln in lines if "REQ002" in ln)   # folded under the fabric's NET003
 
 
 def test_a_scale_up_bandwidth_a_billion_times_too_small_is_refused_where_written(tmp_path, cli, monkeypatch):

@@ -24,7 +24,7 @@ from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design
 from archgen.model.cluster import Dragonfly, FatTree, Torus
 from archgen.model.network import nic_split_of
-from archgen.topology import ScaleOutPath, TorusPath
+from archgen.topology import INFEASIBLE, ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:   # above `network` in the layers (it holds `tier_cabling`'s types): for the annotation only
@@ -114,7 +114,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         scale_out = replace(scale_out, latency=latency, transport=transport)
     if scale_out is not None and compute_fabric is not None and (why := infeasible(compute_fabric)[1]):
         scale_out = replace(scale_out, withheld=f"its traffic between scale-up domains runs on fabric "   # whose
-                            f"{compute_fabric.fabric.spec.id}, and {why}")   # tiers count ports their switches lack
+                            f"{compute_fabric.fabric.spec.id}, and {why}",   # tiers count ports their switches lack
+                            withheld_by=compute_fabric.fabric.path)
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
 
@@ -257,11 +258,6 @@ def north_south(fa: FabricAnalysis) -> tuple[dict[str, Q], dict[str, str]]:
             f"role), so no node bandwidth is weighed against its {north:,} north-south port(s)")}
     nodes = (spec.speed * fa.node_ports).to("Gbit/s")
     return {"north_south_bandwidth": out, "north_south_oversubscription": count(float((nodes / out).to("")))}, {}
-
-
-#: A fabric's errors that leave its topology impossible as specified: a switch short of ports at the line rate
-#: (NET001), too few tiers for the ports (NET003), a tier's fixed count too few for the links it must take (NET018).
-INFEASIBLE = ("NET001", "NET003", "NET018")
 
 
 def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:

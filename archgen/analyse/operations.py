@@ -27,6 +27,11 @@ class Operations:
     #: Metrics not provided, with the reason, by object path (cost figures of a cluster with unpriced parts and of
     #: its workloads); requirements on them are judged not provided with that reason (checks.requirements).
     withheld: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The figures among those that a fabric's infeasible topology withheld (NET001, NET003, NET018), by object path
+    #: and metric: that fabric's object path. Its wiring figures (`analyse.network.infeasible`) and every figure of a
+    #: job it refused (`WorkloadResult.refused_by`): the error cascade folds a requirement on one under the fabric's
+    #: error (`checks.cascade`), by this record, not by the reason's words.
+    infeasible: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Figures that rest on an input nobody gave, by object path and metric: the value at the other end of what that
     #: input allows, and why (an asynchronous checkpoint's blocking time without a host link, REL008; None for an
     #: energy at maximum draw, an upper bound with no known lower end: `analyse.job_energy.upper_bounds`). A

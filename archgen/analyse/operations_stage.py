@@ -122,7 +122,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             names, why = infeasible(fa)   # an impossible topology's wiring figures (NET018: 72 links on 64 ports)
             for name in names:
                 fa.metrics.pop(name)
-            _withhold(ops, f"{path}/fabric/{fa.fabric.spec.id}", names, why)
+            _withhold(ops, fa.fabric.path, names, why)
+            if names:
+                ops.infeasible.setdefault(fa.fabric.path, {}).update(dict.fromkeys(names, fa.fabric.path))
         idle = cost.idle_assumed if cost is not None else ()   # idle hours at the average draw (rel36)
         bounded = cost.idle_bounded if cost is not None else ()   # or at their accelerators' idle draw
         if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max, idle, bounded):   # energy at max draw
@@ -137,6 +139,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, path, (name,), why)
         if est is None:   # not estimated (PERF003, or its cluster's infeasible fabric): none of its figures, with why
             _withhold(ops, path, WORKLOAD_FIGURES, f"{w.id} cannot be estimated: {r.error}")
+            if r.refused_by:
+                ops.infeasible.setdefault(path, {}).update(dict.fromkeys(WORKLOAD_FIGURES, r.refused_by))
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
         if a is None or est is None or not est.fits or (w.training is None and w.inference is None):
             continue

@@ -55,7 +55,7 @@ def runs(ctx: Context) -> Iterator[Violation]:
     leave them out to have archgen search them; on a torus, ask for a count that forms a slice.
     """
     for path, r in ctx.workloads.items():
-        if r.error and not r.withheld:   # not its cluster's infeasible fabric: NET001/NET003/NET018 say that
+        if r.error and not r.refused_by:   # not its cluster's infeasible fabric: NET001/NET003/NET018 say that
             at = r.error_at or (("training",) if r.workload.training else ("inference",))
             there = ctx.design.specs.locate(*r.error_elsewhere) if r.error_elsewhere else None
             where = f" ({r.error_elsewhere[0]} at {shown(there)})" if there and there.line else ""

@@ -75,7 +75,8 @@ class Finding:
     limit: Q | None = None
     requirement: str = ""
     waived: str = ""
-    #: The REF finding this one most likely follows from (`checks.cascade`), e.g. "REF001 rack/r: 'q340'"; "" if none.
+    #: The finding this one most likely follows from (`checks.cascade`): a REF finding, "REF001 rack/r: 'q340'", or an
+    #: infeasible fabric's error, "NET018 cluster/c/fabric/f"; "" if none.
     caused_by: str = ""
     #: The field of its document the finding is about, as a key path (`core.rack`, `waivers.REQ001.rack/r`): what
     #: tells two findings of one check on one object apart, unlike the line, which moves with unrelated edits (the

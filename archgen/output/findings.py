@@ -55,11 +55,11 @@ def text(findings: list[Finding], *, show_waived: bool = False, as_of: object = 
     `as_of`: the date waivers' `expires` was judged on (`as_of.AsOf`), named on the summary line; None where
     no waiver states `expires`, and then no date is printed.
 
-    A finding that follows from a REF finding (`caused_by`) is folded under it: printed after it, indented, with no
-    line of its own in the file order, under the first REF finding of its cause only (a reference typed on two lines
-    is two findings of one cause; newuser102 read each follower five times); a REF finding with such followers comes
-    first (docs/checks.md, "Error cascades"). At most `capped.PER_FILE` findings of one file and check are printed,
-    then a line with the count of the rest; the summary line counts them all.
+    A finding that follows from a cause (`caused_by`: a REF finding, an infeasible fabric's error) is folded under it:
+    printed after it, indented, with no line of its own in the file order, under the first finding of its cause only
+    (a reference typed on two lines is two findings of one cause; newuser102 read each follower five times); a cause
+    with such followers comes first (docs/checks.md, "Error cascades"). At most `capped.PER_FILE` findings of one file
+    and check are printed, then a line with the count of the rest; the summary line counts them all.
     """
     shown_ = [f for f in _shown(findings) if show_waived or not f.waived]
     causes = {cause_of(f) for f in shown_ if f.id in CAUSES}
@@ -71,7 +71,8 @@ def text(findings: list[Finding], *, show_waived: bool = False, as_of: object = 
     entries = []
     for f in first + [f for f in shown_ if f.caused_by not in causes and not any(f is c for c in first)]:
         entries.append((_key(f), _line(f)))   # a reference typed twice (two lines, one cause): its cascade once
-        entries += [(_key(g), "    " + _line(g)) for g in (under.pop(cause_of(f), []) if f.id in CAUSES else [])]
+        entries += [(_key(g), "    " + _line(g).replace("\n", "\n    "))   # its hint too, under it
+                    for g in (under.pop(cause_of(f), []) if f.id in CAUSES else [])]
     lines = capped(entries, more_text)
     s = summary(findings)
     judged = f" (waivers judged as of {as_of})" if as_of is not None else ""

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.network import INFEASIBLE, wired_rails, withheld_tiers
+from archgen.analyse.network import wired_rails, withheld_tiers
 from archgen.metrics import REGISTRY, find
 from archgen.render import alt_text, fmt, scale_up
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.common import Scope
+from archgen.topology import INFEASIBLE
 
 ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
                "management": "out-of-band management", "converged": "converged"}

@@ -162,6 +162,8 @@ WORKLOAD = {"models.yaml": "kind: Model\nid: gpt-1.3b\nsource: Narayanan et al.,
                       " metric: tokens_per_second, target: '>= 1 1/s', level: should}\n"}
 WHY = ("its traffic between scale-up domains runs on fabric f, and the topology of fabric f is infeasible (NET018): its "
        "figures of tier(s) leaf, spine, core would count links on ports its switches do not have")
+#: Why a job across its scale-up domains is refused: the path's reason, and that its layout was not looked at.
+REFUSED = f"{WHY}; its layout was not searched or checked"
 
 
 def test_no_workload_is_estimated_on_an_infeasible_fabric(spec_tree) -> None:
@@ -179,14 +181,16 @@ def test_no_workload_is_estimated_on_an_infeasible_fabric(spec_tree) -> None:
     r = run([spec_tree(tree)])
     assert r.clusters["cluster/c"].scale_out.withheld == WHY
     result = r.workloads["workload/w"]
-    assert result.estimate is None and result.withheld and result.error == WHY
-    assert r.metrics["workload/w"] == {} and r.operations.withheld["workload/w"]["mfu"] == f"w cannot be estimated: {WHY}"
+    # the fabric comes with the refusal as data (`WorkloadError.fabric`): its words are not the path's (REFUSED)
+    assert result.estimate is None and result.refused_by == FABRIC and result.error == REFUSED != WHY
+    assert r.metrics["workload/w"] == {} and r.operations.withheld["workload/w"]["mfu"] == \
+        f"w cannot be estimated: {REFUSED}"
     ids = [(f.id, f.severity) for f in r.findings if f.object == "workload/w"]
     assert ("REQ002", "error") in ids and ("REQ002", "warning") in ids and "PERF003" not in dict(ids)
     notes = {j.bound.req.id: (j.outcome.status.value, j.outcome.note) for j in r.requirements}
-    assert notes == {"W-MFU": ("not provided", f"w cannot be estimated: {WHY}"),
+    assert notes == {"W-MFU": ("not provided", f"w cannot be estimated: {REFUSED}"),
                      "R-TPS": ("not provided", f"workload/w's tokens_per_second is not provided: w cannot be "
-                               f"estimated: {WHY}")}
+                               f"estimated: {REFUSED}")}
     tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64", "accelerators: 8")   # one DGX: one domain, no fabric
     alone = run([spec_tree(tree)])
     assert alone.workloads["workload/w"].estimate is not None and "mfu" in alone.metrics["workload/w"]
@@ -202,7 +206,7 @@ def test_estimate_refuses_an_infeasible_fabric(spec_tree) -> None:
     tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
     with pytest.raises(WorkloadError) as err:
         estimate(None, None, "w", [spec_tree(tree)])
-    assert err.value.reason == WHY and err.value.location is not None and err.value.location.line == 6
+    assert err.value.reason == REFUSED and err.value.fabric == FABRIC and err.value.location is not None and err.value.location.line == 6
 
 
 def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_tree) -> None:
@@ -230,7 +234,7 @@ def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
     d = compare(base, run([write_tree(tmp_path / "head", tree)]))
     rows = [c for c in d.metrics if c.object == "workload/w"]
     assert {"mfu", "step_time", "interruptions_per_day.cable"} <= {c.metric for c in rows}
-    assert {(c.head, c.why) for c in rows} == {(None, f"w cannot be estimated: {WHY}")}
+    assert {(c.head, c.why) for c in rows} == {(None, f"w cannot be estimated: {REFUSED}")}
     states = {c.base.requirement: (c.base.status.value, c.head.status.value) for c in d.requirements
               if c.base is not None and c.head is not None}
     assert states == {"W-MFU": ("met", "not provided"), "R-TPS": ("met", "not provided")}

@@ -82,6 +82,7 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
                    domain_racks=domain_span(cluster.scale_up),
                    withheld=scale_out.withheld if scale_out is not None else "",
+                   withheld_by=scale_out.withheld_by if scale_out is not None else "",
                    **domain_latency(cluster, items, part, scale_out))
 
 
@@ -163,14 +164,16 @@ def estimate_hardware(workload: Workload, on: Machine, hardware: Hardware | None
     the estimate took. More accelerators than the cluster has is a `WorkloadError`, and so is a job across scale-up
     domains of a cluster whose compute fabric is infeasible (`Machine.withheld`): the path between domains counts links
     on ports its switches do not have, so no figure timed on it is provided, in `check`, `estimate` and a sweep
-    alike. A job inside one domain meets no fabric (`job_domain`: all its accelerators in one).
+    alike. A job inside one domain meets no fabric (`job_domain`: all its accelerators in one). The refusal comes
+    before the layout search, and says so: a job whose layout would not run either is not taken for one that runs.
     """
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     hw = job_hardware(workload, hardware or on.hardware, gpus, on)
     if on.withheld and gpus > (hw.job_domain or hw.scale_up_size):
-        raise WorkloadError(workload.id, on.withheld)
+        raise WorkloadError(workload.id, f"{on.withheld}; its layout was not searched or checked",
+                            fabric=on.withheld_by)
     return second_hop(on.hardware, hw, on.domain_racks, on.hop_latency, on.pod_flight)
 
 

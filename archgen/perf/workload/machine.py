@@ -55,3 +55,4 @@ class Machine:
     feed_per_watt: float = 1.0  # W at the rack feeds per W more on an accelerator (`analyse.conversion.feed_per_watt`)
     capex_left_out: str = ""  # what its capex leaves out, a lower bound then (`analyse.capex_bounds.left_out`)
     withheld: str = ""    # why its path between domains is not provided (`ScaleOutPath.withheld`): no job across them
+    withheld_by: str = ""  # the fabric whose infeasible topology withholds it (`ScaleOutPath.withheld_by`)

@@ -46,10 +46,11 @@ class WorkloadResult:
     #: A training job's stack and every switch its estimate used, with where each came from (`stacks.explain`, as
     #: `archgen estimate --explain` lists them): what the document says the step time assumed. Empty otherwise.
     switches: tuple[Used, ...] = ()
-    #: `error` is why its cluster's compute fabric gives no taper to run on: its topology is infeasible
-    #: (`ScaleOutPath.withheld`). The fabric's own error (NET001, NET003, NET018) stands, so PERF003 does not repeat
-    #: it, and the workload's figures are not provided with this reason (`operations_stage`).
-    withheld: bool = False
+    #: The object path of its cluster's compute fabric where `error` is that its topology is infeasible, so it gives
+    #: no taper to run on (`ScaleOutPath.withheld`, raised as `WorkloadError.fabric`); "" otherwise. The fabric's own
+    #: error (NET001, NET003, NET018) stands, so PERF003 does not repeat it; the workload's figures are not provided
+    #: with this reason (`operations_stage`) and the error cascade folds its findings under that error.
+    refused_by: str = ""
 
     @property
     def path(self) -> str:
@@ -99,13 +100,13 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
                 if w.training is not None and isinstance(model, Model) else ()
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself (`estimate_hardware`
-            # refuses a cluster whose compute fabric is infeasible: `withheld`, which PERF003 leaves to the fabric)
+            # refuses a cluster whose compute fabric is infeasible: `refused_by`, which PERF003 leaves to the fabric)
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
             why = err.reason if isinstance(err, WorkloadError) else err.args[0] if err.args else ""
             result = WorkloadResult(w, None, str(why) or str(err), vendor=vendor, error_at=at,
                                     error_elsewhere=err.subject if err.subject and not at else None,
                                     error_public=getattr(why, "public", ""),
-                                    withheld=path is not None and bool(path.withheld) and why == path.withheld)
+                                    refused_by=err.fabric if isinstance(err, WorkloadError) else "")
         out[result.path] = result
     return out
 
