@@ -25,11 +25,17 @@ from tests.data.workloads import training_workload
 
 @pytest.fixture(scope="module")
 def specs(tmp_path_factory):
-    """The shipped specs with the GB200 SuperPOD grown to 16 scalable units (9,216 GB200), as the trial's."""
+    """The shipped specs with the GB200 SuperPOD grown to 16 scalable units (9,216 GB200), as the trial's.
+
+    Its compute fabric takes a third tier: two tiers of 64-port spines reach 1,728 ports a plane (NET003), and a job
+    whose traffic crosses an infeasible fabric is refused (infeasraw42).
+    """
     root = tmp_path_factory.mktemp("specs") / "specs"
     shutil.copytree(SPECS, root)
     path = root / "clusters" / "gb200-nvl72-su.yaml"
     text = path.read_text(encoding="utf-8").replace("- {unit: su, count: 1}", "- {unit: su, count: 16}")
+    assert text.count("switch: qm9700\n    tiers: 2\n") == 1
+    text = text.replace("switch: qm9700\n    tiers: 2\n", "switch: qm9700\n    tiers: 3\n")
     path.write_text("\n".join(line for line in text.splitlines() if not line.startswith("expect:")) + "\n",
                     encoding="utf-8")
     return root

@@ -127,7 +127,8 @@ def test_no_page_ends_with_a_heading_or_a_caption(pdfs):
         headings += len(titles)
         for n, page in enumerate(text.split("\f")[1:], 2):
             lines = [" ".join(line.split()) for line in page.splitlines() if line.strip()][:-1]  # less the footer
-            if lines and (lines[-1] in titles or lines[-1].startswith("Table ")):
+            # a caption ("Table 3: Key components"), not a reference's prose wrapped to "Table 7 'Major ..."
+            if lines and (lines[-1] in titles or re.match(r"Table \d+: ", lines[-1])):
                 stranded.append((pdf.name, n, lines[-1]))
     assert headings > 10 * len(pdfs) and stranded == []
 

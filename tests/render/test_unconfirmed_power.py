@@ -109,7 +109,8 @@ def test_the_documents_mark_them(shipped, spec_tree):
     assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
     assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum and typical draw, input power, heat")
     assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, nvlink5-switch-tray maximum power, "
-                                            "sn2201 maximum power (the Bill of materials marks their lines alike).")
+                                            "sn2201 maximum power, sn2201 typical power (the Bill of materials marks their lines "
+                                            "alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
     assert plain.racks
     for path in plain.racks:
