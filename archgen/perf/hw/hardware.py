@@ -40,9 +40,9 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency", "vector_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_stream_range", "gemm_half_size", "vector_peak",
-               "gemm_k_fixed_steps", "gemm_k_fixed_steps_range", "gemm_floor", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency",
-               "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth",
-               "unstated", "vendor", "memory_type")
+               "gemm_k_fixed_steps", "gemm_k_fixed_steps_range", "gemm_floor", "hbm_capacity", "hbm_bandwidth",
+               "hbm_efficiency", "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity",
+               "l2_bandwidth", "unstated", "vendor", "memory_type")
 
 
 @dataclass(frozen=True)

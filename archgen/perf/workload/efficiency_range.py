@@ -8,8 +8,9 @@ a measured HBM copy rate carries `efficiency.hbm_range` (the catalog's measured 
 `efficiency.hbm`, one without a flash-attention measurement `efficiency.flash_range` beside `efficiency.flash`, and
 one without a scale-up (NVLink, xGMI, ICI) bus-bandwidth measurement `efficiency.scale_up_range` beside
 `efficiency.scale_up`. A part whose GEMM measurements imply different K-loop fixed costs (Hopper: DeepGEMM's
-shapes, `kernels.k_loop_efficiency`) carries `efficiency.gemm_k_fixed_steps_range` beside its point. A job of an RCCL part (AMD) across scale-up domains takes the scale-out efficiency over AMD's
-RCCL expectations (`perf.comm.rccl_net.NET_EFFICIENCY_RANGE`), no RCCL measurement backing the point.
+shapes, `kernels.k_loop_efficiency`) carries `efficiency.gemm_k_fixed_steps_range` beside its point. A job of an
+RCCL part (AMD) across scale-up domains takes the scale-out efficiency over AMD's RCCL expectations
+(`perf.comm.rccl_net.NET_EFFICIENCY_RANGE`), no RCCL measurement backing the point.
 An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
 workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
 is fitted: the ends come from the catalog, and the point is the catalog's.
@@ -150,7 +151,7 @@ def stated_ranges(hw: Hardware, dtype: str | None) -> list[tuple[str, float, tup
 
 
 def range_ends(hw: Hardware, dtype: str | None) -> list[Hardware]:
-    """`hw` at every combination of the ends of its stated ranges (GEMM, K loop, HBM, flash, links); empty without any."""
+    """`hw` at every combination of the ends of its stated ranges (GEMM, K loop, HBM, flash, links); or none."""
     ranges = _ranges(hw, dtype)
     out = []
     for ends in product(*(rng for _, _, rng, _ in ranges)) if ranges else ():
