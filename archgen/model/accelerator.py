@@ -94,10 +94,11 @@ class Efficiency(Spec):
                                "gemm_k_fixed_steps is given, K. Left out, 128 (one tensor-core tile): an "
                                "assumption, not a measurement (docs/efficiencies.md gives its effect).")
     gemm_k_fixed_steps: float | None = Field(
-        None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop, filling "
-                                "its load pipeline and storing its output, measured on the part's GEMM kernels: "
-                                "K's efficiency is then (n / (n + c)) over its value at the best-GEMM measurement's "
-                                "K (112 steps), at most 1, for n steps. Left out: the size ramp applies to K.")
+        None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop (its "
+                                "epilogue, and any load its kernel does not overlap), read from the measured rates "
+                                "of the part's GEMM kernels at short K: K's efficiency is then (n / (n + c)) over "
+                                "its value at the best-GEMM measurement's K (112 steps), at most 1, for n steps. "
+                                "Left out: the size ramp applies to K.")
     gemm_k_fixed_steps_range: tuple[float, float] | None = Field(
         None, description="Lowest and highest `gemm_k_fixed_steps` the part's measurements imply where they "
                           "disagree (each measured shape read through the model gives its own), e.g. [1.33, 5.98]; "

@@ -53,8 +53,8 @@ def _implied(h100, r: dict) -> float | None:
     return (lo + hi) / 2
 
 
-def test_every_deepgemm_row_within_seven_percent_but_the_narrow_one(h100):
-    """All ten rows at the point, 5.65 steps: nine within 7 % (0.988 to 1.053, K = 512 to 16,384, one to eight
+def test_every_deepgemm_row_within_six_percent_but_the_narrow_one(h100):
+    """All ten rows at the point, 5.65 steps: nine within 6 % (0.988 to 1.053, K = 512 to 16,384, one to eight
     groups); 4096 x 2112 x 7168 at 0.864, where DeepGEMM tiles N = 2112 112 wide without TMA multicast in 4.6 waves
     (jit_kernels/gemm.py lines 58-104), which neither the K loop nor the size ramp models (0.840 with the one-step
     K ramp)."""
@@ -63,7 +63,7 @@ def test_every_deepgemm_row_within_seven_percent_but_the_narrow_one(h100):
     narrow = ratio.pop((1, 4096, 2112, 7168))
     assert narrow == pytest.approx(0.864, abs=0.005)
     for shape, x in ratio.items():
-        assert x == pytest.approx(1.0, abs=0.07), shape
+        assert x == pytest.approx(1.0, abs=0.06), shape
     # the short-K rows the one-step ramp missed by 13-46 %
     assert ratio[(1, 4096, 32768, 512)] == pytest.approx(1.000, abs=0.005)
     assert ratio[(1, 4096, 24576, 1536)] == pytest.approx(1.024, abs=0.005)

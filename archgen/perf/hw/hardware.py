@@ -58,7 +58,7 @@ class Hardware:
             has no measurement of (`perf.workload.efficiency_range`); for a data type it states no efficiency for,
             the catalog's measured range (`perf.hw.assumed_gemm`).
         gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
-        gemm_k_fixed_steps: A GEMM tile's K-loop steps of fill and epilogue (`kernels.k_loop_efficiency`); 0 when
+        gemm_k_fixed_steps: A GEMM tile's K-loop steps outside its K loop (`kernels.k_loop_efficiency`); 0 when
             not measured, and the size ramp applies to K.
         gemm_k_fixed_steps_range: Lowest and highest `gemm_k_fixed_steps` the part's measurements imply, where they
             disagree (`perf.workload.efficiency_range`); empty when one figure stands.
