@@ -53,14 +53,14 @@ def test_decode_gemms_with_their_fill_match_deepgemm(h100):
     """The model's FP8 GEMM (roofline) plus the fill: the three rows of 30 MB and more within 4 % (-0.8, -3.3,
     -3.6 % at the H100's measured BabelStream Copy, 0.866); two of the three of 15-21 MB within 20 % (N 2112 x
     K 7168 -18.3 %, 7168 x 2048 +18.1 %: a fixed fill is an average over kernels whose tiling differs). The third,
-    32768 x 512, was -10.5 % and is +31.0 % (+27.9 % at the former 5.35 fixed steps) since the K loop's fixed cost
-    per tile (`kernels.k_loop_efficiency`, 4 steps of K and 5.65 fixed) makes it compute-bound at the size ramp's M = 64 (1/3 of a 128-row tile; DeepGEMM
+    32768 x 512, was -10.5 % and is +27.9 % since the K loop's fixed cost per tile (`kernels.k_loop_efficiency`,
+    4 steps of K and 5.35 fixed) makes it compute-bound at the size ramp's M = 64 (1/3 of a 128-row tile; DeepGEMM
     runs 64-row tiles there): pinned, not tuned."""
     t, b, rows = _decode_rows()
     for secs, nbytes, r in zip(t, b, rows, strict=True):
         model = float(K.gemm_time(h100, "fp8", r["m"], r["n"], r["k"])) + K.GEMM_FILL
         if r["k"] == 512:
-            assert model / secs - 1.0 == pytest.approx(0.310, abs=0.005)
+            assert model / secs - 1.0 == pytest.approx(0.279, abs=0.005)
             continue
         tol = 0.04 if nbytes > 25e6 else 0.20
         assert model == pytest.approx(secs, rel=tol), r

@@ -128,8 +128,8 @@ def test_a_run_costs_about_as_much_as_a_few_estimates(h100x2):
 def test_nim_under_load_is_scored():
     """NIM 1.8.0's Llama 3.3 70B on two H100 (FP8, TP 2) at 5,000 + 500 tokens, concurrency 5 to 250, and at 500 +
     2,000 tokens, concurrency 1 and 5 (the file's source). The closed form was 34-99 % low on TTFT beyond concurrency
-    1 (it had no queue). The simulation, within 42 % on every figure (bar set after the run, as a guard against
-    drift; 41 % before kfixed42 read Hopper's fixed K-loop steps as 5.65, not the least-squares 5.35; 35 % before the K loop's fixed cost per tile on Hopper, `kernels.k_loop_efficiency`, 37 % before the FFN
+    1 (it had no queue). The simulation, within 41 % on every figure (bar set after the run, as a guard against
+    drift; 35 % before the K loop's fixed cost per tile on Hopper, `kernels.k_loop_efficiency`, 37 % before the FFN
     activation's bytes were charged, issue 20): TTFT -25 % to +41 % (+41 %: five short prompts in lock-step, see the
     file; +36 % before), TPOT -5 % to -18 % (the decode step is short at concurrency 1 already), tokens/s +6 % to
     +22 %. The short prompt's TTFT at concurrency 1 is -7 %: no per-request host cost is modelled, and none is
@@ -150,7 +150,7 @@ def test_nim_under_load_is_scored():
     errors = {(r.id, r.metric): r.error for r in score_case_file(DATA / "nim-llama33-70b-concurrency.yaml").results}
     assert len(errors) == 25
     edge = ("nim18-llama33-70b-2xh100-fp8-5000-500-c100", "ttft")
-    assert all(abs(e) <= 0.42 for k, e in errors.items() if k != edge), errors
+    assert all(abs(e) <= 0.41 for k, e in errors.items() if k != edge), errors
     assert -0.62 < errors[edge] < -0.41   # the queue of an upper-bound cache: predicted short (-0.571; -0.761 before kvpeak37)
     ttft = [e for (_, m), e in errors.items() if m == "ttft"]
     assert float(np.median(np.abs(ttft))) < 0.14   # 0.108 (0.136 before kvpeak37, 0.12 before kvrule37)
