@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "efficiencies.md"
 
 #: The scalar efficiencies of `Efficiency`, in the page's order (GEMM and GEMM-stream figures are per data type).
-SCALARS = ("hbm", "flash", "vector", "scale_up", "in_network_reduction", "all_to_all", "gemm_half_size")
+SCALARS = ("hbm", "flash", "vector", "scale_up", "in_network_reduction", "all_to_all", "gemm_half_size",
+           "gemm_k_fixed_steps")
 
 HEADER = """# Efficiency constants: sources and audit
 
@@ -94,6 +95,15 @@ fp16 separately.
   state `efficiency.scale_up_range` over those measured fractions, 0.61 to 0.824, re-timed at both ends as the other
   ranges are (collective workloads too, `efficiency_range.link_note`); points unchanged. The 8 x B200 ring
   all-reduce of the scored file (682.2 GB/s busbw, 0.758 of 900 GB/s) lies inside it; it is not used to set the point.
+* **Hopper's K-loop fixed steps are a range** (2026-12): `gemm_k_fixed_steps` (steps of 128 bytes of K, not a
+  fraction) is 5.35, the least-squares figure over DeepGEMM's H800 FP8 table. DeepGEMM's kernel at the cited
+  revision (fp8_gemm.cuh at a6d97a1c1b48) fixes what a tile runs outside its K loop (B-scale load, accumulator
+  write-back, a waited TMA store; the next tile's loads overlap the loop, 5 stages ahead) but not how long it
+  takes, so no count comes from the code. Each row read through the model implies its own figure, 1.335 to 5.98
+  (the K = 512 row, which c moves most, 5.65; the low end from K = 7,168 rows, where 1 % of rate is 1.3 steps):
+  `gemm_k_fixed_steps_range` 1.33 to 5.98 now states that, re-timed at both ends like the other ranges, training
+  cases' unstated spans included (tests/perf/test_short_k_gemm.py). The point is still the fit; no scored point
+  moved.
 * **The last unsourced code constants** (issue 20 part 3, 2026-12; code section below): the vector efficiency (0.7 ->
   0.926, OpenCL-Benchmark's FP32 FMA rate on a B200) and the host link efficiency (0.8 -> 0.81, nvbandwidth on an
   H100 over PCIe Gen5) now cite measurements, moving no scored or shipped number; FLASH_BWD_RATIO is re-read in

@@ -94,10 +94,16 @@ class Efficiency(Spec):
                                "gemm_k_fixed_steps is given, K. Left out, 128 (one tensor-core tile): an "
                                "assumption, not a measurement (docs/efficiencies.md gives its effect).")
     gemm_k_fixed_steps: float | None = Field(
-        None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop, filling "
-                                "its load pipeline and storing its output, measured on the part's GEMM kernels: "
-                                "K's efficiency is then (n / (n + c)) over its value at the best-GEMM measurement's "
-                                "K (112 steps), at most 1, for n steps. Left out: the size ramp applies to K.")
+        None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop (its "
+                                "epilogue, and any load its kernel does not overlap), read from the measured rates "
+                                "of the part's GEMM kernels at short K: K's efficiency is then (n / (n + c)) over "
+                                "its value at the best-GEMM measurement's K (112 steps), at most 1, for n steps. "
+                                "Left out: the size ramp applies to K.")
+    gemm_k_fixed_steps_range: tuple[float, float] | None = Field(
+        None, description="Lowest and highest `gemm_k_fixed_steps` the part's measurements imply where they "
+                          "disagree (each measured shape read through the model gives its own), e.g. [1.33, 5.98]; "
+                          "`gemm_k_fixed_steps` holds the point used. Estimates on it state the range their metrics "
+                          "span.")
     gemm_floor: Duration | None = Field(
         None, description="Shortest time one GEMM kernel takes on the part however small the GEMM, beyond the "
                           "fixed cost every kernel pays (`perf.hw.kernels.KERNEL_OVERHEAD`), measured on its GEMM "
@@ -171,6 +177,11 @@ class Efficiency(Spec):
             if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
                 errors.append(FieldError(("gemm_stream_range", dt), f"gemm_stream_range.{dt} [{lo}, {hi}] must lie "
                                                                     f"in (0, 1] and hold gemm_stream.{dt} ({point})"))
+        if (k := self.gemm_k_fixed_steps_range) is not None and not (
+                0 < k[0] <= (self.gemm_k_fixed_steps or 0) <= k[1]):
+            errors.append(FieldError(("gemm_k_fixed_steps_range",), f"gemm_k_fixed_steps_range [{k[0]}, {k[1]}] must "
+                                                                     f"be positive and hold gemm_k_fixed_steps "
+                                                                     f"({self.gemm_k_fixed_steps})"))
         for name in ("hbm", "flash", "scale_up"):
             rng = getattr(self, f"{name}_range")
             if rng is not None and not 0 < rng[0] <= getattr(self, name) <= rng[1] <= 1:

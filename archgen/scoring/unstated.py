@@ -21,21 +21,23 @@ values that knob takes in practice. None of these predictions enters a score.
     manager's multicast support, which a measurement does not state). Open for `algorithm: auto` on an accelerator
     that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
 * Training on an accelerator whose GEMM efficiency in the case's precision, or whose HBM or flash-attention
-  efficiency, is a stated range, not a measurement (`efficiency.gemm_range`, `hbm_range`, `flash_range`;
-  `training_efficiency_range`): the prediction at the ends of those ranges. An efficiency the part states neither
-  as a figure nor as a range (a user part) has the catalog's measured range (`perf.hw.assumed_gemm`,
-  `perf.hw.assumed_efficiency`); every shipped part states each.
+  efficiency, or whose GEMM tile's fixed K-loop steps, is a stated range, not a measurement (`efficiency.gemm_range`,
+  `hbm_range`, `flash_range`, `gemm_k_fixed_steps_range`; `training_efficiency_range`): the prediction at the ends
+  of those ranges. An efficiency the part states neither as a figure nor as a range (a user part) has the catalog's
+  measured range (`perf.hw.assumed_gemm`, `perf.hw.assumed_efficiency`); every shipped part states each.
 * Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
   `kv_precision`. It is scored with the KV cache in FP8 (`kv_cache_dtype.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
   16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one. And,
   as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges, and of its
   scale-up link efficiency range where the replica spans more than one accelerator (a tp-1 replica sends nothing
-  over the links: its point stands for both ends). And **the KV cache fraction** of a case that states none where
-  its engine's own documentation gives a range (`model.kv_memory.KvRule.documented`; `open_fraction`): TensorRT-LLM's
-  performance overview runs 0.95 "in many cases" and falls back to "0.90 or lower" (perf-overview.md at 00f37686aa),
-  so the range runs over 0.90 and 0.95 beside the point, scored at the engine's default 0.9 (`kv_rule_of`); the
-  source allows lower, which is said, not spanned. vLLM's 0.9 is a default, not a range: none is taken. And **a
+  over the links: its point stands for both ends); not its GEMM efficiency or K-loop fixed-step ranges, which a
+  serving estimate's own notes span (`perf.workload.efficiency_range`). And **the KV cache fraction** of a case
+  that states none where its engine's own documentation gives a range (`model.kv_memory.KvRule.documented`;
+  `open_fraction`): TensorRT-LLM's performance overview runs 0.95 "in many cases" and falls back to "0.90 or lower"
+  (perf-overview.md at 00f37686aa), so the range runs over 0.90 and 0.95 beside the point, scored at the engine's
+  default 0.9 (`kv_rule_of`); the source allows lower, which is said, not spanned. vLLM's 0.9 is a default, not a
+  range: none is taken. And **a
   TensorRT engine's launch** (`kernel_launch: tensorrt`, a run without CUDA graphs): the host time of one kernel's
   launch is cited as a range, 5-20 us (`perf.hw.launch.TENSORRT_LAUNCH`); the case is scored at the low end and
   ranges to the high end, where a short iteration waits for its host's launches.
@@ -112,7 +114,8 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
             inf.kernel_launch == "tensorrt") + hbm
     t = case.training
     if t is not None:
-        return ("GEMM efficiency",) * (t.precision in eff.gemm_range or t.precision not in eff.gemm) + hbm
+        kloop = ("K-loop fixed steps",) * (eff.gemm_k_fixed_steps_range is not None)
+        return ("GEMM efficiency",) * (t.precision in eff.gemm_range or t.precision not in eff.gemm) + kloop + hbm
     c = case.collective
     if c is None:
         return ()
@@ -130,6 +133,7 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
 #: How each open knob reads beside a range.
 KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16",
                "GEMM efficiency": "the catalog's stated GEMM efficiency range",
+               "K-loop fixed steps": "the catalog's stated range of a GEMM tile's fixed cost in K-loop steps",
                "HBM efficiency": "the catalog's stated HBM efficiency range",
                "flash efficiency": "the catalog's stated flash-attention efficiency range",
                "scale-up efficiency": "the catalog's stated scale-up link efficiency range",

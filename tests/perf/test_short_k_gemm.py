@@ -1,9 +1,15 @@
 """The K loop's fixed cost per output tile (`kernels.k_loop_efficiency`), against DeepGEMM's published H800 FP8 rates.
 
 A GEMM tile runs K / k_step steps of its K loop (k_step = 128 bytes of K: DeepGEMM's FP8 BLOCK_K 128) and, once per
-tile whatever K is, fills its load pipeline and stores its output (the catalog's `gemm_k_fixed_steps`, 5.35 steps on
-Hopper: least squares over the table below but its narrow-N row; parts without a measurement keep the size ramp on K). Relative to the catalog's best-GEMM efficiency, measured at the
-H100 FP8 MAMF shape's K of 14,336 (112 steps), a GEMM reaches (n / (n + 5.35)) / (112 / 117.35), at most 1.
+tile whatever K is, loads its B scales, writes its accumulators to shared memory and waits for their TMA store
+(deepseek-ai/DeepGEMM deep_gemm/include/deep_gemm/fp8_gemm.cuh at a6d97a1c1b48, lines 218-227 and 305-333; the next
+tile's loads are issued during the loop, up to kNumStages = 5 stages ahead). The kernel fixes what runs outside the
+loop, not how long it takes, so the catalog's `gemm_k_fixed_steps` on Hopper is not a count from the code: each row
+of the table, read through the model, implies its own, 1.335 to 5.98 steps over the eight rows that imply one
+(`gemm_k_fixed_steps_range` [1.33, 5.98], which estimates span). Its point is still the least-squares figure over
+the table but its narrow-N row, 5.35 steps, a fit inside that range; the K = 512 row, whose rate c moves most, alone
+implies 5.65. Relative to the catalog's best-GEMM efficiency, measured at the H100 FP8 MAMF shape's K of 14,336 (112
+steps), a GEMM reaches (n / (n + 5.35)) / (112 / 117.35), at most 1; parts without a measurement keep the size ramp.
 
 Data: tests/perf/data/deepgemm-h800-fp8.yaml (deepseek-ai/DeepGEMM README.md at a6d97a1c1b48, H800 = H100 SXM
 tensor cores, M = 4096 per group). Before this mechanism the ramp d / (d + 128) on K (one step) left the model
@@ -50,9 +56,10 @@ def test_every_deepgemm_row_within_five_percent_but_the_narrow_one(h100):
     assert ratio[(4, 8192, 4096, 7168)] == pytest.approx(1.013, abs=0.005)
 
 
-def test_the_constant_is_the_table_least_squares_fit(h100):
+def test_the_point_is_the_table_least_squares_fit(h100):
     """5.35 steps minimises the squared log error over the nine rows (a grid of 0.05 steps); 4.85 or 5.85 fits
-    worse, so the catalog's constant is what the table says, not a choice."""
+    worse. A fit, not a reading: the rows disagree (1.335 to 5.98, `test_the_catalog_range_is_what_the_rows_imply`),
+    and the catalog states that range beside it."""
     import dataclasses
 
     import numpy as np
@@ -67,6 +74,55 @@ def test_the_constant_is_the_table_least_squares_fit(h100):
     grid = [round(4.0 + 0.05 * i, 2) for i in range(41)]
     assert min(grid, key=sse) == h100.gemm_k_fixed_steps == 5.35
     assert sse(4.85) > sse(5.35) < sse(5.85)
+
+
+def _implied(h100, r: dict) -> float | None:
+    """The fixed steps at which the model's time of row `r` is DeepGEMM's (bisection), or None where none is."""
+    import dataclasses
+
+    def ratio(c: float) -> float:
+        t = K.gemm_time(dataclasses.replace(h100, gemm_k_fixed_steps=c), "fp8", r["m"], r["n"], r["k"], r["groups"])
+        return r["tflops"] * 1e12 * t / (2.0 * r["m"] * r["n"] * r["k"] * r["groups"]) - 1.0
+
+    lo, hi = 1e-3, 100.0
+    if ratio(lo) * ratio(hi) > 0:
+        return None
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if ratio(lo) * ratio(mid) <= 0 else (mid, hi)
+    return (lo + hi) / 2
+
+
+def test_the_catalog_range_is_what_the_rows_imply(h100):
+    """Each row read through the model implies its own fixed steps; the catalog's range runs from the least to the
+    most any row implies (to 0.01, outward), and holds its point (the least-squares 5.35, below the K = 512 row's). The long-K rows pin c loosely (at K =
+    7,168, 1 % of rate is about 1.3 steps), hence the low end; the narrow-N row implies 30 steps (its waves, not its K
+    loop) and K = 16,384, past the reference's 112 steps, none: both are left out, as the catalog's source says."""
+    rows = yaml.safe_load(DATA.read_text(encoding="utf-8"))["rows"]
+    implied = {(r["groups"], r["n"], r["k"]): _implied(h100, r) for r in rows}
+    assert implied.pop((1, 2112, 7168)) == pytest.approx(30.23, abs=0.01)
+    assert implied.pop((1, 7168, 16384)) is None
+    assert len(implied) == 8
+    lo, hi = h100.gemm_k_fixed_steps_range
+    assert implied[(1, 32768, 512)] == pytest.approx(5.65, abs=0.005)
+    assert lo <= h100.gemm_k_fixed_steps == 5.35 <= hi
+    assert min(implied.values()) == pytest.approx(1.335, abs=0.001) and lo == 1.33
+    assert max(implied.values()) == pytest.approx(hi, abs=0.001) and hi == 5.98
+    assert implied[(1, 4096, 7168)] == min(implied.values())
+    assert implied[(1, 7168, 2048)] == max(implied.values())
+
+
+def test_estimates_state_the_range_of_the_fixed_steps(h100):
+    """An H100 estimate in FP8 is re-timed at 1.33 and 5.98 steps (`efficiency_range.range_ends`), a short-K GEMM
+    faster at the low end; a collective's span is not (`link_span` drops it)."""
+    from archgen.perf.workload import efficiency_range as R
+
+    assert R.stated_ranges(h100, "fp8") == [("GEMM tile fixed cost in K-loop steps", 5.35, (1.33, 5.98))]
+    ends = R.range_ends(h100, "fp8")
+    assert [h.gemm_k_fixed_steps for h in ends] == [1.33, 5.98]
+    t = [K.gemm_time(h, "fp8", 4096, 32768, 512) for h in ends]
+    assert t[0] < K.gemm_time(h100, "fp8", 4096, 32768, 512) < t[1]
+    assert R.link_span(h100, lambda h: h.gemm_k_fixed_steps) is None
 
 
 def test_k_loop_efficiency_by_formula(h100, accelerators):
@@ -85,7 +141,8 @@ def test_k_loop_efficiency_by_formula(h100, accelerators):
         hw = hardware_for(accelerators[part], scale_up_size=8)
         assert hw.gemm_k_fixed_steps == 0.0 and K.k_loop_efficiency(hw, "bf16", 512) == 0.8
     for part in ("h200-sxm-141gb", "h800-sxm5-80gb"):  # the same die
-        assert hardware_for(accelerators[part], scale_up_size=8).gemm_k_fixed_steps == 5.35
+        hw = hardware_for(accelerators[part], scale_up_size=8)
+        assert (hw.gemm_k_fixed_steps, hw.gemm_k_fixed_steps_range) == (5.35, (1.33, 5.98))
 
 
 def test_backward_gemms_take_their_own_reduction_dimension(h100):

@@ -103,7 +103,11 @@ def test_no_range_where_nothing_is_open(first, modern, accelerators, tmp_path):
     gpt3 = modern["mlperf-t41-gpt3-256xh100"]  # states its stack, and here GPT-3's learned positions: nothing open
     training = gpt3.model_copy(update={"model": gpt3.model.model_copy(update={"position_embedding": "learned",
                                                                                "qk_norm": False})})
-    assert unstated_range(training, accelerators) == {} == collective_range(training, accelerators)
+    h100 = accelerators["h100-sxm5-80gb"]   # its K loop's fixed steps are a stated range (kfixed42): open
+    assert open_knobs(training, accelerators) == ("K-loop fixed steps",) and unstated_range(training, accelerators)
+    one = {**accelerators, h100.id: h100.model_copy(update={"efficiency": h100.efficiency.model_copy(
+        update={"gemm_k_fixed_steps_range": None})})}   # one figure stated: nothing open
+    assert unstated_range(training, one) == {} == collective_range(training, one)
     t = training.training
     unstated = training.model_copy(update={"training": CaseTraining.model_validate(
         t.model_dump(exclude_unset=True, exclude={"stack"}))})
@@ -120,8 +124,9 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     assert (f"over KV cache fp8/bf16, {fraction}, the catalog's stated HBM efficiency range, the catalog's stated "
             "flash-attention efficiency range, the catalog's stated scale-up link efficiency range\n"
             in text)  # B200: no copy, attention or NVLink 5 measurement
-    assert text.rstrip().endswith("over RoPE positions, no QK norm, as Llama 3.1 405B's published config states (its "
-                                  "shape; the case's model leaves it out)")  # a training row's model (ropespan40)
+    assert text.rstrip().endswith("over the catalog's stated range of a GEMM tile's fixed cost in K-loop steps; RoPE "
+                                  "positions, no QK norm, as Llama 3.1 405B's published config states (its shape; the "
+                                  "case's model leaves it out)")  # a training row's model (ropespan40), on Hopper
     assert f"over KV cache fp8/bf16, {fraction}\n" in text  # an H100 case: its HBM efficiency is measured
 
 

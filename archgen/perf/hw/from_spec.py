@@ -73,6 +73,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
                                **{k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()}},
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
+        gemm_k_fixed_steps_range=tuple(map(float, eff.gemm_k_fixed_steps_range or ())),
         gemm_floor=si(eff.gemm_floor, "s"),
         vector_peak=si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
         memory_type=accelerator.memory_word,

@@ -40,9 +40,9 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency", "vector_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_stream_range", "gemm_half_size", "vector_peak",
-               "gemm_k_fixed_steps", "gemm_floor", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency",
-               "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth",
-               "unstated", "vendor", "memory_type")
+               "gemm_k_fixed_steps", "gemm_k_fixed_steps_range", "gemm_floor", "hbm_capacity", "hbm_bandwidth",
+               "hbm_efficiency", "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity",
+               "l2_bandwidth", "unstated", "vendor", "memory_type")
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,10 @@ class Hardware:
             has no measurement of (`perf.workload.efficiency_range`); for a data type it states no efficiency for,
             the catalog's measured range (`perf.hw.assumed_gemm`).
         gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
-        gemm_k_fixed_steps: A GEMM tile's K-loop steps of fill and epilogue (`kernels.k_loop_efficiency`); 0 when
+        gemm_k_fixed_steps: A GEMM tile's K-loop steps outside its K loop (`kernels.k_loop_efficiency`); 0 when
             not measured, and the size ramp applies to K.
+        gemm_k_fixed_steps_range: Lowest and highest `gemm_k_fixed_steps` the part's measurements imply, where they
+            disagree (`perf.workload.efficiency_range`); empty when one figure stands.
         gemm_floor: Shortest time of one GEMM kernel beyond `kernels.KERNEL_OVERHEAD` (s), measured; 0 when not
             measured: no floor (`gemm_floor.floored`).
         vector_peak: Non-tensor peak (FLOP/s); 0 when unknown.
@@ -135,6 +137,7 @@ class Hardware:
     scale_up_bandwidth: float
     gemm_half_size: float = 128.0
     gemm_k_fixed_steps: float = 0.0
+    gemm_k_fixed_steps_range: tuple[float, ...] = ()
     gemm_floor: float = 0.0
     vector_peak: float = 0.0
     vector_efficiency: float = VECTOR_EFFICIENCY

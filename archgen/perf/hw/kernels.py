@@ -150,8 +150,9 @@ def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | flo
 def k_loop_efficiency(hw: Hardware, dtype: str, k):
     """Fraction of the measured best GEMM rate a tile reaches with reduction dimension `k`.
 
-    A tile runs n = k · bytes / `GEMM_K_STEP_BYTES` steps of its K loop and, once whatever k is, fills its load
-    pipeline and stores its output: c = `hw.gemm_k_fixed_steps` steps (catalog, measured). Its rate is n / (n + c)
+    A tile runs n = k · bytes / `GEMM_K_STEP_BYTES` steps of its K loop and, once whatever k is, c =
+    `hw.gemm_k_fixed_steps` steps outside it (its epilogue; catalog, read from measured short-K rates, with a
+    `gemm_k_fixed_steps_range` that estimates span where the measurements disagree). Its rate is n / (n + c)
     of the K loop's, taken relative to the catalog's measurement at `GEMM_REFERENCE_K_STEPS` and at most 1. A part
     without a measured c keeps the size ramp k / (k + `gemm_half_size`) on K.
     """

@@ -7,8 +7,10 @@ ml-engineering's MAMF and AMD's own max-achievable FLOPs), the range running bet
 a measured HBM copy rate carries `efficiency.hbm_range` (the catalog's measured copy fractions) beside its point in
 `efficiency.hbm`, one without a flash-attention measurement `efficiency.flash_range` beside `efficiency.flash`, and
 one without a scale-up (NVLink, xGMI, ICI) bus-bandwidth measurement `efficiency.scale_up_range` beside
-`efficiency.scale_up`. A job of an RCCL part (AMD) across scale-up domains takes the scale-out efficiency over AMD's
-RCCL expectations (`perf.comm.rccl_net.NET_EFFICIENCY_RANGE`), no RCCL measurement backing the point.
+`efficiency.scale_up`. A part whose GEMM measurements imply different K-loop fixed costs (Hopper: DeepGEMM's
+shapes, `kernels.k_loop_efficiency`) carries `efficiency.gemm_k_fixed_steps_range` beside its point. A job of an
+RCCL part (AMD) across scale-up domains takes the scale-out efficiency over AMD's RCCL expectations
+(`perf.comm.rccl_net.NET_EFFICIENCY_RANGE`), no RCCL measurement backing the point.
 An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
 workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
 is fitted: the ends come from the catalog, and the point is the catalog's.
@@ -83,6 +85,11 @@ def at_flash(hw: Hardware, efficiency: float) -> Hardware:
     return dataclasses.replace(hw, flash_efficiency=efficiency)
 
 
+def at_k_fixed_steps(hw: Hardware, steps: float) -> Hardware:
+    """`hw` with a GEMM tile's K-loop fixed steps (`kernels.k_loop_efficiency`) set to `steps`."""
+    return dataclasses.replace(hw, gemm_k_fixed_steps=steps)
+
+
 def at_scale_up(hw: Hardware, efficiency: float) -> Hardware:
     """`hw` with its scale-up link efficiency set to `efficiency`."""
     return dataclasses.replace(hw, scale_up_efficiency=efficiency)
@@ -125,6 +132,8 @@ def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
     if dtype and (s := hw.gemm_stream_range.get(dtype)):
         out.append((f"{dtype} decode-GEMM streaming efficiency", hw.gemm_stream_efficiency[dtype], s,
                     lambda h, e: at_stream(h, dtype, e)))
+    if dtype and (k := _pair(hw.gemm_k_fixed_steps_range)):
+        out.append(("GEMM tile fixed cost in K-loop steps", hw.gemm_k_fixed_steps, k, at_k_fixed_steps))
     if (m := hbm_range(hw)) is not None:
         out.append((memory_name(hw), hw.hbm_efficiency, m, at_hbm))
     if (f := flash_range(hw)) is not None:
@@ -142,7 +151,7 @@ def stated_ranges(hw: Hardware, dtype: str | None) -> list[tuple[str, float, tup
 
 
 def range_ends(hw: Hardware, dtype: str | None) -> list[Hardware]:
-    """`hw` at every combination of the ends of its stated ranges (GEMM, HBM, flash, scale-up); empty without any."""
+    """`hw` at every combination of the ends of its stated ranges (GEMM, K loop, HBM, flash, links); or none."""
     ranges = _ranges(hw, dtype)
     out = []
     for ends in product(*(rng for _, _, rng, _ in ranges)) if ranges else ():
@@ -178,8 +187,8 @@ def latency_span(hw: Hardware, dtype: str, point: Any, serve_at: Callable[[Hardw
 
 def _link_only(hw: Hardware) -> Hardware:
     """`hw` with only its link ranges (scale-up, scale-out): a collective's time depends on no GEMM, HBM or flash."""
-    return dataclasses.replace(hw, gemm_efficiency_range={}, gemm_stream_range={}, hbm_efficiency_range=(),
-                               flash_efficiency_range=())
+    return dataclasses.replace(hw, gemm_efficiency_range={}, gemm_stream_range={}, gemm_k_fixed_steps_range=(),
+                               hbm_efficiency_range=(), flash_efficiency_range=())
 
 
 def link_span(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> tuple[float, float] | None:
