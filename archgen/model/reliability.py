@@ -18,6 +18,10 @@ from archgen.units import Q_, Duration, DurationOrZero, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
+#: How an input a figure rests on ends where it is a rate set measured on another accelerator
+#: (`analyse.rate_sets.borrowed_inputs`: "'field-h100-2024' failure rates (measured on h100-sxm5-80gb; tpu-v4 borrows
+#: them)"): a requirement judged on it says so whatever its verdict (`model.requirements.on_assumed`).
+BORROWED_SET = " borrows them)"
 
 #: Hours in a year (365.25 days), the conversion between AFR and FIT.
 HOURS_PER_YEAR = 8766.0
