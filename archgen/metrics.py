@@ -52,6 +52,13 @@ _T, _I = ("training",), ("inference",)
 #: maximum draw is an upper bound. The one copy of the range: `job_it_energy`'s description, `analyse.job_energy` and
 #: `perf.workload.derived` say it, and tests/perf/test_mlperf_power.py holds it to the records.
 MEASURED_SHARE = "0.57 to 0.69"
+#: What else a training job's goodput (and its cluster's), spares and restart time range over
+#: (`analyse.goodput.restore_reads`): a restore whose load is unsettled reads the checkpoint once at one end, each
+#: replica its weights at the other (newuser103: a 65,536-GPU job's restart_time_high 45 min and goodput_low 0.29
+#: came from that read, not the rate sets).
+_RESTORE = (", and, where which load a restore runs is not settled (no `checkpoint.parallel_load`, a stack that does "
+            "not fix it), from a restore reading the checkpoint once to each data-parallel replica reading its "
+            "weights (`checkpoint_restore_read`)")
 
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -139,7 +146,8 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
              "rate sets and their 95 % Poisson intervals" + ("" if name in ("mtti", "interruptions_per_day") else
                                                              ", and the wait for a repair to none where no hot spare "
-                                                             "stands in") + ".",
+                                                             "stands in" + _RESTORE)
+             + ".",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
              _T if subject == "workload" else (), sweep=subject == "workload" and name in ("goodput", "mtti"),
              counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"))
