@@ -315,6 +315,18 @@ def amount(name: str) -> Metric | None:
     return next((m for m in REGISTRY if m.amount and m.matches(name)), None)
 
 
+def limit_per(name: str, limit: Q, subjects: Iterable[str]) -> tuple[Q, str]:
+    """`as_limit`, and the time a limit on money per an hour is for ('h'; `Metric.money_rate`), else ''."""
+    found = next((m for s in subjects if (m := find(s, name)) is not None), None)
+    read = limit if found is None else found.as_limit(limit)
+    return read, found.per if found is not None and found.money_rate and found.accepts(read) else ""
+
+
+def money_rate(name: str) -> Metric | None:
+    """The metric `name` where it is money per an hour (`Metric.money_rate`), by name alone, of any kind of object."""
+    return next((m for m in REGISTRY if m.money_rate and m.matches(name)), None)
+
+
 def as_limit(name: str, limit: Q, subjects: Iterable[str]) -> Q:
     """A target's limit on metric `name` of `subjects` in the metric's dimension (`Metric.as_limit`: USD/h → USD)."""
     found = next((m for s in subjects if (m := find(s, name)) is not None), None)

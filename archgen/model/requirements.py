@@ -144,7 +144,7 @@ def _of(kinds: tuple[str, ...]) -> AfterValidator:
         if problem := metric_problem(req, kinds):
             raise FieldError((problem[0],), problem[1])
         kind = metrics.subject_kind(req.subject) if req.subject else None
-        target = req.target.read_as(metrics.as_limit(req.metric, req.target.limit, (kind,) if kind else kinds))
+        target = req.target.read_as(*metrics.limit_per(req.metric, req.target.limit, (kind,) if kind else kinds))
         return req if target is req.target else req.model_copy(update={"target": target})   # 2.5 USD/h → 2.5 USD
 
     return AfterValidator(check)
