@@ -76,3 +76,13 @@ def test_diff_and_the_metric_list_name_the_hour():
     assert label_of(CLUSTER, "tco_per_accelerator_hour", "EUR") == "EUR/h"
     row = next(x for x in metrics_page().splitlines() if x.startswith("| `tco_per_accelerator_hour` |"))
     assert row.startswith("| `tco_per_accelerator_hour` | USD/h | USD/s |"), row
+
+
+def test_a_documents_findings_table_gives_value_and_limit_per_hour(result):
+    from archgen.render.common import _found
+
+    _, run = result
+    (f,) = [f for f in run.findings if f.requirement == "REQ-TCO-H"]
+    judged_on = {("REQ-TCO-H", CLUSTER): "tco_per_accelerator_hour"}
+    assert _found(f, judged_on, limit=True) == "2.500 USD/h"     # before: '2.5 USD'
+    assert _found(f, judged_on).endswith(" USD/h")
