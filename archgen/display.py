@@ -232,8 +232,8 @@ def target_text(target: object, metric: Metric | None) -> str:
         shown = float(metric.display(limit).magnitude)
         return f"{op} {shown:,.6g} %"
     rate = metric.rate_unit() if metric is not None else None
-    if metric is None or rate is None or limit is None or not metric.accepts(limit):
-        return str(target)
+    if metric is None or rate is None or limit is None or not metric.accepts(limit) or metric.money_rate:
+        return str(target)   # a cost per hour's names its time itself (`Target.per`): '<= 2.5 USD/h'
     shown = float(metric.display(limit).magnitude)
     return f"{op} {number(int(shown)) if shown.is_integer() else f'{shown:,.6g}'} {rate}"
 

@@ -304,8 +304,9 @@ def metrics_page() -> str:
                   + ("error band | " if jobs else "") + "computed in |",
                   "|---|---|---|" + ("---|---|" if jobs else "") + "---|---|"]
         for m in metrics.declared(kind):
-            unit = f"{m.unit} (shown as {m.rate_unit()})" if m.rate_unit() else m.unit or "—"
-            unit += f" (a target may say {m.unit}/{m.per})" if m.per else ""   # the amount for one hour or year
+            rate = m.rate_unit()   # a cost per hour 'USD/h', not the total 'USD' (newuser103)
+            unit = (rate or m.unit) if m.money_rate else f"{m.unit} (shown as {rate})" if rate else m.unit or "—"
+            unit += f" (a target may say {m.unit}/{m.per})" if m.per and not m.money_rate else ""   # a year's amount
             job = f"{', '.join(m.jobs)} | " if jobs else ""
             also = (" Not its name, but offered for it by \"did you mean\": " + ", ".join(f"`{s}`" for s in m.synonyms)
                     + "." if m.synonyms else "")
@@ -357,7 +358,7 @@ def json_unit_of(m: Metric) -> str:
     `to_json` writes every quantity in that unit whatever the value's own (`job_energy` is held in MWh, written in J),
     so the page states it beside the display unit (newuser48 read J in `check --format json` against MWh here).
     """
-    return json_unit(Q_(1, m.dimension or "dimensionless"))
+    return json_unit(Q_(1, m.dimension or "dimensionless") / Q_(1, m.per if m.money_rate else ""))   # USD/s
 
 
 def _renamed_metrics() -> list[str]:

@@ -131,6 +131,17 @@ class Metric:
         """
         return self.money and not self.per_unit and (not self.per or _invoiced_per(self.per))
 
+    @property
+    def money_rate(self) -> bool:
+        """Whether it is money per a time shorter than a month (`per` an hour): a rate, shown so ('1.920 USD/h').
+
+        Its value is held as the amount for one `per` (`as_limit`: a target's ``2.5 USD/h`` is ``2.5 USD``), so its
+        number is the rate's; the text, documents, `gap` and the targets name the time (`rate_unit`, `Target.per`)
+        and the JSON gives it per second (`output.envelope.metric_quantity`). newuser103: '<= 2.5 USD/h' printed
+        '<= 2.5 USD', and a buyer read '1.920 USD' as a total.
+        """
+        return self.money and bool(self.per) and not self.amount
+
     def accepts(self, value: Q) -> bool:
         """Whether `value` has this metric's dimension (an amount of money in any one currency).
 
@@ -162,11 +173,15 @@ class Metric:
         cur = currency(value) if self.money and value is not None else None
         return self.unit.replace("USD", cur) if cur else self.unit
 
-    def rate_unit(self) -> str | None:
-        """How a rate's display unit reads, naming what it counts (``tokens/s``, ``interruptions/day``), or None."""
+    def rate_unit(self, value: Q | None = None) -> str | None:
+        """How a rate's display unit reads, or None.
+
+        Naming what it counts (``tokens/s``, ``interruptions/day``), or for money per an hour (`money_rate`) the time,
+        in `value`'s currency (``USD/h``, ``EUR/h``).
+        """
         if self.counts and self.unit.startswith("1/"):
             return f"{self.counts}/{self.unit[2:]}"
-        return None
+        return f"{self.unit_of(value)}/{self.per}" if self.money_rate else None
 
     def display(self, value: Q) -> Q:
         """`value` in the unit it is shown in."""

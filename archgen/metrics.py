@@ -52,6 +52,13 @@ _T, _I = ("training",), ("inference",)
 #: maximum draw is an upper bound. The one copy of the range: `job_it_energy`'s description, `analyse.job_energy` and
 #: `perf.workload.derived` say it, and tests/perf/test_mlperf_power.py holds it to the records.
 MEASURED_SHARE = "0.57 to 0.69"
+#: What else a training job's goodput (and its cluster's), spares and restart time range over
+#: (`analyse.goodput.restore_reads`): a restore whose load is unsettled reads the checkpoint once at one end, each
+#: replica its weights at the other (newuser103: a 65,536-GPU job's restart_time_high 45 min and goodput_low 0.29
+#: came from that read, not the rate sets).
+_RESTORE = (", and, where which load a restore runs is not settled (no `checkpoint.parallel_load`, a stack that does "
+            "not fix it), from a restore reading the checkpoint once to each data-parallel replica reading its "
+            "weights (`checkpoint_restore_read`)")
 
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -139,7 +146,8 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
              "rate sets and their 95 % Poisson intervals" + ("" if name in ("mtti", "interruptions_per_day") else
                                                              ", and the wait for a repair to none where no hot spare "
-                                                             "stands in") + ".",
+                                                             "stands in" + _RESTORE)
+             + ".",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
              _T if subject == "workload" else (), sweep=subject == "workload" and name in ("goodput", "mtti"),
              counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"))
@@ -305,6 +313,18 @@ def amount(name: str) -> Metric | None:
     it, or on none (tests/test_amount_targets.py).
     """
     return next((m for m in REGISTRY if m.amount and m.matches(name)), None)
+
+
+def limit_per(name: str, limit: Q, subjects: Iterable[str]) -> tuple[Q, str]:
+    """`as_limit`, and the time a limit on money per an hour is for ('h'; `Metric.money_rate`), else ''."""
+    found = next((m for s in subjects if (m := find(s, name)) is not None), None)
+    read = limit if found is None else found.as_limit(limit)
+    return read, found.per if found is not None and found.money_rate and found.accepts(read) else ""
+
+
+def money_rate(name: str) -> Metric | None:
+    """The metric `name` where it is money per an hour (`Metric.money_rate`), by name alone, of any kind of object."""
+    return next((m for m in REGISTRY if m.money_rate and m.matches(name)), None)
 
 
 def as_limit(name: str, limit: Q, subjects: Iterable[str]) -> Q:

@@ -97,15 +97,17 @@ def test_a_per_year_target_is_judged_as_the_amount_for_a_year(tmp_path):
 
 @pytest.mark.parametrize(("metric", "target", "shown"), [
     ("energy_cost_per_year", "<= 400 EUR/month", "<= 4800 EUR (as written: 400 EUR/month)"),
-    ("tco_per_accelerator_hour", "<= 0.05 USD/min", "<= 3 USD (as written: 0.05 USD/min)"),
-    ("tco_per_accelerator_hour", "<= 20000000 USD/year", "<= 2281.54 USD (as written: 20000000 USD/year)"),
+    ("tco_per_accelerator_hour", "<= 0.05 USD/min", "<= 3 USD/h (as written: 0.05 USD/min)"),
+    ("tco_per_accelerator_hour", "<= 20000000 USD/year", "<= 2281.54 USD/h (as written: 20000000 USD/year)"),
     ("energy_cost_per_year", "<= 4e2 EUR / month", "<= 4800 EUR (as written: 4e2 EUR / month)"),   # its own text
-    ("tco_per_accelerator_hour", "<= 2.5 USD/h", "<= 2.5 USD"), ("tco_per_year", "<= 5000 EUR/year", "<= 5000 EUR"),
+    ("tco_per_accelerator_hour", "<= 2.5 USD/h", "<= 2.5 USD/h"),
+    ("tco_per_accelerator_hour", "<= 2.5 USD", "<= 2.5 USD/h"), ("tco_per_year", "<= 5000 EUR/year", "<= 5000 EUR"),
     ("tco_per_year", "<= 5000 EUR", "<= 5000 EUR")])
 def test_a_converted_target_shows_the_limit_as_written(metric, target, shown):
     """cost41: '<= 4800 EUR' for '<= 400 EUR/month' showed no trace of what was written. A limit whose number changed
     reads beside the written one, to six figures (the written one is exact); one read in its metric's own time keeps
-    its number and reads as before."""
+    its number and reads as before. A limit on a cost per hour names its hour (newuser103: '<= 2.5 USD/h' read
+    '<= 2.5 USD', a total), whether it was written per hour or as the amount for one."""
     got = _requirements(metric, target).requirements[0]
     assert str(got.target) == shown
     again = type(got).model_validate(got.model_dump())   # python-mode round trip keeps the limit as written
@@ -140,7 +142,7 @@ def test_a_target_written_per_the_other_time_is_warned_once_where_written(tmp_pa
     assert [warned[r].location.line for r in ("FIN-001", "FIN-002")] == [4, 5]
     assert "is written per hour and read as 21,915 USD a year; if a cost per hour was meant, the metric is " \
            "tco_per_accelerator_hour" in warned["FIN-001"].message
-    assert "read as 2,281.542 USD an hour; if a cost per year was meant, the metric is tco_per_year" \
+    assert "read as 2,281.542 USD/h; if a cost per year was meant, the metric is tco_per_year" \
            in warned["FIN-002"].message
     status = {j.bound.req.id: j.outcome.status for j in result.requirements}
     assert status["FIN-001"] == Status.NOT_MET and status["FIN-002"] != Status.NOT_MET   # read as written, still
@@ -153,7 +155,7 @@ def test_a_target_written_per_the_other_time_is_warned_once_where_written(tmp_pa
     j = next(j for j in result.requirements if j.bound.req.id == "FIN-002")
     metric = metrics.lookup(j.bound.subject, "tco_per_accelerator_hour")
     cell = fmt.grouped_numbers(fmt.target_text(j.bound.req.target, metric))   # the compliance matrix's Target cell
-    assert cell == "<= 2,281.54 USD (as written: 20000000 USD/year)"
+    assert cell == "<= 2,281.54 USD/h (as written: 20000000 USD/year)"
 
 
 def test_a_target_in_another_currency_than_the_prices_is_not_judged(tmp_path):

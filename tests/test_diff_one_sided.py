@@ -48,7 +48,7 @@ def test_a_metric_head_does_not_provide_is_listed_with_why(tmp_path):
     # 0.2535 µUSD before rope40 charged Llama 3.1's rotary embedding; 0.2627 µUSD while the nemo-2025 profile reduced
     # gradients in fp32 (before gradreduce)
     assert "| cost\\_per\\_token\\_high | 0.2542 µUSD (band 0.2287 to 0.4085 µUSD) | — | not provided in HEAD |" in section
-    assert "| job\\_cost\\_per\\_hour\\_high | 1,318 USD | — | only in BASE | — |" in section
+    assert "| job\\_cost\\_per\\_hour\\_high | 1,318 USD/h | — | only in BASE | — |" in section
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     order = [("not provided" in line, line) for line in rows]
     assert [o for o, _ in order] == sorted((o for o, _ in order), reverse=True)   # not provided first, then only in

@@ -44,3 +44,20 @@ def test_a_small_h800_cluster_on_qm9700_leaves_checks_clean(tmp_path):
     fabric = run.clusters["cluster/h800-small"].fabrics[0]
     assert fabric.links["access"] == 128 and fabric.links["leaf_spine"] == 128
     assert run.metrics["cluster/h800-small"]["optics_power"].m_as("W") == pytest.approx(128 * 9 + 64 * 17 + 128 * 17)
+
+
+def test_llama3_rates_are_scoped_to_the_h100_they_were_measured_on(tmp_path):
+    """newuser103: `field-h100-2024` scoped H100 and H800, so messages said its rates were "measured on
+    h100-sxm5-80gb, h800-sxm5-80gb"; the Llama 3 run it counts used H100 only (Dubey et al., arXiv 2407.21783,
+    section 3.3.1: "up to 16K H100 GPUs, each running at 700W TDP with 80GB HBM3"). An H800 cluster on it now borrows
+    them (REL007), as any cluster outside a set's scope does; an H100 one does not."""
+    from archgen.analyse.rate_sets import measured_outside
+
+    case = next(c for c in _load(CASES / "CAB005.yml")["cases"] if c["name"] == CASE)
+    run = run_specs(tmp_path, case["files"])
+    field = run.specs.get("field-h100-2024")
+    assert field.accelerators == ["h100-sxm5-80gb"]
+    assert measured_outside(run.specs, field, "h800-sxm5-80gb") == "h100-sxm5-80gb"
+    assert measured_outside(run.specs, field, "h100-sxm5-80gb") == ""
+    (rel007,) = [f for f in run.findings if f.id == "REL007" and f.object == "cluster/h800-small"]
+    assert "'field-h100-2024' (h100-sxm5-80gb), " in rel007.message, rel007.message   # before: not named at all

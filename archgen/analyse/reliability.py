@@ -196,6 +196,17 @@ def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
     return {"power_shelf": shelves, "pdu": pdus, "cdu": cdus}
 
 
+def node_word(a: ClusterAnalysis, per_node: int) -> str:
+    """What the cluster's node is, in the failure-domain table's words: 'tray' or 'server'.
+
+    A tray is one of several nodes of a scale-up domain (a GB200 NVL72's compute tray) or wires part of a torus on its
+    board (a TPU v4 tray); any other node is a server (newuser103: a DGX B200 read "node (tray)").
+    """
+    su, node = a.cluster.spec.scale_up, compute_node(a.nodes)
+    return "tray" if (su is not None and su.size > per_node) or (node is not None and node.part.torus_block) \
+        else "server"
+
+
 def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, redundant: dict[str, bool],
              site: tuple[tuple[float, float], ...]) -> tuple[Domain, ...]:
     """The failure-domain table: from the real topology, accelerators removed per failure."""
@@ -216,10 +227,11 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
         return Q_(hours, "h")
 
     takes = failed_node_takes(a, per_node)  # the unit spares come in too (`spare_domain_nodes`): one rule for both
+    word = node_word(a, per_node)
     out = [Domain("node", "accelerator, host, NIC, software", yearly(*NODE_CLASSES), per_node * takes,
-                  repair(*HARDWARE_CLASSES), "the node (tray) is drained; its accelerators leave the job" if takes == 1
-                  else f"the node (tray) is drained and its OCS cube of {takes} trays leaves the slice; the OCSes "
-                  "join an idle cube in its place")]
+                  repair(*HARDWARE_CLASSES), f"the node ({word}) is drained; its accelerators leave the job"
+                  if takes == 1 else f"the node ({word}) is drained and its OCS cube of {takes} {word}s leaves the "
+                  "slice; the OCSes join an idle cube in its place")]
     su = a.cluster.spec.scale_up
     tray = by.get("scale_up_switch")
     if su is not None and su.switch is not None and tray is not None:

@@ -58,7 +58,7 @@ class Judgement:
             return "REQ002"
         if status is Status.AT_RISK:
             return "REQ004"
-        if self.outcome.assumed:
+        if self.outcome.assumed and status is Status.MET:   # not met on a borrowed rate set is REQ001's
             return "REQ005"
         return "PERF001" if self.workload else "REQ001"
 

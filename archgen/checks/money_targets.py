@@ -39,7 +39,7 @@ def money_target_time_base(ctx: Context) -> Iterator[Violation]:
         written = f"'{target.op} {target.as_written}'"
         per = (Q_(1, target.limit.units) / Q_(1, target.written.units)).units   # hour: 'USD/h' on a cost per year
         own, other = _time(m), _meant(m)
-        shown = f"{metric_value(m, target.limit)} {_a(own)} {own}"
+        shown = metric_value(m, target.limit) + ("" if m.money_rate else f" {_a(own)} {own}")   # '2,281.542 USD/h'
         read = f"is written per {per:D} and read as {shown}"
         fix = f"if {shown} was meant, write the limit per {own}"
         meant = f"if a cost per {_time(other)} was meant, the metric is {{}}; {fix}" if other else fix

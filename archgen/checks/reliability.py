@@ -81,7 +81,7 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
                        for key in ("checkpoint.goodput_target", "goodput target"))
         if g.fixed_wiring:
             if g.goodput < g.target:
-                misses = f"goodput {decimals(g.goodput, 3)} misses the target {g.target:g}"
+                misses = f"goodput {_goodput(g.goodput, 3)} misses the target {g.target:g}"
                 yield Violation(path, r.workload.id, ("cluster",), f"{misses}{whose}, and {FIXED_WIRING}",
                                 Q_(g.goodput, ""), Q_(g.target, ""), severity=severity,
                                 public=f"{misses}{said}, and {FIXED_WIRING}")
@@ -244,7 +244,7 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
                             f"the job's {g.nodes} node(s) keep {g.in_repair:.3g} nodes in repair on average (M/M/∞: "
                             f"nodes × hardware failure rate × repair time), more than {_spares(g)}: the spare model "
                             "is outside its validity, so the restart time (with its wait for a repair) is not "
-                            f"provided; goodput {decimals(g.goodput, 4)} rests on that wait",
+                            f"provided; goodput {_goodput(g.goodput, 4)} rests on that wait",
                             Q_(g.in_repair, ""), Q_(g.spare_slots, ""))
 
 
@@ -255,3 +255,12 @@ def _spares(g: Goodput) -> str:
     return (f"the {g.spare_slots} failed node(s) its {g.spares_available} idle node(s) stand in for at once (a whole "
             "idle scale-up domain takes one failed node's domain, an idle node of the job's own domains one failure "
             "there)")
+
+
+def _goodput(goodput: float, digits: int) -> str:
+    """A goodput as a finding words it: at `digits` decimals, but an exact 0 reads "0 (no progress)".
+
+    Goodput below `perf.train.goodput`'s floor is reported as 0, no progress at all; "0.0000" read as a rounded
+    figure (newuser103: REL009 on a 1,048,576-accelerator job).
+    """
+    return decimals(goodput, digits) if goodput else "0 (no progress)"

@@ -34,6 +34,9 @@ from archgen.units import Q
 def requirement_met(ctx: Context) -> Iterator[Violation]:
     """A requirement's target is met by the computed metric.
 
+    One not met on a figure that rests on a rate set measured on another accelerator (REL007) names that set: the
+    verdict stands, but on another fleet's rates (`model.requirements.on_assumed`).
+
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
     for j in ctx.requirements:
@@ -48,10 +51,12 @@ def not_met(j: Judgement) -> Violation:
     why = f"; {j.outcome.note}" if j.outcome.note else ""  # what sets a value no design change moves
     target = target_text(b.req.target, lookup(b.subject, b.req.metric))
     judged = f" = {shown(b.req, value, b.subject)}, target {target}{why}"
+    inputs, said = ((f"; judged on assumed inputs: {', '.join(items)}" if items else "")   # a borrowed rate set
+                    for items in (j.outcome.assumed, tuple(map(field_words.assumed_said, j.outcome.assumed))))
     return Violation(b.subject, b.owner, b.path + ("target",),
-                     f"{b.req.id} ({b.req.statement}): {b.req.metric}{judged}", value, b.req.target.limit, b.req.id,
-                     miss_severity(b.req.level),
-                     public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{judged}")
+                     f"{b.req.id} ({b.req.statement}): {b.req.metric}{judged}{inputs}", value, b.req.target.limit,
+                     b.req.id, miss_severity(b.req.level),
+                     public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{judged}{said}")
 
 
 def titled(metric: str, subject: str) -> str:

@@ -6,7 +6,7 @@ carries its `basis` (sourced or assumed) and `source`, as every catalog figure d
 them into interruptions per day, MTTI and goodput (docs/reliability.md).
 """
 
-from typing import Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -14,10 +14,17 @@ from archgen.display import figure
 from archgen.model.field_types import PositiveFraction, Share
 from archgen.model.part_classes import PART_CLASSES, lead_errors, split_count_errors, split_errors
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
-from archgen.units import Q_, Duration, DurationOrZero, Q
+from archgen.units import Q_, Dim, Duration, DurationOrZero, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
+#: How an input a figure rests on ends where it is a rate set measured on another accelerator
+#: (`analyse.rate_sets.borrowed_inputs`: "'field-h100-2024' failure rates (measured on h100-sxm5-80gb; tpu-v4 borrows
+#: them)"): a requirement judged on it says so whatever its verdict (`model.requirements.on_assumed`).
+BORROWED_SET = " borrows them)"
+#: A checkpoint interval: 0 s is read, then refused below 1 s with its own message (`Checkpointing`), so the spec
+#: reference's example is one it takes (newuser103: DurationOrZero's '0 us' was shown for it).
+Interval = Annotated[Q, Dim("s", ge=0, le=3.2e9, label="a time", example="3 h")]
 
 #: Hours in a year (365.25 days), the conversion between AFR and FIT.
 HOURS_PER_YEAR = 8766.0
@@ -292,7 +299,7 @@ class Checkpointing(Spec):
     bytes_per_parameter: float = Field(14, gt=0, le=64, description=(
         "Checkpoint bytes per model parameter: default 14 = BF16 weights (2) + FP32 master weights (4) + two FP32 "
         "Adam moments (8), what a mixed-precision Adam checkpoint holds."))
-    interval: DurationOrZero | None = Field(None, description=(
+    interval: Interval | None = Field(None, description=(
         "Time between checkpoints, at least 1 s; default: Daly's optimum."))
     restart: DurationOrZero = Field(default_factory=lambda: Q_(10, "min"), description=(
         "Time from an interruption to training again, before reading the checkpoint: detection, rescheduling, "

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, 
 
 from archgen import metrics
 from archgen.model import field_words, tolerance
+from archgen.model.reliability import BORROWED_SET
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.target import RequirementTarget
 from archgen.model.tolerance import Tolerance
@@ -33,8 +34,7 @@ LEVELS: tuple[Level, ...] = get_args(Level)
 def pending_words(method: str) -> str:
     """What still verifies a requirement verified by `method` where archgen's analysis cannot: '' for analysis.
 
-    `Requirement.pending` and `archgen diff`'s status cells (which hold a requirement's state, not the requirement)
-    both say it so.
+    `Requirement.pending` and `archgen diff`'s status cells (a requirement's state, not the requirement) say it so.
     """
     return "" if method == "analysis" else f"predicted by analysis, to be verified by {method}"
 
@@ -144,7 +144,7 @@ def _of(kinds: tuple[str, ...]) -> AfterValidator:
         if problem := metric_problem(req, kinds):
             raise FieldError((problem[0],), problem[1])
         kind = metrics.subject_kind(req.subject) if req.subject else None
-        target = req.target.read_as(metrics.as_limit(req.metric, req.target.limit, (kind,) if kind else kinds))
+        target = req.target.read_as(*metrics.limit_per(req.metric, req.target.limit, (kind,) if kind else kinds))
         return req if target is req.target else req.model_copy(update={"target": target})   # 2.5 USD/h → 2.5 USD
 
     return AfterValidator(check)
@@ -261,8 +261,7 @@ V = TypeVar("V")
 def spread(metrics: Mapping[str, V], metric: str) -> tuple[V, V] | None:
     """A metric's range where it is given beside it as `<metric>_low` and `<metric>_high`; None where it has none.
 
-    A reliability figure's range over the published failure-rate sets and their 95 % Poisson intervals
-    (docs/reliability.md). The values are quantities (`check`, an estimate) or floats in SI units (a sweep point).
+    A reliability figure's range over the rate sets (docs/reliability.md): quantities, or SI floats (a sweep point).
     """
     low, high = metrics.get(f"{metric}_low"), metrics.get(f"{metric}_high")
     return (low, high) if low is not None and high is not None else None
@@ -347,13 +346,14 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 
 
 def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Outcome:
-    """`o` with the assumed inputs (`basis: assumed`) its metric rests on, where it passes (met or at risk).
+    """`o` with the assumed inputs (`basis: assumed`) its metric rests on (`Operations.assumed`, by metric).
 
-    `assumed` gives them by metric (`analyse.operations.Operations.assumed`). The status is unchanged: a requirement
-    met on an assumed price is met, and says on what (REQ005, info); one not met or not provided is left as it is.
+    The status is unchanged. Met or at risk names them all (REQ005, REQ004); not met the rate sets measured on another
+    accelerator (`BORROWED_SET`: newuser103's TPU v4 `mtti >= 24 h` read plainly "not met" on GPU fleets' rates).
     """
-    inputs = (assumed or {}).get(o.requirement.metric, ())
-    return replace(o, assumed=inputs) if inputs and o.status in PASSING else o
+    inputs = tuple(x for x in (assumed or {}).get(o.requirement.metric, ())
+                   if o.status in PASSING or (o.status is Status.NOT_MET and x.endswith(BORROWED_SET)))
+    return replace(o, assumed=inputs) if inputs else o
 
 
 def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:

@@ -25,13 +25,15 @@ class Target:
     `written` is the limit as the requirement wrote it where its metric read it as another quantity (``400 EUR/month``
     on a cost per year, read as ``4800 EUR``: `metric.Metric.as_limit`); None where the limit is as written. `said`
     is the limit's own text where it was read from text (``20000000 USD/year``, ``4e2 EUR/month``), "" where it was
-    given as a quantity. Neither takes part in judging, nor in equality: the limit is what is judged.
+    given as a quantity. `per` is the time a limit on money per an hour is for (``h``: `metric.Metric.money_rate`),
+    shown after it (``<= 2.5 USD/h``). None of these takes part in judging, nor in equality: the limit is judged.
     """
 
     op: str
     limit: Q
     written: Q | None = field(default=None, compare=False)
     said: str = field(default="", compare=False)
+    per: str = field(default="", compare=False)
 
     @property
     def converted(self) -> bool:
@@ -52,12 +54,15 @@ class Target:
         base = self.limit.to_base_units()
         return (self.op, float(f"{float(base.magnitude):.12g}"), f"{base.units}")
 
-    def read_as(self, limit: Q) -> "Target":
+    def read_as(self, limit: Q, per: str = "") -> "Target":
         """This target with `limit`, its own read in its metric's dimension, keeping the limit as written (`written`).
 
-        Itself where `limit` is its own limit (`model.requirements`: a limit its metric takes as it is written).
+        Itself where `limit` is its own limit and `per` its own (`model.requirements`: a limit its metric takes as it
+        is written). `per`: the time of a cost per hour the limit is for (`metrics.limit_per`).
         """
-        return self if limit is self.limit else Target(self.op, limit, self.limit, self.said)
+        if limit is self.limit and per == self.per:
+            return self
+        return Target(self.op, limit, self.written if limit is self.limit else self.limit, self.said, per)
 
     @property
     def as_written(self) -> str:
@@ -114,10 +119,11 @@ class Target:
         A converted limit reads to six significant figures (``<= 2281.54 USD (as written: 20000000 USD/year)``, not
         2281.5423226100843): the written one beside it is exact.
         """
+        per = f"/{self.per}" if self.per else ""   # '<= 2.5 USD/h' on a cost per accelerator-hour, not '<= 2.5 USD'
         if not self.converted or self.written is None:
-            return f"{self.op} {format_quantity(self.limit)}"
+            return f"{self.op} {format_quantity(self.limit)}{per}"
         near = ureg.Quantity(float(f"{float(self.limit.magnitude):.6g}"), self.limit.units)   # as `display.significant`
-        return f"{self.op} {format_quantity(near)} (as written: {self.as_written})"
+        return f"{self.op} {format_quantity(near)}{per} (as written: {self.as_written})"
 
     @classmethod
     def parse(cls, value: Any) -> "Target":
@@ -129,9 +135,11 @@ class Target:
         """
         if isinstance(value, Target):
             return value
-        if isinstance(value, Mapping) and set(value) - {"written", "said"} == {"op", "limit"} and value["op"] in _OPS:
+        if isinstance(value, Mapping) and set(value) - {"written", "said", "per"} == {"op", "limit"} and \
+                value["op"] in _OPS:
             if isinstance(value["limit"], ureg.Quantity):
-                return cls(value["op"], value["limit"], value.get("written"), str(value.get("said") or ""))
+                return cls(value["op"], value["limit"], value.get("written"), str(value.get("said") or ""),
+                           str(value.get("per") or ""))
             value = f"{value['op']} {value['limit']}"
         m = _TARGET.match(value) if isinstance(value, str) else None
         if not m:

@@ -49,6 +49,8 @@ def label_of(obj: str, name: str, unit: str) -> str:
     As `display.metric_value` shows it in `check` and documents; else the unit's label ("" for none).
     """
     declared = metrics.lookup(obj, name)
+    if declared is not None and declared.money_rate and unit:
+        return f"{unit}/{declared.per}"   # 'EUR/h': a cost per hour in its own currency
     rate = declared.rate_unit() if declared is not None and unit == declared.unit else None
     return rate or (unit_label(unit) if unit else "")
 

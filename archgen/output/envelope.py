@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from archgen import __version__
+from archgen import __version__, metrics
 from archgen.errors import Location
 from archgen.load import packaged, shown
 from archgen.metric import RENAMED, unbounded
@@ -30,8 +30,12 @@ def metric_quantity(name: str, q: Q | None) -> dict | None:
     that more nodes are in repair than spares (REL009), a goodput time to train's that goodput's low end is 0, as
     `check`'s and `estimate`'s text and the documents say (leftovers21). So does a figure made from such a value
     that is infinite the other way (a diff's change from an unbounded BASE, a gap row's headroom under an unbounded
-    value): ``{"value": null, "unit": ..., "unbounded": ...}``, where `quantity` gave a bare null value.
+    value): ``{"value": null, "unit": ..., "unbounded": ...}``, where `quantity` gave a bare null value. Money per an
+    hour (`Metric.money_rate`), held as the amount for one hour, is written as the rate it is, per second as every
+    JSON time is (``USD/s``; newuser103 read ``"unit": "USD"`` of a cost per accelerator-hour as a total).
     """
+    if q is not None and (rate := metrics.money_rate(name)) is not None:
+        q = q / Q_(1, rate.per)
     if q is not None and math.isinf(q.magnitude):
         return {**quantity_json(Q_(math.inf, q.units)), "unbounded": unbounded(name)}
     return quantity(q)

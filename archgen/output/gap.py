@@ -331,7 +331,7 @@ def _row_json(r: GapRow, reference: bool = False) -> dict:
             "parent": list(req.parent) or None,
             "level": req.level, "basis": req.basis, "verification": req.verification,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
-            "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
+            "target": str(req.target), "op": req.target.op, "limit": metric_quantity(req.metric, req.target.limit),
             "tolerance": quantity(req.slack) if req.slack is not None else None, "within_tolerance": r.tolerated,
             "value": metric_quantity(req.metric, r.value), "value_is": r.basis or None,
             "band": {"low": metric_quantity(req.metric, r.band[0]), "high": metric_quantity(req.metric, r.band[1])}

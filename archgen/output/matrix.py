@@ -37,7 +37,7 @@ def rows(judgements: Iterable[Judgement], findings: Iterable[Finding], locate: L
             "level": req.level, "basis": req.basis,
             "verification": req.verification, "source": req.source or None,
             "subject": b.subject or b.pattern, "pattern": b.pattern or None, "metric": req.metric,
-            "target": str(req.target), "limit": quantity(req.target.limit),
+            "target": str(req.target), "limit": metric_quantity(req.metric, req.target.limit),
             "tolerance": quantity(req.slack) if req.slack is not None else None, "within_tolerance": o.tolerated,
             "value": metric_quantity(req.metric, o.value),
             "band": [metric_quantity(req.metric, v) for v in o.band] if o.band and o.value is not None else None,

@@ -180,7 +180,7 @@ def validation_section(scope: Scope) -> Section:
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
             rows.append((cid, said(f), f.object, status, _found(f, judged_on),
-                         _value(f.limit, f.limit), where(f.location), f.waived))
+                         _found(f, judged_on, limit=True), where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
     for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
         for f in hits:
@@ -253,13 +253,17 @@ def loop_said(at: str, group: MarkedFigures, named: tuple[str, ...], form: str =
                   field_words.said(at) + form.format(fmt.grouped_numbers(group.stated(named, said=True))))
 
 
-def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
-    """A finding's value: a requirement's as its message and the compliance matrix show it, else `_value`."""
+def _found(f: Finding, judged_on: dict[tuple[str, str], str], limit: bool = False) -> str:
+    """A finding's value: a requirement's as its message and the compliance matrix show it, else `_value`.
+
+    Its `limit` where asked: as `_value` writes it, but a cost per hour's as its value is, with its hour ('USD/h').
+    """
     metric = judged_on.get((f.requirement, f.object)) if f.requirement else None
     m = metrics.lookup(f.object, metric) if metric else None
-    if m is not None and f.value is not None and m.accepts(f.value):
-        return fmt.metric_value(m, f.value)
-    return _value(f.value, f.limit)
+    q = f.limit if limit else f.value
+    if m is not None and q is not None and m.accepts(q) and (m.money_rate or not limit):
+        return fmt.metric_value(m, q)
+    return _value(q, f.limit)
 
 
 def _value(value: Any, like: Any) -> str:

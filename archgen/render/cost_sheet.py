@@ -165,11 +165,11 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
         if "n" not in r.cell:
             r.add("n", "Accelerators", a.accelerators, "", "of the design")
         r.add("owned", "TCO per accelerator-hour (owned)", r.formula("{tco}/({n}*{hours})",
-                                                                     cost.per_accelerator_hour.to(cur).m), cur,
+                                                                     cost.per_accelerator_hour.to(cur).m), f"{cur}/h",
               "TCO per year / (accelerators x hours)")
         r.add("used", "TCO per used accelerator-hour", r.formula("{owned}/{u}",
                                                                  cost.per_accelerator_hour.to(cur).m
-                                                                 / cost.utilisation), cur,
+                                                                 / cost.utilisation), f"{cur}/h",
               "owned hour / utilisation")
         _cloud(r, cost, cc, cur)
         _per_job(r, cur, cost.per_accelerator_hour.to(cur).m / cost.utilisation, metrics or {}, a.cluster.path,
@@ -236,7 +236,7 @@ def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str,
     if goodput is not None and goodput.m > 0:
         r.add("g", "Goodput (the cluster's largest training job)", goodput.m, "", "estimated (Reliability and "
               "availability; its range there)" + (f"; {whose}" if whose else ""))
-        r.add("gh", "TCO per goodput accelerator-hour", r.formula("{used}/{g}", used / goodput.m), cur,
+        r.add("gh", "TCO per goodput accelerator-hour", r.formula("{used}/{g}", used / goodput.m), f"{cur}/h",
               "used hour / goodput; the value: its range over goodput's is under Cost")
     for i, job in enumerate(jobs):
         m = metrics.get(f"workload/{job}", {})
@@ -251,7 +251,7 @@ def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str,
         if g is not None:
             r.add(f"{k}g", f"{job}: goodput", g.m, "", "estimated (Reliability and availability)")
             made += f"*{{{k}g}}"
-        r.add(f"{k}hour", f"{job}: cost per hour", r.formula(f"{{used}}*{{{k}n}}", per_hour.to(cur).m), cur,
+        r.add(f"{k}hour", f"{job}: cost per hour", r.formula(f"{{used}}*{{{k}n}}", per_hour.to(cur).m), f"{cur}/h",
               "used hour x the job's accelerators")
         r.add(f"{k}million", f"{job}: cost per million tokens",
               r.formula(f"{{{k}hour}}/({made}*3600)*1000000", per_million.to(cur).m), cur,

@@ -126,9 +126,9 @@ def cost_section(run: Any, a: Any) -> Section | None:
         # rates per accelerator-hour, a few units each, in cents
         Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=0, align="right")),
               tuple((name, value.to(cur).m if value is not None else None) for name, value in rows)),
-        Table("cost-hourly", f"Cost per accelerator-hour ({cur})", (Column("Item"),
-                                                                    Column("Amount", digits=2, align="right"),
-                                                                    Column("Range", align="right")),
+        Table("cost-hourly", f"Cost per accelerator-hour ({cur}/h)", (Column("Item"),
+                                                                      Column("Amount", digits=2, align="right"),
+                                                                      Column("Range", align="right")),
               tuple((name, value.to(cur).m if value is not None else None,
                      _range(m, metric, cur) if value is not None else "—") for name, value, metric in hourly)),
         Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,

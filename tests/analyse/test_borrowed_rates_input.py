@@ -3,7 +3,7 @@
 The input that showed it (new-user trial, a fleet reliability engineer): `mtti >= 24 h` on a 1,152-GPU GB200
 cluster read "met (on assumed inputs: cable failure rate, switch failure rate, transceiver failure rate)" in `gap`
 and REQ005: the GPU, host, NIC and software rates under it are Llama 3's H100 counts (`field-h100-2024`, scope
-`h100-sxm5-80gb, h800-sxm5-80gb`), which only REL007, an info finding about the cluster, said. A rate set is sourced,
+`h100-sxm5-80gb`), which only REL007, an info finding about the cluster, said. A rate set is sourced,
 but that it carries over to another accelerator is an assumption, so the requirement's own line now says so.
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import REPO, shipped_edited
 
-BORROWED = "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; gb200 borrows them)"
+BORROWED = "'field-h100-2024' failure rates (measured on h100-sxm5-80gb; gb200 borrows them)"
 REQ = "  - {id: REQ-REL-MTTI, statement: MTTI of a job on every GPU, metric: mtti, target: \">= 1 h\"}\n"
 
 ANCHOR = "target: \"== 8\"}\n"   # the cluster's last requirement: REQ goes after it

@@ -337,7 +337,7 @@ def test_a_usd_target_on_a_eur_design_says_the_currencies(tmp_path):
     r = run([_design(tmp_path / "a", {"prices.yaml": overlay, "hall.yaml": hall, "req.yaml": TCO_REQUIREMENT})])
     assert r.metrics[CLUSTER]["tco_per_accelerator_hour"].units == Q_(1, "EUR").units
     assert [f.message for f in r.findings if f.id == "REQ002"] == [
-        "REQ-TCO-001: target <= 2.5 USD is in USD, and cluster/mi355x-th5's tco_per_accelerator_hour is in EUR, the "
+        "REQ-TCO-001: target <= 2.5 USD/h is in USD, and cluster/mi355x-th5's tco_per_accelerator_hour is in EUR, the "
         "currency of its prices; archgen does not convert currencies: state the target in EUR"]
 
 

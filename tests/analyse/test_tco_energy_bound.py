@@ -42,7 +42,8 @@ def judged(tmp_path_factory):
 
 def test_a_target_between_the_ends_is_not_provided(judged):
     reqs, m = judged
-    value = m["tco_per_accelerator_hour"]["value"]
+    assert m["tco_per_accelerator_hour"]["unit"] == "USD/s"   # a rate, per second as every JSON time (reltidy42)
+    value = m["tco_per_accelerator_hour"]["value"] * 3600
     low = value - m["energy_cost_per_year"]["value"] / (m["tco_per_year"]["value"] / value)   # no energy cost
     # the capital and space alone, per accelerator-hour: (TCO - energy) / (accelerators x 8,766 h)
     assert low == pytest.approx((m["tco_per_year"]["value"] - m["energy_cost_per_year"]["value"])

@@ -18,7 +18,7 @@ from tests.conftest import shipped_edited
 
 STEPFUN = ("'stepfun-nvidia-2024' failure rates (measured on NVIDIA accelerators of an unstated model, compute "
            "capability 9.0 or older; mi355x borrows them)")
-H100 = "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; mi355x borrows them)"
+H100 = "'field-h100-2024' failure rates (measured on h100-sxm5-80gb; mi355x borrows them)"
 REQ = ("requirements:\n  - {id: REQ-REL-MTTI-MI, statement: MTTI of a job on every GPU, subject: cluster/mi355x-th5, "
        "metric: mtti, target: \">= 1 h\"}\n")
 

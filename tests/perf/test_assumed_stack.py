@@ -58,7 +58,7 @@ requirements:
     found = {f.message.split(" (")[0]: f.message for f in run_specs(tmp_path, files).findings if f.id == "REQ005"}
     assert found["R-MFU"].endswith(f"on assumed inputs: trainium2 vector_peak (unconfirmed), trainium2 scale_up.bandwidth "
                                    f"(unconfirmed), {TRN2}")
-    assert "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; trainium2 borrows them)" \
+    assert "'field-h100-2024' failure rates (measured on h100-sxm5-80gb; trainium2 borrows them)" \
         in found["R-INT"]
     assert "training stack" not in found["R-INT"]       # the interruptions rest on the rates, not on the stack
 

@@ -88,4 +88,4 @@ def test_the_open_items_say_every_rate_was_measured_on_another_accelerator(shipp
     reliability section say: a buyer reading the open items alone saw the small borrow and not the large one."""
     a = shipped_run.clusters[f"cluster/{cluster}"]
     assert ("Reliability rests on rate sets measured on other accelerators: 'field-h100-2024' failure rates "
-            f"(measured on h100-sxm5-80gb, h800-sxm5-80gb; {acc} borrows them).") in open_items(shipped_run, a)
+            f"(measured on h100-sxm5-80gb; {acc} borrows them).") in open_items(shipped_run, a)
