@@ -96,6 +96,8 @@ KINDS = {"dense-training": "training", "moe-training": "training", "offline-serv
 #: no error was consulted (servetidy42; before, newuser104's Llama 3.1 405B rows at 9,429 + 656 tokens, 1 token past
 #: serving under load's 10,084, got no band at all where 9,429 + 655 got one).
 CONTEXT_MARGIN = 0.10
+#: How a band kept past its family's longest context starts its reason (`context_words`, `Band.caveat`).
+SHORTER = "measured on shorter runs"
 
 
 def context_words(family_words: str, context: int, longest: int) -> str:
@@ -107,7 +109,7 @@ def context_words(family_words: str, context: int, longest: int) -> str:
     if context > furthest:
         return (f"no band: unmeasured at this context; {past}, beyond {margin}, and no shorter context's band is "
                 "borrowed (not provided)")
-    return (f"measured on shorter runs: {past}, within {margin}, where attention is a larger share of the cost than "
+    return (f"{SHORTER}: {past}, within {margin}, where attention is a larger share of the cost than "
             "in any of them (docs/perf-model.md, Bands by context)")
 
 
