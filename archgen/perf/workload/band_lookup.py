@@ -56,9 +56,9 @@ def keep_up(bands_: Mapping[str, Band], rate: float, capacity: float) -> dict[st
     if ends is None or counts is None:
         return {"replicas_to_keep_up": keep}
     said = (f"ceil({significant(rate)} requests/s / the replica capacity): {counts[0]:,.0f} replicas at the capacity "
-            f"band's high end ({significant(ends[1])} requests/s), {counts[1]:,.0f} at its low end ({significant(ends[0])}"
-            " requests/s), so fewer where the capacity is higher than the model's and more where lower; the capacity's "
-            "errors turned, as a count's: ")
+            f"band's high end ({significant(ends[1])} requests/s), {counts[1]:,.0f} at its low end "
+            f"({significant(ends[0])} requests/s), so fewer where the capacity is higher than the model's and more "
+            "where lower; the capacity's errors turned, as a count's: ")
     return {"replicas_to_keep_up": replace(keep, carried=said)}
 
 
