@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from archgen.errors import SpecProblem, did_you_mean, excerpt, odd_character
 from archgen.load import SourceDocument as Source
-from archgen.model.spec_paths import fields_at, owners_below, quantity_hint, untagged
+from archgen.model.spec_paths import fields_at, owners_below, quantity_hint, untagged, word_hint
 
 
 def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:
@@ -103,7 +103,7 @@ def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -
                     "(1,800 GB/s) is split in two there: write it without the comma")
         return SpecProblem(doc.locate(loc), path, f"unknown key '{excerpt(str(loc[-1]))}'", hint=hint)
     if kind == "missing":
-        return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
+        return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'", hint=word_hint(cls, raw))
     if kind.startswith("quantity_") or kind == "target":
         return SpecProblem(doc.locate(loc), path, err["msg"], hint=quantity_hint(cls, raw, kind, ctx))
     if kind in ("ratio", "expected"):  # the model's message says what was expected (archgen.model.cluster._ratio)

@@ -146,8 +146,8 @@ class CaseInference(Inference):
     precision: Precision
     tp: int = Field(gt=0)
     replicas: int = Field(1, gt=0)
-    batch: int | Literal["max"] = Field(description="Sequences in flight per replica, or 'max' (as many as the KV "
-                                                    "cache holds).")
+    batch: int | Literal["max"] = Field(description="Sequences in flight per replica: a number, or 'max' (as many as "
+                                                    "the KV cache holds at the run's lengths).")
 
     @field_validator("batch", mode="before")
     @classmethod

@@ -23,6 +23,21 @@ def fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
     return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
 
 
+def word_hint(cls: type[BaseModel], loc: tuple) -> str:
+    """What a missing required key at `loc` means, where it takes a word as well as a number (a case's `batch`: 'max').
+
+    Its description, which names the word (servetidy42: a case without `batch` read only "missing required key
+    'batch'", not that `max` is taken); '' for any other key.
+    """
+    model = _model_at(cls, loc[:-1])
+    field = next((f for n, f in model.model_fields.items() if (f.alias or n) == loc[-1]), None) if model else None
+    members = _members_shallow(field.annotation) if field is not None else []
+    words = [m for m in members if typing.get_origin(m) is typing.Literal]
+    if field is None or not field.description or not words or len(words) == len(members):
+        return ""
+    return f"'{loc[-1]}' is {field.description[0].lower()}{field.description[1:]}"
+
+
 def owners_below(cls: type[BaseModel], loc: tuple, key: str) -> list[str]:
     """The keys at `loc` whose value is one nested model (not a list or mapping of them) that has `key` as a key.
 

@@ -119,7 +119,7 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
                "median": b.typical[3]} if b.typical is not None else None)
     load = {"load": b.load, "bin": b.bin, "arrival": b.arrival, "reach": b.reach} if b.bin else None
-    context = {"tokens": b.context, "longest": b.longest} if b.longest else None
+    context = {"tokens": b.context, "longest": b.longest or b.measured_to} if b.longest or b.measured_to else None
     routed = b.routing_values(value)
     routing = None if routed is None else {"low": None if routed[0] is None else metric_quantity(metric, routed[0]),
                                            "high": metric_quantity(metric, routed[1])}

@@ -17,8 +17,9 @@ from archgen.render import fmt
 
 #: How a requirement's status (`model.requirements.Status`) is styled, as a check's pass, fail or warn.
 STYLES = {"met": "pass", "at risk": "warn", "not met": "fail", "not provided": "warn", "not applicable": ""}
-#: Where a status cell's qualification starts (`Outcome.shown`): assumed inputs, a verification left to a test.
-_QUALIFIED = re.compile(r" \((?:on assumed inputs|predicted by analysis)")
+#: Where a status cell's qualification starts (`Outcome.shown`): assumed inputs, a verification left to a test, why it
+#: is at risk (`compliance.status_cell`), a tolerance.
+_QUALIFIED = re.compile(r" \(")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from typing import Any
 from archgen import metrics
 from archgen.checks.judgement import Judgement
 from archgen.model import tolerance
-from archgen.model.requirements import Outcome, Status
+from archgen.model.requirements import UNBANDED, UNMEASURED, Outcome, Status
 from archgen.open_item import Worded
+from archgen.perf.workload.band_families import SHORTER
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Para, Section, Table
 from archgen.render.common import Scope, where
@@ -55,14 +56,42 @@ def requirements_table(scope: Scope) -> Table:
                  status_column=STATUS_COLUMN)
 
 
-def status_cell(o: Outcome, waived: bool = False) -> Worded:
+def status_cell(o: Outcome, waived: bool = False, why: bool = False) -> Worded:
     """A requirement's status as every document table shows it: `Outcome.shown` ("met (on assumed inputs: ...)").
 
     The compliance matrix's and the performance section's alike (nu99fix: the latter said plain "met" where the matrix
-    qualified it), with the customer's words (`Outcome.public_shown`) and "(waived)" where a waiver covers it.
+    qualified it), with the customer's words (`Outcome.public_shown`) and "(waived)" where a waiver covers it. `why`
+    (a table with no Reason column, the performance section's) puts why it is at risk first, short (`risk_words`):
+    "at risk (no band at this load; on assumed inputs: ...)", where it read as if the assumed inputs were the cause
+    (newuser104).
     """
     mark = " (waived)" if waived else ""
-    return Worded(o.shown + mark, o.public_shown + mark)
+    words = risk_words(o) if why else ""
+    return Worded(_first(o, o.shown, words) + mark, _first(o, o.public_shown, words) + mark)
+
+
+def _first(o: Outcome, shown: str, words: str) -> str:
+    """`shown` with `words` first in its parentheses."""
+    rest = shown.removeprefix(o.status.value)
+    return shown if not words else f"{o.status.value} ({words}" + (f"; {rest[2:]}" if rest.startswith(" (") else ")")
+
+
+def risk_words(o: Outcome) -> str:
+    """Why a requirement is at risk, in a few words: its band's end, no band (at this load or context), a thin band.
+
+    The compliance matrix's Reason (`_reason`) at length; '' where it is not at risk or for any other reason (a lower
+    bound, a figure resting on a count of the KV cache), whose status is left as it reads.
+    """
+    if o.status is not Status.AT_RISK:
+        return ""
+    if o.end_misses:
+        return "an end of its band misses the target"
+    why = o.note.removeprefix(f"{UNBANDED}: ")
+    if o.note.startswith(UNBANDED):   # the band's `describe`: "no band: unmeasured at this load; ..."
+        return next((f"no band at this {w}" for w in ("load", "context") if why.startswith(f"no band: unmeasured "
+                                                                                      f"at this {w}")), "no band")
+    return ("no band of this figure" if why.startswith(UNMEASURED) else f"band {SHORTER}" if why.startswith(SHORTER)
+            else "band of too few runs" if why.startswith("the band of ") else "")   # `Band.coverage_note`
 
 
 def judged_value(o: Outcome, subject: str = "") -> str:

@@ -84,7 +84,7 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             if any(name in ends for ends in ranged.values()) or name.endswith(display.CI_ENDS):
                 continue                          # shown as the Band of the metric, or beside its estimate
             o = outcomes.get(name)
-            status = "" if o is None else status_cell(o)
+            status = "" if o is None else status_cell(o, why=True)
             both = band_ends(e.bands[name], value, e.metrics, name) if name in ranged and name in e.bands else None
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{shown(ends[0], name)} to {shown(ends[1], name)}" if ends is not None else \

@@ -152,6 +152,18 @@ def test_inference_batch_is_a_positive_count_or_max(tmp_path, batch):
     assert r.predicted > 0
 
 
+
+def test_a_missing_batch_says_max_is_taken(tmp_path):
+    """servetidy42: a case without `batch` read only "missing required key 'batch'", not that `max` is taken."""
+    text = GOOD.replace("  collective: {op: all_reduce, size: \"1 GiB\", algorithm: ring}\n", """\
+  model: {layers: 4, hidden: 1024, heads: 16, ffn: 4096, vocab: 32000}
+  inference: {precision: fp8, tp: 1, input_len: 10, output_len: 10}
+""").replace('{metric: busbw, value: 360, unit: "GB/s"}', '{metric: tokens_per_second, value: 1, unit: "1/s"}')
+    assert messages(tmp_path, text) == (
+        "cases.yaml:8:3: error: cases.0.inference.batch: missing required key 'batch'\n"
+        "  hint: 'batch' is sequences in flight per replica: a number, or 'max' (as many as the KV cache holds at the "
+        "run's lengths).")
+
 MFU = GOOD.replace("""  collective: {op: all_reduce, size: "1 GiB", algorithm: ring}
   measured: [{metric: busbw, value: 360, unit: "GB/s"}]""", """  model: {layers: 24, hidden: 2304, heads: 24, ffn: 9216, vocab: 51200}
   training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 1, dp: 8, recompute: full}

@@ -53,8 +53,10 @@ def test_a_context_within_it_keeps_its_band(spec_tree):
 
 
 def test_the_band_lookup_itself():
-    within, past = band("offline-serving", "tokens_per_second", context=22_000), \
-        band("offline-serving", "tokens_per_second", context=22_001)
+    # 10 % past the longest (24,200 tokens) the band is kept, said to be measured on shorter runs (servetidy42,
+    # tests/perf/test_context_margin.py); past that, none
+    within, past = band("offline-serving", "tokens_per_second", context=24_200), \
+        band("offline-serving", "tokens_per_second", context=24_201)
     assert within is not None and within.measured
     assert past is not None and not past.measured and past.longest == 22_000
 

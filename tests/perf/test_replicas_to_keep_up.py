@@ -88,3 +88,18 @@ def test_a_closed_loop_has_a_capacity_but_no_rate_to_keep_up(tmp_path: Path) -> 
 def test_an_offline_job_has_neither(tmp_path: Path) -> None:
     m = _estimate(tmp_path, "offline")["metrics"]
     assert "replica_capacity" not in m and "replicas_to_keep_up" not in m
+
+
+def test_its_band_says_the_count_at_each_end_of_the_capacitys(server: dict) -> None:
+    """servetidy42: the band read only "model error -31.6% to +8.8%", the capacity's -8.1% to +46.2% turned, with
+    nothing saying that the capacity's high end needs fewer replicas and its low end more."""
+    est = server
+    keep, cap = est["bands"]["replicas_to_keep_up"], est["bands"]["replica_capacity"]
+    low, high = keep["low"]["value"], keep["high"]["value"]
+    turned = 1 / (1 + cap["error"]["low"]) - 1   # the capacity's errors, turned: -8.1 % is a count's +8.8 %
+    assert low < high and keep["error"]["high"] == pytest.approx(turned, rel=1e-9)
+    assert keep["carried"].startswith(f"ceil({SERVER_SAMPLES_PER_S:g} requests/s / the replica capacity): {low:.0f} "
+                                      "replicas at the capacity band's high end (")
+    assert f"), {high:.0f} at its low end (" in keep["carried"]
+    assert keep["carried"].endswith("so fewer where the capacity is higher than the model's and more where lower; "
+                                    "the capacity's errors turned, as a count's")

@@ -8,6 +8,8 @@ bands over these keys, and why they are kept so, are `perf.workload.bands`' (spl
 
 from __future__ import annotations
 
+import math
+
 from archgen.model.inference import Inference
 
 #: The families of published runs, with how each is shown.
@@ -83,6 +85,32 @@ UNSCORED: dict[str, str] = {"decode_step": "no published run's decode step alone
 KINDS = {"dense-training": "training", "moe-training": "training", "offline-serving": "inference",
          "serving-under-load": "inference", "moe-offline-serving": "inference", "moe-serving-under-load": "inference",
          "collectives": "collective"}
+
+
+#: How far past the longest context a family scored (`band_table.CONTEXT`) a job keeps the family's band, said to be
+#: measured on shorter runs (`context_words`), a fraction of that context. Past it the job has no band (unmeasured at
+#: this context). Attention is what grows with the context: a job 10 % past the longest run reads at most 10 % more
+#: KV cache per decode token and, its prompt's attention growing with the prompt's square, 21 % more per prompt token,
+#: so attention's share s of its cost is at most (sqrt(1 + g) - 1)^2 / g with g = 0.21, m / (2 + m) = 4.8 points, off
+#: the longest run's (s (1 + g) / (1 + g s) - s, largest at s = (sqrt(1 + g) - 1) / g). A stated choice, not fitted:
+#: no error was consulted (servetidy42; before, newuser104's Llama 3.1 405B rows at 9,429 + 656 tokens, 1 token past
+#: serving under load's 10,084, got no band at all where 9,429 + 655 got one).
+CONTEXT_MARGIN = 0.10
+#: How a band kept past its family's longest context starts its reason (`context_words`, `Band.caveat`).
+SHORTER = "measured on shorter runs"
+
+
+def context_words(family_words: str, context: int, longest: int) -> str:
+    """Why a job past its family's longest context (`CONTEXT_MARGIN`) keeps the band, or has none, in words."""
+    past = f"the job's {context:,} tokens are past the {longest:,} of the longest published {family_words} " \
+           "measurement scored"
+    furthest = longest * (1 + CONTEXT_MARGIN)
+    margin = f"the {CONTEXT_MARGIN:.0%} (to {math.floor(furthest):,} tokens) a band is kept past it"
+    if context > furthest:
+        return (f"no band: unmeasured at this context; {past}, beyond {margin}, and no shorter context's band is "
+                "borrowed (not provided)")
+    return (f"{SHORTER}: {past}, within {margin}, where attention is a larger share of the cost than "
+            "in any of them (docs/perf-model.md, Bands by context)")
 
 
 #: The families whose latency bands are kept per load bin, and the quantities binned (`load_bin`).

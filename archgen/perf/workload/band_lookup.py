@@ -40,6 +40,28 @@ def context_of(job: object) -> int | None:
 
 
 
+def keep_up(bands_: Mapping[str, Band], rate: float, capacity: float) -> dict[str, Band]:
+    """The band of `replicas_to_keep_up`, ceil(`rate` / `capacity`), a whole count, saying which way each end goes.
+
+    Its errors are the replica capacity's turned (a count is a rate over the capacity), so they read inverted beside
+    it: -31.6 % to +8.8 % for the capacity's -8.1 % to +46.2 % (newuser104). The band says the count at each end of the
+    capacity's band (`Band.carried`): fewer replicas where the capacity is higher than the model's, more where lower.
+    Empty where the estimate has no such band.
+    """
+    keep, cap = bands_.get("replicas_to_keep_up"), bands_.get("replica_capacity")
+    if keep is None:
+        return {}
+    keep = replace(keep, whole=rate / capacity)
+    ends, counts = (cap.values(capacity) if cap is not None else None), keep.values(rate / capacity)
+    if ends is None or counts is None:
+        return {"replicas_to_keep_up": keep}
+    said = (f"ceil({significant(rate)} requests/s / the replica capacity): {counts[0]:,.0f} replicas at the capacity "
+            f"band's high end ({significant(ends[1])} requests/s), {counts[1]:,.0f} at its low end "
+            f"({significant(ends[0])} requests/s), so fewer where the capacity is higher than the model's and more "
+            "where lower; the capacity's errors turned, as a count's: ")
+    return {"replicas_to_keep_up": replace(keep, carried=said)}
+
+
 #: The throughput metrics of an open loop that keeps up: the offered load, whatever the hardware (`delivered`).
 DELIVERED = ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")
 

@@ -38,8 +38,9 @@ gets no band, never the other arrival's (newuser33: DeepSeek-R1 at TP32 on an NV
 555 ms with a band of 9.4-17.6 s taken from Poisson MLPerf rows alone).
 
 A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a request's input + output
-tokens, a training sequence): past it, no band ("unmeasured at this context"); attention, whose cost grows with the
-context, is a larger share there than in any run the errors come from.
+tokens, a training sequence), and `CONTEXT_MARGIN` past it said to be measured on shorter runs (a target met at both
+ends at risk); further, no band ("unmeasured at this context"): attention, whose cost grows with the context, is a
+larger share there than in any run the errors come from.
 """
 
 from __future__ import annotations
@@ -52,12 +53,14 @@ from typing import TypeVar
 from archgen.perf.serve.run import whole_replicas
 from archgen.perf.workload.band_families import (
     ARRIVALS,
+    CONTEXT_MARGIN,
     FAMILIES,
     KINDS,
     ONE_LENGTH,
     QUANTITIES,
     UNSCORED,
     bin_words,
+    context_words,
     reached,
     row_quantity,
     single_keys,
@@ -121,7 +124,8 @@ class Band:
     load: float | None = None
     bin: str = ""
     context: int = 0
-    longest: int = 0
+    longest: int = 0  # the family's longest context, where `context` is past it by more than `CONTEXT_MARGIN`
+    measured_to: int = 0  # the same, where `context` is past it within the margin: a band measured on shorter runs
     arrival: str = ""  # a binned band's arrival (`ARRIVALS`)
     vendor: str = ""  # the estimated part's vendor, where its own measurements all miss beyond the median (`typical`)
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
@@ -251,9 +255,7 @@ class Band:
         if self.delivered:
             return self.delivered
         if self.longest:
-            return (f"no band: unmeasured at this context; the job's {self.context:,} tokens are past the "
-                    f"{self.longest:,} of the longest published {FAMILIES[self.family]} measurement scored, and no "
-                    "shorter context's band is borrowed (not provided)")
+            return context_words(FAMILIES[self.family], self.context, self.longest)
         if not self.measured and self.bin:
             return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
                     f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published "
@@ -274,7 +276,11 @@ class Band:
         return (f"{self.carried}model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
                 f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
                 f"{', each ' + ONE_LENGTH if self.one_length else ''}{self._bin()}{self._on()}{side}{self._spread()}"
-                f"{self._vendor()}")
+                f"{self._vendor()}{self._shorter()}")
+
+    def _shorter(self) -> str:
+        """Where the job is past the longest context the band's runs were taken at, within `CONTEXT_MARGIN`."""
+        return f"; {context_words(FAMILIES[self.family], self.context, self.measured_to)}" if self.measured_to else ""
 
     def _bin(self) -> str:
         if not self.bin or self.load is None:
@@ -323,14 +329,14 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
     quantity, the band also spans it (`Band.spread`). A serving-under-load latency's band is its `load` bin's
     (`load_bin`) of its `arrival` (`ARRIVALS`); a bin of fewer than `MIN_BIN` measurements of that arrival gives an
-    unmeasured band, never another bin's or arrival's. A
-    `context` past the family's longest scored one (`CONTEXT`) gives an unmeasured band too. Where every measurement
-    on the part's `vendor` misses by more than the family's median |error| (`VENDOR`, `band_source.compute_vendor`),
-    the band names the vendor's own errors, so the median does not read as typical of its parts. An MoE serving
-    estimate's `routing` span (its rate at the measured skew, 0 where none bounds it, and balanced) goes to each
-    metric stating its quantity (`Band.routing`), beside the band, whatever the band is. A `simulated` run's
-    throughput taking an offline family's band takes its runs scored at one length (`row_quantity`), as a capacity's
-    does.
+    unmeasured band, never another bin's or arrival's. A `context` past the family's longest scored one (`CONTEXT`) by
+    more than `CONTEXT_MARGIN` gives an unmeasured band too; within it, the band says it was measured on shorter runs,
+    and a target met at both its ends is at risk. Where every measurement on the part's `vendor` misses by more than
+    the family's median |error| (`VENDOR`, `band_source.compute_vendor`), the band names the vendor's own errors, so
+    the median does not read as typical of its parts. An MoE serving estimate's `routing` span (its rate at the
+    measured skew, 0 where none bounds it, and balanced) goes to each metric stating its quantity (`Band.routing`),
+    beside the band, whatever the band is. A `simulated` run's throughput taking an offline family's band takes its
+    runs scored at one length (`row_quantity`), as a capacity's does.
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
@@ -338,6 +344,10 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     quantity = row_quantity(family_, quantity, simulated)
     got = _band(family_, metric, quantity, table, accelerator, span, on, load, context, vendor, arrival)
     got = replace(got, one_length=quantity == "replica_capacity")
+    longest = CONTEXT.get(family_, 0)
+    if got.measured and context is not None and longest and context > longest:   # within the margin (`_band`)
+        got = replace(got, context=context, measured_to=longest, caveat=context_words(FAMILIES[family_], context,
+                                                                                      longest))
     routed_ = routed(family_, metric, routing) if routing is not None else None
     return got if routed_ is None else replace(got, routing=routed_[0], routed=routed_[1])
 
@@ -347,7 +357,7 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
           load: float | None, context: int | None, vendor: str, arrival: str) -> Band:
     """`band` of a metric that carries one (`quantity`), before its routing."""
     longest = CONTEXT.get(family_, 0)
-    if context is not None and longest and context > longest:
+    if context is not None and longest and context > longest * (1 + CONTEXT_MARGIN):
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
     rows = TABLE if table is None else table
     capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("replica_capacity")

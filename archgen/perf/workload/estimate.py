@@ -21,7 +21,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.launch import TENSORRT_LAUNCH
 from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, run_scenario
-from archgen.perf.workload.band_lookup import bands, context_of, delivered, offline_gap
+from archgen.perf.workload.band_lookup import bands, context_of, delivered, keep_up, offline_gap
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -181,11 +181,10 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
     if tpot is not None and step is not None:   # an offline run's TPOT: the tokens/s band by Little's law
         got |= offline_gap(got, tpot.m_as("s"), step.m_as("s"), float(est.metrics["concurrency"].m),
                            est.batch_bound == KV_BOUND)
-    keep, capacity = got.get("replicas_to_keep_up"), est.metrics.get("replica_capacity")
+    capacity = est.metrics.get("replica_capacity")
     if capacity is not None and inf is not None and inf.arrival_rate is not None:   # an open loop's rate
         rate, each = inf.arrival_rate.m_as("1/s"), capacity.m_as("1/s")
-        if keep is not None:   # whole replicas
-            got["replicas_to_keep_up"] = replace(keep, whole=rate / each)
+        got |= keep_up(got, rate, each)   # whole replicas, each end's count said
         replicas = int(est.layout["replicas"])
         if est.limits or rate > replicas * each:   # it serves what arrives, or its capacity: min(offered, ...)
             got |= delivered(got, rate, replicas, each)
