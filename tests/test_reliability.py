@@ -17,11 +17,11 @@ import pytest
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 
-from archgen.analyse.storage_demand import STACK_LOADS
 from archgen.model.reliability import FailureRates
 from archgen.model.requirements import Status
 from archgen.model.storage import AT_STATED_BANDWIDTH
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
+from archgen.perf.train.point_goodput import STACK_LOADS
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
 from archgen.render.operations import reliability_section

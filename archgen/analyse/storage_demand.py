@@ -15,13 +15,7 @@ from collections.abc import Mapping
 
 from archgen.display import figure
 from archgen.model.workload import Model, Workload
-from archgen.perf.train.point_goodput import (  # noqa: F401 (re-exported: moved to perf for a sweep's goodput)
-    STACK_LOADS,
-    WEIGHT_BYTES,
-    checkpoint_bytes,
-    loads_once,
-    restore_read,
-)
+from archgen.perf.train.point_goodput import checkpoint_bytes, restore_read
 from archgen.units import Q_, Q
 
 #: Why `checkpoint_storage_needed` is not provided.

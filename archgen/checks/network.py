@@ -161,7 +161,10 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
     with those the fabrics derive for tiers whose `rack` is that type; switches derived for a tier that names no
     rack are counted against the first racks that hold the part. A surplus below one switch per rack is not
     reported: racks of one type hold the same slots, so the odd ones out could only go with a rack type of their
-    own. The switches of the scale-up domain are left to NET010. Each finding gives the unused switches' draw.
+    own. The switches of the scale-up domain are left to NET010. Each finding gives the unused switches' draw. A
+    switch a tier of an infeasible fabric counts (its wiring withheld: NET001, NET003, NET018) is not weighed: that
+    count is no build, and the error says the fabric needs more, not fewer (review62: 112 of 544 QM9700 "unused"
+    beside NET003's "use 3 tiers").
 
     Severity: info where the unused switches draw at most 1 % of the cluster's IT power, a warning above it: this
     project's review threshold, not a published figure (a spare or management pair per rack, often deliberate, stays

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import count
+from archgen.analyse.network import count, withheld_tiers
 from archgen.checks.hall_load import it_floor
 from archgen.checks.registry import Context, Severity, Violation
 from archgen.display import kw
@@ -79,11 +79,15 @@ def surplus(ctx: Context) -> Iterator[Violation]:
         design = c.cluster
         derived: dict[tuple[str, str], list[tuple[str, int, tuple]]] = {}
         floating: dict[str, int] = {}
+        unbuilt: set[tuple[str | None, str]] = set()   # (rack, switch) an infeasible fabric's tier counts against
         for fa in c.fabrics:
+            held = withheld_tiers(fa)   # its count is no build (NET001/NET003/NET018): nothing to weigh racks against
             for t in fa.tiers:
                 if t.switch is None:
                     continue
                 rack = fa.fabric.spec.rack_of(t.name)
+                if t.name in held:
+                    unbuilt.add((rack, t.switch.id))   # a tier naming no rack: any rack that holds the part
                 n = t.switches * fa.planes
                 if rack is None:
                     floating[t.switch.id] = floating.get(t.switch.id, 0) + n
@@ -102,6 +106,8 @@ def surplus(ctx: Context) -> Iterator[Violation]:
                     per_rack[item.part.id] = per_rack.get(item.part.id, 0) + 1
                     parts[item.part.id] = item.part
             for sw, each in sorted(per_rack.items()):
+                if {(rack_id, sw), (None, sw)} & unbuilt:
+                    continue
                 tiers = derived.get((rack_id, sw), [])
                 need = sum(n for _, n, _ in tiers)
                 spill = min(floating.get(sw, 0), max(racks * each - need, 0))

@@ -199,7 +199,7 @@ def test_goodput_counts_the_replicas_read_without_a_parallel_load(replicated, pe
     ("nemo-2025", None, None),             # NeMo 2 on, Megatron-Bridge off: not settled
     ("nemo-2025", True, True), ("megatron-core-2024", False, False), ("primus-2025", False, False)])
 def test_the_load_is_the_stated_one_else_the_stacks(stack, stated, once):
-    from archgen.analyse.storage_demand import loads_once
+    from archgen.perf.train.point_goodput import loads_once
     checkpoint = {} if stated is None else {"parallel_load": stated}
     w = Workload.model_validate({"kind": "Workload", "id": "w", "model": "m", "checkpoint": checkpoint,
                                  "training": {"seq_len": 8192, "global_batch": 64, "stack": stack}})

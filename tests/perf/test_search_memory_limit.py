@@ -255,6 +255,12 @@ def test_the_tightest_target_sets_the_limit_and_every_one_is_named():
     whole = memory_limit(workload(("memory_headroom", ">= 0 GB")), 193.3e9)   # memfit41: the high end's bound
     assert whole is not None and whole.limit == whole.high_end == 193.3e9
     assert memory_limit(workload(), 193.3e9) is None
+    # the sweep's per-point note names them with their verb (memreq42 found the plural read "bounds")
+    from archgen.perf.workload.memory_limit import bounded_by
+    assert bounded_by(workload(("memory_per_gpu", "<= 150 GB")), (doc,)) == \
+        "REQ-MEM-1 (memory_per_gpu <= 150 GB), REQ-DOC-1 (memory_headroom >= 60 GB) bound"
+    assert bounded_by(workload(), (doc,)) == "REQ-DOC-1 (memory_headroom >= 60 GB) bounds"
+    assert bounded_by(workload()) == ""
 
 
 def test_a_strict_target_keeps_no_layout_at_its_bound():

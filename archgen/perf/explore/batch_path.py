@@ -43,7 +43,7 @@ def per_point(problem: SweepProblem) -> str:
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):   # refused by validation: factors only
         return "a `latency` axis given as a value (not a factor) is judged point by point"
     if by := bounded_by(workload, [s.requirement for s in problem.documents]):
-        return (f"{by} bounds each point's layout search by memory (`perf.workload.memory_limit`), which the batch "
+        return (f"{by} each point's layout search by memory (`perf.workload.memory_limit`), which the batch "
                 "does not take")
     for req in of_workload(problem):
         unit = UNITS.get(req.metric)

@@ -19,6 +19,7 @@ from dataclasses import replace
 from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.train.goodput import (
     DEFAULT_GOODPUT_TARGET,
     Failures,
@@ -71,11 +72,6 @@ def for_job(f: Failures, workload: Workload) -> Failures:
     return replace(f, per_domain=workload.placement.per_domain if workload.placement is not None else 0)
 
 
-#: Bytes of the model's weights per parameter a checkpoint holds (BF16), of `checkpoint.bytes_per_parameter`: the
-#: default 14 B is 2 (BF16 weights) + 4 (FP32 master weights) + 8 (two FP32 Adam moments), as its field says.
-WEIGHT_BYTES = 2.0
-
-
 def restore_read(model: Model, workload: Workload, layout: Mapping[str, int | str]) -> float:
     """Bytes a restore reads from the storage (B) under Megatron-core's default load, at the job's `layout`.
 
@@ -90,10 +86,11 @@ def restore_read(model: Model, workload: Workload, layout: Mapping[str, int | st
     `get_parameter_state_dp_reshardable`, `replica_id` with the data-parallel rank): read once in all. At ZeRO 0
     they are replicated as the weights are; at ZeRO 3 (sharded weights) everything is read once.
 
-    Assumed, and said in docs/reliability.md: the weights are `WEIGHT_BYTES` of `bytes_per_parameter` (BF16); an
-    MoE's expert weights are counted as replicated over dp x cp as a dense weight is (an upper bound where experts
-    are spread over expert-parallel ranks); the storage serves each replica's read from its drives (no server cache
-    dedups the copies).
+    Assumed, and said in docs/reliability.md: the weights are `WEIGHT_BYTES` (BF16, the working weights the memory
+    model counts: `perf.hw.memory`) of `bytes_per_parameter`, whose default 14 B is 2 (BF16 weights) + 4 (FP32 master
+    weights) + 8 (two FP32 Adam moments), as its field says; an MoE's expert weights are counted as replicated over
+    dp x cp as a dense weight is (an upper bound where experts are spread over expert-parallel ranks); the storage
+    serves each replica's read from its drives (no server cache dedups the copies).
     """
     size = checkpoint_bytes(model, workload)
     bytes_per_parameter = workload.checkpoint.bytes_per_parameter

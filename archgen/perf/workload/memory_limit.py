@@ -95,11 +95,13 @@ def memory_limit(workload: Workload, capacity: float, elsewhere: Sequence[Requir
 
 
 def bounded_by(workload: Workload, elsewhere: Sequence[Requirement] = ()) -> str:
-    """The workload's requirements that bound its layout search by memory, in words ("" where none does).
+    """The workload's requirements that bound its layout search by memory, in words, with their verb ("" where none).
 
-    Its own, then `elsewhere`'s (`memory_limit`).
+    Its own, then `elsewhere`'s (`memory_limit`): "REQ-A (memory_headroom >= 10 GB) bounds", "REQ-A (...), REQ-B (...)
+    bound" (memreq42 found the plural read "bounds").
     """
-    return ", ".join(by for *_, by in _bounding(workload, elsewhere))
+    found = [by for *_, by in _bounding(workload, elsewhere)]
+    return f"{', '.join(found)} {'bounds' if len(found) == 1 else 'bound'}" if found else ""
 
 
 def _below(bound: float, strict: bool) -> float:
