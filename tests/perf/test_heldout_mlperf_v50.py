@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from archgen.output.heldout import checked
+from archgen.perf.workload.band_families import CONTEXT_MARGIN
 from tests.conftest import docs_script
 
 HELD = Path(__file__).resolve().parent / "data" / "heldout-mlperf-v50.yaml"
@@ -61,12 +62,13 @@ def test_hopper_fp8_tpot_is_near_and_blackwell_fp4_tpot_is_fast(rows):
     assert blackwell == pytest.approx([-0.463, -0.404, -0.449], abs=0.005)
 
 
-def test_the_405b_blackwell_rows_have_no_band(rows):
-    """Their 9,429 + 656 / 658 tokens lie past the longest context a serving-under-load band was measured at (10,084
-    tokens): no band, where the H200 row at 9,429 + 647 has one (newuser104's context cliff)."""
+def test_the_405b_blackwell_rows_keep_a_band_measured_on_shorter_runs(rows):
+    """Their 9,429 + 656 / 658 tokens lie 1-3 tokens past the longest context a serving-under-load band was measured
+    at (10,084 tokens; newuser104's context cliff): within `CONTEXT_MARGIN` of it, so they keep that band, said to be
+    measured on shorter runs (servetidy42), as the H200 row at 9,429 + 647 has it outright."""
+    assert 9429 + 658 <= 10084 * (1 + CONTEXT_MARGIN)
     for case in LOGS:
-        banded = rows[(case, "tpot")].banded
-        assert banded == ("405b-server-8xb200" not in case and "72xgb200" not in case), case
+        assert rows[(case, "tpot")].banded, case
 
 
 # Why Blackwell FP4 decode is fast (the task's part 2): a finding, not a fix; no mechanism is added.
