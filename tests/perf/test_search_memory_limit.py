@@ -159,6 +159,20 @@ def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
             "(`perf.workload.memory_limit`), which the batch does not take") in text.out
 
 
+def test_the_per_point_note_agrees_with_how_many_targets_bound_it(tmp_path):
+    """memreq42: "REQ-A (…), REQ-B (…) bound each point's…", one target "bounds" it."""
+    from archgen.perf.explore.batch_path import per_point
+    from tests.conftest import sweep_problems_of
+
+    two = REQ.format(target=">= 10 GB") + ('  - {id: REQ-MEM-2, statement: Memory cap, metric: memory_per_gpu, '
+                                          'target: "<= 190 GB"}\n')
+    for reqs, words in ((REQ.format(target=">= 10 GB"), "REQ-MEM-1 (memory_headroom >= 10 GB) bounds each point's"),
+                        (two, "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 190 GB) bound each "
+                              "point's")):
+        (tmp_path / "s.yaml").write_text(BASE.format(held="") + reqs + "---\n" + SWEEP, encoding="utf-8")
+        assert per_point(sweep_problems_of(tmp_path / "s.yaml", [SPECS, tmp_path])[0]).startswith(words)
+
+
 @pytest.mark.parametrize(("target", "subject"), [(">= 0 GB", ""), (">= 0 GB", "workload/l70-margin"),
                                                  (">= 0 GB", "workload/l70-m*"), (None, "")])
 def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, target, subject):

@@ -43,8 +43,8 @@ def per_point(problem: SweepProblem) -> str:
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):   # refused by validation: factors only
         return "a `latency` axis given as a value (not a factor) is judged point by point"
     if by := bounded_by(workload, [s.requirement for s in problem.documents]):
-        return (f"{by} bounds each point's layout search by memory (`perf.workload.memory_limit`), which the batch "
-                "does not take")
+        return (f"{', '.join(by)} {'bound' if len(by) > 1 else 'bounds'} each point's layout search by memory "
+                "(`perf.workload.memory_limit`), which the batch does not take")
     for req in of_workload(problem):
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):

@@ -94,12 +94,12 @@ def memory_limit(workload: Workload, capacity: float, elsewhere: Sequence[Requir
     return MemoryLimit(min(v for v, _ in found), capacity, ", ".join(by for _, by in found))
 
 
-def bounded_by(workload: Workload, elsewhere: Sequence[Requirement] = ()) -> str:
-    """The workload's requirements that bound its layout search by memory, in words ("" where none does).
+def bounded_by(workload: Workload, elsewhere: Sequence[Requirement] = ()) -> tuple[str, ...]:
+    """The workload's requirements that bound its layout search by memory, each in words (none: empty).
 
     Its own, then `elsewhere`'s (`memory_limit`).
     """
-    return ", ".join(by for *_, by in _bounding(workload, elsewhere))
+    return tuple(by for *_, by in _bounding(workload, elsewhere))
 
 
 def _below(bound: float, strict: bool) -> float:
