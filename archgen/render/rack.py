@@ -22,7 +22,7 @@ from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, 
 from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
-from archgen.render.rack_cooling import air, assumed_tag, cooling
+from archgen.render.rack_cooling import air, assumed, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
 from archgen.render.tables import bom_table, marker, unconfirmed_footnote
 
@@ -157,9 +157,9 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
              fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)),
             ("Input power (after conversion losses)", feeds),
             ("Heat to liquid / air", f"{liquid} / {to_air}"),
-            ("Coolant flow", fmt.cell(mark(a.cooling.coolant_flow), "L/min", 1)
-             + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
-            ("Air flow required", air(mark(a.cooling.air_flow)) + assumed_tag(spec.cooling.air, "delta_t")),
+            ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(mark(a.cooling.coolant_flow)),
+                                      "L/min", 1)),
+            ("Air flow required", air(assumed(spec.cooling.air, "delta_t")(mark(a.cooling.air_flow)))),
             ("Weight / floor load", f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)} / "
                                     f"{least(a.space)}{fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
              + assumed_tag(spec.form_factor, *FLOOR))]

@@ -262,3 +262,21 @@ def test_a_figure_at_typical_draw_sums_the_typical_figure_where_one_is_stated():
     assert unconfirmed_footnote("IT power", [typical_only], None).endswith(": sw typical power (the Bill of materials "
                                                                            "marks their lines alike).")
     assert unconfirmed_footnote("IT power", [switch([])], None) == ""
+
+
+def test_a_figure_both_unconfirmed_and_assumed_reads_one_bracket(shipped):
+    """tail42: the GB200 NVL72 rack's coolant flow sums unconfirmed draws and rests on the loop's assumed ΔT; it read
+    "168.0 L/min (unconfirmed) (assumed)". Both words now share one bracket (`fmt.noted`, which `tables.marker` and
+    `rack_cooling.assumed` both use), in either order, and an air flow keeps its CFM before them."""
+    from archgen.render.rack_cooling import air
+    flow = Q_(168.0, "L/min")
+    assert fmt.cell(fmt.noted(fmt.noted(flow, "unconfirmed"), "assumed"), "L/min", 1) == \
+        "168.0 L/min (unconfirmed, assumed)"
+    assert fmt.noted(flow, "assumed") == fmt.Noted(flow, "assumed")
+    assert air(fmt.noted(fmt.noted(Q_(3564, "m**3/h"), "unconfirmed"), "assumed")) == \
+        "3,564 m³/h (2,098 CFM) (unconfirmed, assumed)"
+    a = shipped.racks["rack/gb200-nvl72"]
+    section = abstract(rack_scope(shipped, a, "r", "2026-01-01")[0], a)
+    rows = dict(next(b for b in section.blocks if getattr(b, "id", "") == "key-metrics").rows)
+    assert rows["Coolant flow"] == "168.0 L/min (unconfirmed, assumed)"
+    assert rows["Air flow required"].endswith(" CFM) (unconfirmed, assumed)"), rows["Air flow required"]
