@@ -309,6 +309,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     id is a `UsageError` with "did you mean" (`validate.entry`); a workload that names no cluster (and none given) or
     runs a model not in the specs is a `WorkloadError`.
     """
+    from archgen.checks.judgement import not_applicable
     from archgen.perf.workload.cluster import machine
     from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note, site_note
     job = entry(specs.items, workload, Workload)
@@ -331,7 +332,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
         f"facility '{spec.facility}' gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the " \
         "hall's)"
     return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"),
-                        no_energy, tuple(b.req for b in design.elsewhere(job.id)))
+                        no_energy, tuple(b.req for b in design.elsewhere(job.id) if not not_applicable(b, design)))
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
