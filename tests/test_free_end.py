@@ -34,7 +34,7 @@ def test_the_no_wait_end_is_goodput_times_e_to_the_nodes_in_repair_for_check_and
     assert swapped is not None and swapped.wait == 0
     assert swapped.goodput == pytest.approx(g.goodput * math.exp(g.in_repair), rel=1e-9)
     assert free_end(g, F, cp, SIZE, GPUS, TARGET, repair=False) is None   # the blocking time is known
-    assert _unblocked(F, cp, SIZE, GPUS, TARGET) == swapped.goodput       # the sweep's, to the bit
+    assert _unblocked(F, cp, SIZE, GPUS, TARGET, SIZE) == swapped.goodput       # the sweep's, to the bit
 
 
 def test_an_assumed_blocking_time_and_a_repair_wait_are_freed_each_alone_for_check_and_both_for_a_sweep():
@@ -50,4 +50,4 @@ def test_an_assumed_blocking_time_and_a_repair_wait_are_freed_each_alone_for_che
     assert both is not None and (both.blocking, both.wait) == (0.0, 0.0)
     assert g.goodput < min(unblocked.goodput, swapped.goodput) <= max(unblocked.goodput, swapped.goodput) \
         < both.goodput
-    assert _unblocked(f, cp, SIZE, GPUS, TARGET) == both.goodput
+    assert _unblocked(f, cp, SIZE, GPUS, TARGET, SIZE) == both.goodput

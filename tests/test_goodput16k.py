@@ -120,5 +120,5 @@ def test_a_sweep_point_with_no_hot_spare_is_judged_at_both_ends_of_its_repair_wa
     g = job_goodput(f, cp, size, 16384, 0.9)
     assert g is not None and g.spares_available == 0 and not g.blocking_assumed
     assert g.in_repair == pytest.approx(2048 * 0.0029)
-    assert _unblocked(f, cp, size, 16384, 0.9) == pytest.approx(g.goodput * math.exp(g.in_repair), rel=1e-9)
-    assert math.isnan(_unblocked(f, cp, size, 16384 - 16, 0.9))
+    assert _unblocked(f, cp, size, 16384, 0.9, size) == pytest.approx(g.goodput * math.exp(g.in_repair), rel=1e-9)
+    assert math.isnan(_unblocked(f, cp, size, 16384 - 16, 0.9, size))
