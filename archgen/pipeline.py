@@ -308,7 +308,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     and whether `check` gives the job an energy (its hall's `cost:`: `energy_note`). An unknown id is a `UsageError`
     with "did you mean" (`validate.entry`); one naming no cluster (none given) or an unknown model: `WorkloadError`.
     """
-    from archgen.checks.judgement import not_applicable
+    from archgen.applicable import not_applicable
     from archgen.perf.workload.cluster import machine
     from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note, site_note
     job = entry(specs.items, workload, Workload)
