@@ -302,13 +302,13 @@ def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, Sca
 def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | None = None) -> JobOnCluster:
     """`workload` of the specs on `cluster` (default the one it names), as `archgen estimate` runs it.
 
-    Its `estimate()` is the estimate `archgen estimate` prints, with the same notes and its requirements judged
-    (`perf.workload.job_on_cluster`): the cluster's network sized (`cluster_network`), a note where the job runs on
-    another cluster than its own and where `archgen check` refuses network figures it reads, the requirements `build`
-    bound to the workload, and whether `check` gives the job an energy (its hall's `cost:`: `energy_note`). An unknown
-    id is a `UsageError` with "did you mean" (`validate.entry`); a workload that names no cluster (and none given) or
-    runs a model not in the specs is a `WorkloadError`.
+    Its `estimate()` is what `archgen estimate` prints, notes and requirements judged (`perf.workload.job_on_cluster`):
+    the cluster's network sized (`cluster_network`), a note where the job runs on another cluster than its own and
+    where `check` refuses network figures it reads, every requirement bound to the workload (those `check` judges),
+    and whether `check` gives the job an energy (its hall's `cost:`: `energy_note`). An unknown id is a `UsageError`
+    with "did you mean" (`validate.entry`); one naming no cluster (none given) or an unknown model: `WorkloadError`.
     """
+    from archgen.applicable import not_applicable
     from archgen.perf.workload.cluster import machine
     from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note, site_note
     job = entry(specs.items, workload, Workload)
@@ -331,7 +331,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
         f"facility '{spec.facility}' gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the " \
         "hall's)"
     return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"),
-                        no_energy, tuple(b.req for b in design.elsewhere(job.id)))
+                        no_energy, tuple(b.req for b in design.elsewhere(job.id) if not not_applicable(b, design)))
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,

@@ -179,3 +179,20 @@ def test_a_workloads_goodput_requirement_is_judged_on_the_points_goodput(tmp_pat
         assert row.met == want and not row.feasible
         assert row.reason.startswith("REQ-MID (SHALL) not provided: goodput meets the target at one end only")
     assert result.code == 1
+
+
+def test_a_sweep_point_names_the_repair_wait_its_other_end_frees_it_of_too(tmp_path):
+    """tail42 (restore42's finding): a point's other end frees it of the assumed blocking time and, where the job
+    leaves no idle node to stand in (all 32 of the cluster's accelerators), of the wait for a repair too
+    (`point_goodput.freed_of`, as `check`'s `unblocked` end). The reason named the blocking time alone; it now names
+    each input that moved the point, once, on both paths; at 16 accelerators, with spares, the blocking time alone."""
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from archgen.perf.train.point_goodput import BLOCKING_WORDS, REPAIR_WORDS
+
+    problem, _, _ = _sweep(tmp_path, SWEEP.replace("[8, 16]", "[16, 32]"))
+    why = "REQ-S-MID (SHALL) not provided: goodput meets the target at one end only of "
+    for one, many, words in zip((evaluate_point(problem, i) for i in (0, 1)), batched(problem, 0, 2),
+                                (BLOCKING_WORDS, f"{BLOCKING_WORDS} and {REPAIR_WORDS}"), strict=True):
+        assert one.reason == many.reason and one.reason.startswith(why + words)
+        assert one.reason.count("repair wait") == (words != BLOCKING_WORDS)

@@ -89,3 +89,27 @@ def test_the_shipped_runs_hold_upper_bounds_as_none_and_real_zero_ends_as_zero(s
     assert shipped.workloads["workload/llama3-405b-pretrain-gb200"].estimate.metrics["spares"].m == 18
     assert all(q is None for name, (q, _) in shipped.operations.unsettled["cluster/gb200-nvl72-su"].items()
                if name in ("facility_energy_per_year", "energy_cost_per_year"))
+
+
+def test_a_corners_reason_names_each_input_once_in_plain_words():
+    """tail42: the corner of two inputs' other ends read "...; at this end the value with every hardware failure
+    waiting the rate set's repair time, this end with a failed node replaced at once; ... too". Two reasons that say
+    what each end is now join end by end; one that does not (an energy's share of a cost, shown as it is in the
+    performance section) takes the held input after it, in words."""
+    from archgen.model.unsettled import both
+    value = {"goodput": Q_(0.8, "")}
+    corner = joined({"goodput": (Q_(0.9, ""), BLOCKING_ENDS)}, {"goodput": (Q_(0.85, ""), REPAIR_ENDS)}, value)
+    q, why = corner[also_key("goodput")]   # both above the value: their corner
+    assert q.m == pytest.approx(0.9 * 0.85 / 0.8)
+    note = unsettled_note(_req("goodput", "<= 0.9"), value["goodput"], {"goodput": (q, why)})
+    assert note == ("goodput lies between 0.8 and 0.9562 and the target <= 0.9 is met at one end only: 0.8 with every "
+                    "hardware failure waiting the rate set's repair time and with training stopped for the whole "
+                    "checkpoint write, 0.9562 with a failed node replaced at once and with no stop at all; "
+                    + REPAIR_ENDS.split("; ", 1)[1] + "; " + BLOCKING_ENDS.split("; ", 1)[1])
+    energy = "the figure lies between the value with no energy cost and the value"
+    assert both(energy, REPAIR_ENDS) == (
+        f"{energy}; the other end is also taken with a failed node replaced at once, the value with every hardware "
+        f"failure waiting the rate set's repair time; {REPAIR_ENDS.split('; ', 1)[1]}")
+    assert both(REPAIR_ENDS, energy).endswith(f"; the other end is also taken at the other end of this: {energy}")
+    for why in (both(energy, REPAIR_ENDS), both(REPAIR_ENDS, RESTORE_ENDS)):
+        assert "this end" not in why and " too" not in why

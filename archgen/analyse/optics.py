@@ -10,6 +10,8 @@ the parts in no rack is the cluster's IT power.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from archgen.analyse.link_ends import (
@@ -69,8 +71,27 @@ def unracked_optics(a: ClusterAnalysis) -> Q:
     return Q_(float(_end_optics(a)[-1]), "W").to("kW")
 
 
-def _end_optics(a: ClusterAnalysis, held: bool = False) -> np.ndarray:
-    """`instance_optics` with one more slot last: the ends in no rack."""
+def unconfirmed_optics(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, tuple[Link, ...]]:
+    """By rack path, the links listed with an unconfirmed `power_per_end` whose ends add to its optics.
+
+    Those a rack's IT power holds at some instance of it in some cluster, at maximum or typical draw
+    (`instance_optics`, held or not): the modules in its switches' ports, its nodes' left-out ones. REQ005's rack
+    inputs and the rack document's markers name them (`rack_power_inputs.rack_power_parts`), as the cluster's do
+    (unconfmark42's finding: only the cluster level named them). Only such links are counted again, one at a time.
+    """
+    out: dict[str, dict[str, Link]] = {}
+    for a in clusters.values():
+        tiers = a.cabling.tiers if a.cabling is not None else ()
+        links = {e.id: e for t in tiers for o in t.options for e in (o.a, o.b) if e.is_unconfirmed("power_per_end")}
+        for lid, link in sorted(links.items()):
+            watts = _end_optics(a, link=lid)[:-1] + _end_optics(a, True, lid)[:-1]
+            for inst in (i for i, w in zip(a.cluster.instances, watts.tolist(), strict=True) if w):
+                out.setdefault(f"rack/{inst.rack.spec.id}", {})[lid] = link
+    return {path: tuple(links.values()) for path, links in out.items()}
+
+
+def _end_optics(a: ClusterAnalysis, held: bool = False, link: str | None = None) -> np.ndarray:
+    """`instance_optics` with one more slot last: the ends in no rack. `link`: that link's ends alone."""
     watts = np.zeros(len(a.cluster.instances) + 1, dtype=float)
     cab = a.cabling
     if cab is None or not cab.runs:
@@ -82,7 +103,7 @@ def _end_optics(a: ClusterAnalysis, held: bool = False) -> np.ndarray:
         inside = optics_inside(fa, tr.tier)
         only = tuple(s for s in inside if s not in optics_inside(fa, tr.tier, typical=True)) if held else None
         _rack_end_power(fa, tr.tier, tr, options[(tr.fabric, tr.tier)], _modules_left_out(a, tr),
-                        node_cage_ports(a.nodes, fa), watts, inside, only)
+                        node_cage_ports(a.nodes, fa), watts, inside, only, link)
     return watts
 
 
@@ -101,7 +122,8 @@ def _modules_left_out(a: ClusterAnalysis, tr: TierRuns) -> np.ndarray:
 
 def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[LinkOption, ...],
                     node_left_out: np.ndarray, node_cage: int, out: np.ndarray,
-                    in_switch: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
+                    in_switch: tuple[str, ...] = (), only: tuple[str, ...] | None = None,
+                    link: str | None = None) -> None:
     """Add the modules and active-cable ends of one tier's runs that no part's figure holds to `out` (W/rack).
 
     Those are the switch ends, the B end of every tier and the A end of the switch tiers, and the node ends (an
@@ -111,7 +133,8 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
     `analyse.tier_cabling` counts them (`_leaf_end`; a module's ports serve one leaf); ends in no rack (a switch
     placed nowhere, an endpoint stated as a count) go to `out`'s last slot. An optical module in the port of a switch
     whose `power.max` holds it (`in_switch`, `Switch.power_includes_optics`) adds nothing;
-    `only`: count just the optical modules at these ends (the held ones a stated typical leaves out).
+    `only`: count just the optical modules at these ends (the held ones a stated typical leaves out); `link`: count
+    just that link's ends (`unconfirmed_optics`).
     """
     if not options or not len(tr.length):
         return
@@ -124,7 +147,7 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
     else:
         kinds = ((every, None, every),)
     if by_leaf:
-        _leaf_end(tr, options, speed, out, in_switch, only)
+        _leaf_end(tr, options, speed, out, in_switch, only, link)
     for runs, a_cage, a_counted in kinds:
         for rack, side, mask in ((tr.b_rack, "b", runs), (tr.a_rack, "a", runs & a_counted)):
             for i, opt in enumerate(options):
@@ -133,7 +156,7 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
                 copper = opt.a.media in COPPER_MEDIA
                 if side == "b" and by_leaf and not copper:   # counted leaf by leaf (`_leaf_end`)
                     continue
-                if _uncounted(end, sel, side, copper, in_switch, only):
+                if _uncounted(end, sel, side, copper, in_switch, only, link):
                     continue
                 where = np.where(rack[sel] >= 0, rack[sel], len(out) - 1)   # an end in no rack: the last slot
                 links = np.bincount(where, weights=tr.weight[sel], minlength=len(out))
@@ -144,25 +167,25 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
 
 
 def _uncounted(end: Link, sel: np.ndarray, side: str, copper: bool, in_switch: tuple[str, ...],
-               only: tuple[str, ...] | None) -> bool:
+               only: tuple[str, ...] | None, link: str | None = None) -> bool:
     """Whether the `side` ends of the runs `sel` add no watts here.
 
     None selected, ends that draw nothing, an optical module the switch's `power.max` holds (`in_switch`), or, with
-    `only`, an end not counted (a copper one, or one not in `only`).
+    `only`, an end not counted (a copper one, or one not in `only`); with `link`, another link's end.
     """
-    return not sel.any() or end.power_per_end.magnitude == 0 or (
+    return not sel.any() or end.power_per_end.magnitude == 0 or (link is not None and end.id != link) or (
         (side in in_switch and not copper) if only is None else (side not in only or copper))
 
 
 def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndarray, in_switch: tuple[str, ...],
-              only: tuple[str, ...] | None) -> None:
+              only: tuple[str, ...] | None, link: str | None = None) -> None:
     """The leaf ends of an access tier's runs, ⌈links at a leaf / ports per module⌉ a leaf, added to its rack."""
     assert tr.b_switch is not None, "called where the runs name their leaves (`leaves_named`)"
     leaf_rack = np.full(int(tr.b_switch.max()) + 1, len(out) - 1)
     leaf_rack[tr.b_switch] = np.where(tr.b_rack >= 0, tr.b_rack, len(out) - 1)   # a leaf's runs share its rack
     for i, opt in enumerate(options):
         sel, copper = tr.option == i, opt.a.media in COPPER_MEDIA
-        if copper or _uncounted(opt.b, sel, "b", copper, in_switch, only):
+        if copper or _uncounted(opt.b, sel, "b", copper, in_switch, only, link):
             continue   # a copper assembly's ends are counted by run, as the loop does
         modules = leaf_modules(tr, sel, opt.b, speed)
         out += np.bincount(leaf_rack, weights=modules, minlength=len(out)) * module_power(opt.b, speed, None).m_as("W")

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from archgen.analyse.optics import unconfirmed_optics
 from archgen.cache import Memo
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 
@@ -131,15 +132,26 @@ def _shelves_last(parts: dict[str, Part]) -> dict[str, Part]:
     return dict(sorted(parts.items(), key=lambda kv: isinstance(kv[1], PowerShelf)))
 
 
-def rack_power_inputs(racks: Mapping[str, Any], specs: Any) -> dict[str, dict[str, tuple[str, ...]]]:
+def rack_power_parts(a: Any, links: Mapping[str, tuple[Part, ...]]) -> list[Any]:
+    """The parts rack analysis `a`'s power sums: those placed in it, then `links`' for it.
+
+    `links`: by rack path, the links with an unconfirmed `power_per_end` whose ends its optics hold
+    (`analyse.optics.unconfirmed_optics`), as a cluster's power names its links (`cluster_power_parts`). One rule for
+    REQ005 (`rack_power_inputs`) and the rack's markers (`render.tables.marker`).
+    """
+    return [*(item.part for item in a.rack.items), *links.get(a.rack.path, ())]
+
+
+def rack_power_inputs(racks: Mapping[str, Any], specs: Any,
+                      links: Mapping[str, tuple[Part, ...]] | None = None) -> dict[str, dict[str, tuple[str, ...]]]:
     """By rack path, its power metrics (`RACK_POWER_METRICS`) with the unconfirmed power figures they rest on.
 
-    `racks` are `analyse.rack.RackAnalysis` by path; `specs` resolves a system's accelerator and NICs. Only racks
-    whose figures rest on some are given.
+    `racks` are `analyse.rack.RackAnalysis` by path; `specs` resolves a system's accelerator and NICs; `links` the
+    links its optics hold with an unconfirmed draw (`rack_power_parts`). Only racks resting on some are given.
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in racks.items():
-        parts = _shelves_last({p.id: p for item in a.rack.items for p in power_parts(item.part, specs)})
+        parts = _shelves_last({p.id: p for part in rack_power_parts(a, links or {}) for p in power_parts(part, specs)})
         # a shelf's efficiency: its loss, at the feeds and in the heat only
         m = {k: tuple(w for p in parts.values() if not (isinstance(p, PowerShelf) and k in LOAD_METRICS)
                       for w in _named(p, k)) for k in RACK_POWER_METRICS if k in a.metrics}
@@ -196,7 +208,8 @@ def in_metric(a: Any, part: Part, metric: str) -> bool:
 def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapping[str, Any],
                      clusters: Mapping[str, Any], specs: Any) -> None:
     """Add to `assumed` (by path and metric) the racks' and clusters' unconfirmed power figures, after what it holds."""
-    for inputs in (rack_power_inputs(racks, specs), cluster_power_inputs(clusters, specs), rack_loop_inputs(racks)):
+    for inputs in (rack_power_inputs(racks, specs, unconfirmed_optics(clusters)), cluster_power_inputs(clusters, specs),
+                   rack_loop_inputs(racks)):
         for path, metrics in inputs.items():
             have = assumed.setdefault(path, {})
             for k, words in metrics.items():

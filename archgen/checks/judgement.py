@@ -12,14 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from archgen.applicable import not_applicable
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
-from archgen.model.rack import Rack
 from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded, unmeasured
 from archgen.model.unsettled import at_lower_bound, unsettled_note
-from archgen.model.workload import Workload, job_kind
 from archgen.money import currency
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
@@ -124,33 +123,6 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
     o = thin(o, (risks or {}).get(b.subject, {}).get(b.req.metric, ""))   # a bisection cut over the even share
     return on_assumed(o, (assumed or {}).get(b.subject))
-
-
-def not_applicable(b: BoundRequirement, design: Design | None) -> str | None:
-    """Why a requirement bound by a glob does not apply to the object it matched, or None where it does.
-
-    The registry's jobs of a workload metric decide it (`metric.Metric.jobs`): `workload/*` with a cost per million
-    tokens matches a collective (nccl-tests-like) job too, which has no tokens, so the requirement is not applicable
-    there, never a REQ002 error per such job (nu64fix). A subject named exactly is still judged (REQ002 reports a
-    metric its job cannot have: the requirement is then a mistake). Likewise `rack/*` with `coolant_supply` matches
-    the air-cooled network racks of a liquid-cooled design, which have no loop (newuser84).
-    """
-    if design is None or not b.pattern:
-        return None
-    if b.subject.startswith("rack/") and b.req.metric == "coolant_supply":
-        rack = design.specs.get(b.subject.partition("/")[2])
-        if isinstance(rack, Rack) and rack.cooling.liquid is None:
-            return f"{b.subject} has no liquid loop (cooling.liquid): 'coolant_supply' is a liquid-cooled rack's"
-        return None
-    if not b.subject.startswith("workload/"):
-        return None
-    w, m = design.specs.get(b.subject.partition("/")[2]), lookup(b.subject, b.req.metric)
-    if not isinstance(w, Workload) or m is None or not m.jobs:
-        return None
-    kind = job_kind(w, "workload")
-    if kind in m.jobs:
-        return None
-    return f"{b.subject} is a {kind} job: '{b.req.metric}' is a metric of {' and '.join(m.jobs)} jobs"
 
 
 def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:

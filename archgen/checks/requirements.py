@@ -16,10 +16,11 @@ from archgen.analyse.failure_model import rests_on_few
 from archgen.analyse.goodput_notes import beyond_rates
 from archgen.analyse.goodput_range import few_why, spanned
 from archgen.analyse.job_cost import spare_span
+from archgen.applicable import not_applicable
 from archgen.binding import BoundRequirement
 from archgen.checks import money_targets  # noqa: F401 (registers REQ007: a money target written per the other time)
 from archgen.checks.absent import absent
-from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
+from archgen.checks.judgement import Judgement, Unsettled, Withheld, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import CLASS_BASIS, MEMORY_BASIS, MEMORY_RANGED, figure, metric_value, target_text
 from archgen.metrics import lookup

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.sweep_inputs import GOODPUT, POWER, PRICES, SWAPPED, TOKENS, missing, rests_on
+from archgen.applicable import not_applicable
 from archgen.binding import BoundRequirement
 from archgen.build import Design
-from archgen.checks.judgement import not_applicable
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an, did_you_mean
 from archgen.model.cluster import Cluster

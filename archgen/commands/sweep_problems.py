@@ -29,10 +29,10 @@ from archgen.analyse.sweep_figures import (
     sweep_figures,
 )
 from archgen.analyse.sweep_inputs import usd_per_hour
+from archgen.applicable import not_applicable
 from archgen.as_of import AsOf
 from archgen.build import build
 from archgen.checks import Finding
-from archgen.checks.judgement import not_applicable
 from archgen.checks.sweep import mistakes
 from archgen.commands import sweep_fabric
 from archgen.commands.common import located

@@ -5,6 +5,7 @@ input allows, with `model.requirements.judge`.
 """
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TypeVar
@@ -84,8 +85,34 @@ def _corner(held, new, value: Q | None):
     if value is None or h is None or n is None or not value.m or math.isinf(h.m) or math.isinf(n.m) \
             or (h.m - value.m) * (n.m - value.m) <= 0:
         return new
-    there = h_why.replace(VALUE_END, "the value").replace(OTHER_END, "this end")
-    return (h * n / value).to(value.units), f"{n_why}; at this end {there} too"
+    return (h * n / value).to(value.units), both(n_why, h_why)
+
+
+#: A reason that says what each end is (`VALUE_END`, `OTHER_END`): what it says first, each end's words, the rest.
+_ENDS = re.compile(re.escape(VALUE_END) + r" (?P<a>.+?), " + re.escape(OTHER_END) + r" (?P<b>[^;]+)")
+
+
+def both(new: str, held: str) -> str:
+    """The reason of a corner of two inputs' other ends (`_corner`), naming each input once.
+
+    Where both reasons say what each end is ("{value} with A, {other} with B; why"), the value's words and the other
+    end's join: "{value} with A and with C, {other} with B and with D; why; why too". Else the held input follows the
+    new one's words, in words, not numbers (a reason that names no end, an energy's share of a cost, is shown as it
+    is: `render.performance`): "the other end is also taken with D, the value with C; why". Before (tail42), the
+    held reason was quoted whole: "at this end the value with C, this end with D; why too".
+    """
+    n, h = _ENDS.search(new), _ENDS.search(held)
+    if n is not None and h is not None:
+        said = [t.strip().rstrip(":;,").strip() for m, text in ((n, new), (h, held))
+                for t in (text[:m.start()], text[m.end():].lstrip("; "))]
+        return (f"{VALUE_END} {n['a']} and {h['a']}, {OTHER_END} {n['b']} and {h['b']}"
+                + "".join(f"; {t}" for t in said if t))
+    if h is not None:
+        before = held[:h.start()].strip().rstrip(":;,").strip()   # what a reason says before its ends (the host's)
+        return (f"{new}; the other end is also taken {h['b']}, the value {h['a']}{held[h.end():]}"
+                + (f"; {before}" if before else ""))
+    plain = held.replace(VALUE_END, "the value").replace(OTHER_END, "the other end")
+    return f"{new}; the other end is also taken at the other end of this: {plain}"
 
 
 #: How a figure's other end over a second unknown input is keyed in `Unsettled` after its name (`also_key`).

@@ -18,10 +18,11 @@ from typing import Any
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.network import withheld_tiers
+from archgen.analyse.optics import unconfirmed_optics
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
 from archgen.analyse.rack_heat import rack_heat_by_type
-from archgen.analyse.rack_power_inputs import cluster_power_parts, in_metric
+from archgen.analyse.rack_power_inputs import cluster_power_parts, in_metric, rack_power_parts
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unracked import unracked_words
@@ -225,13 +226,13 @@ def _rack_mix(members: Any) -> str:
 
 def rack_types(scope: Scope, a: Any) -> Section:
     """Each rack type with its count and per-rack figures; elevations of each type."""
-    rows = []
+    rows, links = [], unconfirmed_optics({a.cluster.path: a})   # the links its racks' optics hold (`rack_power_parts`)
     section = Section("rack-types", "Rack design")
     for rid, n in sorted(a.cluster.rack_counts.items()):
         r = scope.run.racks.get(f"rack/{rid}")
         if r is None:
             continue
-        mark = marker([item.part for item in r.rack.items], scope.run.design.specs)
+        mark = marker(rack_power_parts(r, links), scope.run.design.specs)
         rows.append((rid, n, r.space.used, mark(r.power.it_power), mark(r.cooling.heat_liquid),
                      mark(r.cooling.heat_air), r.space.weight, r.space.floor_load))
     cols = (Column("Rack type"), Column("Count", digits=0, align="right"), Column("U used", digits=0, align="right"),
@@ -251,7 +252,8 @@ def power_cooling(scope: Scope, a: Any) -> Section:
     """Power and heat per rack type times its count, network and optics power."""
     rows: list[tuple] = []
     by_type = rack_heat_by_type(a, scope.run.racks)   # each instance with its own optics, as COOL009 counts them
-    placed: dict[str, list[Any]] = {rid: [item.part for item in scope.run.racks[f"rack/{rid}"].rack.items]
+    links = unconfirmed_optics({a.cluster.path: a})   # the modules its racks' optics hold, with their draws
+    placed: dict[str, list[Any]] = {rid: rack_power_parts(scope.run.racks[f"rack/{rid}"], links)
                                      for rid in a.cluster.rack_counts if rid in by_type}
     for rid, n in sorted(a.cluster.rack_counts.items()):
         if (h := by_type.get(rid)) is not None:

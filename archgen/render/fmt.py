@@ -162,6 +162,16 @@ class Noted:
     note: str
 
 
+def noted(value: Any, note: str) -> Noted:
+    """`value` with `note` after it (`Noted`); a value noted already takes both words in one bracket.
+
+    So a figure both marks reads "168.0 L/min (unconfirmed, assumed)", not "(unconfirmed) (assumed)".
+    """
+    if isinstance(value, Noted):
+        return Noted(value.value, f"{value.note}, {note}")
+    return Noted(value, note)
+
+
 def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
     """Text of one table cell: quantities in the column's unit, numbers with separators, the rest as text.
 

@@ -12,8 +12,10 @@ from typing import Any
 
 from archgen.analyse.bom import unit_power
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps
+from archgen.analyse.optics import unconfirmed_optics
 from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rack_accessories import cord_gaps
+from archgen.analyse.rack_power_inputs import rack_power_parts
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.open_item import OpenItem, Worded
@@ -22,7 +24,7 @@ from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, 
 from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
-from archgen.render.rack_cooling import air, assumed_tag, cooling
+from archgen.render.rack_cooling import air, assumed, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
 from archgen.render.tables import bom_table, marker, unconfirmed_footnote
 
@@ -81,7 +83,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     control = common.document_control(scope, f"AG-RACK-{spec.id.upper()}", title,
                                       "ODM/JDM, power and cooling, facility and networking partners")
     dist, dist_items = distribution.section(analysis)
-    placed, specs = [p.part for p in analysis.rack.items], scope.run.design.specs
+    placed, specs = rack_power_parts(analysis, unconfirmed_optics(scope.run.clusters)), scope.run.design.specs
     mark = marker(placed, specs)
     sections = [
         abstract(scope, analysis),
@@ -138,7 +140,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     spec, m = a.rack.spec, scope.metrics
     systems = [p for p in a.rack.items if isinstance(p.part, System)]
     accel = int(m["accelerators"].magnitude) if "accelerators" in m else 0
-    placed = [p.part for p in a.rack.items]   # its power and heat sum their draws: "(unconfirmed)" as their lines
+    placed = rack_power_parts(a, unconfirmed_optics(scope.run.clusters))   # its power and heat sum their draws
     mark = marker(placed, scope.run.design.specs)
     it, feeds, liquid, to_air = (fmt.cell(mark(v), "kW", 1) for v in (a.power.it_power, a.power.input_power,
                                                                        a.cooling.heat_liquid, a.cooling.heat_air))
@@ -157,9 +159,9 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
              fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)),
             ("Input power (after conversion losses)", feeds),
             ("Heat to liquid / air", f"{liquid} / {to_air}"),
-            ("Coolant flow", fmt.cell(mark(a.cooling.coolant_flow), "L/min", 1)
-             + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
-            ("Air flow required", air(mark(a.cooling.air_flow)) + assumed_tag(spec.cooling.air, "delta_t")),
+            ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(mark(a.cooling.coolant_flow)),
+                                      "L/min", 1)),
+            ("Air flow required", air(assumed(spec.cooling.air, "delta_t")(mark(a.cooling.air_flow)))),
             ("Weight / floor load", f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)} / "
                                     f"{least(a.space)}{fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
              + assumed_tag(spec.form_factor, *FLOOR))]

@@ -215,7 +215,8 @@ def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
                   back + assumed_tag(liquid, "delta_t", *(() if delivered is not None else ("supply",)))),
                  ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"
                   + assumed_tag(liquid, "coolant", "delta_t")),
-                 ("Coolant flow per rack", coolant_flow + assumed_tag(liquid, "coolant", "delta_t"))]
+                 ("Coolant flow per rack",
+                  fmt.cell(assumed(liquid, "coolant", "delta_t")(mark(c.coolant_flow)), "L/min", 1))]
         if c.cdu is not None and cdu is not None:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"
                        + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
@@ -245,6 +246,7 @@ def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
         section.sub("liquid", "Liquid loop and CDU", *said,
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
+    dt_mark = assumed(air_path, "delta_t")
     arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"
               + assumed_tag(air_path, "class")),
              *((("Inlet air allowed where it stands", f"{fmt.q(a.metrics['air_inlet_max'], 'degC', 1)}, "
@@ -252,12 +254,12 @@ def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
              ("Airflow in the rack (front on the cold aisle, rear on the hot; COOL018)",
               directions_text(slot_air(a.rack))),
              ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
-             ("Air flow required", air_flow + dt_tag),
+             ("Air flow required", air(dt_mark(mark(c.air_flow)))),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
     if c.rated is not None and c.rated_needed is not None:   # COOL007's like-for-like figure
         arows.append((f"Air flow required by the systems stating one, for {kw(c.rated.heat)}",
-                      air(mark(c.rated_needed)) + dt_tag + (f"; not judged: {', '.join(c.rated.unstated)}"
+                      air(dt_mark(mark(c.rated_needed))) + (f"; not judged: {', '.join(c.rated.unstated)}"
                                                        if c.rated.unstated else "")))
     arows += door_rows(door)
     facility = a.rack.facility
@@ -282,3 +284,13 @@ GROUP = ("racks_per_cdu", "cdu_count", "cdu_redundancy")
 def assumed_tag(group: MarkedFigures | None, *names: str) -> str:
     """' (assumed)' where a rack's figure group (loop, air path, enclosure) marks one of `names` unconfirmed."""
     return " (assumed)" if group is not None and any(group.is_unconfirmed(n) for n in names) else ""
+
+
+def assumed(group: MarkedFigures | None, *names: str) -> Mark:
+    """The `Mark` of a figure `assumed_tag` tags: "(assumed)", in its other mark's bracket where it has one.
+
+    `fmt.noted`: "168.0 L/min (unconfirmed, assumed)".
+    """
+    if not assumed_tag(group, *names):
+        return plain
+    return lambda value: value if value is None else fmt.noted(value, "assumed")

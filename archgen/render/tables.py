@@ -103,7 +103,7 @@ def marker(parts: Iterable[Any], specs: Any, typical: bool = False) -> Mark:
     if not unconfirmed_parts(parts, specs, typical):
         return plain
     return lambda value: value if value is None or getattr(value, "magnitude", None) == 0 else \
-        fmt.Noted(value, "unconfirmed")
+        fmt.noted(value, "unconfirmed")
 
 
 def unconfirmed_parts(parts: Iterable[Any], specs: Any, *typical: bool) -> tuple[str, ...]:

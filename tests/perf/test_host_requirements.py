@@ -200,7 +200,7 @@ def test_an_end_on_the_same_side_as_the_hosts_is_joined_at_the_corner_of_both(tm
         assert "reading the checkpoint once" in u[metric][1] and held != value   # the restore's end, held
         assert corner == pytest.approx(held * host / value, rel=1e-9)
         assert (held - value) * (host - value) > 0 and abs(corner - value) > abs(host - value)   # one side, beyond
-        assert "at this end the value with a restore reading the checkpoint once" in u[also_key(metric)][1]
+        assert "and with a restore reading the checkpoint once" in u[also_key(metric)][1]   # tail42
     value = est.metrics["goodput_tokens_per_second"]
     host = value * slow / rate
     between = (host.m_as("1/s") + u[also_key("goodput_tokens_per_second")][0].m_as("1/s")) / 2
@@ -237,7 +237,7 @@ def test_a_restore_read_and_a_repair_wait_that_move_goodput_are_both_judged(tmp_
     assert "reading the checkpoint once" in unsettled_note(req, value, u)   # with the restore's: not provided
     for metric in ("goodput_time_to_train", "goodput_accelerator_hours"):   # repair above, restore x host beyond
         assert "waiting the rate set's repair time" in u[metric][1] and u[metric][0] < est.metrics[metric]
-        assert "at this end the value with a restore reading" in u[also_key(metric)][1]
+        assert "and with a restore reading" in u[also_key(metric)][1]   # tail42: each input named once
         assert u[also_key(metric)][0] > est.metrics[metric]
 
 

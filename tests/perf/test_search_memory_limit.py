@@ -159,6 +159,36 @@ def test_a_sweep_point_keeps_it_on_the_per_point_path(cli, spec_tree, tmp_path):
             "(`perf.workload.memory_limit`), which the batch does not take") in text.out
 
 
+def test_estimate_judges_a_documents_requirements_on_the_workload_as_check_does(cli, spec_tree):
+    """tail42: `archgen estimate` judges every requirement bound to the workload, its own and a Requirements
+    document's (by glob here), as `check` does; a glob's on a metric the job cannot have (`ttft_p99` on a training job)
+    is not applicable there, and left out here. Before, a document's memory target bounded the search unjudged."""
+    doc = DOC.format(subject="workload/*", target=">= 10 GB") + (
+        '  - {id: REQ-TTFT, statement: First token, subject: "workload/*", metric: ttft_p99, target: "<= 1 s"}\n')
+    root = spec_tree({"w.yaml": BASE.format(held="") + doc})
+    got = cli("estimate", SPECS, root, "--workload", "l70-margin", "--format", "json")
+    assert "Traceback" not in got.err, got.err
+    est = json.loads(got.out)
+    assert [(r["id"], r["status"]) for r in est["requirements"]] == [("REQ-MEM-1", "met")]
+    assert _headroom(est, "_low") >= 10
+    text = cli("estimate", SPECS, root, "--workload", "l70-margin").out
+    assert "REQ-MEM-1" in text and "REQ-TTFT" not in text
+
+
+def test_the_per_point_note_agrees_with_how_many_targets_bound_it(tmp_path):
+    """memreq42: "REQ-A (…), REQ-B (…) bound each point's…", one target "bounds" it."""
+    from archgen.perf.explore.batch_path import per_point
+    from tests.conftest import sweep_problems_of
+
+    two = REQ.format(target=">= 10 GB") + ('  - {id: REQ-MEM-2, statement: Memory cap, metric: memory_per_gpu, '
+                                          'target: "<= 190 GB"}\n')
+    for reqs, words in ((REQ.format(target=">= 10 GB"), "REQ-MEM-1 (memory_headroom >= 10 GB) bounds each point's"),
+                        (two, "REQ-MEM-1 (memory_headroom >= 10 GB), REQ-MEM-2 (memory_per_gpu <= 190 GB) bound each "
+                              "point's")):
+        (tmp_path / "s.yaml").write_text(BASE.format(held="") + reqs + "---\n" + SWEEP, encoding="utf-8")
+        assert per_point(sweep_problems_of(tmp_path / "s.yaml", [SPECS, tmp_path])[0]).startswith(words)
+
+
 @pytest.mark.parametrize(("target", "subject"), [(">= 0 GB", ""), (">= 0 GB", "workload/l70-margin"),
                                                  (">= 0 GB", "workload/l70-m*"), (None, "")])
 def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, target, subject):
@@ -190,8 +220,9 @@ def test_both_sweep_paths_agree_with_the_estimate(cli, spec_tree, tmp_path, targ
         assert one.metrics["memory_headroom_low"] >= 0 and one.met == many.met == {"REQ-MEM-1": True}
         assert one.at_risk == many.at_risk == ()
         assert "kept within REQ-MEM-1 (memory_headroom >= 0 GB) at the allocator range's high end" in _searched(est)
-    # `estimate` judges the workload's own requirements; `check` judges the document's too, on the same layout
-    assert [r["id"] for r in est["requirements"]] == (["REQ-MEM-1"] if target and not subject else [])
+    # `estimate` judges the document's requirement on the workload as its own, as `check` does, on the same layout
+    # (tail42: before, it judged only the workload's own and `estimate` printed none here)
+    assert [(r["id"], r["status"]) for r in est["requirements"]] == ([("REQ-MEM-1", "met")] if target else [])
     if subject:
         checked = run([SPECS, tmp_path / "sweep"], select=("REQ001", "REQ004", "PERF001"))
         (judged,) = [j for j in checked.requirements if j.bound.req.id == "REQ-MEM-1"]

@@ -203,7 +203,7 @@ def test_rack_key_metrics_read_as_the_cooling_tables(shipped, tmp_path):
     render_text(shipped, tmp_path, ["gb200-nvl72"], ("md",))
     md = (tmp_path / "gb200-nvl72" / "gb200-nvl72.md").read_text(encoding="utf-8")
     key = re.search(r"^\| Coolant flow \| (.+) \|$", md, re.M)[1]
-    assert f"| Coolant flow per rack | {key} |" in md and key == "168.0 L/min (unconfirmed) (assumed)"   # unconfmark42
+    assert f"| Coolant flow per rack | {key} |" in md and key == "168.0 L/min (unconfirmed, assumed)"   # unconfmark42, tail42
 
 
 def test_rack_check_figures_read_as_the_mechanical_table(shipped, tmp_path):

@@ -120,7 +120,9 @@ def test_the_performance_section_says_the_cost_per_token_carries_energy_at_maxim
     # the cost per token's end is the corner of that and the repair wait's (the 405B job leaves no hot spare:
     # restore42 gave the repair's end its cost ends), the cost per hour's the energy's alone
     assert "cost_per_million_tokens, cost_per_token: its energy cost, 12.8 % of the TCO" in text
-    assert "at this end the value with every hardware failure waiting the rate set's repair time" in text
+    assert ("; the other end is also taken with a failed node replaced at once, the value with every hardware "
+            "failure waiting the rate set's repair time; the job leaves no idle node") in text   # tail42
+    assert "{value}" not in text and "{other}" not in text and "at this end" not in text
     assert "job_cost_per_hour: its energy cost, 12.8 % of the TCO" in text
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 
-from archgen.analyse.rack_power_inputs import BOM_DRAWS, draw_unconfirmed, unconfirmed_draws
+from archgen.analyse.rack_power_inputs import BOM_DRAWS, draw_unconfirmed, rack_power_parts, unconfirmed_draws
 from archgen.compare.bom import PartChange
 from archgen.output.diff_bom import bom_json, bom_section, by_object, power_cell
 from archgen.pipeline import run
@@ -108,7 +108,8 @@ def test_the_documents_mark_them(shipped, spec_tree):
     section, it = _key(shipped, "rack/gb200-nvl72")
     assert it.endswith(" kW (unconfirmed)") and " kW (unconfirmed) at maximum IT load" in section.blocks[0].text
     assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum and typical draw, input power, heat")
-    assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, nvlink5-switch-tray maximum power, "
+    assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, mmf-100g-sr4 power per end, "   # tail42
+                                            "nvlink5-switch-tray maximum power, "
                                             "sn2201 maximum power, sn2201 typical power (the Bill of materials marks their lines "
                                             "alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
@@ -262,3 +263,57 @@ def test_a_figure_at_typical_draw_sums_the_typical_figure_where_one_is_stated():
     assert unconfirmed_footnote("IT power", [typical_only], None).endswith(": sw typical power (the Bill of materials "
                                                                            "marks their lines alike).")
     assert unconfirmed_footnote("IT power", [switch([])], None) == ""
+
+
+def test_a_figure_both_unconfirmed_and_assumed_reads_one_bracket(shipped):
+    """tail42: the GB200 NVL72 rack's coolant flow sums unconfirmed draws and rests on the loop's assumed ΔT; it read
+    "168.0 L/min (unconfirmed) (assumed)". Both words now share one bracket (`fmt.noted`, which `tables.marker` and
+    `rack_cooling.assumed` both use), in either order, and an air flow keeps its CFM before them."""
+    from archgen.render.rack_cooling import air
+    flow = Q_(168.0, "L/min")
+    assert fmt.cell(fmt.noted(fmt.noted(flow, "unconfirmed"), "assumed"), "L/min", 1) == \
+        "168.0 L/min (unconfirmed, assumed)"
+    assert fmt.noted(flow, "assumed") == fmt.Noted(flow, "assumed")
+    assert air(fmt.noted(fmt.noted(Q_(3564, "m**3/h"), "unconfirmed"), "assumed")) == \
+        "3,564 m³/h (2,098 CFM) (unconfirmed, assumed)"
+    a = shipped.racks["rack/gb200-nvl72"]
+    section = abstract(rack_scope(shipped, a, "r", "2026-01-01")[0], a)
+    rows = dict(next(b for b in section.blocks if getattr(b, "id", "") == "key-metrics").rows)
+    assert rows["Coolant flow"] == "168.0 L/min (unconfirmed, assumed)"
+    assert rows["Air flow required"].endswith(" CFM) (unconfirmed, assumed)"), rows["Air flow required"]
+
+
+def _links_unconfirmed(spec_tree):
+    """The small DGX H100 cluster on QM9700s, on optical links only: copies of the catalog's (`mmf-x`, `smf-x`)
+    whose `power_per_end` the fixture lists unconfirmed, whatever the catalog lists."""
+    tree = files()
+    for src, new in (("mmf-800g-sr8", "mmf-x"), ("smf-800g-dr8", "smf-x")):
+        body = [line for line in (SPECS / "catalog" / "links" / f"{src}.yaml").read_text(encoding="utf-8")
+                .splitlines() if not line.startswith(("id:", "unconfirmed:"))]
+        tree[f"parts/{new}.yaml"] = "\n".join([f"id: {new}", *body, "unconfirmed: [power_per_end]", ""])
+        tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(src, new)
+    # optical links only, so that the switches' ports hold modules (copper would take the short runs)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("dac-800g-osfp, acc-800g-osfp, ", "")
+    return run([spec_tree(tree)])
+
+
+def test_a_racks_power_names_the_unconfirmed_links_its_optics_hold_as_the_clusters_does(spec_tree):
+    """tail42 (unconfmark42's finding): a rack's IT power holds the modules in its switches' ports, yet REQ005's
+    rack inputs, and so its markers, named no link's unconfirmed `power_per_end`, where the cluster's did. Both
+    levels now name the links whose ends add to the rack's optics (`analyse.optics.unconfirmed_optics`), and the
+    rack's markers sum the same draws as REQ005 (`rack_power_parts`); the DGX rack, whose nodes' `power.max` holds
+    their modules, names none."""
+    from archgen.analyse.optics import unconfirmed_optics
+    r = _links_unconfirmed(spec_tree)
+    specs = r.design.specs
+    held = unconfirmed_optics(r.clusters)
+    assert r.racks["rack/net"].power.optics.m > 0 and {link.id for link in held["rack/net"]} <= {"mmf-x", "smf-x"}
+    assert held["rack/net"] and "rack/c4" not in held
+    net = _draws(r.operations.assumed["rack/net"]["it_power"])
+    assert {d for d in net if d[1] == "power_per_end"} == {(link.id, "power_per_end") for link in held["rack/net"]}
+    assert net <= _draws(r.operations.assumed["cluster/c"]["it_power"])   # the cluster names them too
+    for path, a in r.racks.items():   # one rule: the markers' draws are REQ005's
+        marked = {d for part in rack_power_parts(a, held) for d in unconfirmed_draws(part, specs)}
+        assert marked == _draws(r.operations.assumed.get(path, {}).get("it_power", ())), path
+    section, it = _key(r, "rack/net")   # its note names the links beside the switch's own maximum
+    assert it.endswith(" kW (unconfirmed)") and all(link.id in section.blocks[-1].text for link in held["rack/net"])

@@ -30,7 +30,7 @@ from archgen.perf.explore.point_axes import point_base, point_hardware, point_jo
 from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.hw.launch import HOST_OPS, TENSORRT_LAUNCH
-from archgen.perf.train.point_goodput import goodput_of, replicas_of, unblocked_of
+from archgen.perf.train.point_goodput import BLOCKING_WORDS, freed_of, goodput_of, replicas_of, unblocked_of
 from archgen.perf.workload.cluster import estimate_on_cluster
 from archgen.perf.workload.derived import (
     POWER_METRICS,
@@ -88,10 +88,9 @@ def on_estimate(problem: SweepProblem) -> list[Requirement]:
     return [r for r in of_workload(problem) if r.metric not in POINT_DERIVED]
 
 
-#: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not
-#: known (`upper_bounds.unsettled_at`): met at one end of it only.
-UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoint blocking time (the whole write "
-             "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
+#: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time or a
+#: repair wait is not known (`upper_bounds.unsettled_at`): met at one end only of what the point does not know.
+UNSETTLED = "{metric} meets the target at one end only of {freed}"
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where which load a restore runs is not
@@ -180,12 +179,13 @@ def provides(metrics: dict[str, float], metric: str) -> bool:
 
 
 def unprovided(requirement: Requirement, metrics: dict[str, float], loose: Mapping[str, str],
-               priced: str = "", powerless: str = "", share: float = 0.0) -> str:
+               priced: str = "", powerless: str = "", share: float = 0.0, freed: str = "") -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
 
     `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money;
     `powerless` is `hardware_scope.unpowered`'s for the point, given to one on its power or energy. `share` is the
     part of the TCO that is an energy cost at maximum draw (`Machine.energy_share`): a cost met at one end is loose.
+    `freed`: what the point's other end frees it of (`point_goodput.freed_of`), which `UNSETTLED` names.
     """
     metric = requirement.metric
     if loose.get(requirement.id):   # the host's other end (`loose_at`)
@@ -193,7 +193,8 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: Mappi
     if requirement.id in loose:
         if share > 0 and metric in TCO_SHARED:
             return SHARE_BOUNDED.format(metric=metric, share=share * 100)
-        return (BOUNDED if metric in UPPER_BOUNDS else UNSETTLED).format(metric=metric)
+        return BOUNDED.format(metric=metric) if metric in UPPER_BOUNDS else \
+            UNSETTLED.format(metric=metric, freed=freed or BLOCKING_WORDS)
     if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"
@@ -226,7 +227,7 @@ def over_hall(machine: Machine) -> str:
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
                 loose: Mapping[str, str], priced: str = "", cluster: str = "",
-                powerless: str = "", share: float = 0.0, hall: str = "") -> tuple[bool, str]:
+                powerless: str = "", share: float = 0.0, hall: str = "", freed: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
     Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
@@ -239,6 +240,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     point has no power (`hardware_scope.unpowered`). `share`: of the TCO, an energy cost at maximum draw
     (`Machine.energy_share`), named where it leaves a cost loose.
     `hall`: why the point's cluster does not fit its hall (`over_hall`; sites31: before, no point was held to it).
+    `freed`: what the point's other end frees it of (`point_goodput.freed_of`), named where it leaves one loose.
     """
     if not fits:
         return False, ""
@@ -248,9 +250,9 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     missed = [r for r in reqs if fails(r.level, status[r.id])]
     overrun = math.isinf(metrics.get("ttft", 0.0))
     failing = problem.failing.get(cluster, "")
-    why = [OVERRUN] * overrun + [
-        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced, powerless, share)}"
-                                         if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
+    why = [OVERRUN] * overrun + [f"{r.id} ({r.level.upper()}) " + (
+        f"not provided: {unprovided(r, metrics, loose, priced, powerless, share, freed)}"
+        if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
     why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing) + [hall] * bool(hall)
     return not missed and not overrun and not failing and not hall, "; ".join(why)
 
@@ -293,10 +295,11 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     (powerless, priced), = point_scopes(problem, base, [values])
     machine = unpowered_base(base, powerless, priced)
     metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
-    free = replicas = math.nan   # no blocking nor repair wait (REL008); each replica reading its weights at restore
+    free, replicas, freed = math.nan, math.nan, ""   # no blocking nor repair wait (REL008); each replica's read
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus, est.layout)
         replicas = replicas_of(base.failures, workload, problem.model, gpus, est.layout)
+        freed = freed_of(base.failures, workload, problem.model, gpus, est.layout)
     other = other_end_metrics(plain, machine, gpus, bool(est.fits), free, run)   # REL008 too
     # the host's time per launch or operation at its other end, and what is made from the rate with it
     host = {k: json_magnitude(q) for k, (q, _) in est.unsettled.items()}
@@ -330,7 +333,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,
-                                machine.energy_share, over_hall(machine))
+                                machine.energy_share, over_hall(machine), freed)
     metrics |= serving_cost_ends(est, metrics) if est.fits else {}   # shown, after the judgement (cost31)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), sweep_layout(est.layout), metrics, met, feasible,

@@ -100,7 +100,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     fits = fit.tolist()
     # REL008 and the repair wait (`free`), a restore's read (`replicas`): the points' other ends, by what a restore
     # reads at their layouts (`restore_key`), as `points.evaluate_point`'s; once per layout dict of `layouts`
-    ends_at: dict[int, tuple[Callable[[], PointGoodput], float, float]] = {}
+    ends_at: dict[int, tuple[Callable[[], PointGoodput], float, float, str]] = {}
     run = problem.workload.checkpoint.tokens   # the token budget: time to train (a training job's, as batched)
     judging = bool(on_point(problem))   # the other ends judge these only
     rows: list[dict[str, float]] = []
@@ -110,6 +110,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     others: list[dict[str, float] | None] = []
     corners: list[list[dict[str, float]]] = []   # at the host's other end (`derived.host_corners`)
     restored: list[Sequence[dict[str, float]]] = []   # at the replicas' read (`derived.restore_ends`)
+    freed: list[str] = []   # what the other end frees a point of (`point_goodput.freed_of`)
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
@@ -117,14 +118,15 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         if machine is None:
             machine = machines[powerless[p], priced[p]] = unpowered_base(base, powerless[p], priced[p])
         goodput: Callable[[], PointGoodput] | None = None
-        free = replicas = math.nan
+        free, replicas, words = math.nan, math.nan, ""
         if pts.goodput is not None:
             lay = layouts.get(p)   # points of one best layout share its dict (`vectorised._rows`)
             held = ends_at.get(id(lay))
             if held is None:
-                figures, unblocked, read = pts.goodput(restore_key(lay))
-                held = ends_at[id(lay)] = _held(figures), unblocked, read
-            goodput, free, replicas = held
+                figures, unblocked, read, said = pts.goodput(restore_key(lay))
+                held = ends_at[id(lay)] = _held(figures), unblocked, read, said
+            goodput, free, replicas, words = held
+        freed.append(words)
         rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
         others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
         moved = {k: v[j] for k, v in slow.items() if v[j] != plain[k]} if j in bound and fits[p] else {}
@@ -188,7 +190,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     met = [{k: got[k] for k in order} for got in met]
     risk = [sorted(ids, key=order.index) if len(ids) > 1 else ids for ids in risk]   # in the order of `requirements`
     outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced[p], base.cluster, powerless[p],
-                            base.energy_share, over_hall(machines[powerless[p], priced[p]]))
+                            base.energy_share, over_hall(machines[powerless[p], priced[p]]), freed[p])
                 for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]

@@ -27,6 +27,7 @@ from archgen.perf.train.goodput import (
     job_goodput,
     range_ends,
     spares_charged,
+    waits_for_repair,
 )
 
 #: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
@@ -180,21 +181,51 @@ def replicas_of(f: Failures, workload: Workload, model: Model, gpus: int,
                      cp.goodput_target or DEFAULT_GOODPUT_TARGET, other)
 
 
-#: A sweep point's goodput figures (`goodput_of`) and its two other ends: no blocking nor repair wait
-#: (`unblocked_of`) and each replica reading its weights at a restore (`replicas_of`); NaN where none.
-GoodputEnds = tuple[PointGoodput, float, float]
+#: What a sweep point's other end (`unblocked_of`) frees it of, each in words (`freed_of`).
+BLOCKING_WORDS = ("the unknown checkpoint blocking time (the whole write charged, or no stop at all; the nodes give no "
+                  "host_memory.link, REL008)")
+REPAIR_WORDS = ("the unknown repair wait (every hardware failure waiting the rate set's repair time, or a failed node "
+                "replaced at once; the job leaves no idle node to stand in)")
+
+
+def freed_of(f: Failures, workload: Workload, model: Model, gpus: int,
+             layout: Mapping[str, int | str] | None = None) -> str:
+    """What a sweep point's other end (`unblocked_of`) frees it of, in words; "" where nothing.
+
+    Its assumed blocking time (REL008, `BLOCKING_WORDS`), its wait for a repair where no hot spare stands in
+    (`REPAIR_WORDS`), or both, each named once, as `check`'s reasons name them (`analyse.goodput_notes`). Before
+    (tail42), a sweep named the blocking time alone, even where the repair wait moved the point.
+    """
+    cp = workload.checkpoint
+    return _freed(for_job(f, workload), cp, checkpoint_bytes(model, workload), gpus,
+                  cp.goodput_target or DEFAULT_GOODPUT_TARGET, restore_reads(model, workload, layout)[0])
+
+
+@functools.lru_cache(maxsize=4096)
+def _freed(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float, restore: float) -> str:
+    """`freed_of`'s words, kept per accelerator count as `_unblocked`'s figure is."""
+    g = job_goodput(f, cp, size, gpus, target, restore)
+    said = [BLOCKING_WORDS] * (g is not None and g.blocking_assumed) + [REPAIR_WORDS] * (
+        g is not None and waits_for_repair(g))
+    return " and ".join(said)
+
+
+#: A sweep point's goodput figures (`goodput_of`), its two other ends: no blocking nor repair wait (`unblocked_of`)
+#: and each replica reading its weights at a restore (`replicas_of`), NaN where none, and what the first frees it of
+#: (`freed_of`).
+GoodputEnds = tuple[PointGoodput, float, float, str]
 
 
 def goodput_ends(f: Failures, workload: Workload, model: Model, gpus: int, ends: tuple[Failures, ...],
                  key: tuple[int, int] | None) -> GoodputEnds:
-    """`goodput_of`, `unblocked_of` and `replicas_of` of a point whose layout's `restore_key` is `key`.
+    """`goodput_of`, `unblocked_of`, `replicas_of` and `freed_of` of a point whose layout's `restore_key` is `key`.
 
     What a restore reads depends on its layout through that key alone (`restore_read`), so a batch's points share
     these by it (`perf.explore.vectorised`, `vectorised_rows.finish`); None: no layout (the checkpoint read once).
     """
     layout = None if key is None else {"dp": key[0], "zero": key[1]}
     return (goodput_of(f, workload, model, gpus, ends, layout), unblocked_of(f, workload, model, gpus, layout),
-            replicas_of(f, workload, model, gpus, layout))
+            replicas_of(f, workload, model, gpus, layout), freed_of(f, workload, model, gpus, layout))
 
 
 def restore_key(layout: Mapping[str, int | str] | None) -> tuple[int, int] | None:

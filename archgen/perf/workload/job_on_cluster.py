@@ -56,10 +56,12 @@ class JobOnCluster:
     """A workload, its model and the cluster it runs on, with what its estimate says besides the model's figures.
 
     `notes` come first on every estimate (`other_cluster_note`, `input_errors`); `requirements` are the workload's
-    own as `build` bound them (`Design.workload_requirements`), judged on each estimate; `elsewhere` those other
-    documents state on it (`Design.elsewhere`), which `check` judges and whose memory targets bound its layout search
-    as its own do (`perf.workload.memory_limit`); `rests` names the unresolved references the cluster rests on
-    (`build.Design.rests_note`), which leave every requirement not provided.
+    own as `build` bound them (`Design.workload_requirements`); `elsewhere` those other documents state on it and
+    `check` judges (`Design.elsewhere`, a glob's on a metric the job cannot have left out), whose memory targets bound
+    its layout search as its own do (`perf.workload.memory_limit`); both are judged on each estimate, as `check`
+    judges them (tail42: before, `estimate` judged its own only, kept within a document's target and left it
+    unjudged); `rests` names the unresolved references the cluster rests on (`build.Design.rests_note`), which leave
+    every requirement not provided.
     """
 
     workload: Workload
@@ -95,8 +97,8 @@ class JobOnCluster:
             **OPERATIONS, **{m: f"`archgen estimate` gives the performance estimate only, and `archgen check` does not "
                                 f"provide {m} either: {self.no_energy}" for m in HALL_ENERGY}}
         return replace(est, notes=[*self.notes, *est.notes, *added],
-                       requirements=judge_requirements(self.requirements, est, why, assumed=on_unconfirmed({}, est),
-                                                         rests=self.rests))
+                       requirements=judge_requirements((*self.requirements, *self.elsewhere), est, why,
+                                                         assumed=on_unconfirmed({}, est), rests=self.rests))
 
 
 #: The hall's energy per million tokens (`analyse.job_energy`), as the energy note names it.
