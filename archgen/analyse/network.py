@@ -263,8 +263,9 @@ def north_south(fa: FabricAnalysis) -> tuple[dict[str, Q], dict[str, str]]:
 def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
     """The figures of fabric `fa` that its `INFEASIBLE` errors make meaningless, and why; ((), "") where it has none.
 
-    They are the wiring of the tiers those errors name (a tier's fixed count: that tier) and every tier above them, or
-    of every tier where none is named: their ports used and free, breakout cages, oversubscription as used (the ports
+    They are the wiring of the tiers those errors name (a tier's fixed count: that tier; NET003: the top tier, whose
+    ports per plane fall short; NET001: the tier short of ports, `Problem.tier` where the path names none) and every
+    tier above them, or of every tier where none is named: their ports used and free, breakout cages, oversubscription as used (the ports
     used over the up ports), the links into them, what a switch of theirs lost takes away, and the bisection, which
     their links carry (72 links counted on 64 ports, newuser101).
     The tiers' switch counts and radix, the spec's or derived, stay. `Operations.withheld` gives the reason.
@@ -273,7 +274,8 @@ def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
     if not checks:
         return (), ""
     order = [t.name for t in fa.tiers]
-    named = [i for i, name in enumerate(order) if any(name in p.path for p in fa.problems if p.check in checks)]
+    named = [i for i, name in enumerate(order)
+             if any(name == p.tier or name in p.path for p in fa.problems if p.check in checks)]
     tiers = order[min(named, default=0):]
     links = [name for name in fa.links if any(t in name.split("_") for t in tiers)]
     wiring = tuple(f"{t}.{k}" for t in tiers for k in ("ports_used", "ports_free", "max_ports_used_per_switch",

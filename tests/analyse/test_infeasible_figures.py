@@ -72,6 +72,29 @@ def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
     assert _key_metric(r).endswith(f", oversubscription as used {max(over[:2]):.2f}:1")
 
 
+def test_too_few_tiers_withhold_only_the_top_tier(spec_tree) -> None:
+    """NET003 names the tier that cannot reach, the top one, so the leaves' wiring stays (infeastail42).
+
+    Two tiers of 8-port switches for 64 ports: 16 leaves, each 4 down and 4 up as stated, under 8-port spines. The
+    leaves' ports used and taper count their own ports; the spines' wiring, the leaf-spine links and the bisection
+    would count links on spine ports that do not exist. A requirement on the leaves' taper is judged (a miss here), not REQ002.
+    """
+    tree = files(racks=1, sus=2, switch="sw8", tiers=2, rail=False)
+    tree["reqs.yaml"] = ("kind: Requirements\nid: net-reqs\nrequirements:\n- {id: R-LEAF, statement: Leaf taper, "
+                         "subject: cluster/c/fabric/f, metric: leaf.oversubscription, target: '>= 2', level: should}\n")
+    r = run([spec_tree(tree)])
+    fa = r.clusters["cluster/c"].fabrics[0]
+    assert [(p.check, p.tier) for p in fa.problems if p.check == "NET003"] == [("NET003", "spine")]
+    why = r.operations.withheld[FABRIC]
+    assert {"spine.ports_used", "links.leaf_spine", "bisection_bandwidth",
+            "failure.spine.uplink_bandwidth_lost"} <= set(why)
+    assert why["spine.ports_used"] == "the topology of fabric f is infeasible (NET003): its figures of tier(s) " \
+                                      "spine would count links on ports its switches do not have"
+    assert fa.metrics["leaf.ports_used"].magnitude == 128 and fa.metrics["leaf.oversubscription"].magnitude == 1
+    assert not {n for n in why if n.startswith(("leaf.", "failure.leaf."))}
+    assert [f.id for f in r.findings if "R-LEAF" in f.message] == ["REQ001"]   # a miss judged on 1:1, not REQ002
+
+
 def _col(table, title):
     """The index of `table`'s column whose title starts with `title`."""
     return next(i for i, c in enumerate(table.columns) if c.title.startswith(title))
