@@ -183,7 +183,7 @@ WORKLOAD = {"models.yaml": "kind: Model\nid: gpt-1.3b\nsource: Narayanan et al.,
                       "- {id: W-MFU, statement: MFU, metric: mfu, target: '>= 1 %', level: shall}\n---\n"
                       "kind: Requirements\nid: reqs\nrequirements:\n- {id: R-TPS, statement: Speed, subject: workload/w,"
                       " metric: tokens_per_second, target: '>= 1 1/s', level: should}\n"}
-WHY = ("its traffic between scale-up domains runs on fabric f, and the topology of fabric f is infeasible (NET018): its "
+WHY = ("its traffic between scale-up domains runs on fabric f, whose topology is infeasible (NET018): its "
        "figures of tier(s) leaf, spine, core would count links on ports its switches do not have")
 #: Why a job across its scale-up domains is refused: the path's reason, and that its layout was not looked at.
 REFUSED = f"{WHY}; its layout was not searched or checked"
@@ -207,13 +207,13 @@ def test_no_workload_is_estimated_on_an_infeasible_fabric(spec_tree) -> None:
     # the fabric comes with the refusal as data (`WorkloadError.fabric`): its words are not the path's (REFUSED)
     assert result.estimate is None and result.refused_by == FABRIC and result.error == REFUSED != WHY
     assert r.metrics["workload/w"] == {} and r.operations.withheld["workload/w"]["mfu"] == \
-        f"w cannot be estimated: {REFUSED}"
+        f"the job cannot be estimated: {REFUSED}"
     ids = [(f.id, f.severity) for f in r.findings if f.object == "workload/w"]
     assert ("REQ002", "error") in ids and ("REQ002", "warning") in ids and "PERF003" not in dict(ids)
     notes = {j.bound.req.id: (j.outcome.status.value, j.outcome.note) for j in r.requirements}
-    assert notes == {"W-MFU": ("not provided", f"w cannot be estimated: {REFUSED}"),
-                     "R-TPS": ("not provided", f"workload/w's tokens_per_second is not provided: w cannot be "
-                               f"estimated: {REFUSED}")}
+    assert notes == {"W-MFU": ("not provided", f"the job cannot be estimated: {REFUSED}"),
+                     "R-TPS": ("not provided", f"workload/w's tokens_per_second is not provided: the job cannot "
+                               f"be estimated: {REFUSED}")}
     tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64", "accelerators: 8")   # one DGX: one domain, no fabric
     alone = run([spec_tree(tree)])
     assert alone.workloads["workload/w"].estimate is not None and "mfu" in alone.metrics["workload/w"]
@@ -232,6 +232,28 @@ def test_estimate_refuses_an_infeasible_fabric(spec_tree) -> None:
     assert err.value.reason == REFUSED and err.value.fabric == FABRIC and err.value.location is not None and err.value.location.line == 6
 
 
+def test_the_refusal_says_each_thing_once_and_that_the_job_took_the_cluster(spec_tree) -> None:
+    """A REQ002 on a refused job names the fabric and the job once (review62: twice and three times in one line).
+
+    Where the workload gives no accelerator count, `check` says, as `estimate` does, that it took all of the
+    cluster's: a user who grows a cluster sees why a job is refused. The estimate keeps the fabric as data.
+    """
+    from archgen.commands.estimate import run as estimate
+    from archgen.errors import WorkloadError
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
+    tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64\n", "")
+    whole = f"{REFUSED} (the workload gives no accelerator count, so it takes all 64 of cluster 'c')"
+    r = run([spec_tree(tree)])
+    assert r.workloads["workload/w"].error == whole and r.workloads["workload/w"].refused_by == FABRIC
+    mfu = next(f for f in r.findings if f.id == "REQ002" and f.requirement == "W-MFU")
+    assert mfu.message == f"W-MFU: workload/w's mfu is not provided: the job cannot be estimated: {whole}"
+    assert mfu.message.count("fabric f") == 1 and mfu.message.count("w's") == 1 and "w cannot" not in mfu.message
+    with pytest.raises(WorkloadError) as err:
+        estimate(None, None, "w", [spec_tree(tree)])
+    assert err.value.reason == whole and err.value.fabric == FABRIC
+
+
 def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_tree) -> None:
     """A job its cluster cannot run (PERF003): a Requirements document's requirement on it reads not provided, with
     why, not "unknown subject 'workload/w'" (its figures were missing, not withheld)."""
@@ -242,7 +264,7 @@ def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_t
         "w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64"]
     [tps] = [f for f in r.findings if f.requirement == "R-TPS"]
     assert (tps.id, tps.severity) == ("REQ002", "warning")
-    assert tps.message.endswith("is not provided: w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64")
+    assert tps.message.endswith("is not provided: the job cannot be estimated: asks for 128 accelerators; cluster 'c' has 64")
 
 
 def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
@@ -257,7 +279,7 @@ def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
     d = compare(base, run([write_tree(tmp_path / "head", tree)]))
     rows = [c for c in d.metrics if c.object == "workload/w"]
     assert {"mfu", "step_time", "interruptions_per_day.cable"} <= {c.metric for c in rows}
-    assert {(c.head, c.why) for c in rows} == {(None, f"w cannot be estimated: {REFUSED}")}
+    assert {(c.head, c.why) for c in rows} == {(None, f"the job cannot be estimated: {REFUSED}")}
     states = {c.base.requirement: (c.base.status.value, c.head.status.value) for c in d.requirements
               if c.base is not None and c.head is not None}
     assert states == {"W-MFU": ("met", "not provided"), "R-TPS": ("met", "not provided")}
