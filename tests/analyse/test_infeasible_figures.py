@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.analyse.network import infeasible
+from archgen.analyse.network import infeasible, withheld_tiers
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
 from archgen.render.cluster import abstract, architecture
@@ -167,6 +167,28 @@ def test_checks_say_nothing_of_a_figure_withheld(spec_tree, monkeypatch) -> None
         fa = r.clusters["cluster/c"].fabrics[0]
         assert fa.even_share and "NET018" in {f.id for f in r.findings}   # the model's figures are still there
         assert not quiet & {f.id for f in r.findings}, leaves
+
+
+def test_net021_and_cab008_judge_no_tier_withheld(spec_tree, monkeypatch) -> None:
+    """NET021 and CAB008 judge no tier's ports or links that an infeasible topology withheld (infeastail42).
+
+    Cores fixed at 8 over 2 leaves fixed where the endpoints need 16 (NET018): "8 core switches use 8 of their 64
+    ports (12.5%), under a quarter" and "8 of 8 switch pairs" of spine_core on copper holding one link each counted
+    links on a wiring that cannot be built. Sized by the model, 16 cores use 64 of 128 ports: at a share raised to
+    60 % for the test they are weighed, and their spine-core pairs are judged, so both checks read those tiers.
+    """
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False)
+    text = tree["clusters/c.yaml"]
+    tree["clusters/c.yaml"] = text.replace("core: {rack: net}", "core: {rack: net, count: 16}")
+    monkeypatch.setattr("archgen.checks.proportion.PORT_SHARE", 0.6)
+    sized = run([spec_tree(tree)]).findings
+    assert [f.message.split(" (")[0] for f in sized if f.id == "NET021"] == ["16 core switches use 64 of their 128 ports"]
+    assert any(f.id == "CAB008" and f.message.startswith("spine_core:") for f in sized)
+    monkeypatch.undo()
+    tree["clusters/c.yaml"] = _fixed_leaves(text.replace("core: {rack: net}", "core: {rack: net, count: 8}"), 2)
+    r = run([spec_tree(tree)])
+    assert "core" in withheld_tiers(r.clusters["cluster/c"].fabrics[0]) and "NET018" in {f.id for f in r.findings}
+    assert not [f for f in r.findings if f.id in ("NET021", "CAB008")]
 
 
 def _fixed_leaves(text: str, count: int) -> str:
