@@ -266,9 +266,9 @@ def infeasible(fa: FabricAnalysis, topology: str = "") -> tuple[tuple[str, ...],
 
     They are the wiring of the tiers those errors name (a tier's fixed count: that tier; NET003: the top tier, whose
     ports per plane fall short; NET001: the tier short of ports, `Problem.tier` where the path names none) and every
-    tier above them, or of every tier where none is named: their ports used and free, breakout cages, oversubscription as used (the ports
-    used over the up ports), the links into them, what a switch of theirs lost takes away, and the bisection, which
-    their links carry (72 links counted on 64 ports, newuser101).
+    tier above them, or of every tier where none is named: their ports used and free, breakout cages,
+    oversubscription as used (the ports used over the up ports), the links into them, what a switch of theirs lost
+    takes away, and the bisection, which their links carry (72 links counted on 64 ports, newuser101).
     The tiers' switch counts and radix, the spec's or derived, stay. `Operations.withheld` gives the reason, which
     opens "the topology of fabric f", or `topology` where the caller has named the fabric ("whose topology").
     """
@@ -286,8 +286,9 @@ def infeasible(fa: FabricAnalysis, topology: str = "") -> tuple[tuple[str, ...],
                   or n.startswith(tuple(f"links.{k}" for k in links)) or "bisection" in n.split(".")[-1])
     if not names:
         return (), ""
-    return names, (f"{topology or f'the topology of fabric {fa.fabric.spec.id}'} is infeasible ({', '.join(checks)}): its figures of "
-                   f"tier(s) {', '.join(tiers)} would count links on ports its switches do not have")
+    said = topology or f"the topology of fabric {fa.fabric.spec.id}"
+    return names, (f"{said} is infeasible ({', '.join(checks)}): its figures of tier(s) {', '.join(tiers)} would "
+                   "count links on ports its switches do not have")
 
 
 def withheld_tiers(fa: FabricAnalysis) -> list[str]:
