@@ -112,9 +112,10 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         spec = compute_fabric.fabric.spec if compute_fabric else None
         latency, transport = nic_transport(design, compute.part, (spec.nic_role or spec.role) if spec else "compute")
         scale_out = replace(scale_out, latency=latency, transport=transport)
-    if scale_out is not None and compute_fabric is not None and (why := infeasible(compute_fabric)[1]):
-        scale_out = replace(scale_out, withheld=f"its traffic between scale-up domains runs on fabric "   # whose
-                            f"{compute_fabric.fabric.spec.id}, and {why}",   # tiers count ports their switches lack
+    if scale_out is not None and compute_fabric is not None and \
+            (why := infeasible(compute_fabric, "whose topology")[1]):   # its tiers count ports their switches lack
+        scale_out = replace(scale_out, withheld=f"its traffic between scale-up domains runs on fabric "
+                            f"{compute_fabric.fabric.spec.id}, {why}",
                             withheld_by=compute_fabric.fabric.path)
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
@@ -260,20 +261,23 @@ def north_south(fa: FabricAnalysis) -> tuple[dict[str, Q], dict[str, str]]:
     return {"north_south_bandwidth": out, "north_south_oversubscription": count(float((nodes / out).to("")))}, {}
 
 
-def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
+def infeasible(fa: FabricAnalysis, topology: str = "") -> tuple[tuple[str, ...], str]:
     """The figures of fabric `fa` that its `INFEASIBLE` errors make meaningless, and why; ((), "") where it has none.
 
-    They are the wiring of the tiers those errors name (a tier's fixed count: that tier) and every tier above them, or
-    of every tier where none is named: their ports used and free, breakout cages, oversubscription as used (the ports
-    used over the up ports), the links into them, what a switch of theirs lost takes away, and the bisection, which
-    their links carry (72 links counted on 64 ports, newuser101).
-    The tiers' switch counts and radix, the spec's or derived, stay. `Operations.withheld` gives the reason.
+    They are the wiring of the tiers those errors name (a tier's fixed count: that tier; NET003: the top tier, whose
+    ports per plane fall short; NET001: the tier short of ports, `Problem.tier` where the path names none) and every
+    tier above them, or of every tier where none is named: their ports used and free, breakout cages,
+    oversubscription as used (the ports used over the up ports), the links into them, what a switch of theirs lost
+    takes away, and the bisection, which their links carry (72 links counted on 64 ports, newuser101).
+    The tiers' switch counts and radix, the spec's or derived, stay. `Operations.withheld` gives the reason, which
+    opens "the topology of fabric f", or `topology` where the caller has named the fabric ("whose topology").
     """
     checks = sorted({p.check for p in fa.problems if p.check in INFEASIBLE})
     if not checks:
         return (), ""
     order = [t.name for t in fa.tiers]
-    named = [i for i, name in enumerate(order) if any(name in p.path for p in fa.problems if p.check in checks)]
+    named = [i for i, name in enumerate(order)
+             if any(name == p.tier or name in p.path for p in fa.problems if p.check in checks)]
     tiers = order[min(named, default=0):]
     links = [name for name in fa.links if any(t in name.split("_") for t in tiers)]
     wiring = tuple(f"{t}.{k}" for t in tiers for k in ("ports_used", "ports_free", "max_ports_used_per_switch",
@@ -282,8 +286,9 @@ def infeasible(fa: FabricAnalysis) -> tuple[tuple[str, ...], str]:
                   or n.startswith(tuple(f"links.{k}" for k in links)) or "bisection" in n.split(".")[-1])
     if not names:
         return (), ""
-    return names, (f"the topology of fabric {fa.fabric.spec.id} is infeasible ({', '.join(checks)}): its figures of "
-                   f"tier(s) {', '.join(tiers)} would count links on ports its switches do not have")
+    said = topology or f"the topology of fabric {fa.fabric.spec.id}"
+    return names, (f"{said} is infeasible ({', '.join(checks)}): its figures of tier(s) {', '.join(tiers)} would "
+                   "count links on ports its switches do not have")
 
 
 def withheld_tiers(fa: FabricAnalysis) -> list[str]:

@@ -138,7 +138,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         for name, why in (est.unjudged if est is not None else {}).items():  # shown, no target judged on it
             _withhold(ops, path, (name,), why)
         if est is None:   # not estimated (PERF003, or its cluster's infeasible fabric): none of its figures, with why
-            _withhold(ops, path, WORKLOAD_FIGURES, f"{w.id} cannot be estimated: {r.error}")
+            _withhold(ops, path, WORKLOAD_FIGURES, r.not_estimated)
             if r.refused_by:
                 ops.infeasible.setdefault(path, {}).update(dict.fromkeys(WORKLOAD_FIGURES, r.refused_by))
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None

@@ -44,6 +44,9 @@ class Problem:
     limit: Q | None = None
     #: The same fact in a customer's words where `message` names spec keys (`checks.registry.Violation.public`).
     public: str = ""
+    #: The tier it is about where `path` names none: NET003 at `tiers` names the top tier, whose ports per plane fall
+    #: short; NET001 at the fabric's `switch` names the tier whose switches lack ports (`analyse.network.infeasible`).
+    tier: str = ""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def radix_problems(fabric: BoundFabric, tiers: tuple[TierCount, ...], counted: s
                     f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.assigned} at "
                     f"{t.speed:~P}" + (f" in the tier's `down`/`up` ports (of {t.radix})" if t.unassigned else "")
                     + inherited_switch(fabric, t.name, f"{t.max_used_per_switch} ports at {t.speed:~P}"),
-                    count(t.max_used_per_switch), count(t.assigned))
+                    count(t.max_used_per_switch), count(t.assigned), tier=t.name)
             for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
             and t.max_used_per_switch > t.assigned]
 

@@ -343,12 +343,12 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     spare = max(leaves - max(need, math.ceil(access / down) if down else 0), 0)
     if tiers_used == 1 and need > 1 and access > k_leaf:
         problems.append(Problem("NET003", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
-                                count(access), count(k_leaf)))
+                                count(access), count(k_leaf), tier="leaf"))
     elif tiers_used == 1 and need > 1:   # the ports fit one leaf, but each group takes leaves of its own
         own = f"each instance of unit '{demand.unit}' takes leaves of its own: " if demand.unit and per_group else ""
         problems.append(Problem("NET003", here + ("tiers",), f"one tier is one leaf, but its {access} ports take "
                                 f"{need} leaves ({own}{demand.why(down)}), which only a spine tier joins",
-                                count(need), count(1)))
+                                count(need), count(1), tier="leaf"))
     busiest = demand.busiest_leaf(down, access, rpl) + (up if tiers_used > 1 else 0)
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned,

@@ -69,7 +69,7 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int, demand: PlaneD
                                 f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
                                 f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers"
                                 + _core_needed(spec),
-                                count(access), count(max_endpoints)))
+                                count(access), count(max_endpoints), tier="spine"))
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0,
                       0, top.unassigned)
     return Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
@@ -111,7 +111,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
                                  f"({k_core} pods); {access} needed in {pods} pods") if k_core else
                                 (f"3 tiers reach no ports: the cores ({core_sw.id if core_sw else 'no switch'}) have "
                                  f"none to take the spines' {mid.up_speed:~P} uplinks (NET001); {access} needed in "
-                                 f"{pods} pods"), count(access), count(max_endpoints)))
+                                 f"{pods} pods"), count(access), count(max_endpoints), tier="core"))
     fullest = math.ceil(min(per_pod, leaves) * up / spines_per_pod) + s_up if spines_per_pod else 0
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
                       spine_up, 0, mid.unassigned, fullest, mid.up_split)

@@ -269,7 +269,8 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                             f"first option, since {why_not_laid_out(fa)}: their lengths and "
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",
-                            count(len(rest)), count(0))
+                            count(len(rest)), count(0),   # a fat tree not laid out: its switches cannot build it
+                            follows=fa.fabric.path if fa.topology in ("fat-tree", "rail-only") else "")
 
 
 @check("CAB009", "cabling.fibre_grade", severity="warning")

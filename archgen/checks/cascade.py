@@ -15,8 +15,10 @@ an object follows from it too: the finding it waived is not made (its requiremen
 A fabric whose topology is infeasible (NET001, NET003, NET018: `topology.INFEASIBLE`) withholds its wiring
 figures and refuses every job across scale-up domains that runs on it. A requirement on a figure it withheld
 (`Operations.infeasible`) follows from its first such error, and so does a switch of it cabled past its ports
-(CAB013), and, by the rule above, an error or warning of a computed domain about a job it refused
-(`WorkloadResult.refused_by`), or an unused waiver of a computed check on one. Each is marked by what the analysis
+(CAB013), a finding its check marks as following from it (`Violation.follows`: CAB007's options read by nothing
+because the fabric cannot be built, not because its topology is only counted), and, by the rule above, an error
+or warning of a computed domain about a job it refused (`WorkloadResult.refused_by`), or an unused waiver of a
+computed check on one. Each is marked by what the analysis
 recorded, not by the words of the reason.
 """
 
@@ -115,11 +117,14 @@ def _infeasible(f: Finding, ctx: Context, metric: str) -> str:
     """The fabric whose infeasible topology finding `f` follows from, or "".
 
     A requirement's finding on a figure the fabric withheld (`Operations.infeasible`, by the requirement's `metric`),
-    a `WIRING` finding about the fabric, or a computed finding (`_computed`) about a job the fabric refused
-    (`WorkloadResult.refused_by`). The caller keeps the fabric only where it has an `INFEASIBLE` error.
+    a `WIRING` finding about the fabric, one its check marked (`Finding.follows`), or a computed finding
+    (`_computed`) about a job the fabric refused (`WorkloadResult.refused_by`). The caller keeps the fabric only
+    where it has an `INFEASIBLE` error.
     """
     if f.requirement and metric and (fabric := ctx.operations.infeasible.get(f.object, {}).get(metric)):
         return fabric
+    if f.follows:
+        return f.follows
     if f.id in WIRING:
         return f.object
     job = ctx.workloads.get(_computed(f))

@@ -11,7 +11,7 @@ import numpy as np
 
 from archgen.analyse.cable_bins import PAIR_TIERS
 from archgen.analyse.link_ends import SWITCH_ENDS, link_speed, links_per_cable
-from archgen.analyse.network import count
+from archgen.analyse.network import count, withheld_tiers
 from archgen.checks.registry import Context, Violation
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
@@ -30,7 +30,9 @@ def split_copper(ctx: Context) -> Iterator[Violation]:
     of per, the last assembly's other lanes go unused; the port map numbers the pair's links port after port, so
     the next pair's links fall on the lanes of that same cage, which no straight cable reaches. A splitter part
     (`links_per_cable` > 1) ends in several far cages: each of its legs carries per / links_per_cable links, and
-    a pair whose links fill whole legs is counted as it (no finding).
+    a pair whose links fill whole legs is counted as it (no finding). Links into a tier whose wiring an infeasible
+    topology withheld are not judged (`network.withheld_tiers`): their pairs spread links over switch counts that
+    cannot be built (2 leaves fixed where 16 are needed, NET018, each cabled to 8 spines).
     """
     for c in ctx.clusters.values():
         if c.cabling is None:
@@ -39,7 +41,8 @@ def split_copper(ctx: Context) -> Iterator[Violation]:
         options = {(t.fabric, t.tier): t.options for t in c.cabling.tiers}
         for tr in c.cabling.runs:
             fa = fabrics.get(tr.fabric)
-            if fa is None or tr.tier not in PAIR_TIERS or not len(tr.weight):
+            if fa is None or tr.tier not in PAIR_TIERS or not len(tr.weight) \
+                    or set(SWITCH_ENDS[tr.tier]) & set(withheld_tiers(fa)):
                 continue
             pairs = None
             if fa.topology == "fat-tree" and len(tr.weight) == len(tier_pairs(fa.shape, tr.tier)[0]) * fa.planes:

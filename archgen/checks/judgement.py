@@ -79,7 +79,7 @@ def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: 
         if r is None:
             continue
         o = r.estimate.requirements[b.path[1]] if r.estimate is not None else \
-            judge(b.req, None, f"{r.workload.id} cannot be estimated: {r.error}")
+            judge(b.req, None, r.not_estimated)
         out.append(Judgement(b, o, workload=True))
     return tuple(out)
 

@@ -28,7 +28,9 @@ _fabric_problems = roles.fabric_problems  # the sized fabrics' problems, by chec
 def out_of_proportion(ctx: Context) -> Iterator[Violation]:
     """Network power is at most 15 % of IT power; no tier of over two switches uses under a quarter of its ports.
 
-    The figures and their reasons are in `archgen.checks.proportion`.
+    The figures and their reasons are in `archgen.checks.proportion`. A tier whose wiring an infeasible topology
+    withheld is not weighed (`network.withheld_tiers`): its ports used count links on ports the switches lack
+    (8 cores "using 8 of 64 ports" over 2 leaves fixed where 16 are needed, infeastail42).
 
     Fix: use fewer tiers or fixed counts that fit the endpoints (`tiers: 2`, `spine.count`, `core.count`), or
     switches of fewer ports; waive it for the cluster or fabric with the reason when the room is for growth.

@@ -58,9 +58,10 @@ def violations(ctx: Context) -> Iterator[Violation]:
                                 f"each once), above {NETWORK_SHARE:.0%}", count(share),
                                 count(NETWORK_SHARE))
         for fa in c.fabrics:
+            held = withheld_tiers(fa)   # its ports used count links on ports a tier lacks (NET001/NET003/NET018)
             for t in fa.tiers:
                 n, total = t.switches * fa.planes, t.ports_total
-                if n > 2 and total and t.ports_used < PORT_SHARE * total:
+                if n > 2 and total and t.ports_used < PORT_SHARE * total and t.name not in held:
                     share = t.ports_used / total
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + (t.name,),
                                     f"{n} {t.name} switches use {t.ports_used * fa.planes:,} of their "

@@ -58,6 +58,9 @@ class Violation:
     #: ("power factor not stated" for "... (power.feeds.power_factor) ...; state `power_factor` ..."); "" where the
     #: message already is what a customer reads (`Finding.public_message`).
     public: str = ""
+    #: The object path of the fabric whose infeasible topology this finding follows from, where that is its cause
+    #: and not only one of its causes (CAB007 on a fabric its switches cannot build); "" otherwise (`checks.cascade`).
+    follows: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class Finding:
     #: The customer edition's words for `message`, as the check wrote them (`Violation.public`); "" where they are the
     #: message's own. Read through `public_message`.
     public: str = ""
+    #: `Violation.follows`: the fabric whose infeasibility the check said this follows from, or "".
+    follows: str = ""
 
     @property
     def public_message(self) -> str:
@@ -189,7 +194,7 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
                                     v.requirement, found[1] if found else "", key=specs.key(v.owner, v.path),
-                                    public=v.public))
+                                    public=v.public, follows=v.follows))
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):

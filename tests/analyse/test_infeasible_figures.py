@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.analyse.network import infeasible
+from archgen.analyse.network import infeasible, withheld_tiers
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
 from archgen.render.cluster import abstract, architecture
@@ -70,6 +70,29 @@ def test_a_fabric_the_model_sizes_keeps_them(spec_tree) -> None:
     assert [row[_col(_scaling(r), "Oversubscription as used")] for row in _scaling(r).rows] == over
     assert _rows(r, "fabrics")[0][_col(_table(r, "fabrics"), "Max oversubscription as used")] == max(over[:2])
     assert _key_metric(r).endswith(f", oversubscription as used {max(over[:2]):.2f}:1")
+
+
+def test_too_few_tiers_withhold_only_the_top_tier(spec_tree) -> None:
+    """NET003 names the tier that cannot reach, the top one, so the leaves' wiring stays (infeastail42).
+
+    Two tiers of 8-port switches for 64 ports: 16 leaves, each 4 down and 4 up as stated, under 8-port spines. The
+    leaves' ports used and taper count their own ports; the spines' wiring, the leaf-spine links and the bisection
+    would count links on spine ports that do not exist. A requirement on the leaves' taper is judged (a miss here), not REQ002.
+    """
+    tree = files(racks=1, sus=2, switch="sw8", tiers=2, rail=False)
+    tree["reqs.yaml"] = ("kind: Requirements\nid: net-reqs\nrequirements:\n- {id: R-LEAF, statement: Leaf taper, "
+                         "subject: cluster/c/fabric/f, metric: leaf.oversubscription, target: '>= 2', level: should}\n")
+    r = run([spec_tree(tree)])
+    fa = r.clusters["cluster/c"].fabrics[0]
+    assert [(p.check, p.tier) for p in fa.problems if p.check == "NET003"] == [("NET003", "spine")]
+    why = r.operations.withheld[FABRIC]
+    assert {"spine.ports_used", "links.leaf_spine", "bisection_bandwidth",
+            "failure.spine.uplink_bandwidth_lost"} <= set(why)
+    assert why["spine.ports_used"] == "the topology of fabric f is infeasible (NET003): its figures of tier(s) " \
+                                      "spine would count links on ports its switches do not have"
+    assert fa.metrics["leaf.ports_used"].magnitude == 128 and fa.metrics["leaf.oversubscription"].magnitude == 1
+    assert not {n for n in why if n.startswith(("leaf.", "failure.leaf."))}
+    assert [f.id for f in r.findings if "R-LEAF" in f.message] == ["REQ001"]   # a miss judged on 1:1, not REQ002
 
 
 def _col(table, title):
@@ -146,6 +169,28 @@ def test_checks_say_nothing_of_a_figure_withheld(spec_tree, monkeypatch) -> None
         assert not quiet & {f.id for f in r.findings}, leaves
 
 
+def test_net021_and_cab008_judge_no_tier_withheld(spec_tree, monkeypatch) -> None:
+    """NET021 and CAB008 judge no tier's ports or links that an infeasible topology withheld (infeastail42).
+
+    Cores fixed at 8 over 2 leaves fixed where the endpoints need 16 (NET018): "8 core switches use 8 of their 64
+    ports (12.5%), under a quarter" and "8 of 8 switch pairs" of spine_core on copper holding one link each counted
+    links on a wiring that cannot be built. Sized by the model, 16 cores use 64 of 128 ports: at a share raised to
+    60 % for the test they are weighed, and their spine-core pairs are judged, so both checks read those tiers.
+    """
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False)
+    text = tree["clusters/c.yaml"]
+    tree["clusters/c.yaml"] = text.replace("core: {rack: net}", "core: {rack: net, count: 16}")
+    monkeypatch.setattr("archgen.checks.proportion.PORT_SHARE", 0.6)
+    sized = run([spec_tree(tree)]).findings
+    assert [f.message.split(" (")[0] for f in sized if f.id == "NET021"] == ["16 core switches use 64 of their 128 ports"]
+    assert any(f.id == "CAB008" and f.message.startswith("spine_core:") for f in sized)
+    monkeypatch.undo()
+    tree["clusters/c.yaml"] = _fixed_leaves(text.replace("core: {rack: net}", "core: {rack: net, count: 8}"), 2)
+    r = run([spec_tree(tree)])
+    assert "core" in withheld_tiers(r.clusters["cluster/c"].fabrics[0]) and "NET018" in {f.id for f in r.findings}
+    assert not [f for f in r.findings if f.id in ("NET021", "CAB008")]
+
+
 def _fixed_leaves(text: str, count: int) -> str:
     """Cluster `text` with its leaf count fixed at `count` (per plane), whatever it fixed before."""
     import re
@@ -160,7 +205,7 @@ WORKLOAD = {"models.yaml": "kind: Model\nid: gpt-1.3b\nsource: Narayanan et al.,
                       "- {id: W-MFU, statement: MFU, metric: mfu, target: '>= 1 %', level: shall}\n---\n"
                       "kind: Requirements\nid: reqs\nrequirements:\n- {id: R-TPS, statement: Speed, subject: workload/w,"
                       " metric: tokens_per_second, target: '>= 1 1/s', level: should}\n"}
-WHY = ("its traffic between scale-up domains runs on fabric f, and the topology of fabric f is infeasible (NET018): its "
+WHY = ("its traffic between scale-up domains runs on fabric f, whose topology is infeasible (NET018): its "
        "figures of tier(s) leaf, spine, core would count links on ports its switches do not have")
 #: Why a job across its scale-up domains is refused: the path's reason, and that its layout was not looked at.
 REFUSED = f"{WHY}; its layout was not searched or checked"
@@ -184,13 +229,13 @@ def test_no_workload_is_estimated_on_an_infeasible_fabric(spec_tree) -> None:
     # the fabric comes with the refusal as data (`WorkloadError.fabric`): its words are not the path's (REFUSED)
     assert result.estimate is None and result.refused_by == FABRIC and result.error == REFUSED != WHY
     assert r.metrics["workload/w"] == {} and r.operations.withheld["workload/w"]["mfu"] == \
-        f"w cannot be estimated: {REFUSED}"
+        f"the job cannot be estimated: {REFUSED}"
     ids = [(f.id, f.severity) for f in r.findings if f.object == "workload/w"]
     assert ("REQ002", "error") in ids and ("REQ002", "warning") in ids and "PERF003" not in dict(ids)
     notes = {j.bound.req.id: (j.outcome.status.value, j.outcome.note) for j in r.requirements}
-    assert notes == {"W-MFU": ("not provided", f"w cannot be estimated: {REFUSED}"),
-                     "R-TPS": ("not provided", f"workload/w's tokens_per_second is not provided: w cannot be "
-                               f"estimated: {REFUSED}")}
+    assert notes == {"W-MFU": ("not provided", f"the job cannot be estimated: {REFUSED}"),
+                     "R-TPS": ("not provided", f"workload/w's tokens_per_second is not provided: the job cannot "
+                               f"be estimated: {REFUSED}")}
     tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64", "accelerators: 8")   # one DGX: one domain, no fabric
     alone = run([spec_tree(tree)])
     assert alone.workloads["workload/w"].estimate is not None and "mfu" in alone.metrics["workload/w"]
@@ -209,6 +254,28 @@ def test_estimate_refuses_an_infeasible_fabric(spec_tree) -> None:
     assert err.value.reason == REFUSED and err.value.fabric == FABRIC and err.value.location is not None and err.value.location.line == 6
 
 
+def test_the_refusal_says_each_thing_once_and_that_the_job_took_the_cluster(spec_tree) -> None:
+    """A REQ002 on a refused job names the fabric and the job once (review62: twice and three times in one line).
+
+    Where the workload gives no accelerator count, `check` says, as `estimate` does, that it took all of the
+    cluster's: a user who grows a cluster sees why a job is refused. The estimate keeps the fabric as data.
+    """
+    from archgen.commands.estimate import run as estimate
+    from archgen.errors import WorkloadError
+    tree = files(racks=1, sus=2, switch="sw8", tiers=3, rail=False) | WORKLOAD
+    tree["clusters/c.yaml"] = _fixed_leaves(tree["clusters/c.yaml"], 2)
+    tree["w.yaml"] = tree["w.yaml"].replace("accelerators: 64\n", "")
+    whole = f"{REFUSED} (the workload gives no accelerator count, so it takes all 64 of cluster 'c')"
+    r = run([spec_tree(tree)])
+    assert r.workloads["workload/w"].error == whole and r.workloads["workload/w"].refused_by == FABRIC
+    mfu = next(f for f in r.findings if f.id == "REQ002" and f.requirement == "W-MFU")
+    assert mfu.message == f"W-MFU: workload/w's mfu is not provided: the job cannot be estimated: {whole}"
+    assert mfu.message.count("fabric f") == 1 and mfu.message.count("w's") == 1 and "w cannot" not in mfu.message
+    with pytest.raises(WorkloadError) as err:
+        estimate(None, None, "w", [spec_tree(tree)])
+    assert err.value.reason == whole and err.value.fabric == FABRIC
+
+
 def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_tree) -> None:
     """A job its cluster cannot run (PERF003): a Requirements document's requirement on it reads not provided, with
     why, not "unknown subject 'workload/w'" (its figures were missing, not withheld)."""
@@ -219,7 +286,7 @@ def test_a_workload_not_estimated_leaves_a_requirement_on_it_not_provided(spec_t
         "w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64"]
     [tps] = [f for f in r.findings if f.requirement == "R-TPS"]
     assert (tps.id, tps.severity) == ("REQ002", "warning")
-    assert tps.message.endswith("is not provided: w cannot be estimated: asks for 128 accelerators; cluster 'c' has 64")
+    assert tps.message.endswith("is not provided: the job cannot be estimated: asks for 128 accelerators; cluster 'c' has 64")
 
 
 def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
@@ -234,7 +301,7 @@ def test_diff_says_why_the_job_lost_its_figures(tmp_path) -> None:
     d = compare(base, run([write_tree(tmp_path / "head", tree)]))
     rows = [c for c in d.metrics if c.object == "workload/w"]
     assert {"mfu", "step_time", "interruptions_per_day.cable"} <= {c.metric for c in rows}
-    assert {(c.head, c.why) for c in rows} == {(None, f"w cannot be estimated: {REFUSED}")}
+    assert {(c.head, c.why) for c in rows} == {(None, f"the job cannot be estimated: {REFUSED}")}
     states = {c.base.requirement: (c.base.status.value, c.head.status.value) for c in d.requirements
               if c.base is not None and c.head is not None}
     assert states == {"W-MFU": ("met", "not provided"), "R-TPS": ("met", "not provided")}

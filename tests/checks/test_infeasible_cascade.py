@@ -116,3 +116,17 @@ def test_a_typo_the_fabric_rests_on_stays_the_one_root(spec_tree) -> None:
     out = run_cli("check", str(root)).out.splitlines()
     assert len([line for line in out[:-1] if "hint:" not in line]) == len([f for f in findings if not f.get("waived")])
     assert sum("REQ002 workload/w: W-MFU" in line for line in out) == 1
+
+
+def test_cab007_folds_only_where_the_fabric_cannot_be_built(tmp_path) -> None:
+    """CAB007 folds under NET003 where the fabric cannot be built, not where a dragonfly is only counted (infeastail42).
+
+    Its words name both causes ("cannot be built as specified (NET003)", "a dragonfly fabric's runs are not laid
+    out"): the check marks the first as following from the fabric (`Violation.follows`), never the words.
+    """
+    from tests.checks.test_cases import CASES, _load, findings_of
+    cases = {c["name"]: c for c in _load(CASES / "CAB007.yml")["cases"]}
+    built = findings_of("CAB007", cases["fail_unbuildable_fat_tree_of_two_units"], tmp_path / "ft")
+    counted = findings_of("CAB007", cases["fail_dragonfly_access_listed_by_reach"], tmp_path / "df")
+    assert built and {f.caused_by for f in built} == {"NET003 cluster/c/fabric/f"}
+    assert counted and {f.caused_by for f in counted} == {""}

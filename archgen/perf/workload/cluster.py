@@ -24,6 +24,7 @@ from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
 from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
+from archgen.open_item import Worded
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw.from_spec import DEFAULT_SCALE_OUT_LATENCY, hardware_for
@@ -97,6 +98,20 @@ def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) ->
     if su is None or su.topology != "mesh" or own is None or not own.links:
         return 0
     return own.links // su.links_per_peer + 1
+
+
+def took_all(err: WorkloadError, workload: Workload, on: Machine) -> WorkloadError:
+    """`err` saying, where `workload` gives no accelerator count, that the job took all of cluster `on`'s.
+
+    A user who grows a cluster sees why a job of 576 accelerators is refused: it asked for all 9216 (review62);
+    `archgen estimate` and `check` (`perf.workload.results`) say it alike. The fabric and the customer's words stay.
+    """
+    if workload.accelerators:
+        return err
+    said = f" (the workload gives no accelerator count, so it takes all {on.accelerators} of cluster '{on.cluster}')"
+    public = getattr(err.reason, "public", "")
+    reason = Worded(err.reason + said, public + said) if public else err.reason + said
+    return WorkloadError(err.workload, reason, err.location, err.subject, err.fabric)
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,

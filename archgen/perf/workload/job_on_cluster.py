@@ -20,7 +20,7 @@ from archgen.model.site import GROUP_INDEX, MULTIMODE_GROUP_INDEX, fibre_delay, 
 from archgen.model.unsettled import joined
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.cluster import estimate_on_cluster, given_hardware
+from archgen.perf.workload.cluster import estimate_on_cluster, given_hardware, took_all
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_assumed import on_unconfirmed
 from archgen.perf.workload.estimate_result import Estimate
@@ -89,8 +89,7 @@ class JobOnCluster:
         except WorkloadError as err:
             if self.workload.accelerators:
                 raise
-            raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes "
-                                              f"all {self.on.accelerators} of cluster '{self.on.cluster}')") from None
+            raise took_all(err, self.workload, self.on) from None
         est = run_figures(est, self.workload)
         added = [n for n in (energy_note(est, self.workload, self.no_energy), swing_note(est)) if n]
         why = OPERATIONS if not self.no_energy else {   # check gives none of the hall's energy either: its reason

@@ -57,6 +57,14 @@ class WorkloadResult:
         """Object path of the workload."""
         return f"workload/{self.workload.id}"
 
+    @property
+    def not_estimated(self) -> str:
+        """Why none of its figures is provided, read after the workload's own name ("w's mfu is not provided: ...").
+
+        "The job", not its id again: the finding, row or cell already names it (review62: three times in one line).
+        """
+        return f"the job cannot be estimated: {self.error}"
+
 
 def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None,
                        design: Design | None = None) -> dict[str, WorkloadResult]:
@@ -73,7 +81,7 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
     """
     from archgen.perf.comm.collectives import busbw_curve
     from archgen.perf.train.stacks import explain
-    from archgen.perf.workload.cluster import estimate_hardware, estimate_on_job, machine
+    from archgen.perf.workload.cluster import estimate_hardware, estimate_on_job, machine, took_all
     from archgen.perf.workload.roofline import workload_roofline
     out: dict[str, WorkloadResult] = {}
     for w in specs.of(Workload):
@@ -81,7 +89,7 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         cluster = specs.get(w.cluster) if w.cluster else None
         if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
-        vendor, path = "", (scale_out or {}).get(cluster.id)
+        vendor, path, on = "", (scale_out or {}).get(cluster.id), None
         try:
             on = machine(cluster, specs.items, path)
             vendor = on.hardware.vendor
@@ -101,6 +109,8 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself (`estimate_hardware`
             # refuses a cluster whose compute fabric is infeasible: `refused_by`, which PERF003 leaves to the fabric)
+            if isinstance(err, WorkloadError) and on is not None:
+                err = took_all(err, w, on)   # as `archgen estimate` says it
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
             why = err.reason if isinstance(err, WorkloadError) else err.args[0] if err.args else ""
             result = WorkloadResult(w, None, str(why) or str(err), vendor=vendor, error_at=at,
