@@ -124,7 +124,7 @@ def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
     if not (named := unconfirmed_parts(list(parts), specs, False, True)):   # the figures at maximum and typical draw
         return ""
     return (f"Marked (unconfirmed): {figures}. They sum draws the catalog lists as unconfirmed, estimates and not "
-            f"published figures: {', '.join(named)} (the Bill of materials marks their lines alike).")
+            f"published figures: {', '.join(named)} (their lines in a bill of materials are marked alike).")
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:

@@ -110,8 +110,8 @@ def test_the_documents_mark_them(shipped, spec_tree):
     assert section.blocks[-1].text.startswith("Marked (unconfirmed): IT power at maximum and typical draw, input power, heat")
     assert section.blocks[-1].text.endswith(": gb200-compute-tray maximum power, mmf-100g-sr4 power per end, "   # tail42
                                             "nvlink5-switch-tray maximum power, "
-                                            "sn2201 maximum power, sn2201 typical power (the Bill of materials marks their lines "
-                                            "alike).")
+                                            "sn2201 maximum power, sn2201 typical power (their lines in a bill "
+                                            "of materials are marked alike).")
     plain = run([spec_tree(files(switch="sw8"))])   # DGX H100s at NVIDIA's published 10.2 kW, a test switch
     assert plain.racks
     for path in plain.racks:
@@ -260,8 +260,8 @@ def test_a_figure_at_typical_draw_sums_the_typical_figure_where_one_is_stated():
     assert marker([max_only], None)(kw) == fmt.Noted(kw, "unconfirmed") and marker([max_only], None, True)(kw) is kw
     assert marker([typical_only], None, True)(kw) == fmt.Noted(kw, "unconfirmed")
     assert marker([max_only], None)(Q_(0, "kW")) == Q_(0, "kW")   # no draw makes a zero: it stays plain
-    assert unconfirmed_footnote("IT power", [typical_only], None).endswith(": sw typical power (the Bill of materials "
-                                                                           "marks their lines alike).")
+    assert unconfirmed_footnote("IT power", [typical_only], None).endswith(": sw typical power (their lines in a "
+                                                                           "bill of materials are marked alike).")
     assert unconfirmed_footnote("IT power", [switch([])], None) == ""
 
 
