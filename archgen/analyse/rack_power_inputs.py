@@ -6,8 +6,10 @@ per MI455X: every `tdp` and `power.max` listed under `unconfirmed:`) gave "rack/
 them for a cluster (PWR012) and a requirement on an estimate names its part's unconfirmed figures (REQ005). A rack's
 power, heat and the flows that carry it are computed from its parts' figures (`POWER_FIELDS`: a system's or
 switch's draw, the `tdp` of the accelerator fitted in a system, the `power` of NICs added to a system's figure, a
-shelf's efficiency); each such figure listed unconfirmed is an assumed input of those metrics (`analyse.assumed`),
-so a requirement met on them reads "met (on assumed inputs: vr-compute-tray power.max (unconfirmed), ...)".
+shelf's efficiency; the heat to liquid only the liquid-cooled parts' draws and their `cooling.liquid_fraction`,
+which the heat to air shares: `LIQUID_METRICS`); each such figure listed unconfirmed is an assumed input of those
+metrics (`analyse.assumed`), so a requirement met on them reads "met (on assumed inputs: vr-compute-tray power.max
+(unconfirmed), ...)".
 
 A cluster's power is its racks' and more (`cluster_power_inputs`): the same rule over the parts of its bill of
 materials, so "cluster/vr-1152 it_power 3.16 MW met" names the figures it rests on as its racks' requirements do.
@@ -36,6 +38,15 @@ POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
 RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power", "heat_to_liquid", "heat_to_air",
                       "heat_to_rear_door", "coolant_flow", "air_flow")
 
+
+#: Of those, the ones its liquid heat makes: the liquid-cooled systems' and switches' maximum draw x their
+#: `cooling.liquid_fraction` (`analyse.cdu_units.liquid_heat`), carried at the loop's ΔT. No shelf's loss, no optics
+#: nor air-cooled part enters them; each part's unconfirmed liquid fraction does (coolinputs42).
+LIQUID_METRICS = ("heat_to_liquid", "coolant_flow")
+#: Of those, the ones the air takes: the input less the liquid heat, so they rest on both (the liquid fractions too).
+AIR_METRICS = ("heat_to_air", "heat_to_rear_door", "air_flow")
+#: The field of a placed system or switch that splits its heat between liquid and air.
+LIQUID_FRACTION = "cooling.liquid_fraction"
 
 #: Of those, the load the rack's parts draw, before the shelves' conversion loss. A part's `power.typical` is read
 #: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.power_chain.Power`).
@@ -127,6 +138,18 @@ def _named(p: Part, metric: str) -> dict[str, None]:
                          if f != "power.typical" or metric in TYPICAL_METRICS)
 
 
+def _heat_named(p: Part, metric: str, liquid: set[str], fractions: dict[str, str]) -> tuple[str, ...]:
+    """`_named`, with the rack's heat split: the liquid heat names only the liquid parts' draws, and its fraction.
+
+    The liquid heat (`LIQUID_METRICS`) names only the draws (`BOM_DRAWS`) of the parts in `liquid` (the liquid-cooled
+    ones and what their draw is built on); it and the air's (`AIR_METRICS`) name the part's liquid fraction
+    (`fractions`, by part id, where it is unconfirmed).
+    """
+    draws = (f"{p.id} {f} (unconfirmed)" for f in unconfirmed_power_fields(p) if p.id in liquid and f in BOM_DRAWS)
+    named = tuple(draws if metric in LIQUID_METRICS else _named(p, metric))
+    return named + ((fractions[p.id],) if p.id in fractions and metric in LIQUID_METRICS + AIR_METRICS else ())
+
+
 def _shelves_last(parts: dict[str, Part]) -> dict[str, Part]:
     """`parts` in their order, the power shelves after the rest (their efficiency is named last)."""
     return dict(sorted(parts.items(), key=lambda kv: isinstance(kv[1], PowerShelf)))
@@ -152,9 +175,13 @@ def rack_power_inputs(racks: Mapping[str, Any], specs: Any,
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in racks.items():
         parts = _shelves_last({p.id: p for part in rack_power_parts(a, links or {}) for p in power_parts(part, specs)})
+        cooled = {p.id: p for p in (item.part for item in a.rack.items) if isinstance(p, System | Switch)}
+        liquid = {p.id for c in cooled.values() if c.cooling.liquid_fraction > 0 for p in power_parts(c, specs)}
+        fractions = {pid: f"{pid} {LIQUID_FRACTION} (unconfirmed)" for pid, p in cooled.items()
+                     if "liquid_fraction" in p.cooling.model_fields_set and p.is_unconfirmed(LIQUID_FRACTION)}
         # a shelf's efficiency: its loss, at the feeds and in the heat only
         m = {k: tuple(w for p in parts.values() if not (isinstance(p, PowerShelf) and k in LOAD_METRICS)
-                      for w in _named(p, k)) for k in RACK_POWER_METRICS if k in a.metrics}
+                      for w in _heat_named(p, k, liquid, fractions)) for k in RACK_POWER_METRICS if k in a.metrics}
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out

@@ -275,7 +275,8 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
     given with `basis: assumed` is an engineering estimate to be confirmed, and so is an accelerator's figure listed
     under `unconfirmed:` that a workload's estimate reads (an announced peak: `analyse.assumed`), and a part's power
     figure so listed that a rack's power, heat and flows are computed from (a system's `power.max`, the `tdp` of the
-    accelerator fitted in it, a shelf's `efficiency`: `analyse.rack_power_inputs`); a requirement met on a figure
+    accelerator fitted in it, a shelf's `efficiency`, a liquid-cooled part's `cooling.liquid_fraction` for the heat
+    split: `analyse.rack_power_inputs`); a requirement met on a figure
     that rests on one is met only as far as the estimate holds. The finding names those inputs (the
     compliance matrix shows the requirement as "met (on assumed inputs: ...)"); it is information and changes no
     exit code. A requirement at risk on such a figure is REQ004's and names them there too.

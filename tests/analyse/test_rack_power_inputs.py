@@ -10,8 +10,11 @@ efficiency) are listed unconfirmed, and its REQ-COOL-001 (heat to liquid >= 100 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 from archgen.analyse.rack_power_inputs import LOAD_METRICS, RACK_POWER_METRICS, rack_power_inputs
+from archgen.model.base import Cooling
+from archgen.units import Q_
 from tests.conftest import SPECS
 
 
@@ -30,8 +33,10 @@ def test_a_rack_requirement_met_on_unconfirmed_power_names_them(cli):
     assert heat.startswith("REQ-COOL-001 (Heat captured by liquid): heat_to_liquid = 111.7 kW meets >= 100 kW on "
                            "assumed inputs: ")
     for figure in ("gb200-compute-tray power.max (unconfirmed)", "nvlink5-switch-tray power.max (unconfirmed)",
-                   "orv3-power-shelf-33kw efficiency (unconfirmed)"):   # the shelves' loss is heat too
+                   "gb200-compute-tray cooling.liquid_fraction (unconfirmed)"):   # the liquid parts' draw x fraction
         assert figure in heat
+    for figure in ("orv3-power-shelf-33kw", "sn2201", "mmf-100g-sr4"):   # the shelves' loss, air and optics: no liquid
+        assert figure not in heat
     # an IT load is drawn before the shelves convert it: their efficiency is no input of it
     [load] = found["REQ-PWR-010"]
     assert "it_power" in load and "(unconfirmed)" in load and "efficiency" not in load
@@ -53,3 +58,36 @@ def test_a_typical_draw_is_an_input_of_the_typical_power_alone(shipped):
     m = rack_power_inputs({p: a for p, a in shipped.racks.items()}, shipped.specs)["rack/gb200-su-ib"]
     assert m["input_power"] == m["it_power"] == ("qm9700 power.max (unconfirmed)",)
     assert m["it_power_typical"] == ("qm9700 power.max (unconfirmed)", "qm9700 power.typical (unconfirmed)")
+
+
+def test_the_heat_split_names_what_enters_it(shipped):
+    """REQ-COOL-001 (heat to liquid) on the GB200 NVL72 read "met (on assumed inputs: ..., sn2201 power.max,
+    mmf-100g-sr4 power_per_end, orv3-power-shelf-33kw efficiency)" and left out the trays' unconfirmed liquid fraction
+    (newuser106): the liquid heat is the liquid-cooled parts' maximum draw x their fraction; the air's is the input
+    less it, so it rests on both (coolinputs42). A rack built here: a hybrid tray whose fraction (not its draw) is
+    unconfirmed, on an accelerator whose `tdp` is; an air switch whose `power.max` is; a shelf whose efficiency is."""
+    specs = shipped.design.specs
+    gpu = specs.get("gb200").model_copy(update={"id": "gpu", "unconfirmed": ["tdp"]})
+    tray = specs.get("gb200-compute-tray").model_copy(update={
+        "id": "tray", "accelerator": "gpu", "unconfirmed": ["cooling.liquid_fraction"],
+        "cooling": Cooling(type="hybrid", liquid_fraction=0.8)})
+    switch = specs.get("sn2201").model_copy(update={"id": "switch", "unconfirmed": ["power.max"]})
+    shelf = specs.get("orv3-power-shelf-33kw").model_copy(update={"id": "shelf", "unconfirmed": ["efficiency"]})
+    rack = SimpleNamespace(path="rack/r", items=[SimpleNamespace(part=p) for p in (shelf, tray, tray, switch)])
+    a = SimpleNamespace(rack=rack, metrics=dict.fromkeys(RACK_POWER_METRICS, Q_(1, "kW")))
+    m = rack_power_inputs({"rack/r": a}, {"gpu": gpu})["rack/r"]
+    tdp, fraction = "gpu tdp (unconfirmed)", "tray cooling.liquid_fraction (unconfirmed)"
+    assert m["heat_to_liquid"] == m["coolant_flow"] == (fraction, tdp)
+    everything = (fraction, tdp, "switch power.max (unconfirmed)", "shelf efficiency (unconfirmed)")
+    for k in ("heat_to_air", "heat_to_rear_door", "air_flow"):
+        assert m[k] == everything
+    assert m["input_power"] == everything[1:]   # the split is no input of the draw
+    assert m["it_power"] == everything[1:3]
+    # an air part's unconfirmed fraction it never stated (0 by default) names nothing; stated 0, the whole split's
+    quiet = switch.model_copy(update={"unconfirmed": ["cooling.liquid_fraction"]})
+    aired = quiet.model_copy(update={"cooling": Cooling(type="air", liquid_fraction=0)})
+    rack.items = [SimpleNamespace(part=quiet)]
+    assert "rack/r" not in rack_power_inputs({"rack/r": a}, {})
+    rack.items = [SimpleNamespace(part=aired)]
+    split = ("heat_to_liquid", "heat_to_air", "heat_to_rear_door", "coolant_flow", "air_flow")
+    assert rack_power_inputs({"rack/r": a}, {})["rack/r"] == dict.fromkeys(split, ("switch " + fraction[5:],))
