@@ -26,7 +26,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from archgen.model.cases import Case
 from archgen.scoring.case_memory import fits
@@ -314,39 +313,21 @@ def test_te_cross_entropy_against_unfused_as_primus_pr182(accelerators):
 
 
 #: FlashAttention's full benchmark on one A100 40GB (arXiv 2205.14135v2, Appendix E.6; the file states what is
-#: stated, unstated and assumed): forward + backward ms of Megatron's and PyTorch's materialised attention.
+#: stated, unstated and assumed): forward + backward ms of Megatron's materialised attention with and without dropout.
 FA1_DROPOUT = DATA / "fa1-a100-attention-dropout.yaml"
-#: The lengths compared. At 128 and 256 both arms sit at the call's floor (0.81-0.89 ms while the scores grow
-#: fourfold), which a kernel's bytes and FLOP do not give.
-FA1_LENGTHS = (512, 1024, 2048)
-
-
-def _fa1_attention_ms(accelerators, hbm: float, seq_len: int, dropout: bool) -> float:
-    """The model's forward + backward of the benchmark's attention (batch 16, 8 heads of 64, FP16, materialised) on
-    an A100 40GB at HBM efficiency `hbm`, in ms: the catalog's A100 80GB with the 40GB part's 1,555 GB/s (NVIDIA's
-    A100 datasheet; ASSUMED: the same tensor rate, 312 TFLOP/s dense FP16 on both, and GEMM efficiency)."""
-    from archgen.perf.hw import kernels as K
-    from archgen.perf.hw.from_spec import hardware_for
-    from archgen.units import Q_
-    acc = accelerators["a100-sxm4-80gb"]
-    spec = acc.model_copy(update={"memory_bandwidth": Q_(1555, "GB/s"),
-                                  "efficiency": acc.efficiency.model_copy(update={"hbm": hbm})})
-    times = K.attention_times(hardware_for(spec, scale_up_size=1), "fp16", batch=16, q_len=seq_len, kv_len=seq_len,
-                              heads=8, head_dim=64, kernel="materialized", dropout=dropout)
-    return float(sum(times)) * 1e3
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="FlashAttention's A100 benchmark: dropout makes Megatron's attention 1.22-1.33x slower; the "
                           "model: 1.36-1.44x (its mask traffic near the measured increment, its attention without "
                           "dropout 19-36 % fast)")
-def test_attention_dropout_against_the_flashattention_a100_benchmark(accelerators):
+def test_attention_dropout_against_the_flashattention_a100_benchmark():
     """`dropout` on a materialised attention, Megatron's fused scale-mask-softmax with PyTorch's dropout after it: the
     FlashAttention paper times its forward + backward on one A100 40GB at 12.39 / 16.50 ms without and with dropout
     0.1 at 2048 tokens (Tables 14 and 11), 3.36 / 4.21 at 1024 and 1.09 / 1.33 at 512: 1.332x, 1.253x and 1.220x.
-    The A100 40GB's sustained HBM fraction is not measured, so the model runs the catalog's measured range
-    (`assumed_efficiency.MEASURED_RANGE`, 0.783-0.866) and gives 1.433-1.440x, 1.406-1.426x and 1.356-1.379x when this
-    test was written: 8-14 % above at every length.
+    The A100 40GB's sustained HBM fraction is not measured, so the model (`scoring.dropout_check`: the catalog's
+    A100 80GB at the 40GB part's 1,555 GB/s) runs the catalog's measured range (0.783-0.866) and gives 1.433-1.440x,
+    1.406-1.426x and 1.356-1.379x when this test was written: 8-14 % above at every length.
     Dropout's own cost is near the measurement: the model adds 3.99-4.41 ms at 2048 (measured 4.11), 1.00-1.10 at 1024
     (0.85) and 0.25-0.28 at 512 (0.24), 10 bytes per score element (`kernels.SCORE_DROPOUT_BYTES_FWD` and `_BWD`).
     What it misses is the attention without dropout: 9.20-10.03 ms at 2048 against 12.39 measured, 2.46-2.59 against
@@ -356,16 +337,14 @@ def test_attention_dropout_against_the_flashattention_a100_benchmark(accelerator
     tested: the bias-dropout-add masks of the hidden states (`test_dropout_timed.py`) have no on/off timing.
     Tolerance 3 %: the times are means of 100 calls printed to 0.01 ms (up to 1.7 % on the ratio at 512), and the
     effect under test is 22-33 %, so a model in which dropout costs nothing (1.000x) fails."""
-    from archgen.perf.hw.assumed_efficiency import MEASURED_RANGE
-    data = yaml.safe_load(FA1_DROPOUT.read_text(encoding="utf-8"))
-    megatron, lengths = data["megatron"], data["seq_len"]
+    from archgen.scoring.dropout_check import attention_dropout_check
+    rows = attention_dropout_check(FA1_DROPOUT)
+    assert [r.seq_len for r in rows] == [512, 1024, 2048]
     off = {}
-    for s in FA1_LENGTHS:
-        i = lengths.index(s)
-        published = megatron["dropout_and_masking"][i] / megatron["masking"][i]
-        model = [_fa1_attention_ms(accelerators, hbm, s, True) / _fa1_attention_ms(accelerators, hbm, s, False)
-                 for hbm in MEASURED_RANGE["hbm"]]
+    for r in rows:
+        published = r.measured[1] / r.measured[0]
+        model = [on / without for without, on in r.model]
         assert min(model) > 1.0, model
         if not min(model) * 0.97 <= published <= max(model) * 1.03:
-            off[s] = (round(published, 3), round(min(model), 3), round(max(model), 3))
+            off[r.seq_len] = (round(published, 3), round(min(model), 3), round(max(model), 3))
     assert not off, off
