@@ -31,6 +31,8 @@ HELD_OUT = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
 #: Kernel-level measurement files, listed last (archgen.scoring.cases.flash_attention_check).
 KERNELS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa3-h100-forward.yaml",)}
+#: Kernel-level A/Bs of one switch, listed after them (archgen.scoring.dropout_check).
+ABLATIONS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa1-a100-attention-dropout.yaml",)}
 #: Published all-reduce curves, listed size by size at the end (archgen.output.curves.curve_section).
 CURVES = INDEPENDENT["nemo-25.11.yaml"].parent / "allreduce-curves.yaml"
 
@@ -52,7 +54,7 @@ def page(path: Path | None = None) -> str:
     root = Path(__file__).resolve().parent.parent
     path = path if path is not None else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    text = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED, HELD_OUT)
+    text = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED, HELD_OUT, ABLATIONS)
     return text + "\n" + "\n".join(curve_section(CURVES, CURVES.name))
 
 

@@ -19,6 +19,7 @@ from archgen.perf.workload.light_load import page_words
 from archgen.scoring.case_memory import fits
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases
 from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.dropout_check import attention_dropout_check
 from archgen.scoring.scores import (
     CaseResult,
     Scored,
@@ -132,6 +133,25 @@ def _kernel_section(name: str, path: str | Path) -> list[str]:
              "| batch x heads x tokens x head dim | measured | predicted | error |", "|---|---:|---:|---:|"]
     lines += [f"| {r['batch']} x {r['heads']} x {r['seq_len']:,} x {r['head_dim']} | {r['tflops']:,.1f} TFLOP/s | "
               f"{p:,.1f} TFLOP/s | {p / r['tflops'] - 1:+.1%} |" for r, p in rows]
+    return lines + [""]
+
+
+def _dropout_section(name: str, path: str | Path) -> list[str]:
+    """A published dropout A/B of a materialised attention against the model over the unmeasured HBM fraction."""
+    lines = [f"## Kernel A/B: `{name}` (not scored)", "",
+             "Megatron's materialised attention (fused scale-mask-softmax, padding mask), forward + backward, FP16, "
+             "with attention dropout and without; the part's HBM fraction is not measured, so the model runs the "
+             "catalog's measured range (its two ends: the predicted and error spans). The source and what is assumed "
+             "are in the file's header; the test: docs/switches.md, `dropout`.", "",
+             "| tokens | dropout | measured | predicted | error |", "|---:|---|---:|---:|---:|"]
+    for r in attention_dropout_check(path):
+        ratio = [on / off for off, on in r.model]
+        for label, measured, model, shown in (("off", r.measured[0], [m[0] for m in r.model], "{:.2f} ms"),
+                                              ("on", r.measured[1], [m[1] for m in r.model], "{:.2f} ms"),
+                                              ("on / off", r.measured[1] / r.measured[0], ratio, "{:.3f}x")):
+            lo, hi = min(model), max(model)
+            lines.append(f"| {r.seq_len:,} | {label} | {shown.format(measured)} | {shown.format(lo)} to "
+                         f"{shown.format(hi)} | {lo / measured - 1:+.1%} to {hi / measured - 1:+.1%} |")
     return lines + [""]
 
 
@@ -328,7 +348,8 @@ def vendor_section() -> list[str]:
 
 def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None,
                   kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None,
-                  held_out: dict[str, str | Path] | None = None) -> str:
+                  held_out: dict[str, str | Path] | None = None,
+                  ablations: dict[str, str | Path] | None = None) -> str:
     """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
 
     `scored` maps a shown name to a further scoring file, listed next with its own summary and bars (a case the
@@ -336,7 +357,8 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     cases are listed after the scored ones, each with its own summary, and enter none of the scored figures.
     `held_out` maps a shown name to a file of runs no band was taken on, each measurement beside its family's band
     (`heldout.heldout_section`). `kernels` maps a shown name to a flash-attention measurement file
-    (`flash_attention_check`), listed last.
+    (`flash_attention_check`), and `ablations` one to a materialised attention timed with dropout and without
+    (`dropout_check.attention_dropout_check`), listed last.
     """
     cases, doc = read_cases(path)
     accs = load_accelerators()
@@ -364,4 +386,6 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
         lines += heldout_section(extra, name, accs) + switches_table([e.case for e in held if e.results])
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
+    for name, extra in (ablations or {}).items():
+        lines += _dropout_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")
