@@ -110,8 +110,9 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
     other (`Band.spread`, with the tokens/s band's own spread over the stated efficiency ranges where it has one).
     Where the `batch` is the KV cache's capacity by the model's memory estimate (`kv_bound`), which no published run
     measured, a TPOT target met across the band is at risk (`Band.caveat`), as it is for tokens/s's own caveat (a
-    context past its runs', `bands.band`), which the carried bands keep (review63: it was dropped). Empty where tokens/s has no measured band
-    or the metrics' own bands were measured (a scored offline TPOT, whose band is its own).
+    context past its runs', `bands.band`), which the carried bands keep (review63: it was dropped). Empty where
+    tokens/s has no measured band or the metrics' own bands were measured (a scored offline TPOT, whose band is its
+    own).
     """
     tput = bands_.get("tokens_per_second")
     if tput is None or not tput.measured or tpot <= 0 or step <= 0:
