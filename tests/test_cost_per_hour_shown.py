@@ -8,6 +8,8 @@ the target (`Target.per`), the compliance matrix and `gap`, and the JSON per sec
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from archgen import metrics
@@ -91,8 +93,6 @@ def test_a_documents_findings_table_gives_value_and_limit_per_hour(result):
 def test_a_lower_bound_on_a_cost_per_hour_names_the_hour(result):
     # review63: REQ004 on a cost per hour that leaves unpriced parts out read "= 1.632 USD/h meets <= 2.5 USD/h ...:
     # tco_per_accelerator_hour is at least 1.632 USD, a lower bound, ... which must add under 0.8678 USD"
-    import re
-
     _, run = result
     (f,) = [f for f in run.findings if f.requirement == "REQ-TCO-H"]
     assert f.id == "REQ004" and "a lower bound" in f.message
