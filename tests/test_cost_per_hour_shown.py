@@ -8,6 +8,8 @@ the target (`Target.per`), the compliance matrix and `gap`, and the JSON per sec
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from archgen import metrics
@@ -86,3 +88,13 @@ def test_a_documents_findings_table_gives_value_and_limit_per_hour(result):
     judged_on = {("REQ-TCO-H", CLUSTER): "tco_per_accelerator_hour"}
     assert _found(f, judged_on, limit=True) == "2.500 USD/h"     # before: '2.5 USD'
     assert _found(f, judged_on).endswith(" USD/h")
+
+
+def test_a_lower_bound_on_a_cost_per_hour_names_the_hour(result):
+    # review63: REQ004 on a cost per hour that leaves unpriced parts out read "= 1.632 USD/h meets <= 2.5 USD/h ...:
+    # tco_per_accelerator_hour is at least 1.632 USD, a lower bound, ... which must add under 0.8678 USD"
+    _, run = result
+    (f,) = [f for f in run.findings if f.requirement == "REQ-TCO-H"]
+    assert f.id == "REQ004" and "a lower bound" in f.message
+    assert re.search(r"is at least [\d.,]+ USD/h, a lower bound", f.message), f.message
+    assert re.search(r"must add under [\d.,]+ USD/h for it to hold", f.message), f.message

@@ -183,24 +183,25 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
 def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str | None:
     """`unsettled_note` on one entry: the figure's other end (`other`) and why it is unsettled."""
     met = judge(requirement, value).met
+    per = f"/{requirement.target.per}" if requirement.target.per else ""   # a cost per hour's: '1.632 USD/h'
     if met is judge(requirement, other if other is not None else value * 0).met:
         return None
     if other is None:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
         there = "met there, but the figure may lie below the target" if met else "not met there"
-        return (f"{requirement.metric} is at most {figure(requirement.target.in_units(value))}, an upper bound, and "
-                f"the target {requirement.target} is {there}: {why}")
+        return (f"{requirement.metric} is at most {figure(requirement.target.in_units(value))}{per}, an upper bound, "
+                f"and the target {requirement.target} is {there}: {why}")
     shown = [requirement.target.in_units(q) for q in (value, other)]
     if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
         room = requirement.target.headroom(value) if met and requirement.target.op in ("<=", "<") else None
         if room is not None and requirement.slack is not None:   # met within its tolerance: room up to its end
             room = room + requirement.slack
         there = ("met there but may not be with what it leaves out" + (
-            f", which must add under {figure(room)} for it to hold" if room is not None else "")) if met else \
+            f", which must add under {figure(room)}{per} for it to hold" if room is not None else "")) if met else \
             "not met there but may be with what it leaves out"
-        return (f"{requirement.metric} is at least {figure(shown[0])}, a lower bound, and the target "
+        return (f"{requirement.metric} is at least {figure(shown[0])}{per}, a lower bound, and the target "
                 f"{requirement.target} is {there}: {why}")
     low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
-    why = why.replace(VALUE_END, figure(shown[0])).replace(OTHER_END, figure(shown[1]))
-    return (f"{requirement.metric} lies between {figure(low)} and {figure(high)} and the target "
+    why = why.replace(VALUE_END, figure(shown[0]) + per).replace(OTHER_END, figure(shown[1]) + per)
+    return (f"{requirement.metric} lies between {figure(low)}{per} and {figure(high)}{per} and the target "
             f"{requirement.target} is met at one end only: {why}")
 

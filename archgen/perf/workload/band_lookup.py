@@ -109,8 +109,10 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
     that decodes first), so the band runs from the step at the model's error one way to the point at the error the
     other (`Band.spread`, with the tokens/s band's own spread over the stated efficiency ranges where it has one).
     Where the `batch` is the KV cache's capacity by the model's memory estimate (`kv_bound`), which no published run
-    measured, a TPOT target met across the band is at risk (`Band.caveat`). Empty where tokens/s has no measured band
-    or the metrics' own bands were measured (a scored offline TPOT, whose band is its own).
+    measured, a TPOT target met across the band is at risk (`Band.caveat`), as it is for tokens/s's own caveat (a
+    context past its runs', `bands.band`), which the carried bands keep (review63: it was dropped). Empty where
+    tokens/s has no measured band or the metrics' own bands were measured (a scored offline TPOT, whose band is its
+    own).
     """
     tput = bands_.get("tokens_per_second")
     if tput is None or not tput.measured or tpot <= 0 or step <= 0:
@@ -123,9 +125,10 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
             "that decodes first, fewer decoding, may go below it) to the closed form's schedule "
             f"({significant(tpot * 1e3)} ms, prompts prefilled between the steps){ranges}, each end taken with the "
             "model's error in the same direction; ")
-    caveat = (f"the {batch:,.0f} in flight are the KV cache's capacity by the model's memory estimate, which no "
-              "published run measured: a larger cache holds more requests in flight and lengthens each one's gaps in "
-              "proportion") if kv_bound else ""
+    kv = (f"the {batch:,.0f} in flight are the KV cache's capacity by the model's memory estimate, which no "
+          "published run measured: a larger cache holds more requests in flight and lengthens each one's gaps in "
+          "proportion") if kv_bound else ""
+    caveat = "; ".join(c for c in (tput.caveat, kv) if c)   # tokens/s's own (a context past its runs') kept first
     time_errors = turned(tput.low, tput.high)
     own = {"tpot": (*time_errors, (step / tpot / b, 1 / a)),
            "tokens_per_second_per_user": (tput.low, tput.high, (a, b * tpot / step))}
