@@ -33,8 +33,8 @@ from archgen.analyse.network import count, withheld_tiers
 from archgen.analyse.upper_tiers import core_groups, pod_spines
 from archgen.checks.registry import Context, Violation
 from archgen.display import kw
-from archgen.money import money_text
 from archgen.model.fabrics import FatTree
+from archgen.money import money_text
 from archgen.units import Q_, Q
 
 
@@ -169,17 +169,18 @@ def idle_core_ports(ctx: Context) -> Iterator[Violation]:
             extra = (found.cores - found.by_ports) * n
             sw = core.switch
             power = f", {kw(sw.power.max * extra)} at maximum" if sw is not None else ""
-            line = next((x for x in cost.lines if sw is not None and x.part == sw.id and x.unit_price is not None),
+            line = next((x for x in cost.lines if sw is not None and x.part == sw.id),
                         None) if cost is not None else None
-            price = (f", {money_text(line.unit_price * extra)} at {money_text(line.unit_price)} each"
-                     f"{' (assumed)' if line.basis == 'assumed' else ''}") if line is not None else ""
+            unit = line.unit_price if line is not None else None
+            assumed = " (assumed)" if line is not None and line.basis == "assumed" else ""
+            price = f", {money_text(unit * extra)} at {money_text(unit)} each{assumed}" if unit is not None else ""
             per_plane = " per plane" if n > 1 else ""
             said = (f"the {found.cores:,} cores{per_plane} use {found.used} of their {found.ports} ports each, "
                     f"{found.free * n:,} free: each meets every pod alike, {found.per_pod} links from each of the "
                     f"{found.pods} pods (the most a core group's spines and links give within {found.ports} ports), "
                     f"where {found.by_ports:,} cores would take the {found.links:,} spine uplinks by ports alone, "
-                    f"whose cores would take {found.spread} (not built: a core with more links in from one pod than out "
-                    f"to another carries more than its links' worth between them); {extra:,} "
+                    f"whose cores would take {found.spread} (not built: a core with more links in from one pod "
+                    f"than out to another carries more than its links' worth between them); {extra:,} "
                     f"{'core' if extra == 1 else 'cores'} more than by ports{power}{price}")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("tiers",), said,
                             count(found.cores), count(found.by_ports))
