@@ -1,5 +1,7 @@
 """NET031: a 3-tier fat tree whose last pod holds fewer leaves than a pod takes, yet is cabled as a full one.
 
+Also NET036's findings (`idle_core_ports`): whole pods whose cores outnumber the count by ports alone.
+
 `checks/network.py` registers the check; this module holds what it finds. The sizing (`analyse.upper_tiers`) gives every
 pod the same spines and every spine the same core uplinks; a plane of L leaves in pods of P fills ⌊L/P⌋ and leaves
 r = L mod P in the last, whose spines then carry r of P leaves' links down and a full pod's up. A designer sizes
@@ -176,8 +178,9 @@ def idle_core_ports(ctx: Context) -> Iterator[Violation]:
             price = f", {money_text(unit * extra)} at {money_text(unit)} each{assumed}" if unit is not None else ""
             per_plane = " per plane" if n > 1 else ""
             said = (f"the {found.cores:,} cores{per_plane} use {found.used} of their {found.ports} ports each, "
-                    f"{found.free * n:,} free: each meets every pod alike, {found.per_pod} links from each of the "
-                    f"{found.pods} pods (the most a core group's spines and links give within {found.ports} ports), "
+                    f"{found.free:,} free{per_plane}: each meets every pod alike, {found.per_pod} links from each of "
+                    f"the {found.pods} pods (the most a core group's spines and links give within {found.ports} "
+                    "ports), "
                     f"where {found.by_ports:,} cores would take the {found.links:,} spine uplinks by ports alone, "
                     f"whose cores would take {found.spread} (not built: a core with more links in from one pod "
                     f"than out to another carries more than its links' worth between them); {extra:,} "

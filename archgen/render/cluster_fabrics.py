@@ -193,10 +193,9 @@ def core_note(fa: Any) -> str | None:
     found = core_surplus(fa)
     if found is None or withheld_tiers(fa):
         return None
-    n = fa.planes
-    plane = " per plane" if n > 1 else ""
+    plane = " per plane" if fa.planes > 1 else ""
     return (f"The {found.cores:,} cores{plane} use {found.used} of their {found.ports} ports each, "
-            f"{found.free * n:,} free over the tier: each meets every pod alike, {found.per_pod} links from each of "
+            f"{found.free:,} free{plane}: each meets every pod alike, {found.per_pod} links from each of "
             f"the {found.pods} pods. By ports alone {found.by_ports:,} cores would take the {found.links:,} spine "
             f"uplinks, {found.cores - found.by_ports:,} fewer{plane}, but each would take {found.spread}, more "
             "links in from one pod than out to another; that spread is not built.")
