@@ -14,9 +14,11 @@ CLUSTER = "clusters/dgx-b200-superpod.yaml"
 SUPERPOD = "cluster/dgx-b200-superpod"
 # The superpod's compute fabric offers SR8 before DR8 on every tier; without SR8 every optical link takes DR8.
 SR8_TO_DR8 = ("mmf-800g-sr8, smf-800g-dr8", "smf-800g-dr8")
-# catalog links/mmf-800g-sr8.yaml and smf-800g-dr8.yaml: 17 W per module; the SR8 priced at 1,000 USD, the DR8 not.
+# catalog links/mmf-800g-sr8.yaml and smf-800g-dr8.yaml: 17 W per module; the SR8 priced at 1,000 USD (an assumed
+# placeholder), the DR8 at 1,400 USD (assumed: the top of luxoptx.com's 1,100-1,400 USD for 800G OSFP DR8, coretier43)
 MODULE_W = 17.0
 SR8_USD = 1000.0
+DR8_USD = 1400.0
 # The node-end modules: 127 DGX B200 x 4 twin-port OSFP cages (catalog systems/dgx-b200.yaml). Their power is in
 # the DGX's maximum draw (power_includes_optics), so a swap there moves neither IT power nor the line's total power.
 NODE_ENDS = 127 * 4
@@ -61,7 +63,7 @@ def test_optics_swap(swap_doc):
     assert sr8["power_change"] == {"value": pytest.approx(-(n - NODE_ENDS) * MODULE_W), "unit": "W"}
     assert dr8["power_change"] == {"value": pytest.approx((n - NODE_ENDS) * MODULE_W), "unit": "W"}
     assert sr8["cost_change"] == {"value": pytest.approx(-n * SR8_USD), "unit": "USD"}
-    assert dr8["cost_change"] is None                                     # the DR8 has no price
+    assert dr8["cost_change"] == {"value": pytest.approx(n * DR8_USD), "unit": "USD"}
     # the patch cords follow: multimode cords go, single-mode (APC) cords come, bin by bin, as many as before
     cords = [r for r in bom.values() if r["kind"] == "Fibre"]
     assert {r["part"].split("-mpo")[0] for r in cords} == {"fibre-multimode", "fibre-singlemode"}
@@ -80,8 +82,9 @@ def test_optics_swap_markdown(swap, swap_doc):
     assert "### Bill of materials" in r.out
     n, kw, usd = f"{count:,}", f"{(count - NODE_ENDS) * MODULE_W / 1000:,.2f}", f"{count * SR8_USD:,.0f}"
     assert kw and usd   # the two lines' changes (JSON `bom`, above), which the swap's row adds up (rel30)
-    # as many DR8 came as SR8 went, at one power a module: one swap row, power 0, cost — (the DR8 has no price)
-    assert f"| `{SUPERPOD}` | `mmf-800g-sr8` → `smf-800g-dr8` ({n}) | Link | {n} | {n} | swapped | 0 kW (unconfirmed) | — |" in r.out
+    # as many DR8 came as SR8 went, at one power a module: one swap row, power 0, cost the price difference a module
+    more = f"+{count * (DR8_USD - SR8_USD):,.0f} USD"
+    assert f"| `{SUPERPOD}` | `mmf-800g-sr8` → `smf-800g-dr8` ({n}) | Link | {n} | {n} | swapped | 0 kW (unconfirmed) | {more} |" in r.out
     # both modules' power_per_end are listed unconfirmed (newuser101)
     assert f"| `{SUPERPOD}` | `mmf-800g-sr8` | Link |" not in r.out
     assert "part count(s) changed in the bill of materials" in r.out.splitlines()[2]

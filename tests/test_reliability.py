@@ -222,7 +222,7 @@ def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reaso
         f"R-CL: cluster/llama3-16k's goodput is not provided: its training job llama3-405b-16k has no goodput: {why}",
         f"R-JOB: workload/llama3-405b-16k's goodput is not provided: {why}",
         f"R-TOK: workload/llama3-405b-16k's cost_per_token is not provided: {why}; llama3-16k's capex rests on "
-        "unpriced parts (dgx-h100 x3072, smf-800g-dr8-500m x73728; COST002)"]
+        "unpriced parts (dgx-h100 x3072; COST002)"]   # smf-800g-dr8-500m priced since coretier43
 
 
 def test_without_storage_the_time_to_train_is_still_given(tmp_path):

@@ -166,7 +166,8 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
     uplinks on 576-port ATSWs take 6 cores of 9 links from 8 spines of each pod, every port used, where groups of one
     spine took 16 at 216 ports (topo36). A count by ports alone can be lower still and is not built: newuser91's 6 pods
     of 32 spines of 16 core links on 64-port cores take 64 (G = 1, l = 8), 48 by ports, whose cores would take 10 links
-    from some pods and 11 from others. Two cores at least, where groups of one spine give two: one would be a single
+    from some pods and 11 from others (NET036 gives the cores' free ports and the count by ports; a stated count's
+    NET018 gives it too). Two cores at least, where groups of one spine give two: one would be a single
     point of failure. A fixed count C keeps groups of one spine and fixes l = s_up·S / C, so C must be a multiple of S
     whose quotient divides s_up, and pods·l must fit the core's ports.
     """
@@ -189,9 +190,13 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
         problems.append(_one_core_groups(fabric, fixed, pods, s_up, k_core))
     if pods * links > k_core:
         core_sw = fabric.tiers["core"].switch
+        by_ports = math.ceil(pods * spines_per_pod * s_up / k_core) if k_core else cores
+        uneven = (f"; {by_ports:,} would take the {pods * spines_per_pod * s_up:,} spine uplinks by ports alone, but "
+                  "only with more links from some pods than from others, which is not built (NET036)"
+                  if by_ports < cores and (spines_per_pod * s_up) % by_ports else "")
         problems.append(Problem("NET018", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
                                 f"takes {links} links from its spine in each of the {pods} pods, {pods * links} "
-                                f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
+                                f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}{uneven}",
                                 count(fixed), count(cores)))
     return fixed, links, 1, problems
 

@@ -193,3 +193,25 @@ def one_core_groups(ctx: Context) -> Iterator[Violation]:
     where one core per spine is meant, waive the finding saying why.
     """
     yield from _fabric_problems(ctx, "NET035")
+
+
+@check("NET036", "network.idle_core_ports", severity="warning")
+def idle_core_ports(ctx: Context) -> Iterator[Violation]:
+    """A 3-tier fat tree's derived cores are no more than its spine uplinks need by ports, or say what the rest cost.
+
+    The cores are sized in groups that meet every pod alike (`analyse.upper_tiers.core_groups`), so a core takes
+    the same links from each pod, at most ⌊k_core / pods⌋; where the pods do not divide the core's ports, the
+    groups' spines and links can leave many ports free. 16 GB200 SUs on 64-port QM9700 cores (9 pods of 32 spines
+    with 32 core links) take 256 cores of 36 ports used, where ⌈9,216 / 64⌉ = 144 take the spine uplinks by ports
+    alone (32 SUs, 18 pods: 512 against 288; newuser105). The count by ports is not built: its cores would take
+    more links from some pods than from others, and a core with more links in from one pod than out to another
+    carries more than its links' worth between them (`analyse.core_ports`). The finding gives the cores' ports used
+    and free, the count by ports, and the cores more than it with their maximum power and price. A stated
+    `core.count` (NET018 its floor), a fabric of one pod (NET027) or a part-full last pod (NET031, which gives the
+    count by ports beside its own) is not judged here.
+
+    Fix: a pod count that divides the core's ports (the SUs, or the spines' down ports that set a pod's leaves; NVIDIA's
+    3-tier SuperPOD rows use 4, 8 and 16 pods of 64-port cores), cores of more ports, or waive the finding with the
+    reason where the even spread is wanted.
+    """
+    yield from pods.idle_core_ports(ctx)

@@ -1,5 +1,7 @@
 """NET031: a 3-tier fat tree whose last pod holds fewer leaves than a pod takes, yet is cabled as a full one.
 
+Also NET036's findings (`idle_core_ports`): whole pods whose cores outnumber the count by ports alone.
+
 `checks/network.py` registers the check; this module holds what it finds. The sizing (`analyse.upper_tiers`) gives every
 pod the same spines and every spine the same core uplinks; a plane of L leaves in pods of P fills ⌊L/P⌋ and leaves
 r = L mod P in the last, whose spines then carry r of P leaves' links down and a full pod's up. A designer sizes
@@ -27,12 +29,14 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from archgen.analyse.core_ports import core_surplus
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import count, withheld_tiers
 from archgen.analyse.upper_tiers import core_groups, pod_spines
 from archgen.checks.registry import Context, Violation
 from archgen.display import kw
 from archgen.model.fabrics import FatTree
+from archgen.money import money_text
 from archgen.units import Q_, Q
 
 
@@ -147,3 +151,39 @@ def partial_pods(ctx: Context) -> Iterator[Violation]:
                             f"(switches at maximum); its spines run at {_last_ratio(fa, found):.2f}:1 down:up, "
                             f"a full pod's at {fa.oversubscription.get('spine', 1.0):.2f}:1",
                             count(found.spines + found.cores), count(found.spines_needed + found.cores_needed))
+
+
+def idle_core_ports(ctx: Context) -> Iterator[Violation]:
+    """NET036 (`checks.network_warnings.idle_core_ports`): cores above the count by ports alone, and what they cost.
+
+    `analyse.core_ports.core_surplus` finds them: the even spread over pods that do not divide the core's ports.
+    The finding gives the cores' ports used and free, the links each takes from a pod, the count by ports and how
+    its cores would spread a pod's links (not built), and the cores more than it: their maximum power and, where
+    the core switch is priced, their price.
+    """
+    for c in ctx.clusters.values():
+        cost = ctx.operations.cost.get(f"cluster/{c.cluster.spec.id}")
+        for fa in c.fabrics:
+            found = core_surplus(fa)
+            if found is None or withheld_tiers(fa):   # its wiring counts ports the switches lack (NET001/NET003)
+                continue
+            core, n = fa.tier_at("core"), fa.planes
+            extra = (found.cores - found.by_ports) * n
+            sw = core.switch
+            power = f", {kw(sw.power.max * extra)} at maximum" if sw is not None else ""
+            line = next((x for x in cost.lines if sw is not None and x.part == sw.id),
+                        None) if cost is not None else None
+            unit = line.unit_price if line is not None else None
+            assumed = " (assumed)" if line is not None and line.basis == "assumed" else ""
+            price = f", {money_text(unit * extra)} at {money_text(unit)} each{assumed}" if unit is not None else ""
+            per_plane = " per plane" if n > 1 else ""
+            said = (f"the {found.cores:,} cores{per_plane} use {found.used} of their {found.ports} ports each, "
+                    f"{found.free:,} free{per_plane}: each meets every pod alike, {found.per_pod} links from each of "
+                    f"the {found.pods} pods (the most a core group's spines and links give within {found.ports} "
+                    "ports), "
+                    f"where {found.by_ports:,} cores would take the {found.links:,} spine uplinks by ports alone, "
+                    f"whose cores would take {found.spread} (not built: a core with more links in from one pod "
+                    f"than out to another carries more than its links' worth between them); {extra:,} "
+                    f"{'core' if extra == 1 else 'cores'} more than by ports{power}{price}")
+            yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("tiers",), said,
+                            count(found.cores), count(found.by_ports))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.core_ports import core_surplus
 from archgen.analyse.network import wired_rails, withheld_tiers
 from archgen.metrics import REGISTRY, find
 from archgen.render import alt_text, fmt, scale_up
@@ -145,9 +146,9 @@ def fabrics(scope: Scope, a: Any) -> Section:
         if gone:   # 576 spine ports used read beside 8 x 64-port spines (infeas41)
             sub.add(Para(f"Down used, Up used and Oversubscription as used of tier(s) {', '.join(gone)}: "
                          f"{withheld(fa)}."))
-        note = uplink_note(fa)
-        if note is not None:
-            sub.add(Para(note))
+        for note in (uplink_note(fa), core_note(fa)):
+            if note is not None:
+                sub.add(Para(note))
         if failures:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
                           tuple(failures)))
@@ -180,6 +181,24 @@ def uplink_note(fa: Any) -> str | None:
     return (f"Each of the {used:,} leaves{plane} is cabled with its {leaf.up:,} up ports, as the tier's port split "
             f"sets them, whatever number of its {leaf.down:,} down ports it holds: uplinks are provisioned for a "
             f"full leaf, not trimmed to a partly filled one. {held}")
+
+
+def core_note(fa: Any) -> str | None:
+    """That a 3-tier plane's cores leave ports free where the count by ports alone is lower, or None (NET036).
+
+    The cores meet every pod alike (`analyse.core_ports`); where the pods do not divide the core's ports that leaves
+    ports free on every core, which the tier table's counts show only by arithmetic (newuser105: 256 cores of 64
+    ports, 9,216 links). The note gives the ports used and free, the count by ports and why it is not built.
+    """
+    found = core_surplus(fa)
+    if found is None or withheld_tiers(fa):
+        return None
+    plane = " per plane" if fa.planes > 1 else ""
+    return (f"The {found.cores:,} cores{plane} use {found.used} of their {found.ports} ports each, "
+            f"{found.free:,} free{plane}: each meets every pod alike, {found.per_pod} links from each of "
+            f"the {found.pods} pods. By ports alone {found.by_ports:,} cores would take the {found.links:,} spine "
+            f"uplinks, {found.cores - found.by_ports:,} fewer{plane}, but each would take {found.spread}, more "
+            "links in from one pod than out to another; that spread is not built.")
 
 
 def _registry_order(item: tuple[str, Any]) -> tuple[int, str]:
