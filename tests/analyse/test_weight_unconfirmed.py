@@ -97,3 +97,23 @@ def test_a_weight_resting_on_no_unconfirmed_figure_carries_no_share(tmp_path):
     scope, _ = rack_scope(run, a, "r", "2026-01-01")
     assert not any("unconfirmed" in t for t in _texts(rack_design(scope, a)) if "weight" in t.lower())
     assert not any("of it unconfirmed" in f.message for f in run.findings if f.id.startswith("MECH"))
+
+
+def test_every_catalog_weight_its_notes_call_a_placeholder_is_listed_unconfirmed():
+    # The documents mark a weight by the part's `unconfirmed:` list, never by its notes: a note calling the weight a
+    # placeholder (the GB200 tray's 40 kg, fitted to the rack's ~1.36 t) must list it, or the share would leave it out.
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from archgen.model.base import is_marked
+    catalog = Path(__file__).resolve().parents[2] / "specs" / "catalog"
+    said = unlisted = 0
+    for path in sorted(catalog.rglob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            notes = doc.get("notes") or "" if isinstance(doc, dict) else ""
+            if any("weight" in s.lower() and "placeholder" in s for s in re.split(r"(?<=[.;])\s+", notes)):
+                said += 1
+                unlisted += not is_marked(doc.get("unconfirmed", False), "mechanical.weight")
+    assert said >= 10 and unlisted == 0
