@@ -57,8 +57,8 @@ def _tier_text(tier: Any) -> str:
 def _floor_load(rack: Any) -> str:
     """The heaviest rack's floor load, "at least" where its weight leaves installed parts out.
 
-    With how much of it rests on weights listed unconfirmed (`Space.unconfirmed`, newuser106). review47: the hall's table printed the NVL72 rack's 2,114 kg/m² as the figure to carry, where its own document
-    reads "at least".
+    With how much of it rests on weights listed unconfirmed (`Space.unconfirmed`, newuser106). review47: the hall's
+    table printed the NVL72 rack's 2,114 kg/m² as the figure to carry, where its own document reads "at least".
     """
     if rack is None:
         return "—"
