@@ -190,7 +190,8 @@ def _space(rack: RackDesign) -> Space:
     named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
                  (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry), held, unconfirmed_weight(rack),
-                 spec.form_factor.weight if spec.form_factor.is_unconfirmed("weight") else Q_(0, "kg"))
+                 frame if (frame := spec.form_factor.weight) is not None and spec.form_factor.is_unconfirmed("weight")
+                 else Q_(0, "kg"))
 
 
 def unconfirmed_weight(rack: RackDesign) -> tuple[tuple[str, int, Q], ...]:
@@ -201,7 +202,8 @@ def unconfirmed_weight(rack: RackDesign) -> tuple[tuple[str, int, Q], ...]:
     with the enclosure's (`Space.frame_marked`); their sum is `Space.unconfirmed_payload`.
     """
     marked = Counter(p.part.id for p in rack.items if weighs_unconfirmed(p.part))
-    weights = {p.part.id: p.part.mechanical.weight for p in rack.items if p.part.id in marked}
+    weights = {p.part.id: m.weight for p in rack.items
+               if p.part.id in marked and (m := getattr(p.part, "mechanical", None)) is not None}
     return tuple((pid, n, weights[pid]) for pid, n in marked.items())
 
 

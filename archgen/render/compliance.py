@@ -59,7 +59,7 @@ def requirements_table(scope: Scope) -> Table:
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        status = status_cell(o, waived)
+        status = status_cell(o, bool(waived))
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
                                      + tolerance.text(req.tolerance))
         rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
