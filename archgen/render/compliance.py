@@ -38,6 +38,17 @@ def judged(scope: Scope) -> list[tuple[Judgement, str]]:
 SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)\]%])\.\s+(?=[A-Z(])")
 
 
+def reason_cell(reason: str, waived: str) -> Worded:
+    """The matrix's Reason: the row's own (`_reason`), then its waiver's (`waiver_reason`) where one covers it.
+
+    The customer edition shows that a finding is waived, never the team's reason (`render.edition`): its words are
+    the row's own reason alone, the Status cell saying "(waived)".
+    """
+    if not waived:
+        return Worded(reason, reason)
+    return Worded(waiver_reason(waived) if reason == "—" else f"{reason}; {waiver_reason(waived)}", reason)
+
+
 def waiver_reason(waived: str) -> str:
     """A waiver's reason, short, as the compliance matrix's Reason names it: "waived: <its first sentence>".
 
@@ -64,8 +75,8 @@ def requirements_table(scope: Scope) -> Table:
                                      + tolerance.text(req.tolerance))
         rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
                      f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
-                     "; ".join(r for r in (_reason(o, b.subject), waived and waiver_reason(waived)) if r and r != "—")
-                     or "—", where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
+                     reason_cell(_reason(o, b.subject), waived),
+                     where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Verified by"),
             Column("Metric"), Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"),
