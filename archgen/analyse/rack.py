@@ -19,7 +19,7 @@ from archgen.analyse.inlet_air import Site, inlet_air, rack_sites
 from archgen.analyse.power_chain import Power, Stage, power_chain
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign
-from archgen.model import CoolingUnit, Switch, System
+from archgen.model import CoolingUnit, Part, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.facility import pressure_ratio
 from archgen.quantity_ops import added
@@ -55,11 +55,27 @@ class Space:
     unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
     left_out: tuple[str, ...] = ()     # what is installed and not weighed, in words (`left_out`): the weight a floor
     coolant: Q = Q_(0, "kg")           # the coolant it holds filled where volumes are stated (`coolant`), in the weight
+    marked: tuple[tuple[str, int, Q], ...] = ()   # placed parts' weights listed unconfirmed (`unconfirmed_weight`)
+    frame_marked: Q = Q_(0, "kg")      # the enclosure's empty weight where `form_factor` lists it unconfirmed (MECH005)
 
     @property
     def lower_bound(self) -> bool:
         """Whether the weight (and floor load, and payload) leaves something installed out: a lower bound."""
         return bool(self.left_out)
+
+    @property
+    def unconfirmed_payload(self) -> Q:
+        """How much of the payload rests on placed parts' weights listed unconfirmed (placeholders): 0 kg where none."""
+        return added(Q_(0, "kg"), (w * n for _, n, w in self.marked)).to("kg")
+
+    @property
+    def unconfirmed(self) -> Q:
+        """How much of the weight rests on figures listed unconfirmed: those parts' and the enclosure's (newuser106).
+
+        The documents say it beside the weight and floor load, "(1,190 kg of it unconfirmed)", as a power figure says
+        how much of it rests on unconfirmed draws; MECH003 and MECH004 name it too.
+        """
+        return (self.unconfirmed_payload + self.frame_marked).to("kg")
 
     @property
     def payload_left_out(self) -> tuple[str, ...]:
@@ -173,7 +189,28 @@ def _space(rack: RackDesign) -> Space:
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
     named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry), held)
+                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry), held, unconfirmed_weight(rack),
+                 frame if (frame := spec.form_factor.weight) is not None and spec.form_factor.is_unconfirmed("weight")
+                 else Q_(0, "kg"))
+
+
+def unconfirmed_weight(rack: RackDesign) -> tuple[tuple[str, int, Q], ...]:
+    """(part id, count, unit weight) of each placed part whose catalog entry lists its weight unconfirmed, as placed.
+
+    `mechanical.weight` under `unconfirmed:` (a placeholder: the GB200 tray's 40 kg, spread from a rack's total). The
+    figures a requirement on the rack's weight names as its assumed inputs (`rack_power_inputs.rack_loop_inputs`),
+    with the enclosure's (`Space.frame_marked`); their sum is `Space.unconfirmed_payload`.
+    """
+    marked = Counter(p.part.id for p in rack.items if weighs_unconfirmed(p.part))
+    weights = {p.part.id: m.weight for p in rack.items
+               if p.part.id in marked and (m := getattr(p.part, "mechanical", None)) is not None}
+    return tuple((pid, n, weights[pid]) for pid, n in marked.items())
+
+
+def weighs_unconfirmed(part: object) -> bool:
+    """Whether a placed `part` states a weight that its catalog entry lists unconfirmed (`mechanical.weight`)."""
+    return isinstance(part, Part) and getattr(part, "mechanical", None) is not None and \
+        part.is_unconfirmed("mechanical.weight")
 
 
 def coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
@@ -250,14 +287,29 @@ def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tupl
 
     `Operations.unsettled`'s form (`model.unsettled.unsettled_note`): a requirement `weight <= 1400 kg` that the
     lower bound meets is not provided, never met on a sum that leaves parts out; one the lower bound misses is not
-    met. Racks whose weight counts everything installed are not given.
+    met. Racks whose weight counts everything installed are not given. Where some of the weight rests on weights
+    listed unconfirmed (`Space.unconfirmed`), the why says how much, and which (newuser106).
     """
     out: dict[str, dict[str, tuple[Q | None, str]]] = {}
     for path, a in racks.items():
         if a.space.lower_bound:
-            why = "; ".join(a.space.left_out)
+            why = "; ".join(a.space.left_out) + resting(a.space)
             out[path] = {"weight": (Q_(math.inf, "kg"), why), "floor_load": (Q_(math.inf, "kg/m**2"), why)}
     return out
+
+
+def resting(space: Space) -> str:
+    """'. Of its 1205 kg, 1190 kg rests on weights listed unconfirmed: ...' (`Space.unconfirmed`); '' where none is."""
+    if not space.unconfirmed.magnitude:
+        return ""
+    return (f". Of its {space.weight:.0f~P}, {space.unconfirmed:.0f~P} rests on weights listed unconfirmed "
+            f"(placeholders): {', '.join(marked_words(space))}")
+
+
+def marked_words(space: Space) -> tuple[str, ...]:
+    """The weights `Space.unconfirmed` sums, in words: 'gb200-compute-tray 18 x 40 kg', 'the empty enclosure 150 kg'."""
+    named = tuple(f"{pid} {n} x {w:g~P}" for pid, n, w in space.marked)
+    return named + ((f"the empty enclosure {space.frame_marked:g~P}",) if space.frame_marked.magnitude else ())
 
 
 def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:

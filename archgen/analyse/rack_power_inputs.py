@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from archgen.analyse.optics import unconfirmed_optics
+from archgen.analyse.rack import unconfirmed_weight
 from archgen.cache import Memo
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 
@@ -265,9 +266,7 @@ def rack_loop_inputs(racks: Mapping[str, Any]) -> dict[str, dict[str, tuple[str,
         marked = {at: named for at, _, named in a.rack.spec.assumed_figures()}
         m = {k: tuple(f"{a.rack.spec.id} {at}.{f} (unconfirmed)" for f in figures if f in marked.get(at, ()))
              for k, (at, figures) in LOOP_METRICS.items() if k in a.metrics}
-        parts = {p.part.id: p.part for p in a.rack.items if getattr(p.part, "mechanical", None) is not None}
-        weights = tuple(f"{pid} mechanical.weight (unconfirmed)" for pid, part in parts.items()
-                        if isinstance(part, Part) and part.is_unconfirmed("mechanical.weight"))
+        weights = tuple(f"{pid} mechanical.weight (unconfirmed)" for pid, _, _ in unconfirmed_weight(a.rack))
         m.update({k: m.get(k, ()) + weights for k in ("weight", "floor_load") if k in a.metrics})
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m

@@ -46,6 +46,16 @@ def _without(a, payload: bool = False) -> str:
     return f", without {'; '.join(out)}" if out else ""
 
 
+def _unconfirmed(a, payload: bool = False) -> str:
+    """' (1190.0 kg of it unconfirmed)' where the weight (or `payload`) rests on weights listed unconfirmed, else ''.
+
+    `Space.unconfirmed`: the placed parts' weights (placeholders) and, of the weight, the enclosure's that their
+    owners list unconfirmed; the documents say it beside the weight alike (`render.rack_weight`, newuser106).
+    """
+    share = a.space.unconfirmed_payload if payload else a.space.unconfirmed
+    return f" ({share:.1f~P} of it unconfirmed)" if share.magnitude else ""
+
+
 @check("MECH003", "mechanical.payload")
 def payload(ctx: Context) -> Iterator[Violation]:
     """The weight of the installed equipment is within the rack's rated payload.
@@ -61,11 +71,12 @@ def payload(ctx: Context) -> Iterator[Violation]:
         limit = a.rack.spec.form_factor.max_payload
         if a.space.payload > limit:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
-                            f"installed equipment weighs {a.space.payload:.1f~P}, above the rated payload "
-                            f"{limit:~P}{_without(a, payload=True)}", a.space.payload, limit)
+                            f"installed equipment weighs {a.space.payload:.1f~P}{_unconfirmed(a, True)}, above the "
+                            f"rated payload {limit:~P}{_without(a, payload=True)}", a.space.payload, limit)
         elif a.space.payload_left_out:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
-                            f"installed equipment weighs {a.space.payload:.1f~P}{_without(a, payload=True)}: within "
+                            f"installed equipment weighs {a.space.payload:.1f~P}{_unconfirmed(a, True)}"
+                            f"{_without(a, payload=True)}: within "
                             f"the rated payload {limit:~P} only if they weigh under "
                             f"{(limit - a.space.payload).to('kg'):.1f~P} together", a.space.payload, limit,
                             severity="info")
@@ -87,8 +98,9 @@ def floor_load(ctx: Context) -> Iterator[Violation]:
         fac = a.rack.facility
         if fac is None:
             continue
-        figures = (f"floor load {a.space.floor_load:.0f~P} ({a.space.weight:.0f~P} on {a.space.footprint:.3f~P}"
-                   f"{_without(a)})")
+        share = f", {a.space.unconfirmed:.0f~P} of it unconfirmed," if a.space.unconfirmed.magnitude else ""
+        figures = (f"floor load {a.space.floor_load:.0f~P} ({a.space.weight:.0f~P}{share} on "
+                   f"{a.space.footprint:.3f~P}{_without(a)})")
         if a.space.floor_load > fac.floor_rating:
             yield Violation(path, a.rack.spec.id, ("facility",),
                             f"{figures} exceeds the floor rating {fac.floor_rating:~P} of {fac.id}",

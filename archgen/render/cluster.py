@@ -46,8 +46,9 @@ from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section, requirements_table
 from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
-from archgen.render.rack import elevation_alt, rack_parts, weight_basis
+from archgen.render.rack import elevation_alt, rack_parts
 from archgen.render.rack_power import typical_text
+from archgen.render.rack_weight import unconfirmed_share, weight_basis
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
 from archgen.render.tables import bom_data, marker, unconfirmed_footnote
@@ -234,7 +235,8 @@ def rack_types(scope: Scope, a: Any) -> Section:
             continue
         mark = marker(rack_power_parts(r, links), scope.run.design.specs)
         rows.append((rid, n, r.space.used, mark(r.power.it_power), mark(r.cooling.heat_liquid),
-                     mark(r.cooling.heat_air), r.space.weight, r.space.floor_load))
+                     mark(r.cooling.heat_air), unconfirmed_share(r.space)(r.space.weight),
+                     unconfirmed_share(r.space, True)(r.space.floor_load)))
     cols = (Column("Rack type"), Column("Count", digits=0, align="right"), Column("U used", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"), Column("Weight", "kg", 0, "right"),

@@ -7,11 +7,12 @@ same rows.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from archgen import metrics
 from archgen.checks.judgement import Judgement
-from archgen.model import tolerance
+from archgen.model import field_words, tolerance
 from archgen.model.requirements import UNBANDED, UNMEASURED, Outcome, Status
 from archgen.open_item import Worded
 from archgen.perf.workload.band_families import SHORTER
@@ -23,11 +24,38 @@ from archgen.render.common import Scope, where
 STATUS_COLUMN = 8
 
 
-def judged(scope: Scope) -> list[tuple[Judgement, bool]]:
-    """Each requirement of the document's scope as the pipeline judged it, and whether its finding is waived."""
+def judged(scope: Scope) -> list[tuple[Judgement, str]]:
+    """Each requirement of the document's scope as the pipeline judged it, and its finding's waiver ('' if none).
+
+    The waiver as the finding says it (`Finding.waived`: its reason, owner and expiry): true where one covers it.
+    """
     found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
-    return [(j, bool((f := found.get((j.check, j.bound.req.id, j.bound.subject))) and f.waived))
+    return [(j, f.waived if (f := found.get((j.check, j.bound.req.id, j.bound.subject))) else "")
             for j in scope.requirements()]
+
+
+#: Where a waiver's first sentence ends: a full stop after a word, a figure or a bracket, before a capital or "(".
+SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)\]%])\.\s+(?=[A-Z(])")
+
+
+def reason_cell(reason: str, waived: str) -> Worded:
+    """The matrix's Reason: the row's own (`_reason`), then its waiver's (`waiver_reason`) where one covers it.
+
+    The customer edition shows that a finding is waived, never the team's reason (`render.edition`): its words are
+    the row's own reason alone, the Status cell saying "(waived)".
+    """
+    if not waived:
+        return Worded(reason, reason)
+    return Worded(waiver_reason(waived) if reason == "—" else f"{reason}; {waiver_reason(waived)}", reason)
+
+
+def waiver_reason(waived: str) -> str:
+    """A waiver's reason, short, as the compliance matrix's Reason names it: "waived: <its first sentence>".
+
+    newuser106: "not met (waived)" had "—" for its reason while the waiver's text (an open finding, and what closes
+    it) stood only in the validation report; the whole of it, owner and expiry too, stays there.
+    """
+    return f"waived: {SENTENCE_END.split(waived.strip(), maxsplit=1)[0].rstrip('.')}"
 
 
 def requirements_table(scope: Scope) -> Table:
@@ -42,12 +70,13 @@ def requirements_table(scope: Scope) -> Table:
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        status = status_cell(o, waived)
+        status = status_cell(o, bool(waived))
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
                                      + tolerance.text(req.tolerance))
         rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
                      f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
-                     _reason(o, b.subject), where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
+                     reason_cell(_reason(o, b.subject), waived),
+                     where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Verified by"),
             Column("Metric"), Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"),
@@ -67,7 +96,39 @@ def status_cell(o: Outcome, waived: bool = False, why: bool = False) -> Worded:
     """
     mark = " (waived)" if waived else ""
     words = risk_words(o) if why else ""
-    return Worded(_first(o, o.shown, words) + mark, _first(o, o.public_shown, words) + mark)
+    said = tuple(map(field_words.assumed_said, o.assumed))
+    return Worded(_first(o, _grouped(o.shown, o.assumed), words) + mark,
+                  _first(o, _grouped(o.public_shown, said), words) + mark)
+
+
+def _grouped(shown: str, assumed: tuple[str, ...]) -> str:
+    """`shown` with its assumed inputs grouped by field (`grouped_inputs`), where two parts share one."""
+    listed = ", ".join(assumed)
+    return shown.replace(listed, grouped_inputs(assumed), 1) if listed else shown
+
+
+#: An assumed input that is a part's unconfirmed figure: "sn2201 power.max (unconfirmed)" (`Outcome.assumed`).
+PART_FIGURE = re.compile(r"(\S+) (.+) \(unconfirmed\)")
+
+
+def grouped_inputs(assumed: tuple[str, ...]) -> str:
+    """Assumed inputs as a status cell lists them: a field two or more parts share named once, with those parts.
+
+    newuser106: nine inputs of one cluster's IT power ("gb200-compute-tray power.max (unconfirmed), nvlink5-switch-tray
+    power.max (unconfirmed), ...") were hard to scan; grouped they read "power.max (unconfirmed) of gb200-compute-tray,
+    nvlink5-switch-tray, qm9700, sn2201, sn4600c, sn5600; power_per_end (unconfirmed) of mmf-100g-sr4,
+    mmf-800g-sr8; orv3-power-shelf-33kw efficiency (unconfirmed)", in the order each field first appears. Inputs
+    of another form (a failure rate, a PUE) and a field one part alone rests on keep their words; with nothing to
+    group, the list is as `Outcome.shown` gives it.
+    """
+    groups: dict[str, list[str]] = {}   # by field, the parts; an input of another form alone, under its words
+    for item in assumed:
+        m = PART_FIGURE.fullmatch(item)
+        groups.setdefault(f"{m.group(2)} (unconfirmed)" if m else f"\0{item}", []).append(m.group(1) if m else item)
+    if all(len(parts) == 1 for parts in groups.values()):
+        return ", ".join(assumed)
+    return "; ".join(f"{field} of {', '.join(parts)}" if len(parts) > 1 else
+                     parts[0] if field.startswith("\0") else f"{parts[0]} {field}" for field, parts in groups.items())
 
 
 def _first(o: Outcome, shown: str, words: str) -> str:
@@ -132,6 +193,22 @@ def _reason(o: Outcome, subject: str = "") -> str:
     return fmt.grouped_numbers(o.note) if o.note else "—"
 
 
+#: How the requirements' count names those met on a figure resting on assumed inputs (`status_counts`).
+MET_ASSUMED = "met on assumed inputs"
+
+
+def status_counts(outcomes: list[Outcome]) -> dict[str, int]:
+    """How many `outcomes` have each status, in `Status` order; those met on assumed inputs counted apart.
+
+    newuser106: "5 requirement(s): 1 met, ..." where the one met read "met (on assumed inputs: ...)" in the matrix;
+    now "1 met on assumed inputs", after the plain "met" (`MET_ASSUMED`).
+    """
+    counts = {s.value: sum(1 for o in outcomes if o.status is s) for s in Status}
+    assumed = sum(1 for o in outcomes if o.status is Status.MET and o.assumed)
+    met = Status.MET.value
+    return {met: counts.pop(met) - assumed, MET_ASSUMED: assumed, **counts}
+
+
 def requirements_section(scope: Scope) -> Section:
     """Requirements and assumptions, each tagged sourced or assumed, with the count of each status."""
     section = Section("requirements", "Requirements and assumptions")
@@ -139,9 +216,9 @@ def requirements_section(scope: Scope) -> Section:
     if not rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    counts = {s.value: sum(1 for j, _ in rows if j.outcome.status is s) for s in Status}
+    summary = ", ".join(f"{n} {s}" for s, n in status_counts([j.outcome for j, _ in rows]).items() if n)
     waived = sum(1 for _, w in rows if w)
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
+    summary += f"; {waived} waived" if waived else ""
     pending = sum(1 for j, _ in rows if j.bound.req.pending and j.outcome.value is not None)
     summary += (f"; {pending} judged by analysis only, each still to be verified by the test, inspection or "
                 "demonstration its status names" if pending else "")

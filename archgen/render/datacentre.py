@@ -57,15 +57,17 @@ def _tier_text(tier: Any) -> str:
 def _floor_load(rack: Any) -> str:
     """The heaviest rack's floor load, "at least" where its weight leaves installed parts out.
 
-    review47: the hall's table printed the NVL72 rack's 2,114 kg/m² as the figure to carry, where its own document
-    reads "at least".
+    With how much of it rests on weights listed unconfirmed (`Space.unconfirmed`, newuser106). review47: the hall's
+    table printed the NVL72 rack's 2,114 kg/m² as the figure to carry, where its own document reads "at least".
     """
     if rack is None:
         return "—"
-    load = fmt.q(rack.space.floor_load, "kg/m**2", 0)
-    if not rack.space.lower_bound:
-        return load
-    return f"at least {load} ({rack.rack.spec.id}, a lower bound: its weight leaves out what Rack design names)"
+    load, s = fmt.q(rack.space.floor_load, "kg/m**2", 0), rack.space
+    share = f"{fmt.q(s.unconfirmed / s.footprint, 'kg/m**2', 0)} of it unconfirmed" if s.unconfirmed.magnitude else ""
+    if not s.lower_bound:
+        return f"{load} ({share})" if share else load
+    return (f"at least {load} ({rack.rack.spec.id}, a lower bound: its weight leaves out what Rack design names"
+            + (f"; {share})" if share else ")"))
 
 
 def datacentre(scope: Any, a: Any) -> Section:

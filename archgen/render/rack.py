@@ -26,6 +26,7 @@ from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
+from archgen.render.rack_weight import coolant_rows, unconfirmed_share, weighed, weight_basis
 from archgen.render.tables import bom_table, marker, unconfirmed_footnote
 
 #: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough
@@ -146,8 +147,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
                                                                        a.cooling.heat_liquid, a.cooling.heat_air))
     lead = (f"{spec.name or spec.id}: a {a.space.height} U {spec.form_factor.standard.upper()} rack with "
             f"{len(systems)} systems and {accel} accelerators. It draws {it} at maximum IT load and {feeds} from its "
-            f"feeds; {liquid} of its heat goes to liquid and {to_air} to air. It weighs "
-            f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)}"
+            f"feeds; {liquid} of its heat goes to liquid and {to_air} to air. It weighs {weighed(a.space)}"
             f"{', a lower bound (see Weight and floor load)' if a.space.lower_bound else ''}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
@@ -162,9 +162,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(mark(a.cooling.coolant_flow)),
                                       "L/min", 1)),
             ("Air flow required", air(assumed(spec.cooling.air, "delta_t")(mark(a.cooling.air_flow)))),
-            ("Weight / floor load", f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)} / "
-                                    f"{least(a.space)}{fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
-             + assumed_tag(spec.form_factor, *FLOOR))]
+            ("Weight / floor load", f"{weighed(a.space)} / {weighed(a.space, True, spec.form_factor)}")]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
     warnings = sum(1 for f in findings if f.severity == "warning" and not f.waived)
@@ -258,14 +256,15 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
         section.add(Para(f"{len(s.overlaps)} overlapping item pair(s) and {len(s.outside)} item(s) above the "
                          f"usable height; see the validation report (MECH001, MECH002).", "note"))
     facility = a.rack.facility
-    rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
-             + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
+    rows = [("Installed equipment (payload)", fmt.cell(unconfirmed_share(s, payload=True)(s.payload), "kg", 0),
+             fmt.q(ff.max_payload, "kg", 0) + assumed_tag(ff, "max_payload"),
+             fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight") if ff.weight is not None
              else NOT_PROVIDED, "—", "—"),
             *coolant_rows(spec, s),
-            ("Total weight", least(s) + fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            ("Total weight", weighed(s, False, ff), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
-            ("Floor load (weight / footprint)", least(s) + fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
+            ("Floor load (weight / footprint)", weighed(s, True, ff),
              fmt.q(facility.floor_rating, "kg/m**2", 0) if facility else "no facility given",
              fmt.pct(ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
@@ -273,44 +272,6 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)),
                 Para(weight_basis([(spec.id, s)])))
     return section
-
-
-def least(space: Any) -> str:
-    """'at least ' before a weight or floor load that leaves something installed out (`Space.lower_bound`), else ''."""
-    return "at least " if space.lower_bound else ""
-
-
-def coolant_rows(spec: Any, s: Any) -> list[tuple[str, str, str, str]]:
-    """The weight table's one coolant row: the filled loop's stated volume, or the parts' where only they state one."""
-    liquid = spec.cooling.liquid
-    if liquid is None or not s.coolant.magnitude:
-        return []
-    held = (f"{fmt.q(liquid.coolant_volume, 'L', 0)} of {liquid.coolant}" if liquid.coolant_volume is not None
-            else f"the parts' stated volumes of {liquid.coolant}, without the manifolds and hoses")
-    return [("Coolant (filled)", f"{fmt.q(s.coolant, 'kg', 0)} ({held})", "—", "—")]
-
-
-def weight_basis(spaces: list[tuple[str, Any]]) -> str:
-    """What a rack's weight and floor load hold and leave out (`analyse.rack.left_out`), for whoever builds or lifts it.
-
-    `spaces` are (rack id, space). The weight is the empty enclosure plus each placed part's stated weight; what is
-    installed and not weighed (a part that states no weight, the cables and transceivers in the ports, a liquid
-    loop's coolant) makes it a lower bound, said per rack with what it leaves out. newuser66: an ODM read "Weight
-    683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant; review32:
-    only a rack with a liquid loop leaves coolant out. weight67: a requirement on a lower bound is not provided.
-    """
-    text = ("Weight is the empty enclosure (where its weight is stated) plus the stated weight of each placed "
-            "system, switch, shelf and PDU (rails as the parts' datasheets include them), without blanking panels; "
-            "floor load is that weight over the enclosure's footprint.")
-    text += "".join(f" {rid}'s weight is filled: it holds its coolant, {fmt.q(s.coolant, 'kg', 0)} (volume x the "
-                    "coolant's density); the rated payload is judged on the equipment alone."
-                    for rid, s in spaces if getattr(s, "coolant", None) is not None and s.coolant.magnitude)
-    bounds = [f" {rid}'s weight, at least {fmt.q(s.weight, 'kg', 0)}, is a lower bound: it leaves out "
-              f"{'; '.join(s.left_out)}." for rid, s in spaces if s.left_out]
-    if not bounds:
-        return text + " Every installed part states its weight: the weight is the rack's as installed."
-    return (text + "".join(bounds) + " A requirement on the weight or floor load that the lower bound meets is not "
-            "provided, never met (REQ002); one it misses is not met.")
 
 
 def network(a: RackAnalysis, specs: Any) -> Section | None:
@@ -368,6 +329,3 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
 #: The figures a rack document marks "(unconfirmed)" where a placed part's draw is (`unconfirmed_footnote`).
 RACK_MARKED = ("IT power at maximum and typical draw, input power, heat to liquid and to air, and the flows, loads "
                "and CDU group figures built on them (here, in Power and in Cooling)")
-
-#: The enclosure's figures the rack's floor load rests on (its weight over its footprint, MECH004).
-FLOOR = ("weight", "width", "depth")

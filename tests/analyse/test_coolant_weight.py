@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.render.rack import coolant_rows, weight_basis
+from archgen.render.rack_weight import coolant_rows, weight_basis
 from tests.conftest import case_files, run_specs
 
 LOOP = "cdu_redundancy: N+1, racks_per_cdu: 1,"

@@ -96,7 +96,7 @@ def test_assumed_air_and_enclosure_figures_are_tagged(tmp_path):
     assert air["ASHRAE air class"] == "A2 (allowable inlet 10–35 °C)"   # not marked: as stated
     scope, _ = rack_scope(run, a, "r", "2026-01-01")
     weight = {r[0]: r for r in _rows(rack_design(scope, a), "weight")}
-    assert weight["Empty rack"][1] == "180 kg (assumed)" and weight["Total weight"][1].endswith("(assumed)")
+    assert weight["Empty rack"][1] == "180 kg (assumed)" and weight["Total weight"][1].endswith("assumed)")
     assert not weight["Installed equipment (payload)"][2].endswith("(assumed)")   # max_payload not marked
     rows = _rows(validation_section(scope), "unconfirmed")
     assert ("r", "Rack", "cooling.air: delta_t 20 K", "design assumption") in rows

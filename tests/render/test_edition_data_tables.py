@@ -86,7 +86,7 @@ def _space(*left_out: str):
 
 
 def test_a_rack_document_says_what_its_weight_holds():
-    from archgen.render.rack import weight_basis
+    from archgen.render.rack_weight import weight_basis
 
     assert weight_basis([("r", _space())]).endswith("the weight is the rack's as installed.")
     text = weight_basis([("r", _space("pdu x2, which states no weight"))])
@@ -99,7 +99,7 @@ def test_only_a_liquid_cooled_rack_leaves_coolant_out():
     """review32: every rack's document read "dry (no coolant is added; ...)", an air-cooled DGX or MI355X rack's too,
     whose weight holds no liquid to leave out; only a rack whose liquid loop carries heat leaves coolant out."""
     from archgen.analyse.rack import COOLANT
-    from archgen.render.rack import weight_basis
+    from archgen.render.rack_weight import weight_basis
 
     assert "coolant" not in weight_basis([("air", _space())])
     assert "wet's weight, at least 700 kg, is a lower bound: it leaves out the coolant" in weight_basis(
