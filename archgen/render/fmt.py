@@ -164,7 +164,7 @@ class Noted:
     #: `but`, how much it is not about: "1,146.6 kW (all but 0.3 kW of it unconfirmed)".
     part: Any = None
     but: bool = False
-    #: The low and high ends of `value` its first word gives instead: "(unconfirmed: 15.9 to 17.0 kW)".
+    #: The low and high ends of `value` its first word gives instead: "(unconfirmed: 15.9 kW to 17.0 kW)".
     band: tuple[Any, Any] | None = None
 
     def said(self, show: Any) -> str:

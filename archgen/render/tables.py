@@ -100,7 +100,7 @@ def marked(share: Share) -> Mark:
     A figure all of which rests on unconfirmed draws reads "131.6 kW (unconfirmed)"; one that rests on them in part
     says how much, in its own unit: "57.3 kW (0.1 kW of it unconfirmed)", or, where more than half of it does, how
     much does not: "1,146.6 kW (all but 0.3 kW of it unconfirmed)"; where every such draw states a range in
-    the catalog, the band it gives, instead: "16.1 kW (unconfirmed: 15.9 to 16.1 kW)". A zero stays plain, as no
+    the catalog, the band it gives, instead: "16.1 kW (unconfirmed: 15.9 kW to 16.1 kW)". A zero stays plain, as no
     draw makes it (an air-cooled rack's heat to liquid), and so does every figure of a share of none. The
     document names the draws once (`unconfirmed_footnote`).
     """
@@ -150,7 +150,7 @@ def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
             f"figure that rests on them in part says how much of it does (\"0.1 kW of it unconfirmed\"), or, where "
             f"most of it does, how much does not (\"all but 0.3 kW of it\"): those draws' share of the draws it "
             f"sums, which the figures built on it carry in proportion; where each such draw states a range in the "
-            f"catalog, the figure reads the band it gives instead (\"unconfirmed: 9.75 to 10.32 kW\").")
+            f"catalog, the figure reads the band it gives instead (\"unconfirmed: 9.75 kW to 10.32 kW\").")
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
