@@ -194,18 +194,25 @@ def cluster_rack_shares(a: Any, racks: Mapping[str, Any], specs: Any) -> dict[st
 #: each carries (`cluster_share`): at maximum draw, at typical draw, the network's and the optics'. Not the
 #: headrooms (a capacity less the load), nor a CDU's pump draw or the idle draw, which rest on no draw here.
 SHARED_METRICS = {
-    "it_power": ("it_power", "it_power_racks", "shelf_loss", "facility_power", "facility_power_peak"),
+    "it_power": ("it_power", "it_power_racks", "facility_power", "facility_power_peak"),
     "it_power_typical": ("it_power_typical", "it_power_typical_racks", "power_average", "facility_energy_per_year",
                          "energy_cost_per_year", "carbon_per_year", "market_carbon_per_year", "water_per_year"),
     "network_power": ("network_power",), "optics_power": ("optics_power",)}
 
 
-def cluster_shares(a: Any, specs: Any) -> dict[str, Share]:
-    """By metric (`SHARED_METRICS`), the `Share` of cluster analysis `a`'s figure; the others carry none."""
+def cluster_shares(a: Any, specs: Any, racks: Mapping[str, Any]) -> dict[str, Share]:
+    """By metric (`SHARED_METRICS`), the `Share` of cluster analysis `a`'s figure; the others carry none.
+
+    Its shelves' loss is its racks' (`racks`: the run's rack analyses), each type's loss carrying its IT power's
+    share: a loss only the shelf-fed parts' draws make, not the switches fed from PDUs beside them.
+    """
     out: dict[str, Share] = {}
     for base, names in SHARED_METRICS.items():
         s = cluster_share(a, specs, base, typical=base == "it_power_typical")
         out.update(dict.fromkeys(names, s))
+    shares = cluster_rack_shares(a, racks, specs)
+    out["shelf_loss"] = summed((a.cluster.rack_counts[path.removeprefix("rack/")] * max(
+        (racks[path].power.input_power - racks[path].power.load).m_as("kW"), 0.0), s.it) for path, s in shares.items())
     return out
 
 

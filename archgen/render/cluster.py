@@ -113,7 +113,7 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
                                       "ODM/JDM, networking, power and cooling, and facility partners")
     sections = [abstract(scope, a), common.conventions(), requirements_section(scope),
                 common.components_section(scope, counts),
-                architecture(a, series, cluster_marks(a, scope.run.design.specs)("network_power")),
+                architecture(a, series, cluster_marks(a, scope.run.design.specs, scope.run.racks)("network_power")),
                 rack_types(scope, a), power_cooling(scope, a), fabrics(scope, a)]
     if a.cabling is not None:
         sections += [cabling(a)] + ([wiring_section(a, pm)] if pm is not None else [])
@@ -136,7 +136,7 @@ def abstract(scope: Scope, a: Any) -> Section:
     loose = unracked_words(m)   # switches in no rack: their rack space is in no figure (COST007)
     specs = scope.run.design.specs
     parts = cluster_power_parts(a, specs).values()   # what its power sums (REQ005's): "(unconfirmed)" as they are
-    mark = cluster_marks(a, specs)
+    mark = cluster_marks(a, specs, scope.run.racks)
     it, loss, net, optics = (fmt.cell(mark(k)(m.get(k)), "kW", 1)
                              for k in ("it_power", "shelf_loss", "network_power", "optics_power"))
     lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
@@ -286,7 +286,7 @@ def power_cooling(scope: Scope, a: Any) -> Section:
              "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
              "switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
-        Para(typical_text(cluster_marks(a, scope.run.design.specs)("it_power_typical")(
+        Para(typical_text(cluster_marks(a, scope.run.design.specs, scope.run.racks)("it_power_typical")(
             scope.metrics.get("it_power_typical")), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:

@@ -76,7 +76,7 @@ def datacentre(scope: Any, a: Any) -> Section:
     heat = rack_heat(a, scope.run.racks)
     liquid, air, doors = heat.liquid, heat.air, heat.doors
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
-    mark, shares = cluster_marks(a, scope.run.design.specs), cluster_rack_shares(a, scope.run.racks,
+    mark, shares = cluster_marks(a, scope.run.design.specs, scope.run.racks), cluster_rack_shares(a, scope.run.racks,
                                                                                   scope.run.design.specs)
     wet, dry = (marked(heat_share(a, racks, shares, kind, total, scope.run.design.specs))
                 for kind, total in (("liquid", liquid), ("air", air)))

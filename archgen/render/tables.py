@@ -118,12 +118,13 @@ def marked(share: Share) -> Mark:
     return mark
 
 
-def cluster_marks(a: Any, specs: Any) -> Callable[[str], Mark]:
+def cluster_marks(a: Any, specs: Any, racks: Any) -> Callable[[str], Mark]:
     """The `Mark` of cluster analysis `a`'s metric by name (`analyse.unconfirmed_share.cluster_shares`).
 
-    Its IT power's, its energy's, the facility's power; a metric that carries none (a headroom), `plain`.
+    Its IT power's, its energy's, the facility's power; a metric that carries none (a headroom), `plain`. `racks`:
+    the run's rack analyses (its shelves' loss is theirs).
     """
-    shares = cluster_shares(a, specs)
+    shares = cluster_shares(a, specs, racks)
     return lambda name: marked(shares.get(name, CONFIRMED))
 
 
