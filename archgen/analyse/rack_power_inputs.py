@@ -169,7 +169,7 @@ def rack_power_parts(a: Any, links: Mapping[str, tuple[Part, ...]]) -> list[Any]
 
     `links`: by rack path, the links with an unconfirmed `power_per_end` whose ends its optics hold
     (`analyse.optics.unconfirmed_optics`), as a cluster's power names its links (`cluster_power_parts`). One rule for
-    REQ005 (`rack_power_inputs`) and the rack's markers (`render.tables.marker`).
+    REQ005 (`rack_power_inputs`) and the rack's footnote (`render.tables.unconfirmed_footnote`).
     """
     return [*(item.part for item in a.rack.items), *links.get(a.rack.path, ())]
 

@@ -271,7 +271,7 @@ def test_a_figure_at_typical_draw_sums_the_typical_figure_where_one_is_stated():
 
 def test_a_figure_both_unconfirmed_and_assumed_reads_one_bracket(shipped):
     """tail42: the GB200 NVL72 rack's coolant flow sums unconfirmed draws and rests on the loop's assumed ΔT; it read
-    "168.0 L/min (unconfirmed) (assumed)". Both words now share one bracket (`fmt.noted`, which `tables.marker` and
+    "168.0 L/min (unconfirmed) (assumed)". Both words now share one bracket (`fmt.noted`, which `tables.marked` and
     `rack_cooling.assumed` both use), in either order, and an air flow keeps its CFM before them."""
     from archgen.render.rack_cooling import air
     flow = Q_(168.0, "L/min")
