@@ -79,15 +79,31 @@ def unconfirmed_optics(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, tup
     inputs and the rack document's markers name them (`rack_power_inputs.rack_power_parts`), as the cluster's do
     (unconfmark42's finding: only the cluster level named them). Only such links are counted again, one at a time.
     """
-    out: dict[str, dict[str, Link]] = {}
+    return links_held(unconfirmed_optics_power(clusters))
+
+
+def links_held(power: Mapping[str, Mapping[str, tuple[Link, float]]]) -> dict[str, tuple[Link, ...]]:
+    """`unconfirmed_optics` of its `unconfirmed_optics_power`: the links alone, by rack path."""
+    return {path: tuple(link for link, _ in links.values()) for path, links in power.items()}
+
+
+def unconfirmed_optics_power(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, tuple[Link, float]]]:
+    """`unconfirmed_optics` by link id, with the kW its ends draw in the rack: its most loaded instance's, any cluster.
+
+    At maximum draw, with the modules a switch's typical leaves out (`instance_optics`, held): the share of a rack's
+    optics that rests on an unconfirmed `power_per_end` (`analyse.unconfirmed_share.rack_shares`).
+    """
+    out: dict[str, dict[str, tuple[Link, float]]] = {}
     for a in clusters.values():
         tiers = a.cabling.tiers if a.cabling is not None else ()
         links = {e.id: e for t in tiers for o in t.options for e in (o.a, o.b) if e.is_unconfirmed("power_per_end")}
         for lid, link in sorted(links.items()):
             watts = _end_optics(a, link=lid)[:-1] + _end_optics(a, True, lid)[:-1]
-            for inst in (i for i, w in zip(a.cluster.instances, watts.tolist(), strict=True) if w):
-                out.setdefault(f"rack/{inst.rack.spec.id}", {})[lid] = link
-    return {path: tuple(links.values()) for path, links in out.items()}
+            for inst, w in zip(a.cluster.instances, watts.tolist(), strict=True):
+                if w:
+                    held = out.setdefault(f"rack/{inst.rack.spec.id}", {})
+                    held[lid] = (link, max(held.get(lid, (link, 0.0))[1], w / 1000))
+    return out
 
 
 def _end_optics(a: ClusterAnalysis, held: bool = False, link: str | None = None) -> np.ndarray:

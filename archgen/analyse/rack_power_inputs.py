@@ -139,12 +139,21 @@ def _named(p: Part, metric: str) -> dict[str, None]:
                          if f != "power.typical" or metric in TYPICAL_METRICS)
 
 
+def fraction_unconfirmed(part: System | Switch) -> bool:
+    """Whether `part` states its `cooling.liquid_fraction` and lists it unconfirmed (its heat split rests on it)."""
+    return "liquid_fraction" in part.cooling.model_fields_set and part.is_unconfirmed(LIQUID_FRACTION)
+
+
 def _heat_named(p: Part, metric: str, liquid: set[str], fractions: dict[str, str]) -> tuple[str, ...]:
     """`_named`, with the rack's heat split: the liquid heat names only the liquid parts' draws, and its fraction.
 
     The liquid heat (`LIQUID_METRICS`) names only the draws (`BOM_DRAWS`) of the parts in `liquid` (the liquid-cooled
     ones and what their draw is built on); it and the air's (`AIR_METRICS`) name the part's liquid fraction
-    (`fractions`, by part id, where it is unconfirmed).
+    (`fractions`, by part id, where it is unconfirmed: `fraction_unconfirmed`). The documents' marks on the same
+    figures follow the same parts (`analyse.unconfirmed_share.rack_shares`, one rule): the liquid heat's only the
+    liquid-cooled parts' draws and fractions, so a rack whose one unconfirmed draw is an air-cooled switch's leaves
+    its heat to liquid plain. They differ in what they give, not in what they decide: this names the figures, the
+    mark says how much of the heat rests on them (the draws x fractions of the parts that do).
     """
     draws = (f"{p.id} {f} (unconfirmed)" for f in unconfirmed_power_fields(p) if p.id in liquid and f in BOM_DRAWS)
     named = tuple(draws if metric in LIQUID_METRICS else _named(p, metric))
@@ -161,7 +170,7 @@ def rack_power_parts(a: Any, links: Mapping[str, tuple[Part, ...]]) -> list[Any]
 
     `links`: by rack path, the links with an unconfirmed `power_per_end` whose ends its optics hold
     (`analyse.optics.unconfirmed_optics`), as a cluster's power names its links (`cluster_power_parts`). One rule for
-    REQ005 (`rack_power_inputs`) and the rack's markers (`render.tables.marker`).
+    REQ005 (`rack_power_inputs`) and the rack's footnote (`render.tables.unconfirmed_footnote`).
     """
     return [*(item.part for item in a.rack.items), *links.get(a.rack.path, ())]
 
@@ -179,7 +188,7 @@ def rack_power_inputs(racks: Mapping[str, Any], specs: Any,
         cooled = {p.id: p for p in (item.part for item in a.rack.items) if isinstance(p, System | Switch)}
         liquid = {p.id for c in cooled.values() if c.cooling.liquid_fraction > 0 for p in power_parts(c, specs)}
         fractions = {pid: f"{pid} {LIQUID_FRACTION} (unconfirmed)" for pid, p in cooled.items()
-                     if "liquid_fraction" in p.cooling.model_fields_set and p.is_unconfirmed(LIQUID_FRACTION)}
+                     if fraction_unconfirmed(p)}
         # a shelf's efficiency: its loss, at the feeds and in the heat only
         m = {k: tuple(w for p in parts.values() if not (isinstance(p, PowerShelf) and k in LOAD_METRICS)
                       for w in _heat_named(p, k, liquid, fractions)) for k in RACK_POWER_METRICS if k in a.metrics}

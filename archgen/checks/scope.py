@@ -243,6 +243,15 @@ def coolant_supply(water: Any, cdu: Any) -> Any:
     return (water.supply.to("K") + cdu.approach.to("K")).to("degC")
 
 
+#: Of `rack_figures`, the value each check compares that sums the rack's parts' draws, by the figure it is built on
+#: (`analyse.unconfirmed_share.RackShares`): its IT power (a stage's or feed's load, the busbar current), its heat
+#: to liquid (the CDU group's load and flow) or to air; a passed check's value carries its share, as the documents'
+#: figures do.
+RACK_FIGURE_SHARES = {"PWR001": "it", "PWR002": "it", "PWR003": "it", "PWR004": "it", "PWR014": "it",
+                      "COOL001": "liquid", "COOL002": "liquid", "COOL020": "liquid", "COOL021": "air",
+                      "COOL014": "air", "COOL007": "air"}
+
+
 def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
     """(value, limit) a rack check compares, from the rack's analysis (`analyse.rack.RackAnalysis`), or None."""
     p, c, s = a.power, a.cooling, a.space

@@ -85,7 +85,7 @@ class Table:
 def _plain(value: Any, col: Column) -> str:
     """Cell text without the unit when the column heading carries it (a `fmt.Noted` value's, its word after it)."""
     if isinstance(value, fmt.Noted):
-        return f"{_plain(value.value, col)} ({value.note})"
+        return f"{_plain(value.value, col)} ({value.said(lambda v: _plain(v, col))})"
     text = fmt.cell(value.value if isinstance(value, Formula) else value, col.unit, col.digits)
     label = fmt.unit_label(col.unit) if col.unit else ""
     if label and text.endswith(" " + label):

@@ -18,13 +18,13 @@ from typing import Any
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.network import withheld_tiers
-from archgen.analyse.optics import unconfirmed_optics
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
 from archgen.analyse.rack_heat import rack_heat_by_type
-from archgen.analyse.rack_power_inputs import cluster_power_parts, in_metric, rack_power_parts
+from archgen.analyse.rack_power_inputs import cluster_power_parts
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
+from archgen.analyse.unconfirmed_share import cluster_rack_shares, fabric_share, summed
 from archgen.analyse.unracked import unracked_words
 from archgen.model import Part
 from archgen.render import (
@@ -51,7 +51,7 @@ from archgen.render.rack_power import typical_text
 from archgen.render.rack_weight import unconfirmed_share, weight_basis
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
-from archgen.render.tables import bom_data, marker, unconfirmed_footnote
+from archgen.render.tables import Mark, bom_data, cluster_marks, marked, plain, unconfirmed_footnote
 from archgen.render.wiring import figures as wiring_figures
 from archgen.render.wiring import portmap_table
 from archgen.render.wiring import section as wiring_section
@@ -113,8 +113,9 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     control = common.document_control(scope, f"AG-CLUSTER-{spec.id.upper()}", title,
                                       "ODM/JDM, networking, power and cooling, and facility partners")
     sections = [abstract(scope, a), common.conventions(), requirements_section(scope),
-                common.components_section(scope, counts), architecture(a, series), rack_types(scope, a),
-                power_cooling(scope, a), fabrics(scope, a)]
+                common.components_section(scope, counts),
+                architecture(a, series, cluster_marks(a, scope.run.design.specs, scope.run.racks)("network_power")),
+                rack_types(scope, a), power_cooling(scope, a), fabrics(scope, a)]
     if a.cabling is not None:
         sections += [cabling(a)] + ([wiring_section(a, pm)] if pm is not None else [])
     sections += reference_sections(scope, a, series)
@@ -136,7 +137,8 @@ def abstract(scope: Scope, a: Any) -> Section:
     loose = unracked_words(m)   # switches in no rack: their rack space is in no figure (COST007)
     specs = scope.run.design.specs
     parts = cluster_power_parts(a, specs).values()   # what its power sums (REQ005's): "(unconfirmed)" as they are
-    it, loss, net, optics = (fmt.cell(marker([p for p in parts if in_metric(a, p, k)], specs)(m.get(k)), "kW", 1)
+    mark = cluster_marks(a, specs, scope.run.racks)
+    it, loss, net, optics = (fmt.cell(mark(k)(m.get(k)), "kW", 1)
                              for k in ("it_power", "shelf_loss", "network_power", "optics_power"))
     lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
             f"{a.cluster.rack_total:,} racks{f' ({loose})' if loose else ''}, with "
@@ -151,7 +153,7 @@ def abstract(scope: Scope, a: Any) -> Section:
              f"{' + checkpoint storage' if storage_draw(a).m else ''})", it),
             ("Power-shelf loss (in IT power at the rack feeds)", loss),
             ("IT power at the rack feeds (typical, for energy)",
-             fmt.cell(marker(parts, specs, typical=True)(m.get("it_power_typical")), "kW", 1)),
+             fmt.cell(mark("it_power_typical")(m.get("it_power_typical")), "kW", 1)),
             ("Network power (switches and optics)", net),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
@@ -169,13 +171,17 @@ def abstract(scope: Scope, a: Any) -> Section:
 
 #: The figures a cluster document marks "(unconfirmed)" where a draw they sum is (`tables.unconfirmed_footnote`).
 CLUSTER_MARKED = ("the IT power at the rack feeds, at maximum and typical draw, and the network, optics and "
-                  "power-shelf loss in it (here and in Power and cooling), each "
-                  "rack type's IT power, input power and heat (Rack design, Power and cooling) and what the design "
-                  "needs from the hall (Data-centre requirements)")
+                  "power-shelf loss in it (here and in Power and cooling), the network power by fabric and at each "
+                  "size of the growth table, each rack type's IT power, input power and heat (Rack design, Power and "
+                  "cooling), what the design needs from the hall and the facility's power, energy, carbon and water "
+                  "built on it (Data-centre requirements)")
 
 
-def architecture(a: Any, series: Scaling | None = None) -> Section:
-    """Units, rack types and the scaling table per fabric tier; the growth of the design; the floor plan."""
+def architecture(a: Any, series: Scaling | None = None, network: Mark = plain) -> Section:
+    """Units, rack types and the scaling table per fabric tier; the growth of the design; the floor plan.
+
+    `network`: the `Mark` of its network power (`tables.cluster_marks`), which the growth table shows at each size.
+    """
     c = a.cluster
     unit_rows = [(uid, c.unit_counts.get(uid, 0), _rack_mix(c.unit_racks.get(uid, ())))
                  for uid in sorted(c.unit_counts)]
@@ -198,7 +204,7 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
             Column("Oversubscription as used (down ports in use : up, fullest switch)", digits=2, align="right"))
     section.add(Table("scaling", "Scaling table: switches per fabric tier", cols, tuple(rows)))
     if series is not None and series.points and series.fabric:
-        section.sub("growth", "Growth of the design", *growth(series))
+        section.sub("growth", "Growth of the design", *growth(series, network))
     if c.instances:
         f = c.spec.floor
         section.add(Figure("fig-floor", "floor", f"Floor plan in metres: {len(c.instances)} racks by row, coloured "
@@ -227,16 +233,16 @@ def _rack_mix(members: Any) -> str:
 
 def rack_types(scope: Scope, a: Any) -> Section:
     """Each rack type with its count and per-rack figures; elevations of each type."""
-    rows, links = [], unconfirmed_optics({a.cluster.path: a})   # the links its racks' optics hold (`rack_power_parts`)
+    rows, shares = [], cluster_rack_shares(a, scope.run.racks, scope.run.design.specs)   # `tables.marked`
     section = Section("rack-types", "Rack design")
     for rid, n in sorted(a.cluster.rack_counts.items()):
         r = scope.run.racks.get(f"rack/{rid}")
         if r is None:
             continue
-        mark = marker(rack_power_parts(r, links), scope.run.design.specs)
-        rows.append((rid, n, r.space.used, mark(r.power.it_power), mark(r.cooling.heat_liquid),
-                     mark(r.cooling.heat_air), unconfirmed_share(r.space)(r.space.weight),
-                     unconfirmed_share(r.space, True)(r.space.floor_load)))
+        share = shares[r.rack.path]
+        rows.append((rid, n, r.space.used, marked(share.it)(r.power.it_power),
+                     marked(share.liquid)(r.cooling.heat_liquid), marked(share.air)(r.cooling.heat_air),
+                     unconfirmed_share(r.space)(r.space.weight), unconfirmed_share(r.space, True)(r.space.floor_load)))
     cols = (Column("Rack type"), Column("Count", digits=0, align="right"), Column("U used", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"), Column("Weight", "kg", 0, "right"),
@@ -254,17 +260,20 @@ def power_cooling(scope: Scope, a: Any) -> Section:
     """Power and heat per rack type times its count, network and optics power."""
     rows: list[tuple] = []
     by_type = rack_heat_by_type(a, scope.run.racks)   # each instance with its own optics, as COOL009 counts them
-    links = unconfirmed_optics({a.cluster.path: a})   # the modules its racks' optics hold, with their draws
-    placed: dict[str, list[Any]] = {rid: rack_power_parts(scope.run.racks[f"rack/{rid}"], links)
-                                     for rid in a.cluster.rack_counts if rid in by_type}
+    shares = {path.removeprefix("rack/"): s
+              for path, s in cluster_rack_shares(a, scope.run.racks, scope.run.design.specs).items()}
     for rid, n in sorted(a.cluster.rack_counts.items()):
         if (h := by_type.get(rid)) is not None:
             rows.append((rid, n, h.it_power, h.total, h.liquid, h.air))
+    kinds = ("it", "it", "liquid", "air")   # the share each column carries: input power and heat as the IT power's
+    marked_rows = [(rid, n, *(marked(getattr(shares[rid], k))(v) for k, v in zip(kinds, figures, strict=True)))
+                   for rid, n, *figures in rows]
     if rows:
-        rows.append(("All racks", *(sum(col[1:], col[0]) for col in list(zip(*rows, strict=True))[1:])))
-    marks = {rid: marker(parts, scope.run.design.specs) for rid, parts in placed.items()}
-    marks["All racks"] = marker([p for parts in placed.values() for p in parts], scope.run.design.specs)
-    rows = [(rid, n, *map(marks[rid], figures)) for rid, n, *figures in rows]
+        total = [sum(col[1:], col[0]) for col in list(zip(*rows, strict=True))[2:]]
+        marked_rows.append(("All racks", sum(r[1] for r in rows), *(
+            marked(summed((v.m_as("kW"), getattr(shares[r[0]], k)) for r in rows for v in (r[2 + i],)))(t)
+            for i, (k, t) in enumerate(zip(kinds, total, strict=True)))))
+    rows = marked_rows
     cols = (Column("Rack type"), Column("Racks", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Input power at the rack feeds", "kW", 1,
                                                                          "right"),
@@ -278,13 +287,15 @@ def power_cooling(scope: Scope, a: Any) -> Section:
              "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
              "switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
-        Para(typical_text(marker(cluster_power_parts(a, scope.run.design.specs).values(), scope.run.design.specs,
-                                 typical=True)(scope.metrics.get("it_power_typical")), a.typical_from_max,
-                          at_feeds=True)))
+        Para(typical_text(cluster_marks(a, scope.run.design.specs, scope.run.racks)("it_power_typical")(
+            scope.metrics.get("it_power_typical")), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
-        nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) if fid != "scale_up" else
-                 ("scale-up domain (its cables' optics; its switches are compute)", p, p)
+        specs = scope.run.design.specs   # how much of each fabric's figures is unconfirmed (`tables.marked`)
+        nrows = [(fid, marked(fabric_share(a, fid, specs))(p),
+                  marked(fabric_share(a, fid, specs, True))(_fabric_metric(a, fid, "optics_power")))
+                 if fid != "scale_up" else ("scale-up domain (its cables' optics; its switches are compute)",
+                                            *(marked(fabric_share(a, fid, specs))(p),) * 2)
                  for fid, p in sorted(net.items())]
         if (surplus := surplus_switch_power(a)).magnitude:   # in the cluster's network power, in no fabric's
             nrows.append(("switches placed beyond the fabrics (NET017)", surplus, None))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from archgen.analyse.storage_cost import storage_draw
+from archgen.analyse.unconfirmed_share import parts_share
 from archgen.render import common, fmt, glossary
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.tables import bom_name, quantity, unconfirmed_power
+from archgen.render.tables import bom_name, marked, quantity, unconfirmed_power
 from archgen.units import Q_, Q
 
 
@@ -18,7 +20,8 @@ def appendices(scope: Scope, a: Any) -> Section:
     rows = []
     for line in getattr(a.cabling, "bom", ()):
         part = specs.get(line.part)
-        summed = (part, *_placed(a, line))   # a rack line sums its placed parts' draws
+        placed = _placed(a, line)   # a rack line sums its placed parts' draws: how much of it is unconfirmed
+        mark = marked(parts_share(placed, specs)) if placed else partial(unconfirmed_power, parts=(part,), specs=specs)
         name, number, source = bom_name(line, part)
         note = _note(line) if part is not None and line.note else "—"
         for size, n in line.lengths or ((None, line.quantity),):   # copper: a line per ordered length
@@ -26,7 +29,7 @@ def appendices(scope: Scope, a: Any) -> Section:
                 line.total_power * n / line.quantity   # its share (node ends drawing inside a system left out)
             rows.append((line.part, name if size is None else f"{name}, {_length(size)}", number, line.kind,
                          note if size is None else f"{note}; {_length(size)} bin", quantity(line) if size is None
-                         else n, *(unconfirmed_power(v, summed, specs) for v in (line.unit_power, total)),
+                         else n, *map(mark, (line.unit_power, total)),
                          source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),

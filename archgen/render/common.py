@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archgen import __version__, metrics
+from archgen.analyse.optics import unconfirmed_optics_power
+from archgen.analyse.unconfirmed_share import CONFIRMED, rack_shares
 from archgen.checks import REGISTRY, Finding, tally
 from archgen.checks.judgement import Judgement
-from archgen.checks.scope import applies, rack_figures
+from archgen.checks.scope import RACK_FIGURE_SHARES, applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part, field_words
 from archgen.model.base import MarkedFigures
@@ -21,6 +23,7 @@ from archgen.model.deliverable import DocumentInfo
 from archgen.open_item import OpenItem, Worded
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
+from archgen.render.tables import Mark, marked, plain
 
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
 
@@ -165,6 +168,8 @@ def validation_section(scope: Scope) -> Section:
     clusters = scope_clusters(scope)
     halls = [h for c in clusters for h in (c.facility, *c.hall_facilities)] if clusters else None   # rack: its own
     single = scope.run.racks.get(scope.subject)
+    shares = rack_shares(single, scope.run.design.specs, unconfirmed_optics_power(scope.run.clusters)) \
+        if single is not None else None   # how much of a passed check's value is unconfirmed (`tables.marked`)
     judged_on = {(j.bound.req.id, j.bound.subject): j.bound.req.metric for j in scope.requirements()}
     for cid, chk in sorted(REGISTRY.items()):
         hits = by_id.pop(cid, [])
@@ -174,8 +179,9 @@ def validation_section(scope: Scope) -> Section:
         if not hits:
             figures = rack_figures(cid, single) if single is not None else None
             value, limit = figures if figures else (None, None)
-            rows.append((cid, chk.summary, scope.subject if figures else "—", "pass", _value(value, limit),
-                         _value(limit, limit), "—", ""))
+            share = getattr(shares, RACK_FIGURE_SHARES.get(cid, ""), CONFIRMED) if shares else CONFIRMED
+            rows.append((cid, chk.summary, scope.subject if figures else "—", "pass",
+                         _value(value, limit, marked(share)), _value(limit, limit), "—", ""))
             anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
@@ -266,14 +272,19 @@ def _found(f: Finding, judged_on: dict[tuple[str, str], str], limit: bool = Fals
     return _value(q, f.limit)
 
 
-def _value(value: Any, like: Any) -> str:
-    """A check's value or limit in the limit's unit; a mass or floor load whole, as the rack's tables show them."""
+def _value(value: Any, like: Any, mark: Mark = plain) -> str:
+    """A check's value or limit in the limit's unit; a mass or floor load whole, as the rack's tables show them.
+
+    `mark`: how much of it is unconfirmed (`tables.marked`), after it in the same unit.
+    """
     if value is None:
         return "—"
     if like is not None and not like.dimensionless and value.is_compatible_with(like):
         value = value.to(like.units)
     whole = not value.dimensionless and any(value.is_compatible_with(u) for u in ("kg", "kg/m**2"))
-    return fmt.q(value, digits=0 if whole else fmt.digits_for(value))
+    text = fmt.q(value, digits=0 if whole else fmt.digits_for(value))
+    noted = mark(value)
+    return f"{text} ({noted.said(lambda v: _value(v, like))})" if isinstance(noted, fmt.Noted) else text
 
 
 def open_items_section(scope: Scope, missing: list[str]) -> Section:

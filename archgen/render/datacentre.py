@@ -6,7 +6,7 @@ design's needs (IT power, heat by medium, floor load) come from the cluster's an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from archgen.analyse.facility import usable_units
@@ -14,8 +14,8 @@ from archgen.analyse.hall_groups import candidate, fellows, halls_with, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_heat import rack_heat
-from archgen.analyse.rack_power_inputs import cluster_power_parts
 from archgen.analyse.site_cost import cost_facility
+from archgen.analyse.unconfirmed_share import cluster_rack_shares, heat_share
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.hall_load import feed_stages
 from archgen.checks.unit_rating import load_pf
@@ -24,7 +24,7 @@ from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.load_swing import NOT_PROVIDED, load_swing, training_periods
 from archgen.render.own_hall_rows import NOT_THIS, hall_unit_rows, site_power_rows
 from archgen.render.rack_cooling import water_rows
-from archgen.render.tables import marker
+from archgen.render.tables import Mark, cluster_marks, marked, plain
 from archgen.units import apparent_power
 
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
@@ -78,12 +78,15 @@ def datacentre(scope: Any, a: Any) -> Section:
     heat = rack_heat(a, scope.run.racks)
     liquid, air, doors = heat.liquid, heat.air, heat.doors
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
-    mark = marker(cluster_power_parts(a, scope.run.design.specs).values(), scope.run.design.specs)
-    need = [("IT power at the rack feeds (maximum)", fmt.cell(mark(m.get("it_power")), "kW", 1)),
-            ("Heat to liquid", fmt.cell(mark(liquid), "kW", 1)),
-            *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
-            *((("Heat to the rear doors' water", fmt.cell(mark(doors), "kW", 1)),) if doors.magnitude else ()),
-            ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.cell(mark(air), "kW", 1)),
+    mark, shares = cluster_marks(a, scope.run.design.specs, scope.run.racks), cluster_rack_shares(a, scope.run.racks,
+                                                                                  scope.run.design.specs)
+    wet, dry = (marked(heat_share(a, racks, shares, kind, total, scope.run.design.specs))
+                for kind, total in (("liquid", liquid), ("air", air)))
+    need = [("IT power at the rack feeds (maximum)", fmt.cell(mark("it_power")(m.get("it_power")), "kW", 1)),
+            ("Heat to liquid", fmt.cell(wet(liquid), "kW", 1)),
+            *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks], shares),
+            *((("Heat to the rear doors' water", fmt.cell(dry(doors), "kW", 1)),) if doors.magnitude else ()),
+            ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.cell(dry(air), "kW", 1)),
             ("Heaviest rack floor load", _floor_load(heaviest)),
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
@@ -118,7 +121,7 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m, peers, a.typical_from_max, cost_facility(a),
-                      scope.run.operations.unsettled.get(a.cluster.path, {}))
+                      scope.run.operations.unsettled.get(a.cluster.path, {}), mark)
     if own:   # IT power x the halls' PUE (`site_facility_power`), not this facility's
         site = site_power_rows(a, m, STEADY_POWER)
         rows = [(label, site.get(label, value)) for label, value in rows]
@@ -284,10 +287,12 @@ def energy_basis(cost: Any, m: dict, fell_back: tuple[str, ...] = ()) -> str:
     return ", ".join(parts) + bound
 
 
-def _site_rows(hall: Any, m: dict, why: dict[str, str]) -> list[tuple[str, str]]:
+def _site_rows(hall: Any, m: dict, why: dict[str, str], mark: Callable[[str], Mark] = lambda _: plain
+               ) -> list[tuple[str, str]]:
     """The cluster's carbon and water per year at the hall's stated intensities, else why not provided.
 
-    `why`: why the halls' own facilities give no one `sustainability:` (`analyse.site_cost.cost_facility`).
+    `why`: why the halls' own facilities give no one `sustainability:` (`analyse.site_cost.cost_facility`); `mark`:
+    a metric's by name, how much of it is unconfirmed (`tables.cluster_marks`).
     """
     stated = hall.sustainability
     out = []
@@ -305,14 +310,14 @@ def _site_rows(hall: Any, m: dict, why: dict[str, str]) -> list[tuple[str, str]]
             out.append((label, f"{NOT_PROVIDED}: no facility energy per year"))
         else:
             basis = " (assumed)" if stated.basis == "assumed" else ""
-            out.append((label, f"{fmt.q(m[name], unit, 0)}{' ' + words if words else ''} at "
+            out.append((label, f"{fmt.cell(mark(name)(m[name]), unit, 0)}{' ' + words if words else ''} at "
                                f"{intensity.m_as(per):g} {per}{basis}, on the energy above"))
     return out
 
 
 def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[str, ...] = (),
-              site: tuple[Any, dict[str, str]] | None = None, ends: Mapping[str, Any] | None = None
-              ) -> list[tuple[str, str]]:
+              site: tuple[Any, dict[str, str]] | None = None, ends: Mapping[str, Any] | None = None,
+              mark: Callable[[str], Mark] = lambda _: plain) -> list[tuple[str, str]]:
     """The hall's capacities with the headrooms; `peers`, the run's other occupants of the hall, share them.
 
     `ends`: a headroom's other end where another cluster's hall stands in it (`analyse.facility.headroom_ends`): the
@@ -320,7 +325,8 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[
 
     `fell_back`: the parts whose maximum draw stands in for a typical one (the energy is then an upper bound).
     `site`: the facility the energy and carbon rows read, and why a block of it is None (`cost_facility`: on a site
-    of halls the halls' own, hall30); the hall itself where not given.
+    of halls the halls' own, hall30); the hall itself where not given. `mark`: a metric's by name, how much of it
+    is unconfirmed (`tables.cluster_marks`).
     """
     energy_hall, why = site if site is not None else (hall, {})
     out = []
@@ -340,20 +346,23 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[
             out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {room}{shared}"))
     if hall.cost is not None:
         out.append(("Facility power (IT power × PUE)",
-                    f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"
+                    f"{fmt.cell(mark('facility_power')(m.get('facility_power')), 'kW', 1)} at PUE "
+                    f"{hall.cost.energy.pue:g}"
                     + (" (assumed)" if hall.cost.energy.basis == "assumed" else "") + f", {STEADY_POWER}"))
     gens = hall.feeds is not None and hall.feeds.generator_units is not None and hall.cost is not None
     out.append(("Facility power at design conditions (IT power × peak PUE)", f"{NOT_PROVIDED}: no `peak_pue` "
                 "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
                 if hall.peak_pue is None else
-                f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}, {STEADY_POWER}"))
+                f"{fmt.cell(mark('facility_power_peak')(m.get('facility_power_peak')), 'kW', 1)} at peak PUE "
+                f"{hall.peak_pue:g}, {STEADY_POWER}"))
     energy, theirs = m.get("facility_energy_per_year"), "" if energy_hall is hall else \
         f"; its PUE and utilisation the halls' facilities' ({energy_hall.id})"
     no_cost = why.get("cost") or "no `cost:` (annual PUE, utilisation)"
     out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: {no_cost}" if energy_hall.cost is
                 None else NOT_PROVIDED if energy is None else
-                f"{fmt.q(energy, 'MWh', 0)} {energy_basis(energy_hall.cost, m, fell_back)}{theirs}"))
-    out += _site_rows(energy_hall, m, why)
+                f"{fmt.cell(mark('facility_energy_per_year')(energy), 'MWh', 0)} "
+                f"{energy_basis(energy_hall.cost, m, fell_back)}{theirs}"))
+    out += _site_rows(energy_hall, m, why, mark)
     if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")
         for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),

@@ -160,16 +160,34 @@ class Noted:
 
     value: Any
     note: str
+    #: How much of `value` its first word is about, in `value`'s terms: "57.3 kW (0.1 kW of it unconfirmed)"; with
+    #: `but`, how much it is not about: "1,146.6 kW (all but 0.3 kW of it unconfirmed)".
+    part: Any = None
+    but: bool = False
+    #: The low and high ends of `value` its first word gives instead: "(unconfirmed: 15.9 kW to 17.0 kW)".
+    band: tuple[Any, Any] | None = None
+
+    def said(self, show: Any) -> str:
+        """The bracket's words, each figure in them as `show` writes a cell's value (the value's own way)."""
+        first, _, rest = self.note.partition(", ")
+        if self.band is not None:
+            first = f"{first}: {show(self.band[0])} to {show(self.band[1])}"
+        elif self.part is not None:
+            first = f"{'all but ' if self.but else ''}{show(self.part)} of it {first}"
+        return ", ".join((first, rest)) if rest else first
 
 
-def noted(value: Any, note: str) -> Noted:
+def noted(value: Any, note: str, part: Any = None, band: tuple[Any, Any] | None = None, but: bool = False) -> Noted:
     """`value` with `note` after it (`Noted`); a value noted already takes both words in one bracket.
 
-    So a figure both marks reads "168.0 L/min (unconfirmed, assumed)", not "(unconfirmed) (assumed)".
+    So a figure both marks reads "168.0 L/min (unconfirmed, assumed)", not "(unconfirmed) (assumed)". A word with a
+    `part` or `band` goes first, and keeps it: "1,344 L/min (1.2 L/min of it unconfirmed, assumed)".
     """
-    if isinstance(value, Noted):
-        return Noted(value.value, f"{value.note}, {note}")
-    return Noted(value, note)
+    if not isinstance(value, Noted):
+        return Noted(value, note, part, but, band)
+    if part is None and band is None:
+        return Noted(value.value, f"{value.note}, {note}", value.part, value.but, value.band)
+    return Noted(value.value, f"{note}, {value.note}", part, but, band)
 
 
 def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
@@ -191,7 +209,7 @@ def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
     if isinstance(value, _SEQUENCES):
         return "; ".join(cell(v, unit, digits) for v in value)
     if isinstance(value, Noted):
-        return f"{cell(value.value, unit, digits)} ({value.note})"
+        return f"{cell(value.value, unit, digits)} ({value.said(lambda v: cell(v, unit, digits))})"
     return " ".join(str(value).split())
 
 

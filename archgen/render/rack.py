@@ -12,10 +12,11 @@ from typing import Any
 
 from archgen.analyse.bom import unit_power
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps
-from archgen.analyse.optics import unconfirmed_optics
+from archgen.analyse.optics import links_held, unconfirmed_optics_power
 from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rack_accessories import cord_gaps
 from archgen.analyse.rack_power_inputs import rack_power_parts
+from archgen.analyse.unconfirmed_share import rack_shares
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.open_item import OpenItem, Worded
@@ -27,7 +28,7 @@ from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed, assumed_tag, cooling
 from archgen.render.rack_power import power, ratio
 from archgen.render.rack_weight import coolant_rows, unconfirmed_share, weighed, weight_basis
-from archgen.render.tables import bom_table, marker, unconfirmed_footnote
+from archgen.render.tables import bom_table, marked, unconfirmed_footnote
 
 #: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough
 #: for black labels; "other" is a light grey).
@@ -84,8 +85,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     control = common.document_control(scope, f"AG-RACK-{spec.id.upper()}", title,
                                       "ODM/JDM, power and cooling, facility and networking partners")
     dist, dist_items = distribution.section(analysis)
-    placed, specs = rack_power_parts(analysis, unconfirmed_optics(scope.run.clusters)), scope.run.design.specs
-    mark = marker(placed, specs)
+    shares = rack_shares(analysis, scope.run.design.specs, unconfirmed_optics_power(scope.run.clusters))
     sections = [
         abstract(scope, analysis),
         common.conventions(),
@@ -93,8 +93,8 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
         common.components_section(scope, shared_counts(analysis, counts)),
         architecture(analysis),
         rack_design(scope, analysis),
-        power(analysis, dist, mark, marker(placed, specs, typical=True)),
-        cooling(analysis, mark),
+        power(analysis, dist, marked(shares.it), marked(shares.typical)),
+        cooling(analysis, shares),
     ]
     net = network(analysis, scope.run.design.specs)
     if net is not None:
@@ -141,10 +141,12 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     spec, m = a.rack.spec, scope.metrics
     systems = [p for p in a.rack.items if isinstance(p.part, System)]
     accel = int(m["accelerators"].magnitude) if "accelerators" in m else 0
-    placed = rack_power_parts(a, unconfirmed_optics(scope.run.clusters))   # its power and heat sum their draws
-    mark = marker(placed, scope.run.design.specs)
-    it, feeds, liquid, to_air = (fmt.cell(mark(v), "kW", 1) for v in (a.power.it_power, a.power.input_power,
-                                                                       a.cooling.heat_liquid, a.cooling.heat_air))
+    optics = unconfirmed_optics_power(scope.run.clusters)
+    placed = rack_power_parts(a, links_held(optics))   # its power and heat sum their draws
+    shares = rack_shares(a, scope.run.design.specs, optics)
+    mark, wet, dry = marked(shares.it), marked(shares.liquid), marked(shares.air)
+    it, feeds, liquid, to_air = (fmt.cell(k(v), "kW", 1) for k, v in ((mark, a.power.it_power), (
+        mark, a.power.input_power), (wet, a.cooling.heat_liquid), (dry, a.cooling.heat_air)))
     lead = (f"{spec.name or spec.id}: a {a.space.height} U {spec.form_factor.standard.upper()} rack with "
             f"{len(systems)} systems and {accel} accelerators. It draws {it} at maximum IT load and {feeds} from its "
             f"feeds; {liquid} of its heat goes to liquid and {to_air} to air. It weighs {weighed(a.space)}"
@@ -156,12 +158,12 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power at the equipment (maximum)", it),
             ("IT power at the equipment (typical, for energy)",
-             fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)),
+             fmt.cell(marked(shares.typical)(a.power.it_typical), "kW", 1)),
             ("Input power (after conversion losses)", feeds),
             ("Heat to liquid / air", f"{liquid} / {to_air}"),
-            ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(mark(a.cooling.coolant_flow)),
+            ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(wet(a.cooling.coolant_flow)),
                                       "L/min", 1)),
-            ("Air flow required", air(assumed(spec.cooling.air, "delta_t")(mark(a.cooling.air_flow)))),
+            ("Air flow required", air(assumed(spec.cooling.air, "delta_t")(dry(a.cooling.air_flow)))),
             ("Weight / floor load", f"{weighed(a.space)} / {weighed(a.space, True, spec.form_factor)}")]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
@@ -328,4 +330,5 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
 
 #: The figures a rack document marks "(unconfirmed)" where a placed part's draw is (`unconfirmed_footnote`).
 RACK_MARKED = ("IT power at maximum and typical draw, input power, heat to liquid and to air, and the flows, loads "
-               "and CDU group figures built on them (here, in Power and in Cooling)")
+               "and CDU group figures built on them (here, in Power, in Cooling and the values of the passed checks "
+               "in the Validation report)")

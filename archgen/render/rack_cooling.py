@@ -7,6 +7,7 @@ the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from archgen.analyse.air_direction import directions_text, slot_air
@@ -14,6 +15,7 @@ from archgen.analyse.cdu_loss import CduLoss, cdu_loss
 from archgen.analyse.facility_water import ASSUMED_RISES, GroupWater, facility_water
 from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rear_door import RearDoor
+from archgen.analyse.unconfirmed_share import NONE_UNCONFIRMED, RackShares
 from archgen.checks.loop_pressure import loop_pressure
 from archgen.checks.scope import coolant_supply
 from archgen.model import field_words
@@ -24,14 +26,14 @@ from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.rack_power import ratio
-from archgen.render.tables import Mark, plain
+from archgen.render.tables import Mark, marked, plain
 from archgen.units import Q
 
 
 def air(flow: Q | fmt.Noted | None) -> str:
     """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None; a noted one with its word."""
     if isinstance(flow, fmt.Noted):
-        return fmt.cell(fmt.Noted(air(flow.value), flow.note))
+        return f"{air(flow.value)} ({flow.said(lambda v: fmt.q(v, 'm**3/h', 0))})"
     return "—" if flow is None else f"{fmt.q(flow, 'm**3/h', 0)} ({fmt.q(flow, 'ft**3/min', 0)})"
 
 
@@ -52,37 +54,42 @@ def rated_at_text(rated: Conditions | None) -> str:
     return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
 
 
-def water_text(fw: GroupWater | None) -> str:
+def water_text(fw: GroupWater | None, mark: Mark = plain) -> str:
     """Facility water flow and return of a CDU group (`analyse.facility_water`), or the assumed range and why.
 
     In the team's words (the spec keys not stated, the docs page the assumed range is from) with the customer's
-    beside them (`Worded`: what is not stated in words, the formula as the method appendix writes it).
+    beside them (`Worded`: what is not stated in words, the formula as the method appendix writes it). `mark`: the
+    liquid heat's (`tables.marked`), on the heat the flow carries.
     """
     if fw is None:
         return "—"
-    team = _water_words(fw, fw.missing, fw.basis, "ρ c_p ΔT", ", docs/facility.md")
-    public = _water_words(fw, customer_text(fw.missing), customer_text(fw.basis), "ρ c ΔT", "")
+    team = _water_words(fw, fw.missing, fw.basis, "ρ c_p ΔT", ", docs/facility.md", mark)
+    public = _water_words(fw, customer_text(fw.missing), customer_text(fw.basis), "ρ c ΔT", "", mark)
     return team if team == public else Worded(team, public)
 
 
-def _water_words(fw: GroupWater, missing: str, basis: str, formula: str, docs: str) -> str:
+def _water_words(fw: GroupWater, missing: str, basis: str, formula: str, docs: str, mark: Mark = plain) -> str:
     """`water_text` in one edition's words: `missing` and `basis` as that edition says them."""
+    heat = fmt.cell(mark(fw.heat), "kW", 1)
     if fw.flow is None or fw.delta_t is None:
         if fw.span is None:
             return f"not provided ({missing})"
         lo, hi = ASSUMED_RISES
-        return (f"{fmt.q(fw.span[1], 'L/min', 0)} to {fmt.q(fw.span[0], 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} "
+        return (f"{fmt.q(fw.span[1], 'L/min', 0)} to {fmt.q(fw.span[0], 'L/min', 0)} for {heat} "
                 f"at an assumed ΔT of {fmt.q(hi, 'K', 0)} to {fmt.q(lo, 'K', 0)} (Q / ({formula}), water; chilled-"
                 f"water practice{docs}); return not provided ({missing})")
-    flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
+    flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {heat} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
             f"(Q / ({formula}), water; {basis})")
     if fw.back is None or fw.supply is None:
         return f"{flow}; return not provided ({missing})"
     return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
 
 
-def loss_text(loss: CduLoss | None, fw: GroupWater | None) -> str:
-    """The CDU group with one unit lost: what the rest are left with and what each carries (`analyse.cdu_loss`)."""
+def loss_text(loss: CduLoss | None, fw: GroupWater | None, mark: Mark = plain) -> str:
+    """The CDU group with one unit lost: what the rest are left with and what each carries (`analyse.cdu_loss`).
+
+    `mark`: the liquid heat's (`tables.marked`), on the group's load and the heat each unit left carries.
+    """
     if loss is None:
         return "—"
     if not loss.left:
@@ -97,8 +104,8 @@ def loss_text(loss: CduLoss | None, fw: GroupWater | None) -> str:
         water = (f"; facility water {fmt.q(fw.span[1] / loss.left, 'L/min', 0)} to "
                  f"{fmt.q(fw.span[0] / loss.left, 'L/min', 0)} through each (assumed ΔT)")
     short = f"; short of {' and '.join(loss.short)}" if loss.short else ""
-    return (f"{fmt.q(loss.capacity, 'kW', 0)} left for {fmt.q(loss.load, 'kW', 1)} "
-            f"({fmt.pct(ratio(loss.load, loss.capacity))}); {each} {fmt.q(loss.each_heat, 'kW', 1)} and "
+    load = fmt.cell(fmt.noted(mark(loss.load), fmt.pct(ratio(loss.load, loss.capacity))), "kW", 1)
+    return (f"{fmt.q(loss.capacity, 'kW', 0)} left for {load}; {each} {fmt.cell(mark(loss.each_heat), 'kW', 1)} and "
             f"{fmt.q(loss.each_flow, 'L/min', 0)} of secondary flow{rated}{water}{short}")
 
 
@@ -132,13 +139,18 @@ def pressure_text(a: RackAnalysis) -> str:
     return f"{rack} + {piping}{needed} / {available}{judged}"
 
 
-def water_rows(racks: list[tuple[RackAnalysis, int]]) -> list[tuple[str, str]]:
-    """A cluster's facility water per rack type with a CDU: `n` racks' liquid heat at its CDU's facility ΔT."""
+def water_rows(racks: list[tuple[RackAnalysis, int]], shares: Mapping[str, RackShares] | None = None
+               ) -> list[tuple[str, str]]:
+    """A cluster's facility water per rack type with a CDU: `n` racks' liquid heat at its CDU's facility ΔT.
+
+    `shares`: by rack path, how much of its liquid heat is unconfirmed (`water_text`'s mark).
+    """
     out = []
     for r, n in racks:
         fw = facility_water(r, r.cooling.heat_liquid * n)
         if fw is not None and r.cooling.heat_liquid.magnitude:
-            out.append((f"Facility water, {n} × {r.rack.spec.id}", water_text(fw)))
+            mark = marked((shares or {}).get(r.rack.path, NONE_UNCONFIRMED).liquid)
+            out.append((f"Facility water, {n} × {r.rack.spec.id}", water_text(fw, mark)))
     return out
 
 
@@ -159,40 +171,42 @@ def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
             ("Rear door's own draw", draw)]
 
 
-def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
+def cooling(a: RackAnalysis, shares: RackShares = NONE_UNCONFIRMED) -> Section:
     """Heat split, liquid loop and CDU, air path.
 
-    `mark` marks a figure that sums the placed parts' draws "(unconfirmed)" where one of them is (`rack_power.power`):
-    the heat, its split, the flows carrying it and the CDU group's load and flow.
+    `shares` say how much of a figure that sums the placed parts' draws is unconfirmed (`tables.marked`, as in
+    `rack_power.power`): the heat as the input power's, the heat to liquid, its flows and the CDU group's load and
+    flow as the liquid heat's, the heat to air and its flows as the air's.
     """
     c, spec = a.cooling, a.rack.spec
     liquid, air_path = spec.cooling.liquid, spec.cooling.air
     share, door = ratio(c.heat_liquid, c.heat) or 0.0, c.rear_door
+    wet, dry = marked(shares.liquid), marked(shares.air)
 
-    def kw(value: Any) -> str:
+    def kw(value: Any, mark: Mark = dry) -> str:
         return fmt.cell(mark(value), "kW", 1)
 
     to_door = (f", {kw(door.taken)} ({fmt.pct(ratio(door.taken, c.heat))}) through the rear door's "
                "water") if door is not None else ""
     air_share, medium = ratio(c.heat_air, c.heat) or 0.0, "the hall's air" if door is not None else "the air"
     section = Section("cooling", "Cooling").add(
-        Para(f"All {kw(c.heat)} drawn from the feeds becomes heat: {kw(c.heat_liquid)} "
+        Para(f"All {kw(c.heat, marked(shares.it))} drawn from the feeds becomes heat: {kw(c.heat_liquid, wet)} "
              f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {kw(c.heat_air)} "
              f"({fmt.pct(air_share)}) through {medium}."),
         Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
                                          "its usable capacity", alt_text.cooling(a)))
-    coolant_flow = fmt.cell(mark(c.coolant_flow), "L/min", 1)
-    air_flow = air(mark(c.air_flow))
-    rows = [("Liquid", mark(c.heat_liquid), fmt.pct(share),
+    coolant_flow = fmt.cell(wet(c.coolant_flow), "L/min", 1)
+    air_flow = air(dry(c.air_flow))
+    rows = [("Liquid", wet(c.heat_liquid), fmt.pct(share),
              f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
              coolant_flow,
              fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
-            ("Air", mark(c.heat_air), fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+            ("Air", dry(c.heat_air), fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
              air_flow, "—")]
     if door is not None:  # the air flow above is the equipment's, before the door cools it
         rows[-1] = (*rows[-1][:4], f"{air_flow} through the equipment, for its "
                                    f"{kw(door.air_heat)} before the door", "—")
-        rows.insert(1, ("Rear door", mark(door.taken), fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
+        rows.insert(1, ("Rear door", dry(door.taken), fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
                         "not provided (the door states no water flow or ΔT)", "—"))
     cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
             Column("Flow required", align="right"), Column("Flow per kW", align="right"))
@@ -216,7 +230,7 @@ def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
                  ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"
                   + assumed_tag(liquid, "coolant", "delta_t")),
                  ("Coolant flow per rack",
-                  fmt.cell(assumed(liquid, "coolant", "delta_t")(mark(c.coolant_flow)), "L/min", 1))]
+                  fmt.cell(assumed(liquid, "coolant", "delta_t")(wet(c.coolant_flow)), "L/min", 1))]
         if c.cdu is not None and cdu is not None:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"
                        + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
@@ -225,18 +239,18 @@ def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
                                                       + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
                       ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
                       ("Racks sharing the CDU group", str(liquid.racks_per_cdu) + assumed_tag(liquid, "racks_per_cdu")),
-                      ("Group liquid load / utilisation", f"{kw(c.cdu_load)} / "
+                      ("Group liquid load / utilisation", f"{kw(c.cdu_load, wet)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"
                                                           + assumed_tag(liquid, *GROUP)),
-                      ("Group flow needed / CDU flow usable", f"{fmt.cell(mark(c.cdu_flow_needed), 'L/min', 0)} / " + (
+                      ("Group flow needed / CDU flow usable", f"{fmt.cell(wet(c.cdu_flow_needed), 'L/min', 0)} / " + (
                           fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
                           "not provided (the CDU states no flow; COOL002)")
                        + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
             lrows.append(("Coolant pressure drop: rack + piping / CDU available (COOL019)", pressure_text(a)))
-            lrows.append(("Facility water per CDU group", water_text(fw := facility_water(a))))
-            lrows.append(("One CDU lost (COOL020)", loss_text(cdu_loss(a), fw)))
+            lrows.append(("Facility water per CDU group", water_text(fw := facility_water(a), wet)))
+            lrows.append(("One CDU lost (COOL020)", loss_text(cdu_loss(a), fw, wet)))
         said = (Para(Worded(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them "
                             f"(COOL016; the rack's cooling.liquid.notes). Values that rest on them are tagged "
                             "(assumed).",
@@ -254,12 +268,12 @@ def cooling(a: RackAnalysis, mark: Mark = plain) -> Section:
              ("Airflow in the rack (front on the cold aisle, rear on the hot; COOL018)",
               directions_text(slot_air(a.rack))),
              ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
-             ("Air flow required", air(dt_mark(mark(c.air_flow)))),
+             ("Air flow required", air(dt_mark(dry(c.air_flow)))),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
     if c.rated is not None and c.rated_needed is not None:   # COOL007's like-for-like figure
         arows.append((f"Air flow required by the systems stating one, for {kw(c.rated.heat)}",
-                      air(dt_mark(mark(c.rated_needed))) + (f"; not judged: {', '.join(c.rated.unstated)}"
+                      air(dt_mark(dry(c.rated_needed))) + (f"; not judged: {', '.join(c.rated.unstated)}"
                                                        if c.rated.unstated else "")))
     arows += door_rows(door)
     facility = a.rack.facility

@@ -64,7 +64,7 @@ def _feed_takes_shelves_rows(a: RackAnalysis, mark: Mark = plain) -> list[tuple]
 def typical_text(typical: Q | fmt.Noted | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
     """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss).
 
-    A `fmt.Noted` figure reads with its word ("(unconfirmed)": it sums such draws, `tables.marker`).
+    A `fmt.Noted` figure reads with its word ("(unconfirmed)", or how much of it: it sums such draws, `tables.marked`).
     """
     feeds = ", and the power shelves' loss on them: at the rack feeds" if at_feeds else ""
     rule = (f"At typical draw the IT equipment takes {fmt.cell(typical, 'kW', 1)} (metric it_power_typical: each "

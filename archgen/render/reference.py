@@ -27,6 +27,7 @@ from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.datacentre import ITEM_VALUE, _stated, datacentre
 from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.performance import stack_origin, workloads_for
+from archgen.render.tables import Mark, plain
 from archgen.units import Q_
 
 #: Sizes of the design the document's BOM-by-size table shows (bom-by-size.csv holds every size of the series).
@@ -41,13 +42,16 @@ def kept_sentence(series: Scaling) -> str:
             f"grow with it): {'; '.join(series.kept)}.")
 
 
-def growth(series: Scaling) -> tuple:
-    """The design at 1, 2, 4, ... times its layout: what the network takes at each size, and the chart."""
+def growth(series: Scaling, mark: Mark = plain) -> tuple:
+    """The design at 1, 2, 4, ... times its layout: what the network takes at each size, and the chart.
+
+    `mark`: the cluster's network power's (`tables.cluster_marks`): each size holds the same parts, in proportion.
+    """
     tiers = [t for t in ("leaf", "spine", "core") if any(t in p.switches_by_tier() for p in series.points)]
     fabric = series.fabric
     rows = [(f"{p.factor} ×", p.units, p.accelerators, p.racks, p.tiers.get(fabric),
-             *(p.switches_by_tier().get(t, 0) for t in tiers), p.transceivers, p.network_power,
-             p.network_power_per_accelerator) for p in series.points]
+             *(p.switches_by_tier().get(t, 0) for t in tiers), p.transceivers, mark(p.network_power),
+             mark(p.network_power_per_accelerator)) for p in series.points]
     cols = (Column("Size"), Column("Units", digits=0, align="right"), Column("Accelerators", digits=0, align="right"),
             Column("Racks", digits=0, align="right"), Column(f"Tiers ({fabric})", digits=0, align="right"),
             *(Column(f"{t.capitalize()} switches", digits=0, align="right") for t in tiers),

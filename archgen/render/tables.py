@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen.analyse.bom_line import BomLine, part_number
 from archgen.analyse.rack_power_inputs import unconfirmed_draws
+from archgen.analyse.unconfirmed_share import CONFIRMED, Share, cluster_shares
 from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
 from archgen.model import Part
@@ -78,12 +79,13 @@ def unconfirmed_power(value: Any, parts: Iterable[Any], specs: Any) -> Any:
     A `fmt.Noted` where a part's draw sums a figure its catalog entry lists unconfirmed (`analyse.rack_power_inputs.
     unconfirmed_draws`: its own, the NICs a system adds; REQ005 names the same), else `value` as it is (None stays
     None). A Celestica DS5000's placeholder maximum read "3.00 kW" as a datasheet's did (newuser101). A BOM line
-    sums its own part; a cluster BOM's rack line, a rack's IT power, input power and heat sum its placed parts.
+    sums its own part; a cluster BOM's rack line sums its placed parts, and says how much of it is unconfirmed
+    (`marked`, its rack's `RackShares`) where the BOM's `shares` gives them.
     """
     return fmt.Noted(value, "unconfirmed") if value is not None and unconfirmed_parts(parts, specs) else value
 
 
-#: How a document marks a figure that sums parts' draws (`marker`); `plain` leaves it as it is.
+#: How a document marks a figure that sums parts' draws (`marked`); `plain` leaves it as it is.
 Mark = Callable[[Any], Any]
 
 
@@ -92,18 +94,38 @@ def plain(value: Any) -> Any:
     return value
 
 
-def marker(parts: Iterable[Any], specs: Any, typical: bool = False) -> Mark:
-    """The `Mark` of figures that sum `parts`' draws (a rack's IT power, input power, heat and the flows carrying it).
+def marked(share: Share) -> Mark:
+    """The `Mark` of figures carrying `share` (`analyse.unconfirmed_share`): how much of each is unconfirmed.
 
-    Each such figure is marked "(unconfirmed)" where one of those draws is (`unconfirmed_parts`, the rule the BOM's
-    lines follow: `unconfirmed_power`), once; a zero stays plain, as no draw makes it (an air-cooled rack's heat
-    to liquid). The document names the draws once (`unconfirmed_footnote`). `typical`: of a figure at typical draw,
-    which sums a part's `power.typical` where it states one (`unconfirmed_draws`).
+    A figure all of which rests on unconfirmed draws reads "131.6 kW (unconfirmed)"; one that rests on them in part
+    says how much, in its own unit: "57.3 kW (0.1 kW of it unconfirmed)", or, where more than half of it does, how
+    much does not: "1,146.6 kW (all but 0.3 kW of it unconfirmed)"; where every such draw states a range in
+    the catalog, the band it gives, instead: "16.1 kW (unconfirmed: 15.9 kW to 16.1 kW)". A zero stays plain, as no
+    draw makes it (an air-cooled rack's heat to liquid), and so does every figure of a share of none. The
+    document names the draws once (`unconfirmed_footnote`).
     """
-    if not unconfirmed_parts(parts, specs, typical):
+    if not share.part:
         return plain
-    return lambda value: value if value is None or getattr(value, "magnitude", None) == 0 else \
-        fmt.noted(value, "unconfirmed")
+    band, but = share.band, share.part > 0.5 and not share.whole
+    part = None if share.whole else 1 - share.part if but else share.part
+
+    def mark(value: Any) -> Any:
+        q = value.value if isinstance(value, fmt.Noted) else value   # a figure noted already: its own number
+        if q is None or getattr(q, "magnitude", None) == 0:
+            return value
+        return fmt.noted(value, "unconfirmed", None if part is None else q * part,
+                         None if band is None else (q * band[0], q * band[1]), but)
+    return mark
+
+
+def cluster_marks(a: Any, specs: Any, racks: Any) -> Callable[[str], Mark]:
+    """The `Mark` of cluster analysis `a`'s metric by name (`analyse.unconfirmed_share.cluster_shares`).
+
+    Its IT power's, its energy's, the facility's power; a metric that carries none (a headroom), `plain`. `racks`:
+    the run's rack analyses (its shelves' loss is theirs).
+    """
+    shares = cluster_shares(a, specs, racks)
+    return lambda name: marked(shares.get(name, CONFIRMED))
 
 
 def unconfirmed_parts(parts: Iterable[Any], specs: Any, *typical: bool) -> tuple[str, ...]:
@@ -118,13 +140,18 @@ def unconfirmed_parts(parts: Iterable[Any], specs: Any, *typical: bool) -> tuple
 def unconfirmed_footnote(figures: str, parts: Iterable[Any], specs: Any) -> str:
     """The one note of a document (or section) on its figures marked "(unconfirmed)": the draws they sum; "" if none.
 
-    `figures` says which figures it marks; a document marks each such figure once (`unconfirmed_power`) and names the
-    parts and their fields here once, as the BOM's reconciliation sentence does.
+    `figures` says which figures it marks; a document marks each such figure once (`marked`, `unconfirmed_power`) and
+    names the parts and their fields here once, as the BOM's reconciliation sentence does, with how a mark says how
+    much of its figure rests on them.
     """
     if not (named := unconfirmed_parts(list(parts), specs, False, True)):   # the figures at maximum and typical draw
         return ""
     return (f"Marked (unconfirmed): {figures}. They sum draws the catalog lists as unconfirmed, estimates and not "
-            f"published figures: {', '.join(named)} (their lines in a bill of materials are marked alike).")
+            f"published figures: {', '.join(named)} (their lines in a bill of materials are marked alike). A "
+            f"figure that rests on them in part says how much of it does (\"0.1 kW of it unconfirmed\"), or, where "
+            f"most of it does, how much does not (\"all but 0.3 kW of it\"): those draws' share of the draws it "
+            f"sums, which the figures built on it carry in proportion; where each such draw states a range in the "
+            f"catalog, the figure reads the band it gives instead (\"unconfirmed: 9.75 kW to 10.32 kW\").")
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
