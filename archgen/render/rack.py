@@ -25,7 +25,7 @@ from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed, assumed_tag, cooling
-from archgen.render.rack_power import power, ratio
+from archgen.render.rack_power import power, ratio, typical_note
 from archgen.render.tables import bom_table, marker, unconfirmed_footnote
 
 #: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough
@@ -156,7 +156,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power at the equipment (maximum)", it),
             ("IT power at the equipment (typical, for energy)",
-             fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)),
+             fmt.cell(marker(placed, scope.run.design.specs, typical=True)(a.power.it_typical), "kW", 1)
+             + typical_note(a.power.it_power, a.power.it_typical, a.power.typical_from_max)),
             ("Input power (after conversion losses)", feeds),
             ("Heat to liquid / air", f"{liquid} / {to_air}"),
             ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(mark(a.cooling.coolant_flow)),

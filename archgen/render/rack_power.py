@@ -96,6 +96,20 @@ def typical_text(typical: Q | fmt.Noted | None, fell_back: tuple[str, ...], at_f
                    else " Every part states a typical draw.")
 
 
+def typical_note(maximum: Q | None, typical: Q | None, fell_back: tuple[str, ...]) -> str:
+    """What a key-metrics typical figure rests on where parts state no typical draw (`typical_text` at length).
+
+    "; typical = maximum (no typical draw stated for ...)" where it equals the maximum as shown (0.1 kW), else
+    "; the maximum stands in for ... (no typical draw stated)"; '' where every part states one (newuser106, item 9).
+    """
+    if not fell_back or maximum is None or typical is None:
+        return ""
+    parts = ", ".join(fell_back)
+    if round(maximum.m_as("kW"), 1) == round(typical.m_as("kW"), 1):
+        return f"; typical = maximum (no typical draw stated for {parts})"
+    return f"; the maximum stands in for {parts} (no typical draw stated)"
+
+
 def _chain_text(p: Power) -> str:
     """How the load reaches the feeds, in words: 'The power shelves deliver 131.6 kW;' and the like."""
     if len(p.stages) < 2:
