@@ -250,8 +250,10 @@ def _smoothing(hall: Any) -> Any:
 
 
 def _judged_limits(judgements: Any, path: str) -> Worded | None:
-    """The Critical IT power row where the hall states none but a requirement caps the cluster's IT power: whose
-    limit it is (newuser106, item 7: "not provided" beside REQ-HALL-PWR-002's "<= 2 MW ... met"); None where none does.
+    """The Critical IT power row where the hall states none but requirements cap the cluster's IT power.
+
+    It says whose limit is judged (newuser106, item 7: "not provided" beside REQ-HALL-PWR-002's "<= 2 MW ... met");
+    None where no requirement caps it.
     """
     caps = [j for j in judgements if j.bound.subject == path and j.bound.req.metric == "it_power"
             and j.bound.req.target.op in ("<", "<=")]

@@ -97,8 +97,8 @@ def loss_text(loss: CduLoss | None, fw: GroupWater | None, rule: str = "") -> st
         return "—"
     if not loss.left:
         return f"no CDU left ({loss.count}, {loss.redundancy}): the group's {fmt.q(loss.load, 'kW', 1)} is not cooled"
-    rated = f" of its {'' if rule else 'rated '}{fmt.q(loss.unit_flow, 'L/min', 0)}{rule}" if loss.unit_flow is not None else \
-        " (its rated flow not stated)"
+    rated = " (its rated flow not stated)" if loss.unit_flow is None else \
+        f" of its {'' if rule else 'rated '}{fmt.q(loss.unit_flow, 'L/min', 0)}{rule}"
     each = "the one left carries" if loss.left == 1 else f"each of the {loss.left} left carries"
     water = ""
     if fw is not None and fw.flow is not None:

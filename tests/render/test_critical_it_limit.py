@@ -36,7 +36,7 @@ def test_a_hall_stating_none_names_the_requirement_whose_limit_is_judged(tmp_pat
     assert got == ("not provided: the facility states none (`critical_it_power`); CAP-1 (Cluster IT load within the "
                    "hall) judges the IT power against its own assumed target, <= 2 MW (our design basis), not a "
                    "figure of the hall: met")
-    assert getattr(got, "public").startswith("not provided: the facility states none; CAP-1")
+    assert got.public.startswith("not provided: the facility states none; CAP-1")
     assert "CAP-2" not in got                  # a floor on the IT power is no capacity
 
 
