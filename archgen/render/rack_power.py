@@ -236,7 +236,8 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typi
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))
     stages = [_stage_row(fmt.sentence(st.kind), st, st.load, mark) for st in p.stages]
-    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load, mark) for g in p.feed_groups]
+    pf = ", at PF 1.00 assumed" if assumed_power_factor(feeds) else ""   # as the failure cases show (PWR002's)
+    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating{pf})", g, g.load, mark) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
             Column("One unit lost", "kW", 1, "right"), Column("Load", "kW", 1, "right"),

@@ -45,6 +45,8 @@ def test_unstated_power_factor_shows_both_ends_and_the_spares_lost_case_is_at_ri
     assert row[6] == f"{N_N_KW - load:.1f} ({low - load:.1f} at PF 0.95)"
     assert row[-1] == "at risk (fails at PF 0.95; PWR002)"
     assert rows["all units healthy"][-1] == "pass"     # 262.2 kW at 0.95: both ends hold
+    budget = _table(power(run.racks["rack/r"]), "power-budget")
+    assert budget is not None and budget.rows[-1][0] == "Feeds (after derating, at PF 1.00 assumed)"
     [pwr002] = [f for f in run.findings if f.id == "PWR002" and f.object == "rack/r"]
     assert pwr002.severity == "warning" and f"feeds usable {low:.1f} kW" in pwr002.message
 
@@ -53,6 +55,8 @@ def test_a_stated_power_factor_is_the_one_figure_and_fails_as_pwr002_does(tmp_pa
     run, rows = _rows(tmp_path, FEEDS.replace("}", ", power_factor: 0.95}"))
     row = rows["4 unit(s) lost (N+N)"]
     assert "PF" not in row[3]
+    budget = _table(power(run.racks["rack/r"]), "power-budget")
+    assert budget is not None and budget.rows[-1][0] == "Feeds (after derating)"
     assert row[4].m_as("kW") == pytest.approx(N_N_KW * 0.95)
     assert row[-1] == "fail"
     assert [f.severity for f in run.findings if f.id == "PWR002" and f.object == "rack/r"] == ["error"]
