@@ -24,6 +24,9 @@ RACK: tuple[Metric, ...] = (
     Metric("rack", "input_power", "W", "kW", 1, "Input power", "Rack load divided by the efficiency of the power "
            "shelves (what the feeds deliver), plus the draw of the parts `power.external` names, fed from outside "
            "the rack's feeds: every watt the rack takes.", _R),
+    Metric("rack", "feed_load", "W", "kW", 1, "Feed load", "What the rack's own feeds carry (and the busway "
+           "or panel behind them): the input power less the draw of the parts `power.external` names, which reach "
+           "the rack on a circuit of their own.", _R),
     Metric("rack", "feed_capacity_usable", "W", "kW", 1, "Usable feed capacity", "Power of the feeds left after "
            "the redundant ones are held back (V × A × phase factor × derating × power factor per feed).", _R),
     Metric("rack", "conversion_capacity_usable", "W", "kW", 1, "Usable conversion capacity", "Capacity of the power "

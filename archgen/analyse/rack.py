@@ -133,7 +133,7 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None 
     metrics: dict[str, Q] = {
         "it_power": power.it_power, "it_power_typical": power.it_typical, "optics_power": power.optics,
         "rack_load": power.load,
-        "input_power": power.input_power,
+        "input_power": power.input_power, "feed_load": (power.input_power - power.external).to("kW"),
         "feed_capacity_usable": added(Q_(0, "kW"), (g.usable for g in power.feed_groups)),
         "heat_to_liquid": cooling.heat_liquid,
         "heat_to_air": cooling.heat_air, "coolant_flow": cooling.coolant_flow, "air_flow": cooling.air_flow,

@@ -36,8 +36,8 @@ POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
     (Link, ("power_per_end",)))
 
 #: A rack's metrics computed from those figures: its draw, its input at the feeds, its heat and what carries it.
-RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power", "heat_to_liquid", "heat_to_air",
-                      "heat_to_rear_door", "coolant_flow", "air_flow")
+RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power", "feed_load", "heat_to_liquid",
+                      "heat_to_air", "heat_to_rear_door", "coolant_flow", "air_flow")
 
 
 #: Of those, the ones its liquid heat makes: the liquid-cooled systems' and switches' maximum draw x their

@@ -69,6 +69,10 @@ class CoolingUnit(Part):
     type: Literal["in-rack-cdu", "in-row-cdu", "rdhx", "crah"] = Field(description="What kind of unit it is.")
     capacity: Power = Field(description="Heat it removes at the rated approach temperature, e.g. '1.3 MW'.")
     flow: FlowRate | None = Field(None, description="Maximum secondary (technology cooling system) flow.")
+    flow_basis: Literal["rated", "rule"] = Field("rated", description=(
+        "What `flow` is: 'rated', the datasheet's secondary (pump) flow rating; 'rule', `capacity` x a rule-of-thumb "
+        "flow per kW where no rating is read (a class part's 1.5 L/min/kW): the documents show it as that rule, not "
+        "a pump rating."))
     approach: TemperatureDelta | None = Field(
         None, description="Approach temperature: secondary supply minus facility water supply at rated capacity.")
     facility_delta_t: TemperatureDelta | None = Field(None, description=(

@@ -47,7 +47,7 @@ from archgen.render.compliance import requirements_section, requirements_table
 from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import elevation_alt, rack_parts
-from archgen.render.rack_power import typical_text
+from archgen.render.rack_power import typical_note, typical_text
 from archgen.render.rack_weight import unconfirmed_share, weight_basis
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
@@ -151,9 +151,11 @@ def abstract(scope: Scope, a: Any) -> Section:
             ("Racks", f"{a.cluster.rack_total:,} ({loose})" if loose else a.cluster.rack_total),
             ("IT power at the rack feeds (racks + optics + unplaced switches + shelf loss"
              f"{' + checkpoint storage' if storage_draw(a).m else ''})", it),
-            ("Power-shelf loss (in IT power at the rack feeds)", loss),
+            ("Power-shelf loss (in IT power at the rack feeds)", loss if _shelved(scope, a) else
+             "not applicable (no power shelves: PSUs in the systems and switches, their loss in their draw)"),
             ("IT power at the rack feeds (typical, for energy)",
-             fmt.cell(mark("it_power_typical")(m.get("it_power_typical")), "kW", 1)),
+             fmt.cell(mark("it_power_typical")(m.get("it_power_typical")), "kW", 1)
+             + typical_note(m.get("it_power"), m.get("it_power_typical"), a.typical_from_max)),
             ("Network power (switches and optics)", net),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
@@ -167,6 +169,12 @@ def abstract(scope: Scope, a: Any) -> Section:
     if note := unconfirmed_footnote(CLUSTER_MARKED, parts, specs):
         section.add(Para(note))
     return section
+
+
+def _shelved(scope: Scope, a: Any) -> bool:
+    """Whether a rack of the cluster converts its feeds in power shelves: else it has no shelf loss to show."""
+    racks = (scope.run.racks.get(f"rack/{rid}") for rid in a.cluster.rack_counts)
+    return any(r is not None and r.rack.spec.power.shelves is not None for r in racks)
 
 
 #: The figures a cluster document marks "(unconfirmed)" where a draw they sum is (`tables.unconfirmed_footnote`).

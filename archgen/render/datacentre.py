@@ -19,6 +19,7 @@ from archgen.analyse.unconfirmed_share import cluster_rack_shares, heat_share
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.hall_load import feed_stages
 from archgen.checks.unit_rating import load_pf
+from archgen.open_item import Worded
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.load_swing import NOT_PROVIDED, load_swing, training_periods
@@ -122,6 +123,8 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m, peers, a.typical_from_max, cost_facility(a),
                       scope.run.operations.unsettled.get(a.cluster.path, {}), mark)
+    if hall.critical_it_power is None and (limits := _judged_limits(scope.run.requirements, a.cluster.path)):
+        rows = [(label, limits if label == "Critical IT power" else value) for label, value in rows]
     if own:   # IT power x the halls' PUE (`site_facility_power`), not this facility's
         site = site_power_rows(a, m, STEADY_POWER)
         rows = [(label, site.get(label, value)) for label, value in rows]
@@ -249,6 +252,23 @@ def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> s
 def _smoothing(hall: Any) -> Any:
     """The hall's `feeds.power_smoothing`, or None."""
     return hall.feeds.power_smoothing if hall is not None and hall.feeds is not None else None
+
+
+def _judged_limits(judgements: Any, path: str) -> Worded | None:
+    """The Critical IT power row where the hall states none but requirements cap the cluster's IT power.
+
+    It says whose limit is judged (newuser106, item 7: "not provided" beside REQ-HALL-PWR-002's "<= 2 MW ... met");
+    None where no requirement caps it.
+    """
+    caps = [j for j in judgements if j.bound.subject == path and j.bound.req.metric == "it_power"
+            and j.bound.req.target.op in ("<", "<=")]
+    if not caps:
+        return None
+    said = "; ".join(f"{r.id} ({r.statement}) judges the IT power against its own {r.basis} target, "
+                     f"{fmt.grouped_numbers(fmt.target_text(r.target, None))}{f' ({r.source})' if r.source else ''}"
+                     f", not a figure of the hall: {j.outcome.status.value}" for j in caps for r in (j.bound.req,))
+    return Worded(f"{NOT_PROVIDED}: the facility states none (`critical_it_power`); {said}",
+                  f"{NOT_PROVIDED}: the facility states none; {said}")
 
 
 def _headroom(value: Any, end: tuple[Any, str] | None = None) -> str:

@@ -26,7 +26,7 @@ from archgen.render.common import Scope
 from archgen.render.compliance import requirements_section
 from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.rack_cooling import air, assumed, assumed_tag, cooling
-from archgen.render.rack_power import power, ratio
+from archgen.render.rack_power import power, ratio, typical_note
 from archgen.render.rack_weight import coolant_rows, unconfirmed_share, weighed, weight_basis
 from archgen.render.tables import bom_table, marked, unconfirmed_footnote
 
@@ -158,7 +158,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power at the equipment (maximum)", it),
             ("IT power at the equipment (typical, for energy)",
-             fmt.cell(marked(shares.typical)(a.power.it_typical), "kW", 1)),
+             fmt.cell(marked(shares.typical)(a.power.it_typical), "kW", 1)
+             + typical_note(a.power.it_power, a.power.it_typical, a.power.typical_from_max)),
             ("Input power (after conversion losses)", feeds),
             ("Heat to liquid / air", f"{liquid} / {to_air}"),
             ("Coolant flow", fmt.cell(assumed(spec.cooling.liquid, "coolant", "delta_t")(wet(a.cooling.coolant_flow)),

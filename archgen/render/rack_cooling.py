@@ -30,6 +30,13 @@ from archgen.render.tables import Mark, marked, plain
 from archgen.units import Q
 
 
+def rule_text(cdu: Any) -> str:
+    """' (the rule 1.5 L/min/kW x capacity, not a pump rating)' of a CDU whose `flow_basis` is 'rule', else ''."""
+    if cdu.flow_basis != "rule" or cdu.flow is None:
+        return ""
+    return f" (the rule {(cdu.flow / cdu.capacity).m_as('L/min/kW'):.2g} L/min/kW × capacity, not a pump rating)"
+
+
 def air(flow: Q | fmt.Noted | None) -> str:
     """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None; a noted one with its word."""
     if isinstance(flow, fmt.Noted):
@@ -85,17 +92,18 @@ def _water_words(fw: GroupWater, missing: str, basis: str, formula: str, docs: s
     return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
 
 
-def loss_text(loss: CduLoss | None, fw: GroupWater | None, mark: Mark = plain) -> str:
+def loss_text(loss: CduLoss | None, fw: GroupWater | None, mark: Mark = plain, rule: str = "") -> str:
     """The CDU group with one unit lost: what the rest are left with and what each carries (`analyse.cdu_loss`).
 
-    `mark`: the liquid heat's (`tables.marked`), on the group's load and the heat each unit left carries.
+    `mark`: the liquid heat's (`tables.marked`), on the group's load and the heat each unit left carries. `rule`:
+    where the CDU's flow is capacity x a rule of thumb (`rule_text`), said after it in place of "rated".
     """
     if loss is None:
         return "—"
     if not loss.left:
         return f"no CDU left ({loss.count}, {loss.redundancy}): the group's {fmt.q(loss.load, 'kW', 1)} is not cooled"
-    rated = f" of its rated {fmt.q(loss.unit_flow, 'L/min', 0)}" if loss.unit_flow is not None else \
-        " (its rated flow not stated)"
+    rated = " (its rated flow not stated)" if loss.unit_flow is None else \
+        f" of its {'' if rule else 'rated '}{fmt.q(loss.unit_flow, 'L/min', 0)}{rule}"
     each = "the one left carries" if loss.left == 1 else f"each of the {loss.left} left carries"
     water = ""
     if fw is not None and fw.flow is not None:
@@ -242,7 +250,8 @@ def cooling(a: RackAnalysis, shares: RackShares = NONE_UNCONFIRMED) -> Section:
                       ("Group liquid load / utilisation", f"{kw(c.cdu_load, wet)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"
                                                           + assumed_tag(liquid, *GROUP)),
-                      ("Group flow needed / CDU flow usable", f"{fmt.cell(wet(c.cdu_flow_needed), 'L/min', 0)} / " + (
+                      ("Group flow needed / CDU flow usable" + rule_text(cdu),
+                       f"{fmt.cell(wet(c.cdu_flow_needed), 'L/min', 0)} / " + (
                           fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
                           "not provided (the CDU states no flow; COOL002)")
                        + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
@@ -250,7 +259,7 @@ def cooling(a: RackAnalysis, shares: RackShares = NONE_UNCONFIRMED) -> Section:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
             lrows.append(("Coolant pressure drop: rack + piping / CDU available (COOL019)", pressure_text(a)))
             lrows.append(("Facility water per CDU group", water_text(fw := facility_water(a), wet)))
-            lrows.append(("One CDU lost (COOL020)", loss_text(cdu_loss(a), fw, wet)))
+            lrows.append(("One CDU lost (COOL020)", loss_text(cdu_loss(a), fw, wet, rule_text(cdu))))
         said = (Para(Worded(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them "
                             f"(COOL016; the rack's cooling.liquid.notes). Values that rest on them are tagged "
                             "(assumed).",

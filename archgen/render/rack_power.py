@@ -33,7 +33,18 @@ def _stage_row(name: str, stage: Stage, load: Any, mark: Mark = plain) -> tuple:
             stage.usable, stage.after_one_loss, mark(load), fmt.pct(ratio(load, stage.usable), 1))
 
 
-def _failure_rows(name: str, stage: Stage, load: Any, mark: Mark = plain) -> list[tuple]:
+def _kw(value: Q) -> str:
+    """A figure in a kW column's cell, as the column shows its quantities: the number alone."""
+    return fmt.cell(value.m_as("kW"), None, 1)
+
+
+def _failure_rows(name: str, stage: Stage, load: Any, mark: Mark = plain, low: float | None = None) -> list[tuple]:
+    """Each case of `stage`: what it loses, what carries the load, the capacity left and its verdict.
+
+    `low`: a feed group's capacity at `TYPICAL_POWER_FACTOR` over its capacity at the assumed 1.00 (the feeds state
+    no `power_factor`): each row then shows both ends, and a case that holds only at 1.00 is at risk, as PWR002
+    warns of the same figures (`checks.feed_figures`); None where the power factor is stated (or a DC stage).
+    """
     cases = [("all units healthy", 0, stage.unit_capacity * stage.count)]
     if stage.spare:
         cases.append((f"{stage.spare} unit(s) lost ({stage.redundancy})", stage.spare, stage.usable))
@@ -42,9 +53,19 @@ def _failure_rows(name: str, stage: Stage, load: Any, mark: Mark = plain) -> lis
     rows = []
     for case, lost, capacity in cases:
         headroom = capacity - load
-        rows.append((name, case, f"{lost} of {stage.count}" if lost else "nothing",
-                     f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, mark(load), headroom,
-                     fmt.pct(ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
+        status = "pass" if headroom.magnitude >= 0 else "fail"
+        shown: tuple[Any, ...] = (capacity, mark(load), headroom, fmt.pct(ratio(headroom, capacity), 1))
+        by = f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}"
+        if low is not None:
+            at = f" at PF {TYPICAL_POWER_FACTOR:.2f})"
+            least = capacity * low
+            short = least - load
+            shown = (f"{_kw(capacity)} ({_kw(least)}{at}", mark(load), f"{_kw(headroom)} ({_kw(short)}{at}",
+                     f"{shown[3]} ({fmt.pct(ratio(short, least), 1)}{at}")
+            by += " at PF 1.00 (assumed)"
+            if status == "pass" and short.magnitude < 0:
+                status = f"at risk (fails at PF {TYPICAL_POWER_FACTOR:.2f}; PWR002)"
+        rows.append((name, case, f"{lost} of {stage.count}" if lost else "nothing", by, *shown, status))
     return rows
 
 
@@ -73,6 +94,20 @@ def typical_text(typical: Q | fmt.Noted | None, fell_back: tuple[str, ...], at_f
             "is for average power and energy, and every budget above uses the maximum.")
     return rule + (f" No typical draw is published for {', '.join(fell_back)}: their maximum is used." if fell_back
                    else " Every part states a typical draw.")
+
+
+def typical_note(maximum: Q | None, typical: Q | None, fell_back: tuple[str, ...]) -> str:
+    """What a key-metrics typical figure rests on where parts state no typical draw (`typical_text` at length).
+
+    "; typical = maximum (no typical draw stated for ...)" where it equals the maximum as shown (0.1 kW), else
+    "; the maximum stands in for ... (no typical draw stated)"; '' where every part states one (newuser106, item 9).
+    """
+    if not fell_back or maximum is None or typical is None:
+        return ""
+    parts = ", ".join(fell_back)
+    if round(maximum.m_as("kW"), 1) == round(typical.m_as("kW"), 1):
+        return f"; typical = maximum (no typical draw stated for {parts})"
+    return f"; the maximum stands in for {parts} (no typical draw stated)"
 
 
 def _chain_text(p: Power) -> str:
@@ -201,7 +236,8 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typi
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))
     stages = [_stage_row(fmt.sentence(st.kind), st, st.load, mark) for st in p.stages]
-    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load, mark) for g in p.feed_groups]
+    pf = ", at PF 1.00 assumed" if assumed_power_factor(feeds) else ""   # as the failure cases show (PWR002's)
+    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating{pf})", g, g.load, mark) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
             Column("One unit lost", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
@@ -226,8 +262,9 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typi
     if p.busbar_current is not None:
         section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
                                                  _busbar_rows(a)))
-    failure = [row for st in p.stages + p.feed_groups
-               for row in _failure_rows(fmt.sentence(st.kind), st, st.load, mark)]
+    low = TYPICAL_POWER_FACTOR / feeds.power_factor if assumed_power_factor(feeds) else None
+    failure = [row for st in p.stages for row in _failure_rows(fmt.sentence(st.kind), st, st.load, mark)]
+    failure += [row for g in p.feed_groups for row in _failure_rows(fmt.sentence(g.kind), g, g.load, mark, low)]
     failure += _feed_takes_shelves_rows(a, mark)
     case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
                  Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
@@ -235,7 +272,11 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typi
     section.sub("failure-cases", "Redundancy and failure cases",
                 Para("What each case loses, what still carries the load, and the capacity left against that load "
                      "(margin = headroom / capacity). PWR001–PWR004 in the validation report check the same "
-                     "figures."),
+                     "figures." + ("" if low is None else
+                                   f" The feeds state no power factor: their capacity is at the assumed 1.00 (kW = "
+                                   f"kVA, the least conservative reading) and, in brackets, at "
+                                   f"{TYPICAL_POWER_FACTOR:.2f} (the 80 PLUS Platinum and Titanium PSUs' minimum at "
+                                   "50 % load); a case that holds only at 1.00 is at risk, not a pass (PWR002).")),
                 Table("failure-cases", "Failure cases", case_cols, tuple(failure), status_column=8))
     if dist is not None:
         section.sections.append(dist)

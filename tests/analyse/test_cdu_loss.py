@@ -31,7 +31,8 @@ def test_one_cdu_lost_leaves_the_other_carrying_the_group(example):
     assert loss.short == ()
     row = _rows(a, "liquid")["One CDU lost (COOL020)"]
     assert row.startswith(f"1,300 kW left for {load:,.1f} kW (72 %); the one left carries {load:,.1f} kW and 1,407 "
-                          "L/min of secondary flow of its rated 1,950 L/min")
+                          "L/min of secondary flow of its 1,950 L/min (the rule 1.5 L/min/kW × capacity, not a "
+                          "pump rating)")   # the class CDU's flow is no pump rating (facility43)
 
 
 def test_the_group_facility_water_is_a_range_at_assumed_rises(example):

@@ -37,7 +37,7 @@ def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path, drawn_once)
     # power budget: 8 x 33 kW shelves N+N -> 132 kW usable for a 131.4 kW load; feeds 8 x 34.5 kW derated; each load
     # sums the GB200 trays' draws, which the catalog lists unconfirmed (unconfmark42)
     assert "| Power shelves | 8 | 33.0 | N+N | 264.0 | 132.0 | 231.0 | 131.4 (unconfirmed) | 99.5 % |" in md
-    assert "| Feeds (after derating) | 8 | 34.5 | N+N | 276.0 | 138.0 | 241.5 | 135.5 (unconfirmed) | 98.2 % |" in md
+    assert "| Feeds (after derating, at PF 1.00 assumed) | 8 | 34.5 | N+N | 276.0 | 138.0 | 241.5 | 135.5 (unconfirmed) | 98.2 % |" in md
     assert ("| Continuous-load derating | 80 % (assumed: not stated in power.feeds.derating, the default, NEC 210.20(A) "
             "continuous load) |") in md
     # cooling: 0.85 x 131.4 kW to liquid, the rest of the 135.5 kW input to air; CDU group of 8 racks
