@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, 
 
 from archgen import metrics
 from archgen.model import field_words, tolerance
-from archgen.model.reliability import BORROWED_SET
+from archgen.model.reliability import BorrowedSet
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.target import RequirementTarget
 from archgen.model.tolerance import Tolerance
@@ -349,10 +349,10 @@ def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Out
     """`o` with the assumed inputs (`basis: assumed`) its metric rests on (`Operations.assumed`, by metric).
 
     The status is unchanged. Met or at risk names them all (REQ005, REQ004); not met the rate sets measured on another
-    accelerator (`BORROWED_SET`: newuser103's TPU v4 `mtti >= 24 h` read plainly "not met" on GPU fleets' rates).
+    accelerator (`BorrowedSet`: newuser103's TPU v4 `mtti >= 24 h` read plainly "not met" on GPU fleets' rates).
     """
     inputs = tuple(x for x in (assumed or {}).get(o.requirement.metric, ())
-                   if o.status in PASSING or (o.status is Status.NOT_MET and x.endswith(BORROWED_SET)))
+                   if o.status in PASSING or (o.status is Status.NOT_MET and isinstance(x, BorrowedSet)))
     return replace(o, assumed=inputs) if inputs else o
 
 
