@@ -62,7 +62,7 @@ class Metric:
             whatever their spelling, and names its kind of object where the requirement's subject is another.
         unmeasured: For a figure the performance model estimates that carries no measured error band (the banded ones
             are `perf.workload.band_families.QUANTITIES`'): why no published run measures the model's error on it,
-            in words. A requirement it meets is at risk (REQ004, `model.requirements.unmeasured`), never plainly
+            in words. A requirement it meets is at risk (REQ004, `model.at_risk.unmeasured`), never plainly
             met, on every path (`check`, `estimate`, a sweep's points). Empty for a banded estimate (its band judges
             it) and for a figure that is arithmetic on stated inputs (a checkpoint's size, a cost per hour) or has a
             range of its own (the reliability figures, over the failure-rate sets). Where an estimate gives a figure

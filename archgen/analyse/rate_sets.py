@@ -11,7 +11,7 @@ from typing import Literal
 
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.model.accelerator import Accelerator, vendor_name
-from archgen.model.reliability import BORROWED_SET, DEFAULT_RATES, FailureRate, FailureRates
+from archgen.model.reliability import DEFAULT_RATES, BorrowedSet, FailureRate, FailureRates
 from archgen.units import Q_
 from archgen.validate import Specs
 
@@ -180,7 +180,8 @@ def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> st
 def borrowed_inputs(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> tuple[str, ...]:
     """`borrowed`'s sets, each in a few words, as inputs a figure rests on (REQ005, `gap`: `analyse.assumed`)."""
     acc, outside = _outside_chain(specs, a, rates)
-    return tuple(f"'{r.id}' failure rates (measured on {where}; {acc}{BORROWED_SET}" for r, where in outside)
+    return tuple(BorrowedSet(f"'{r.id}' failure rates (measured on {where}; {acc} borrows them)")
+                 for r, where in outside)
 
 
 def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:

@@ -17,7 +17,8 @@ from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
-from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded, unmeasured
+from archgen.model.at_risk import thin, unbanded, unmeasured
+from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread
 from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.money import currency
 from archgen.perf.workload.bands import Band
@@ -97,7 +98,7 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
     A figure the model estimates with no band at all (`Metric.unmeasured`: a serving job's memory, its exposed
-    communication share) met is at risk (REQ004) too, saying why (`model.requirements.unmeasured`), unless it has a
+    communication share) met is at risk (REQ004) too, saying why (`model.at_risk.unmeasured`), unless it has a
     range of its own (`spread`: a training job's memory over the allocator's waste), which judges it.
     `risks` gives, the same way, why a figure may lie above what it stands for (`even_share_risks`): a requirement it
     meets is at risk (REQ004), with that reason.
@@ -116,8 +117,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
         ends = spread(metrics.get(b.subject, {}), b.req.metric)
     o = judge(b.req, value, band=ends)
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
-        o = unbanded(o, band.describe(), None if value is None else band.beyond(value), band.beyond_words()) \
-            if not band.measured else thin(o, band.coverage_note())
+        o = unbanded(o, band.describe(), None if value is None else band.beyond(value), band.beyond_words(),
+                     band.risk) if not band.measured else thin(o, band.coverage_note(), band.risk)
     elif ends is None:   # a figure of the model with no band nor range (a serving job's memory): met is at risk;
         o = unmeasured(o, lookup(b.subject, b.req.metric))   # arithmetic stays as judged
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)

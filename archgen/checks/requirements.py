@@ -304,7 +304,7 @@ def requirement_met_beyond_light_load(ctx: Context) -> Iterator[Violation]:
     No published run of the job's family and arrival measured the model's error at its light load, so the figure has
     no band; it is met, not at risk (REQ004), only where the target holds at the figure taken at the worst errors
     measured at light load on every serving family and arrival (`perf.workload.bands.Band.beyond`,
-    `model.requirements.unbanded`; docs/perf-model.md, Error bands, Light load). That pass rests on other families'
+    `model.at_risk.unbanded`; docs/perf-model.md, Error bands, Light load). That pass rests on other families'
     and arrivals' runs, not on a band of its own: the finding says so, with the figure at those errors, as `archgen
     estimate`, its JSON and the compliance matrix do. Information: it changes no exit code.
 

@@ -18,10 +18,20 @@ from archgen.units import Q_, Dim, Duration, DurationOrZero, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
-#: How an input a figure rests on ends where it is a rate set measured on another accelerator
-#: (`analyse.rate_sets.borrowed_inputs`: "'field-h100-2024' failure rates (measured on h100-sxm5-80gb; tpu-v4 borrows
-#: them)"): a requirement judged on it says so whatever its verdict (`model.requirements.on_assumed`).
-BORROWED_SET = " borrows them)"
+
+
+class BorrowedSet(str):
+    """An input a figure rests on that is a rate set measured on another accelerator, in its words.
+
+    Made by `analyse.rate_sets.borrowed_inputs` ("'field-h100-2024' failure rates (measured on h100-sxm5-80gb; tpu-v4
+    borrows them)"), among a figure's assumed inputs (`analyse.operations.Operations.assumed`). Its type says what it
+    is, so that a requirement judged on it names it whatever its verdict (`model.requirements.on_assumed`), where that
+    read how its words end.
+    """
+
+    __slots__ = ()
+
+
 #: A checkpoint interval: 0 s is read, then refused below 1 s with its own message (`Checkpointing`), so the spec
 #: reference's example is one it takes (newuser103: DurationOrZero's '0 us' was shown for it).
 Interval = Annotated[Q, Dim("s", ge=0, le=3.2e9, label="a time", example="3 h")]

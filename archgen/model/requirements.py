@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, 
 
 from archgen import metrics
 from archgen.model import field_words, tolerance
-from archgen.model.reliability import BORROWED_SET
+from archgen.model.reliability import BorrowedSet
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.target import RequirementTarget
 from archgen.model.tolerance import Tolerance
@@ -164,6 +164,22 @@ class Status(StrEnum):
 PASSING = frozenset({Status.MET, Status.AT_RISK})
 
 
+class Risk(StrEnum):
+    """Why a requirement the estimate meets is at risk, set by the rule that puts it there (`Outcome.risk`).
+
+    Its value says it in a few words, as the performance table's status does (`render.compliance.risk_words`); the
+    note the same rule writes says it at length (`Outcome.note`, the compliance matrix's Reason). `model.at_risk`'s
+    rules set it from the band (`perf.workload.bands.Band.risk`), whose words they write beside it.
+    """
+
+    UNBANDED = "no band"  # no published run of the figure's family measured it (`Band.describe`)
+    AT_LOAD = "no band at this load"  # too few of its load bin's (`Band.bin`)
+    AT_CONTEXT = "no band at this context"  # past the family's longest context beyond the margin (`Band.longest`)
+    UNMEASURED = "no band of this figure"  # a figure the model gives no band at all (`at_risk.unmeasured`)
+    SHORTER = "band measured on shorter runs"  # past the longest context within the margin (`Band.caveat`)
+    FEW_RUNS = "band of too few runs"  # expected coverage under `bands.LIKELY` (`Band.coverage_note`)
+
+
 def miss_severity(level: str) -> Literal["error", "warning"]:
     """How severe a requirement not met, or not provided, is at its level: an error for SHALL, else a warning.
 
@@ -211,6 +227,7 @@ class Outcome(Judged):
     assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (`on_assumed`)
     tolerated: bool = False  # met only by the requirement's `tolerance`: the value is past the limit itself
     beyond: tuple[Q, Q] | None = None  # met with no band: the value at the worst light-load errors (`unbanded`)
+    risk: Risk | None = None  # why at risk, where a rule of `model.at_risk` says it short; None: no such reason
 
     @property
     def shown(self) -> str:
@@ -286,55 +303,6 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
     return Outcome(requirement, value, status_of(met, ends), band=band, tolerated=tolerated)
 
 
-#: Why a requirement met on an estimated figure with no measured error band is at risk, not met (REQ004; issue 20
-#: part 7, the lead's decision): the model's error there is unbounded by any published run, so the estimate meeting
-#: the target says nothing of the system doing so.
-UNBANDED = "no published measurement of this family, load or context to bound the model's error"
-
-
-def unbanded(o: Outcome, why: str, beyond: tuple[Q, Q] | None = None, beyond_why: str = "") -> Outcome:
-    """`o`, judged met on an estimated figure whose error band no scored run measured (`why` says which), at risk.
-
-    The figure carries a band (a performance estimate, `perf.workload.bands`), but no published run of its family,
-    load bin or context measured it, so nothing bounds the model's error: a requirement the estimate meets is at risk
-    with that reason (`UNBANDED`), never a plain pass. One not met, or not provided, is left as it is. `beyond` is the
-    value at the worst errors ever measured where it is (a latency at light load on any serving family,
-    `perf.workload.bands.Band.beyond`): a requirement met at both its ends stays met, saying so (`beyond_why`).
-    """
-    if o.status is not Status.MET:
-        return o
-    if beyond is not None and all(judge(o.requirement, v).status is Status.MET for v in beyond):
-        return replace(o, note=beyond_why, beyond=beyond)
-    return replace(o, status=Status.AT_RISK, note=f"{UNBANDED}: {why}")
-
-
-def thin(o: Outcome, why: str) -> Outcome:
-    """`o`, met across a band too few measurements are expected to hold a further run in (`why` says so), at risk.
-
-    `why` is the band's `coverage_note` (`perf.workload.bands.Band.coverage_note`): empty where its expected coverage,
-    (n - 1) / (n + 1), is at least `bands.LIKELY`, and `o` is then left as it is, as one not met or not provided is.
-    Any other reason the figure may not hold does as well (a bisection cut over the even share, NET034).
-    """
-    if o.status is not Status.MET or not why:
-        return o
-    return replace(o, status=Status.AT_RISK, note=why)
-
-
-#: Why a requirement met on a figure of the model that carries no error band at all is at risk (`unmeasured`).
-UNMEASURED = "no published run measures the model's error on this figure"
-
-
-def unmeasured(o: Outcome, metric: metrics.Metric | None) -> Outcome:
-    """`o`, met on a figure the model estimates with no error band (`Metric.unmeasured` says why), at risk (REQ004).
-
-    `unbanded`'s rule where the figure has no band (a serving job's memory: `band_families.QUANTITIES` lists no
-    quantity for it): a requirement the estimate meets is at risk with that reason; one not met or not provided, or
-    on a figure that is arithmetic on stated inputs (no `unmeasured`), is left as it is. `checks.judgement.outcome`
-    and `derived.judge_requirements` call it where the estimate has neither a band nor a range (`spread`) of it.
-    """
-    return thin(o, f"{UNMEASURED}: {metric.unmeasured}") if metric is not None and metric.unmeasured else o
-
-
 def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
     """The status of a value that meets its target or not (`met`), where each end of its band does or not (`ends`).
 
@@ -349,10 +317,10 @@ def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Out
     """`o` with the assumed inputs (`basis: assumed`) its metric rests on (`Operations.assumed`, by metric).
 
     The status is unchanged. Met or at risk names them all (REQ005, REQ004); not met the rate sets measured on another
-    accelerator (`BORROWED_SET`: newuser103's TPU v4 `mtti >= 24 h` read plainly "not met" on GPU fleets' rates).
+    accelerator (`BorrowedSet`: newuser103's TPU v4 `mtti >= 24 h` read plainly "not met" on GPU fleets' rates).
     """
     inputs = tuple(x for x in (assumed or {}).get(o.requirement.metric, ())
-                   if o.status in PASSING or (o.status is Status.NOT_MET and x.endswith(BORROWED_SET)))
+                   if o.status in PASSING or (o.status is Status.NOT_MET and isinstance(x, BorrowedSet)))
     return replace(o, assumed=inputs) if inputs else o
 
 

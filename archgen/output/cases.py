@@ -12,7 +12,7 @@ from typing import Any
 from archgen.model.cases import Case
 from archgen.output.estimate import show_value
 from archgen.perf.workload.bands import MIN_BIN, Band
-from archgen.perf.workload.case_bands import case_band
+from archgen.perf.workload.case_bands import case_band, holds
 from archgen.quantity_json import to_json
 from archgen.scoring.cases import Refused
 from archgen.scoring.scores import CaseResult, Scores, summary
@@ -38,7 +38,7 @@ def case_results_json(results: list[CaseResult], ranges: dict[str, tuple[dict[st
                "predicted": _quantity(r.predicted, r.unit), "error": r.error}
         if bands is not None:
             b = bands.get((r.id, r.metric))
-            row |= {"band": band_of_case_json(b, r), "in_band": b.holds(r.error) if b and b.measured else None}
+            row |= {"band": band_of_case_json(b, r), "in_band": holds(b, r.error) if b and b.measured else None}
         span, over = (ranges or {}).get(r.id, ({}, ""))
         if r.metric in span:
             lo, hi = span[r.metric]
@@ -138,7 +138,7 @@ def case_results_text(results: list[CaseResult], bands: CaseBands | None = None)
     """A table of predicted against measured, with the median and worst error.
 
     With `bands`, two columns follow: `in band`, whether the measured value lies within the band its family carries
-    (`Band.holds`), and that band around the prediction with its expected coverage, (n - 1) / (n + 1) of its n
+    (`case_bands.holds`), and that band around the prediction with its expected coverage, (n - 1) / (n + 1) of its n
     measurements (`Band.coverage`): the held-out check of docs/accuracy.md on any run. A line counts those inside.
     """
     shown = [(show_value(r.measured, r.unit, r.metric), show_value(r.predicted, r.unit, r.metric)) for r in results]
@@ -155,7 +155,7 @@ def case_results_text(results: list[CaseResult], bands: CaseBands | None = None)
         lines.append(f"{s['count']} measurements: median |error| {s['median']:.1%}, worst {s['worst']:.1%}")
     banded = [(b, r) for r in results if bands is not None and (b := bands.get((r.id, r.metric))) and b.measured]
     if banded:
-        inside = sum(b.holds(r.error) for b, r in banded)
+        inside = sum(holds(b, r.error) for b, r in banded)
         lines.append(f"{inside} of {len(banded)} banded measurements inside their family's band "
                      f"({s['count'] - len(banded)} with no band)")
     return "\n".join(lines) + "\n"
@@ -171,5 +171,5 @@ def _band_cells(b: Band | None, r: CaseResult) -> str:
                f"{b.count} measurement{'s' if b.count != 1 else ''} at this load, fewer than {MIN_BIN}" if b.bin else
                "no measurement of its family")
         return f"  {'-':7}  none: {why}"
-    return (f"  {'yes' if b.holds(r.error) else 'no':7}  {show_value(ends[0], r.unit, r.metric)} to "
+    return (f"  {'yes' if holds(b, r.error) else 'no':7}  {show_value(ends[0], r.unit, r.metric)} to "
             f"{show_value(ends[1], r.unit, r.metric)} ({b.coverage:.0%} of {b.count})")

@@ -312,7 +312,7 @@ def _range_text(est: Estimate, metric: str) -> str:
 
 
 def _risk(o: Outcome) -> str:
-    """Why an outcome is at risk: its band's pessimistic end (none where that meets it: `requirements.thin`'s note)."""
+    """Why an outcome is at risk: its band's pessimistic end (none where that meets it: `at_risk.thin`'s note)."""
     p = o.pessimistic
     if o.status is not Status.AT_RISK or p is None or not o.end_misses:
         return ""

@@ -28,7 +28,7 @@ from archgen.model.accelerator import Accelerator
 from archgen.output.estimate import show_value
 from archgen.perf.workload.band_families import FAMILIES
 from archgen.perf.workload.bands import Band, expected_coverage
-from archgen.perf.workload.case_bands import case_band, case_family
+from archgen.perf.workload.case_bands import case_band, case_family, holds
 from archgen.scoring.case_memory import unfit_reason
 from archgen.scoring.cases import read_case_file
 from archgen.scoring.catalog import load_accelerators
@@ -65,8 +65,8 @@ class Checked:
 
     @property
     def inside(self) -> bool:
-        """Whether the measurement's error lies within its family's band (False where there is none: `Band.holds`)."""
-        return self.band.holds(self.result.error)
+        """Whether the measurement's error lies within its family's band (False where there is none: `holds`)."""
+        return holds(self.band, self.result.error)
 
 
 def checked(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[Checked]:

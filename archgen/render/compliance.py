@@ -13,9 +13,8 @@ from typing import Any
 from archgen import metrics
 from archgen.checks.judgement import Judgement
 from archgen.model import field_words, tolerance
-from archgen.model.requirements import UNBANDED, UNMEASURED, Outcome, Status
+from archgen.model.requirements import Outcome, Status
 from archgen.open_item import Worded
-from archgen.perf.workload.band_families import SHORTER
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Para, Section, Table
 from archgen.render.common import Scope, where
@@ -141,18 +140,12 @@ def risk_words(o: Outcome) -> str:
     """Why a requirement is at risk, in a few words: its band's end, no band (at this load or context), a thin band.
 
     The compliance matrix's Reason (`_reason`) at length; '' where it is not at risk or for any other reason (a lower
-    bound, a figure resting on a count of the KV cache), whose status is left as it reads.
+    bound, a figure resting on a count of the KV cache), whose status is left as it reads. Read from the outcome's
+    fields (`Outcome.end_misses`, `Outcome.risk`, which the rule that wrote its note set), never from the note.
     """
     if o.status is not Status.AT_RISK:
         return ""
-    if o.end_misses:
-        return "an end of its band misses the target"
-    why = o.note.removeprefix(f"{UNBANDED}: ")
-    if o.note.startswith(UNBANDED):   # the band's `describe`: "no band: unmeasured at this load; ..."
-        return next((f"no band at this {w}" for w in ("load", "context") if why.startswith(f"no band: unmeasured "
-                                                                                      f"at this {w}")), "no band")
-    return ("no band of this figure" if why.startswith(UNMEASURED) else f"band {SHORTER}" if why.startswith(SHORTER)
-            else "band of too few runs" if why.startswith("the band of ") else "")   # `Band.coverage_note`
+    return "an end of its band misses the target" if o.end_misses else o.risk.value if o.risk else ""
 
 
 def judged_value(o: Outcome, subject: str = "") -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.compare.gap import judge_proposal
+from archgen.model.reliability import BorrowedSet
 from archgen.model.requirements import Status
 from archgen.output.gap import markdown
 from tests.conftest import shipped_edited
@@ -51,6 +52,20 @@ def test_not_met_on_a_borrowed_set_names_it_and_stays_not_met(result):
     (req001,) = [f for f in run.findings if f.id == "REQ001" and f.requirement == "REQ-MTTI-DAY"]
     assert req001.severity == "error" and req001.message.endswith(f"; judged on assumed inputs: {BORROWED}")
     assert not [f for f in run.findings if f.id == "REQ005" and f.requirement == "REQ-MTTI-DAY"]
+
+
+def test_an_input_is_a_borrowed_set_where_its_words_say_so(result):
+    """The field `on_assumed` keeps a not-met verdict's input by (`BorrowedSet`) and the words it shows agree.
+
+    Every input of every figure: a set measured on another accelerator ("... failure rates (measured on ...; tpu-v4
+    borrows them)") is one, and nothing else is (an operator's class rate "borrows it", an assumed price).
+    """
+    _, run = result
+    inputs = {x for by_metric in run.operations.assumed.values() for xs in by_metric.values() for x in xs}
+    said = {x for x in inputs if x.startswith("'") and " failure rates (measured on " in x and x.endswith(" borrows them)")}
+    assert BORROWED in said and len(inputs) > len(said)
+    assert {x for x in inputs if isinstance(x, BorrowedSet)} == said
+    assert all(isinstance(x, BorrowedSet) for x in said)   # not a plain str of the same words beside it
 
 
 def test_gap_names_the_borrowed_set_on_the_not_met_row(result):

@@ -15,7 +15,8 @@ import json
 import pytest
 
 from archgen.metrics import REGISTRY, find
-from archgen.model.requirements import UNMEASURED, Requirement, Status, judge, unmeasured
+from archgen.model.at_risk import UNMEASURED, unmeasured
+from archgen.model.requirements import Requirement, Status, judge
 from archgen.perf.workload.band_families import QUANTITIES
 from archgen.units import Q_
 from tests.conftest import SPECS, run_cli

@@ -14,7 +14,8 @@ import math
 
 import pytest
 
-from archgen.model.requirements import Requirement, Status, judge, thin
+from archgen.model.at_risk import thin
+from archgen.model.requirements import Requirement, Status, judge
 from archgen.model.target import Target
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.bands import LIKELY, Band, expected_coverage

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from archgen.model.requirements import UNBANDED
+from archgen.model.at_risk import UNBANDED
 from archgen.perf.workload.band_source import compute_context
 from archgen.perf.workload.band_table import CONTEXT
 from archgen.perf.workload.bands import band

@@ -20,7 +20,7 @@ import math
 import pytest
 
 from archgen import display
-from archgen.model.requirements import UNBANDED
+from archgen.model.at_risk import UNBANDED
 from archgen.perf.workload.bands import LIKELY, MIN_BIN, Band, band, expected_coverage
 from archgen.perf.workload.light_load import Worst, worst
 from tests.conftest import SPECS, run_cli

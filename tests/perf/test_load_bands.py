@@ -13,7 +13,8 @@ import math
 
 import pytest
 
-from archgen.model.requirements import UNBANDED, Status
+from archgen.model.at_risk import UNBANDED
+from archgen.model.requirements import Status
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference

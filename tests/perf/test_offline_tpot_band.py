@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.model.requirements import UNBANDED, Requirement, Status
+from archgen.model.at_risk import UNBANDED
+from archgen.model.requirements import Requirement, Status
 from archgen.model.target import Target
 from archgen.perf.workload.band_families import UNSCORED
 from archgen.perf.workload.band_lookup import offline_gap

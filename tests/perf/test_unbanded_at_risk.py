@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from archgen.model.requirements import UNBANDED
+from archgen.model.at_risk import UNBANDED
 from tests.conftest import SPECS, run_cli
 from tests.perf.test_mlperf_v5_deepseek import DSR1_B200_SERVER
 

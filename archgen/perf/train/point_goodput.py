@@ -23,6 +23,7 @@ from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.train.goodput import (
     DEFAULT_GOODPUT_TARGET,
     Failures,
+    JobGoodput,
     free_end,
     job_goodput,
     range_ends,
@@ -177,8 +178,9 @@ def replicas_of(f: Failures, workload: Workload, model: Model, gpus: int,
     if other is None:
         return math.nan
     cp = workload.checkpoint
-    return _replicas(for_job(f, workload), cp, checkpoint_bytes(model, workload), gpus,
-                     cp.goodput_target or DEFAULT_GOODPUT_TARGET, other)
+    g = _job(for_job(f, workload), cp, checkpoint_bytes(model, workload), gpus, cp.goodput_target or
+             DEFAULT_GOODPUT_TARGET, other)
+    return g.goodput if g is not None else math.nan
 
 
 #: What a sweep point's other end (`unblocked_of`) frees it of, each in words (`freed_of`).
@@ -204,7 +206,7 @@ def freed_of(f: Failures, workload: Workload, model: Model, gpus: int,
 @functools.lru_cache(maxsize=4096)
 def _freed(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float, restore: float) -> str:
     """`freed_of`'s words, kept per accelerator count as `_unblocked`'s figure is."""
-    g = job_goodput(f, cp, size, gpus, target, restore)
+    g = _job(f, cp, size, gpus, target, restore)
     said = [BLOCKING_WORDS] * (g is not None and g.blocking_assumed) + [REPAIR_WORDS] * (
         g is not None and waits_for_repair(g))
     return " and ".join(said)
@@ -241,16 +243,20 @@ def restore_key(layout: Mapping[str, int | str] | None) -> tuple[int, int] | Non
 @functools.lru_cache(maxsize=4096)
 def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float, restore: float) -> float:
     """`unblocked_of`'s figure, kept per accelerator count as `_goodputs` are."""
-    g = job_goodput(f, cp, size, gpus, target, restore)
+    g = _job(f, cp, size, gpus, target, restore)
     free = free_end(g, f, cp, size, gpus, target, restore_bytes=restore) if g is not None else None
     return free.goodput if free is not None else math.nan
 
 
 @functools.lru_cache(maxsize=4096)
-def _replicas(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float, read: float) -> float:
-    """`replicas_of`'s figure, kept per accelerator count and read as `_goodputs` are."""
-    g = job_goodput(f, cp, size, gpus, target, read)
-    return g.goodput if g is not None else math.nan
+def _job(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float, read: float) -> JobGoodput | None:
+    """`job_goodput` with a restore reading `read`, kept: computed once for all that a point asks of it.
+
+    A point's goodput (`_goodputs`) and its other ends (`_unblocked`, `_freed`) ask it at the restore's read; goodput's
+    range (`_goodputs`) and the replicas' end (`replicas_of`) at the replicas' read, where the load is unsettled.
+    Before, `replicas_of` ran again the `job_goodput` that `_goodputs` had run for its range's low end.
+    """
+    return job_goodput(f, cp, size, gpus, target, read)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -261,9 +267,9 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set; where the load is unsettled, the range
     spans the replicas' read (`other`) too, as `analyse.goodput.goodput`'s.
     """
-    g = job_goodput(f, cp, size, gpus, target, restore)
+    g = _job(f, cp, size, gpus, target, restore)
     spread = range_ends(g, ends, cp, size, gpus, target, restore)
-    low = job_goodput(f, cp, size, gpus, target, other) if other is not None else None
+    low = _job(f, cp, size, gpus, target, other) if other is not None else None
     if low is not None:   # the stack's load unsettled: the range reaches the replicas' read
         spread += [low, *range_ends(low, ends, cp, size, gpus, target, other)]
     values, mttis = [e.goodput for e in spread], [e.mtti for e in spread]

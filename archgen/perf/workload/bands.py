@@ -50,6 +50,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from archgen.model.requirements import Risk
 from archgen.perf.serve.run import whole_replicas
 from archgen.perf.workload.band_families import (
     ARRIVALS,
@@ -138,6 +139,7 @@ class Band:
     delivered: str = ""  # an open loop that keeps up: its throughput's band is min(offered, capacity band), in words
     carried: str = ""  # a band carried from another quantity's, in words (an offline TPOT's, `band_lookup.offline_gap`)
     caveat: str = ""  # why a target met at both ends is still at risk, other than few measurements (`coverage_note`)
+    caveat_risk: Risk | None = None  # the caveat in a few words (`risk`): measured on shorter runs; None: no such words
     light: Worst | None = None  # unmeasured at light load: the worst errors measured there (`light_load`, `beyond`)
     one_length: bool = False  # its runs scored at one length, as a simulated run's capacity is (`ONE_LENGTH`)
 
@@ -174,19 +176,16 @@ class Band:
                 f"{self.coverage:.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a met target "
                 "needs (docs/perf-model.md, Error bands)")
 
-    def holds(self, error: float) -> bool:
-        """Whether a measurement the model's `error` off, (predicted - measured) / measured, lies within the band.
+    @property
+    def risk(self) -> Risk | None:
+        """Why a target met on the estimate is at risk, in a few words (`Outcome.risk`); None where it is likely met.
 
-        False where there is no band. Compared in the direction of the band's quantity at the 4 decimals the generated
-        table keeps (`band_source.compute_table` rounds to them), so a measurement the band was taken on reads inside.
+        The reason `describe` gives where no run measured the band (at this context, at this load, at all), else the
+        one `coverage_note` gives: too few runs, or its `caveat`'s (`caveat_risk`).
         """
         if not self.measured:
-            return False
-        low, high, e = self.low, self.high, error
-        quantity = QUANTITIES[KINDS[self.family]].get(self.metric, self.metric)
-        if maximise(self.metric) != maximise(quantity):
-            (low, high), e = turned(low, high), 1 / (1 + error) - 1
-        return round(low, 4) <= round(e, 4) <= round(high, 4)
+            return Risk.AT_CONTEXT if self.longest else Risk.AT_LOAD if self.bin else Risk.UNBANDED
+        return None if self.likely else self.caveat_risk if expected_coverage(self.count) >= LIKELY else Risk.FEW_RUNS
 
     def values(self, estimate: E) -> tuple[E, E] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
@@ -207,7 +206,7 @@ class Band:
         """An unmeasured light-load latency at the worst errors measured at light load (`light`, `light_load.worst`).
 
         [p / (1 + highest), p / (1 + lowest)]: a requirement the estimate meets at both is met beyond every error
-        measured there (`model.requirements.unbanded`). Not a band (the errors are of other families' and arrivals'
+        measured there (`model.at_risk.unbanded`). Not a band (the errors are of other families' and arrivals'
         runs), and None where there are none, too few to likely hold a further run (`LIKELY`), or fewer than a band
         needs (`MIN_BIN`) of the estimate's own family, so that the worst errors are not all another family's.
         """
@@ -346,8 +345,8 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     got = replace(got, one_length=quantity == "replica_capacity")
     longest = CONTEXT.get(family_, 0)
     if got.measured and context is not None and longest and context > longest:   # within the margin (`_band`)
-        got = replace(got, context=context, measured_to=longest, caveat=context_words(FAMILIES[family_], context,
-                                                                                      longest))
+        got = replace(got, context=context, measured_to=longest, caveat_risk=Risk.SHORTER,
+                      caveat=context_words(FAMILIES[family_], context, longest))
     routed_ = routed(family_, metric, routing) if routing is not None else None
     return got if routed_ is None else replace(got, routing=routed_[0], routed=routed_[1])
 

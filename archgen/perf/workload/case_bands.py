@@ -6,8 +6,17 @@ Apart from `bands` so that a workload's estimate does not import the validation 
 from __future__ import annotations
 
 from archgen.model.cases import Case
-from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, quantity_family, run_scenario
+from archgen.perf.workload.band_families import (
+    KINDS,
+    QUANTITIES,
+    arrival_of,
+    at_engine_cap,
+    family,
+    quantity_family,
+    run_scenario,
+)
 from archgen.perf.workload.band_lookup import context_of
+from archgen.perf.workload.band_span import maximise, turned
 from archgen.perf.workload.bands import Band, band
 
 
@@ -21,6 +30,22 @@ def case_family(case: Case, metric: str = "") -> str:
                      run_scenario(inf.scenario, inf.arrival_rate))
         return quantity_family(own, metric, at_engine_cap(inf))
     return "collectives"
+
+
+def holds(b: Band, error: float) -> bool:
+    """Whether a measurement the model's `error` off, (predicted - measured) / measured, lies within its band `b`.
+
+    False where there is no band. Compared in the direction of the band's quantity at the 4 decimals the generated
+    table keeps (`band_source.compute_table` rounds to them), so a measurement the band was taken on reads inside.
+    Moved from `Band` (issue 19), which an estimate carries: only the validation cases' scoring asks it.
+    """
+    if not b.measured:
+        return False
+    low, high, e = b.low, b.high, error
+    quantity = QUANTITIES[KINDS[b.family]].get(b.metric, b.metric)
+    if maximise(b.metric) != maximise(quantity):
+        (low, high), e = turned(low, high), 1 / (1 + error) - 1
+    return round(low, 4) <= round(e, 4) <= round(high, 4)
 
 
 def case_band(case: Case, metric: str, load: float | None = None) -> Band | None:

@@ -31,6 +31,7 @@ import numpy as np
 from archgen.display import MEMORY_RANGED
 from archgen.metrics import find
 from archgen.metrics_bands import BANDED
+from archgen.model.at_risk import thin, unbanded, unmeasured
 from archgen.model.requirements import (
     Outcome,
     Requirement,
@@ -40,9 +41,6 @@ from archgen.model.requirements import (
     on_assumed,
     spread,
     status_of,
-    thin,
-    unbanded,
-    unmeasured,
 )
 from archgen.model.unsettled import Unsettled, at_lower_bound, unsettled_note
 from archgen.perf.workload.run_figures import accelerator_hours, at_rate, run_energy, run_times
@@ -111,10 +109,10 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
         elif o.value is not None and not o.note and band is not None and not band.measured:
             # judged at the estimate alone: no run measured its band (this family, load or context): met is at risk
             # (met beyond the worst errors ever measured at its light load stays met: `Band.beyond`)
-            o = (unbanded(o, band.describe(), band.beyond(o.value), band.beyond_words()) if o.status is Status.MET
-                 else replace(o, note=band.describe()) if band.bin or band.longest else o)
+            o = (unbanded(o, band.describe(), band.beyond(o.value), band.beyond_words(), band.risk)
+                 if o.status is Status.MET else replace(o, note=band.describe()) if band.bin or band.longest else o)
         elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
-            o = thin(o, band.coverage_note())
+            o = thin(o, band.coverage_note(), band.risk)
         elif o.value is not None and not o.note and spread(est.metrics, req.metric) is None:
             o = unmeasured(o, find("workload", req.metric))   # a figure with no band nor range (a serving job's memory)
         outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
@@ -125,7 +123,7 @@ def unmeasured_figure(metric: str, metrics: Mapping[str, Any] | None = None) -> 
     """Whether `metric` is a figure the model estimates with no error band at all (`Metric.unmeasured`: a job's memory).
 
     A sweep point holds statuses, not outcomes: a requirement on such a figure is judged there with unknown band ends
-    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.requirements.unmeasured`). Not where
+    (NaN), so met is at risk, as `judge_requirements` and `check` have it (`model.at_risk.unmeasured`). Not where
     the point's `metrics` give it a range of its own (`spread`: a training job's memory, over the allocator's waste),
     which judges it instead.
     """

@@ -1,7 +1,7 @@
 """The model's worst latency errors at light load on any serving family: a target cleared beyond them is met (light39).
 
 A serving-under-load latency whose own load bin holds fewer than `bands.MIN_BIN` measurements has no band
-("unmeasured at this load"), and a requirement its estimate meets is at risk (`model.requirements.unbanded`). At light
+("unmeasured at this load"), and a requirement its estimate meets is at risk (`model.at_risk.unbanded`). At light
 load that told a user nothing: Llama 3.1 405B NVFP4 on GB200 at 8 requests/s read `ttft_p99 <= 6 s` at risk at
 228.7 ms, a 26x margin, where even the capacity band's worst case puts the run at load 0.14 (newuser97, issue 20).
 
