@@ -28,6 +28,7 @@ from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.analyse.rack_accessories import cord_gaps, rack_accessories
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
+from archgen.model.field_words import said
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import max_draw
 from archgen.open_item import OpenItem
@@ -180,7 +181,19 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             bins = tuple(sorted(by_length.get(mid, {}).items())) if copper else ()
             lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split),
                                  lengths=bins if sum(n for _, n in bins) == q else ()))
-    return lines + fibre_lines(tiers), net_power, optics.to("kW")
+    return lines + fibre_lines(tiers) + no_media_lines(tiers), net_power, optics.to("kW")
+
+
+def no_media_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
+    """A line per fabric tier whose links name no link media (CAB003): its cables and transceivers, not provided.
+
+    Left out, such a tier read as one with no cable at all (newuser105: 9,216 spine-core links of a 16-SU GB200
+    SuperPOD, on no line of the BOM). No count in the note, a key across the sizes of the BOM by size.
+    """
+    return [BomLine(f"{t.fabric} {said(t.tier)} links", "Link", 0, None, f"not provided: its links name no link media "
+                    f"(`links.{t.tier}`; CAB003)", name=f"Cables and transceivers, fabric {t.fabric} "
+                    f"{said(t.tier)} links", provided=False)
+            for t in tiers if t.no_media and t.fabric != "scale_up"]
 
 
 def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:

@@ -116,6 +116,11 @@ class TierCabling:
         """Cables to pull: copper assemblies and optical cables, a split cable once."""
         return sum(self.cables.values())
 
+    @property
+    def no_media(self) -> bool:
+        """Whether the tier has links but names no link option (CAB003): nothing of it counted, never 0."""
+        return bool(self.links) and not self.options
+
 
 def leaves_named(tr: TierRuns) -> bool:
     """Whether every run names its leaf (`TierRuns.b_switch`), so an access tier's leaf end is counted leaf by leaf."""

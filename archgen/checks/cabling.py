@@ -89,11 +89,20 @@ def _scale_up_ends(c: ClusterAnalysis, su: ScaleUp) -> tuple:
     return pod_ends(c.cluster, su, pod_links(c.cluster, su)) if is_pod(su) else trunk_ends(c.cluster, su)
 
 
-@check("CAB003", "cabling.media_missing", severity="info")
+@check("CAB003", "cabling.media_missing", severity="warning")
 def media_missing(ctx: Context) -> Iterator[Violation]:
-    """Every tier of a fabric names its link media, so its reach and optics are checked and counted.
+    """Every tier a fabric builds names its link media, so its cables and optics are counted and their reach checked.
 
-    Fix: list link options under `links.access`, `links.leaf_spine` or `links.spine_core`.
+    A tier whose links name no link option at all has no cable, transceiver or optics draw to count: its cables and
+    transceivers, the fabric's optics and network power, the cluster's IT power and the capex on them are not
+    provided (never summed as 0), and this warning names the tier, its links and the key to set. A tier that lists
+    options is counted on them, run by run; a run no option reaches is CAB001's error, not this one. A warning, not
+    an info (newuser105: a GB200 SuperPOD grown to 16 SUs, `tiers: 3` and no `links.spine_core`, checked clean with
+    9,216 spine-core links on no cable, the only note an info). `tiers: auto` builds a tier no fixed `tiers` named,
+    so its links are the most likely to have none.
+
+    Fix: list link options under the tier's key (`links.access`, `links.leaf_spine`, `links.spine_core`; a dragonfly's
+    `links.local`, `links.global`).
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
@@ -101,10 +110,11 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
                 key = _tier_key(name, fa.topology)
                 if not fa.fabric.tiers[key].links and fa.links[name]:
                     n = fa.links[name] * fa.planes
+                    rest = "their cables, transceivers and optics power are not provided, and their reach not checked"
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
-                                    f"{name}: {n} links without link media; reach and optics are not checked",
-                                    count(n), public=f"{said(name)}: {n} links without link media; reach and "
-                                    "optics are not checked")
+                                    f"{name}: {n} links without link media: {rest}; list their link options under "
+                                    f"`links.{name}`", count(n), public=f"{said(name)}: {n} links without link "
+                                    f"media: {rest}")
 
 
 def _counted_keys(fa: FabricAnalysis) -> tuple[tuple, str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from archgen.analyse.bom_line import NOT_PROVIDED
 from archgen.analyse.cable_bins import whole
 from archgen.analyse.cabling import DEFAULT_BINS_M, U_M
 from archgen.analyse.copper_choice import EPS, cable_power, copper_rivals
@@ -28,8 +29,9 @@ def cabling(a: Any) -> Section:
         media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
         cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
         tier = tier_title(t.fabric, t.tier)   # as portmap.csv names it
-        rows.append((t.fabric, tier, t.links, t.physical, t.transceivers, media, cables, t.optics_power,
-                     t.max_length))
+        counted = (t.physical, t.transceivers, media, cables, t.optics_power) if not t.no_media else \
+            (NOT_PROVIDED,) * 5   # links on no media: nothing counted, never 0 (CAB003)
+        rows.append((t.fabric, tier, t.links, *counted, t.max_length))
         for (part, length), n in sorted(t.cables_by_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
             bins.append((t.fabric, tier, part, f"{float(length):g} m", t.by_option_bin.get((part, length), 0), n))
     cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"),
@@ -46,7 +48,10 @@ def cabling(a: Any) -> Section:
                  " Tiers without a longest run are counted, not laid out (dragonfly and torus fabrics, "
                  "a scale-up torus's cables, a fabric its switches cannot build): each of their links takes the "
                  "tier's first link option, whatever the distance, and no reach is checked (CAB007 where options "
-                 "after the first go unread)." if any(t.max_length is None and t.links for t in cab.tiers) else "")),
+                 "after the first go unread)." if any(t.max_length is None and t.links for t in cab.tiers) else "")
+             + (" A tier whose links name no link media has no cable, module or optics power to count: they are not "
+                "provided (CAB003), and so is the network power of its fabric." if any(t.no_media for t in cab.tiers)
+                else "")),
         Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
     section.sub("length-bins", "Length bins", Para(
         "Cables to order per link type and length bin, counted as the bill of materials and the port map count them "

@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
+from archgen.analyse.bom_line import NOT_PROVIDED
 from archgen.analyse.network import withheld_tiers
 from archgen.analyse.optics import unconfirmed_optics
 from archgen.analyse.portmap import PortMap, port_map
@@ -27,6 +28,7 @@ from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unracked import unracked_words
 from archgen.model import Part
+from archgen.model.field_words import said
 from archgen.render import (
     alt_text,
     cluster_diagrams,
@@ -281,14 +283,20 @@ def power_cooling(scope: Scope, a: Any) -> Section:
                           at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
-        nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) if fid != "scale_up" else
-                 ("scale-up domain (its cables' optics; its switches are compute)", p, p)
+        dark = {t.fabric: f"{said(t.tier)} x{t.links:,}" for t in a.cabling.tiers if t.no_media}   # CAB003
+        nrows = [(fid, *((p, _fabric_metric(a, fid, "optics_power")) if fid not in dark else (NOT_PROVIDED,) * 2))
+                 if fid != "scale_up" else ("scale-up domain (its cables' optics; its switches are compute)", p, p)
                  for fid, p in sorted(net.items())]
         if (surplus := surplus_switch_power(a)).magnitude:   # in the cluster's network power, in no fabric's
             nrows.append(("switches placed beyond the fabrics (NET017)", surplus, None))
         section.add(Table("network-power", "Network power by fabric (switches and optics)",
                           (Column("Fabric"), Column("Network power", "kW", 2, "right"),
                            Column("Of which optics", "kW", 2, "right")), tuple(nrows)))
+        if dark:   # the switches and the other tiers' optics are a floor, not the fabric's figure
+            section.add(Para("Not provided where a tier's links name no link media (CAB003), whose transceivers' "
+                             "draw is unknown: " + "; ".join(
+                                 f"fabric {fid} ({dark[fid]} links), at least {fmt.q(net[fid], 'kW', 2)} of its "
+                                 "switches and other tiers' optics" for fid in sorted(dark) if fid in net) + "."))
         shown = [fmt.metric_value(m, v) for k in ("network_power", "optics_power")
                  if (m := metrics.find("cluster", k)) is not None and (v := scope.metrics.get(k)) is not None]
         if len(shown) == 2:

@@ -1,0 +1,71 @@
+"""A fabric tier built with no link media is counted as not provided, never as 0 (newuser105 P1).
+
+newuser105 grew the GB200 SU to 16 SUs and followed the compute fabric's NET003 ("use 3 tiers") literally: the
+spec then checked with 0 errors, the only note an info CAB003 on 9,216 spine-core links, while the metrics read
+`cables.spine_core` 0 and `transceivers.spine_core` 0, the cabling table 0 cables and 0.00 kW of optics, and the
+fabric's network power left that tier's optics out. Here on the 4-SU proposal of `test_cost_media` (3,072 links).
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.bom_line import NOT_PROVIDED
+from archgen.analyse.portmap import port_map
+from archgen.analyse.scaling import scaling
+from archgen.pipeline import run
+from archgen.render.cabling import cabling
+from archgen.render.reference import growth
+from archgen.render.wiring import section
+from tests.analyse.test_cost_media import CLUSTER, _proposal
+
+COMPUTE = f"{CLUSTER}/fabric/compute"
+
+
+def test_a_tier_on_no_media_is_a_warning_naming_its_key(tmp_path):
+    r = run([_proposal(tmp_path / "a")])
+    found, = (f for f in r.findings if f.id == "CAB003")
+    assert found.severity == "warning"      # was info, in a spec that checked with 0 errors
+    assert found.message == ("spine_core: 3072 links without link media: their cables, transceivers and optics power "
+                             "are not provided, and their reach not checked; list their link options under "
+                             "`links.spine_core`")
+
+
+def test_its_cables_transceivers_and_network_power_are_not_provided(tmp_path):
+    r = run([_proposal(tmp_path / "a")])
+    m = r.metrics[COMPUTE]
+    for name in ("cables.spine_core", "transceivers.spine_core", "network_power", "optics_power"):
+        assert name not in m, name                                  # cables and transceivers were 0
+        assert "spine_core x3072; CAB003" in r.operations.withheld[COMPUTE][name]
+    assert m["cables.leaf_spine"].m > 0 and m["transceivers.access"].m > 0     # the tiers with media stay counted
+    oob = r.metrics[f"{CLUSTER}/fabric/oob"]
+    assert oob["network_power"].m > 0 and "optics_power" in oob    # a fabric whose tiers all name media is whole
+    line, = (x for x in r.clusters[CLUSTER].cabling.bom if x.part == "compute spine-core links")
+    assert not line.provided and "`links.spine_core`" in line.note
+
+
+def test_the_documents_say_not_provided_not_zero(tmp_path):
+    r = run([_proposal(tmp_path / "a")])
+    a = r.clusters[CLUSTER]
+    tiers = next(b for b in cabling(a).blocks if getattr(b, "id", "") == "cabling-tiers")
+    row, = (x for x in tiers.rows if x[:2] == ("compute", "spine to core"))
+    assert row[2:8] == (3072, *(NOT_PROVIDED,) * 5)                 # links; cables ... optics power were 0 and "—"
+    counts = next(b for b in section(a, port_map(a)).blocks if getattr(b, "id", "") == "portmap-counts")
+    assert ("compute", "spine to core", 3072, NOT_PROVIDED) in counts.rows
+
+
+def test_the_growth_table_has_no_total_on_links_without_media(tmp_path):
+    r = run([_proposal(tmp_path / "a")])
+    design = r.design
+    cluster = next(c for c in design.clusters if c.path == CLUSTER)
+    series = scaling(design, r.racks, cluster, max_points=1)
+    assert series.points[0].no_media == (("compute", "spine_core", 3072),)
+    table = next(b for b in growth(series) if getattr(b, "id", "") == "growth")
+    assert table.rows[0][-3:] == (NOT_PROVIDED,) * 3     # transceivers, network power and per accelerator
+
+
+def test_net003_of_a_fabric_with_media_names_the_core_tier_s(tmp_path):
+    root = _proposal(tmp_path / "a")
+    path = root / "cluster.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("    tiers: auto\n", "    tiers: 2\n", 1),
+                    encoding="utf-8")
+    found, = (f.message for f in run([root]).findings if f.id == "NET003" and f.object == COMPUTE)
+    assert found.endswith("use 3 tiers, with link media for the spine-core links (`links.spine_core`)")
