@@ -33,7 +33,8 @@ def cabling(a: Any) -> Section:
             (NOT_PROVIDED,) * 5   # links on no media: nothing counted, never 0 (CAB003)
         rows.append((t.fabric, tier, t.links, *counted, t.max_length))
         for (part, length), n in sorted(t.cables_by_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
-            bins.append((t.fabric, tier, part, f"{float(length):g} m", t.by_option_bin.get((part, length), 0), n))
+            bins.append((t.fabric, tier, part, f"{float(length):g} m" if length else NOT_PROVIDED,   # not laid out
+                         t.by_option_bin.get((part, length), 0), n))
     cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"),
             Column("Cables", digits=0, align="right"), Column("Transceivers", digits=0, align="right"),
             Column("Modules / cable ends"), Column("Cables by type"), Column("Optics power", "kW", 2, "right"),
@@ -55,7 +56,9 @@ def cabling(a: Any) -> Section:
         Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
     section.sub("length-bins", "Length bins", Para(
         "Cables to order per link type and length bin, counted as the bill of materials and the port map count them "
-        "(a cable carrying two links, such as a twin-port DAC, once); the links they carry beside them."),
+        "(a cable carrying two links, such as a twin-port DAC, once); the links they carry beside them."
+        + (" A tier counted but not laid out has no run lengths, so its bin is not provided: the cables' lengths "
+           "are to be chosen once the fabric is laid out." if any(row[3] == NOT_PROVIDED for row in bins) else "")),
         Table("length-bins", "Cables per link type and length bin",
               (Column("Fabric"), Column("Tier"), Column("Link"), Column("Bin"),
                Column("Links", digits=0, align="right"), Column("Cables", digits=0, align="right")), tuple(bins)))

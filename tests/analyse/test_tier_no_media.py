@@ -69,3 +69,16 @@ def test_net003_of_a_fabric_with_media_names_the_core_tier_s(tmp_path):
                     encoding="utf-8")
     found, = (f.message for f in run([root]).findings if f.id == "NET003" and f.object == COMPUTE)
     assert found.endswith("use 3 tiers, with link media for the spine-core links (`links.spine_core`)")
+
+
+def test_a_bin_of_runs_not_laid_out_reads_not_provided_not_0_m(tmp_path):
+    """newuser105 P3: the infeasible 16-SU document's length bins read "dac-800g-osfp | 0 m | 9,216 | 4,608"."""
+    root = _proposal(tmp_path / "a")
+    path = root / "cluster.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("    tiers: auto\n", "    tiers: 2\n", 1),
+                    encoding="utf-8")
+    bins = next(b for b in cabling(run([root]).clusters[CLUSTER]).sections[0].blocks
+                if getattr(b, "id", "") == "length-bins")
+    compute = [row for row in bins.rows if row[0] == "compute"]
+    assert compute and all(row[3] == NOT_PROVIDED for row in compute)   # NET003: counted, not laid out
+    assert not [row for row in bins.rows if row[3] == "0 m"]
