@@ -24,6 +24,7 @@ from archgen.checks.reach_words import (
     TRUNK_FIX,
     TWISTED,
     full_racks_past_reach,
+    loose_fix,
     reach_words,
     run_end,
     why_loose,
@@ -144,6 +145,12 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
     unless the runs to the switches they cannot hold pass a reach at that length: then both are said (newuser72's
     131k-GPU trial, cores past their spine racks: NET012 alone hid spine-core runs past the optics' reach).
 
+    An assumed length past a reach stays a warning, not an error: the switch could stand anywhere, the length is the
+    longest it could take, and an error would judge a length nobody measured. The finding names the fix (the tier's
+    rack key, and where a reach is passed, media that reach the assumed length), and the documents mark those runs'
+    length bins, fibre cords and longest run "assumed" (newuser105: 1,024 OOB spine-core cords ordered at 150 m of
+    100 m SR4 and a 129.2 m longest run, unmarked).
+
     Ports given as a bare count (`endpoints.extra`, such as the trays' BMC ports of a management fabric) have no
     rack either: their runs take the same bound. Where the bound exceeds a link option's reach, that is said here,
     at the count, as an assumption, not as a CAB001 reach error: the runs are likely far shorter.
@@ -180,12 +187,14 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                         f"floor holds (corner to corner){past}")
                 said_loose = [(f"{text} ({why_loose(fa, tier)})", f"{text} ({why_loose(fa, tier, True)})")
                               for tier, text in loose]
+                tiers = [tier for tier, _ in loose]
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack"
-                                f"{': ' + ', '.join(m for m, _ in said_loose) if loose else ''}{rest}",
-                                count(t.unplaced_links),
+                                f"{': ' + ', '.join(m for m, _ in said_loose) if loose else ''}{rest}"
+                                f"{loose_fix(fa, t, tiers)}", count(t.unplaced_links),
                                 public=f"{said(t.tier)}: {t.unplaced_links} link(s) end at switches placed in no rack"
-                                f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}")
+                                f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}"
+                                f"{loose_fix(fa, t, tiers, True)}")
 
 
 def _tier_key(tier: str, topology: str) -> str:

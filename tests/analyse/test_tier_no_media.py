@@ -82,3 +82,83 @@ def test_a_bin_of_runs_not_laid_out_reads_not_provided_not_0_m(tmp_path):
     compute = [row for row in bins.rows if row[0] == "compute"]
     assert compute and all(row[3] == NOT_PROVIDED for row in compute)   # NET003: counted, not laid out
     assert not [row for row in bins.rows if row[3] == "0 m"]
+
+
+RACKS = """\
+kind: Rack
+id: c4
+name: Four DGX H100
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+- {at: 3, part: dgx-h100, count: 4}
+- {at: 1, part: pdu-415v-60a-3ph, count: 3}
+power:
+  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}
+  pdus: {redundancy: N+1}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+---
+kind: Rack
+id: net
+name: Network rack
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+- {at: 3, part: qm9700, count: 8}
+- {at: 1, part: pdu-415v-60a-3ph, count: 2}
+power:
+  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+  pdus: {redundancy: N+N}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+"""
+#: CAB004.yml's spines in no rack, their uplinks on multimode: every leaf-spine run has an assumed length.
+LOOSE_SPINES = """\
+kind: Cluster
+id: c
+units:
+- id: su
+  racks:
+  - {rack: c4, count: 2}
+  - {rack: net, count: 1}
+layout:
+- {unit: su, count: 2}
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+scale_up: {domain: node, size: 8, bandwidth: 900 GB/s}
+fabrics:
+- id: compute
+  topology: fat-tree
+  role: compute
+  speed: 400 Gb/s
+  switch: qm9700
+  tiers: 2
+  rail_optimized: true
+  leaf: {rack: net}
+  links:
+    access: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8]
+    leaf_spine: [mmf-800g-sr8]
+"""
+
+
+def test_runs_of_an_assumed_length_are_marked_assumed_wherever_they_show(tmp_path):
+    """newuser105 P4: 1,024 OOB spine-core runs to cores in no rack, assumed 129.2 m, were ordered as "mmf-100g-sr4 |
+    150 m" and given as the longest run with no mark; CAB004 named no fix."""
+    from archgen.analyse.fibre_cords import ASSUMED
+    from archgen.render import fmt
+    from tests.conftest import run_specs
+
+    r = run_specs(tmp_path, {"racks/r.yaml": RACKS, "clusters/c.yaml": LOOSE_SPINES})
+    a = r.clusters["cluster/c"]
+    t, = (x for x in a.cabling.tiers if x.tier == "leaf_spine")
+    assert t.assumed_bins == t.by_option_bin == {("mmf-800g-sr8", 10.0): 128}   # every run: spines in no rack
+    assert t.assumed_max == t.max_length
+    sec = cabling(a)
+    row, = (x for x in next(b for b in sec.blocks if getattr(b, "id", "") == "cabling-tiers").rows
+            if x[1] == "leaf to spine")
+    assert isinstance(row[-1], fmt.Noted) and row[-1].note == "assumed"
+    bins = next(b for b in sec.sections[0].blocks if getattr(b, "id", "") == "length-bins")
+    assert ("compute", "leaf to spine", "mmf-800g-sr8", "10 m (assumed)", 128, 128) in bins.rows
+    assert ("compute", "endpoint to leaf") not in {x[:2] for x in bins.rows if "assumed" in x[3]}   # measured
+    cords = [x for x in a.cabling.bom if x.kind == "Fibre" and x.note.endswith(ASSUMED)]
+    assert cords and all("-10m" in x.part for x in cords)
+    found, = (f.message for f in r.findings if f.id == "CAB004")
+    assert found.endswith("; name their rack (`spine.rack`) so that their runs are measured")
