@@ -16,6 +16,7 @@ from archgen.render.cabling import cabling
 from archgen.render.reference import growth
 from archgen.render.wiring import section
 from tests.analyse.test_cost_media import CLUSTER, _proposal
+from tests.conftest import SPECS
 
 COMPUTE = f"{CLUSTER}/fabric/compute"
 
@@ -162,3 +163,20 @@ def test_runs_of_an_assumed_length_are_marked_assumed_wherever_they_show(tmp_pat
     assert cords and all("-10m" in x.part for x in cords)
     found, = (f.message for f in r.findings if f.id == "CAB004")
     assert found.endswith("; name their rack (`spine.rack`) so that their runs are measured")
+
+
+def test_net001_on_the_tier_net003_finds_short_folds_under_it(tmp_path):
+    """newuser105 P7: at 16 SUs the OOB fabric's "spine switches need 256 ports, sn4600c has 64" stood apart from its
+    NET003 (256 leaves > 64 spine ports), split by other lines, though it is the same shortfall on one spine."""
+    root = tmp_path / "a"
+    root.mkdir()
+    text = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
+    for old, new in (("  - {unit: su, count: 1}", "  - {unit: su, count: 16}"),
+                     ("expect: {accelerators: 576, nodes: 144, racks: 10}\n", ""), ('target: "== 8"', 'target: "== 128"')):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    (root / "cluster.yaml").write_text(text, encoding="utf-8")
+    oob = {f.id: f for f in run([root]).findings if f.object == f"{CLUSTER}/fabric/oob" and f.id in ("NET001", "NET003")}
+    assert oob["NET001"].message.startswith("spine switches need 256 ports, sn4600c has 64")
+    assert oob["NET001"].severity == "error"                     # still counted: folding is no waiver
+    assert oob["NET001"].caused_by == f"NET003 {CLUSTER}/fabric/oob" and not oob["NET003"].caused_by
