@@ -180,3 +180,12 @@ def test_net001_on_the_tier_net003_finds_short_folds_under_it(tmp_path):
     assert oob["NET001"].message.startswith("spine switches need 256 ports, sn4600c has 64")
     assert oob["NET001"].severity == "error"                     # still counted: folding is no waiver
     assert oob["NET001"].caused_by == f"NET003 {CLUSTER}/fabric/oob" and not oob["NET003"].caused_by
+
+
+def test_their_failures_are_left_out_and_said_so(tmp_path):
+    """The reliability figures counted cables and transceivers per tier: the spine-core links' none, silently."""
+    r = run([_proposal(tmp_path / "a")])
+    rel = r.operations.reliability[CLUSTER]
+    assert rel.unrated_units["cables and transceivers (compute spine_core links, no link media)"] == 3072
+    found, = (f.message for f in r.findings if f.id == "REL004")
+    assert "cables and transceivers (compute spine_core links, no link media)" in found
