@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
-from archgen.analyse.cable_bins import copper_bins
+from archgen.analyse.cable_bins import assumed_copper, copper_bins
 from archgen.analyse.cdu_units import cdu_units
 from archgen.analyse.fibre_cords import fibre_lines
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps
@@ -160,6 +160,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             low.setdefault(mid, Counter())[watts] += n
     within = ", ".join(sorted({nt.part.id for nt in a.nodes if nt.part.power_includes_optics}))
     by_length = copper_bins(tiers)   # copper assemblies by ordered length, as the fibre cords are
+    guessed = assumed_copper(tiers)   # of those, the bins holding runs of an assumed length (CAB004)
     for mid, (link, q) in sorted(modules.items()):
         if q:
             copper = link.media in COPPER_MEDIA
@@ -179,8 +180,10 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
                 split.append((rest, rest_in, full))
                 note += f"; those that run below {link.rate:~P} draw its `power_at` figure"
             bins = tuple(sorted(by_length.get(mid, {}).items())) if copper else ()
+            whole = sum(n for _, n in bins) == q
             lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split),
-                                 lengths=bins if sum(n for _, n in bins) == q else ()))
+                                 lengths=bins if whole else (),
+                                 assumed=tuple(sorted(guessed.get(mid, ()))) if whole else ()))
     return lines + fibre_lines(tiers) + no_media_lines(tiers), net_power, optics.to("kW")
 
 

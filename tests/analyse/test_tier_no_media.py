@@ -16,7 +16,7 @@ from archgen.render.cabling import cabling
 from archgen.render.reference import growth
 from archgen.render.wiring import section
 from tests.analyse.test_cost_media import CLUSTER, _proposal
-from tests.conftest import SPECS
+from tests.conftest import SPECS, run_specs
 
 COMPUTE = f"{CLUSTER}/fabric/compute"
 
@@ -145,7 +145,6 @@ def test_runs_of_an_assumed_length_are_marked_assumed_wherever_they_show(tmp_pat
     150 m" and given as the longest run with no mark; CAB004 named no fix."""
     from archgen.analyse.fibre_cords import ASSUMED
     from archgen.render import fmt
-    from tests.conftest import run_specs
 
     r = run_specs(tmp_path, {"racks/r.yaml": RACKS, "clusters/c.yaml": LOOSE_SPINES})
     a = r.clusters["cluster/c"]
@@ -189,3 +188,14 @@ def test_their_failures_are_left_out_and_said_so(tmp_path):
     assert rel.unrated_units["cables and transceivers (compute spine_core links, no link media)"] == 3072
     found, = (f.message for f in r.findings if f.id == "REL004")
     assert "cables and transceivers (compute spine_core links, no link media)" in found
+
+
+def test_copper_assemblies_of_an_assumed_length_are_marked_by_bin(tmp_path):
+    """The same spines on active copper (CAB004.yml's case): the BOM's assembly line marks the bin of those runs."""
+    files = {"racks/r.yaml": RACKS,
+             "clusters/c.yaml": LOOSE_SPINES.replace("leaf_spine: [mmf-800g-sr8]", "leaf_spine: [acc-800g-osfp]")}
+    a = run_specs(tmp_path, files).clusters["cluster/c"]
+    t, = (x for x in a.cabling.tiers if x.tier == "leaf_spine")
+    line, = (x for x in a.cabling.bom if x.part == "acc-800g-osfp")
+    assert line.assumed == tuple(sorted({length for _, length in t.assumed_bins})) and line.assumed
+    assert set(line.assumed) <= {length for length, _ in line.lengths}
