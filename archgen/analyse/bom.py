@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
-from archgen.analyse.cable_bins import copper_bins
+from archgen.analyse.cable_bins import assumed_copper, copper_bins
 from archgen.analyse.cdu_units import cdu_units
 from archgen.analyse.fibre_cords import fibre_lines
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps
@@ -28,6 +28,7 @@ from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.analyse.rack_accessories import cord_gaps, rack_accessories
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
+from archgen.model.field_words import said
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import max_draw
 from archgen.open_item import OpenItem
@@ -159,6 +160,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             low.setdefault(mid, Counter())[watts] += n
     within = ", ".join(sorted({nt.part.id for nt in a.nodes if nt.part.power_includes_optics}))
     by_length = copper_bins(tiers)   # copper assemblies by ordered length, as the fibre cords are
+    guessed = assumed_copper(tiers)   # of those, the bins holding runs of an assumed length (CAB004)
     for mid, (link, q) in sorted(modules.items()):
         if q:
             copper = link.media in COPPER_MEDIA
@@ -178,9 +180,23 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
                 split.append((rest, rest_in, full))
                 note += f"; those that run below {link.rate:~P} draw its `power_at` figure"
             bins = tuple(sorted(by_length.get(mid, {}).items())) if copper else ()
+            whole = sum(n for _, n in bins) == q
             lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split),
-                                 lengths=bins if sum(n for _, n in bins) == q else ()))
-    return lines + fibre_lines(tiers), net_power, optics.to("kW")
+                                 lengths=bins if whole else (),
+                                 assumed=tuple(sorted(guessed.get(mid, ()))) if whole else ()))
+    return lines + fibre_lines(tiers) + no_media_lines(tiers), net_power, optics.to("kW")
+
+
+def no_media_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
+    """A line per fabric tier whose links name no link media (CAB003): its cables and transceivers, not provided.
+
+    Left out, such a tier read as one with no cable at all (newuser105: 9,216 spine-core links of a 16-SU GB200
+    SuperPOD, on no line of the BOM). No count in the note, a key across the sizes of the BOM by size.
+    """
+    return [BomLine(f"{t.fabric} {said(t.tier)} links", "Link", 0, None, f"not provided: its links name no link media "
+                    f"(`links.{t.tier}`; CAB003)", name=f"Cables and transceivers, fabric {t.fabric} "
+                    f"{said(t.tier)} links", provided=False)
+            for t in tiers if t.no_media and t.fabric != "scale_up"]
 
 
 def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:

@@ -40,6 +40,8 @@ class BomLine:
     #: A copper cable assembly's quantity per ordered length bin, (metres, count), shortest first, as the fibre
     #: cords are ordered (`analyse.cable_bins.copper_bins`); 0 m is a length not known. Empty: not split.
     lengths: tuple[tuple[float, int], ...] = ()
+    #: Of `lengths`, the bins holding runs of an assumed length (an end in no rack, CAB004), which the BOM marks.
+    assumed: tuple[float, ...] = ()
 
     @property
     def total_power(self) -> Q | None:

@@ -100,3 +100,17 @@ def copper_bins(tiers: Sequence[Any]) -> dict[str, dict[float, int]]:
                 bins = out.setdefault(copper[label], {})
                 bins[float(length)] = bins.get(float(length), 0) + n
     return out
+
+
+def assumed_copper(tiers: Sequence[Any]) -> dict[str, set[float]]:
+    """The length bins of each copper BOM part (as `copper_bins`) that hold runs of an assumed length (CAB004).
+
+    From each tier's `assumed_bins`: runs with an end in no rack, whose length is the floor's longest.
+    """
+    out: dict[str, set[float]] = {}
+    for t in tiers:
+        copper = {opt.label: opt.a.id for opt in t.options if opt.a.media in COPPER_MEDIA}
+        for label, length in t.assumed_bins:
+            if label in copper:
+                out.setdefault(copper[label], set()).add(float(length))
+    return out

@@ -82,8 +82,9 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
             for t in cab.tiers:
                 if t.fabric != fa.fabric.spec.id:
                     continue
-                fa.metrics[f"cables.{t.tier}"] = count(t.physical)
-                fa.metrics[f"transceivers.{t.tier}"] = count(t.transceivers)
+                if not t.no_media:   # else not provided, never 0 (`operations_stage`, CAB003)
+                    fa.metrics[f"cables.{t.tier}"] = count(t.physical)
+                    fa.metrics[f"transceivers.{t.tier}"] = count(t.transceivers)
                 if t.max_length is not None:
                     fa.metrics[f"links.{t.tier}.max_length"] = t.max_length
         out[cluster.path] = replace(a, cabling=cab, typical_from_max=fell_back)

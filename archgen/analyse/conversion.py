@@ -42,7 +42,7 @@ FABRIC_POWER_METRICS = ("network_power", "optics_power")
 def unpowered(a: ClusterAnalysis) -> str:
     """Why a cluster's IT power is not provided: the fabric tiers whose links name no link media ("" where none)."""
     tiers = [f"{t.fabric} {t.tier} x{t.links}" for t in (a.cabling.tiers if a.cabling is not None else ())
-             if t.links and not t.options]
+             if t.no_media]
     return (f"{a.cluster.spec.id}'s IT power rests on links without link media ({', '.join(tiers)}; CAB003): "
             "their transceivers' draw is unknown") if tiers else ""
 

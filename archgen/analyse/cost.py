@@ -266,7 +266,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                                later=_dates(later)))
     # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
     lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
-              for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]
+              for t in (a.cabling.tiers if a.cabling is not None else ()) if t.no_media]
     if fc is None and all(line.unit_price is None for line in lines):
         return None
     problems: list[str] = []   # a `Worded` each: COST001's message and its customer words

@@ -39,17 +39,27 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     0 m bin is a length not known. Each line's id is `fibre_cord`'s, as the port map names the cord of each cable.
     """
     cords: Counter[tuple[str, str, str, str, int, float, int]] = Counter()
+    assumed: set[tuple[str, str, str, str, int, float, int]] = set()   # holding runs with an end in no rack
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
         for (label, length, legs), n in t.cords_by_bin.items():   # cables: a split cord once, per run (`cable_bins`)
             opt = optical.get(label)
             if opt is not None and n:
-                cords[(*_kind(opt), _grade(opt, float(length)), legs, float(length), cord_fibres(opt) or 0)] += n
+                key = (*_kind(opt), _grade(opt, float(length)), legs, float(length), cord_fibres(opt) or 0)
+                cords[key] += n
+                if t.assumed_cords.get((label, length, legs)):
+                    assumed.add(key)
     lines = []
-    for (media, connector, polarity, grade, legs, length, fibres), n in sorted(cords.items()):   # kind, length
+    for key, n in sorted(cords.items()):   # kind, length
+        media, connector, polarity, grade, legs, length, fibres = key
         pid, name, note = _cord(media, connector, polarity, length, legs, grade, fibres)
-        lines.append(BomLine(pid, "Fibre", n, None, note, name=name))
+        lines.append(BomLine(pid, "Fibre", n, None, note + (ASSUMED if key in assumed else ""), name=name))
     return lines
+
+
+#: A fibre line's note where some of its cords are for runs whose length is assumed (CAB004); no count, as the
+#: note is a key across the sizes of the BOM by size.
+ASSUMED = "; assumed length for runs with an end in no rack (the floor's longest run, CAB004)"
 
 
 def fibre_cord(opt: LinkOption, length: float, legs: int = 1) -> str:

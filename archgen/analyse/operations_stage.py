@@ -324,14 +324,26 @@ NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {token
 
 
 def _withhold_power(ops: Operations, a: ClusterAnalysis, why: str) -> None:
-    """Drop the figures that rest on a cluster's IT power (and its fabrics' network power), recording why."""
+    """Drop the figures that rest on a cluster's IT power, and those of each fabric with links on no media, with why.
+
+    A fabric whose tier names no link media (CAB003) has no network or optics power, and that tier no cables or
+    transceivers (`cables.<link>`, `transceivers.<link>`): not provided, never 0 (newuser105: `cables.spine_core` 0 for
+    9,216 links). Another fabric's, whose tiers all name theirs, are whole and stay.
+    """
     for name in POWER_METRICS:
         a.metrics.pop(name, None)
     _withhold(ops, a.cluster.path, POWER_METRICS, why)
     for fa in a.fabrics:
-        for name in FABRIC_POWER_METRICS:
+        dark = [t for t in (a.cabling.tiers if a.cabling is not None else ())
+                if t.fabric == fa.fabric.spec.id and t.no_media]
+        if not dark:
+            continue
+        names = FABRIC_POWER_METRICS + tuple(f"{k}.{t.tier}" for t in dark for k in ("cables", "transceivers"))
+        for name in names:
             fa.metrics.pop(name, None)
-        _withhold(ops, f"{a.cluster.path}/fabric/{fa.fabric.spec.id}", FABRIC_POWER_METRICS, why)
+        links = ", ".join(f"{t.tier} x{t.links}" for t in dark)
+        _withhold(ops, fa.fabric.path, names, f"its links without link media ({links}; CAB003): their cables, "
+                  "transceivers and the transceivers' draw are unknown")
 
 
 def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:

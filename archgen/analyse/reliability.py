@@ -114,6 +114,9 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
             if isinstance(part, Link) and n and (part.media in COPPER_MEDIA or part.is_module):  # not a passive end
                 add("cable" if part.media in COPPER_MEDIA else "transceiver", part, n,
                     interrupts=roles.get(t.fabric) != "management")
+        if t.no_media:   # no part to rate: left out, as a part with no rate (REL004), never counted as none
+            label = f"cables and transceivers ({t.fabric} {t.tier} links, no link media)"
+            unrated[label] = unrated.get(label, 0) + t.links
     link, su = a.cluster.scale_up_link, a.scale_up   # a backplane's links are in no cable tier (`switched_cables`)
     if link is not None and link.media == "copper-backplane" and su is not None and su.links_needed * su.domains:
         add("backplane", link, su.links_needed * su.domains)   # none without a domain (a rack-id typo: NET008)

@@ -57,6 +57,9 @@ class ScalePoint:
         unlaid: Links of the fat trees not laid out at this size, because they do not fit their switches or tiers
             (NET001/NET003: counted, not wired, `analyse.cabling`), as (fabric id, link class, the first link option
             they are counted as, links): without lengths, neither their length bins nor their reach are known.
+        no_media: Tiers whose links name no link media at this size (CAB003), as (fabric id, link class, links):
+            their transceivers and optics draw are unknown, so `transceivers` and `network_power` leave them out
+            and are not provided, not a total.
     """
 
     factor: int
@@ -72,6 +75,7 @@ class ScalePoint:
     bom: tuple[tuple[str, str, str, int | str], ...] = ()
     over_reach: tuple[tuple[str, str, str, int, float, Q], ...] = ()
     unlaid: tuple[tuple[str, str, str, int], ...] = ()
+    no_media: tuple[tuple[str, str, int], ...] = ()
 
     def switches_by_tier(self) -> dict[str, int]:
         """Switches per tier name summed over the fabrics (leaf, spine, core)."""
@@ -167,7 +171,8 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         over_reach=tuple((t.fabric, t.tier, opt.label, n, longest, opt.reach) for t in cab.tiers
                          for opt, n, longest in t.over_reach),
         unlaid=tuple((t.fabric, t.tier, t.options[0].label if t.options else "", t.links) for t in cab.tiers
-                     if t.fabric in unwired and t.links and not t.lengths_known))
+                     if t.fabric in unwired and t.links and not t.lengths_known),
+        no_media=tuple((t.fabric, t.tier, t.links) for t in cab.tiers if t.no_media))
 
 
 def _too_big(fa: FabricAnalysis) -> bool:

@@ -110,11 +110,23 @@ class TierCabling:
     #: splitter where k > 1, counted per run (`cable_bins.run_legs`): a tier may mix both kinds (a node cage's split
     #: cable beside a reserved port's straight one), which `cable_links` (the most per option) does not tell apart.
     cords_by_bin: dict[tuple[str, float, int], int] = field(default_factory=dict)
+    #: Of `by_option_bin`, the links whose run has an end in no rack (a switch placed in none, a port given as a
+    #: count), so an assumed length, the floor's longest (CAB004); of `cords_by_bin`, their fibre cords. The
+    #: documents mark those bins and the longest run assumed (newuser105: "mmf-100g-sr4 | 150 m" unmarked).
+    assumed_bins: dict[tuple[str, float], int] = field(default_factory=dict)
+    assumed_cords: dict[tuple[str, float, int], int] = field(default_factory=dict)
+    #: The longest of those runs (None: none); where it is `max_length`, the longest run is an assumed one.
+    assumed_max: Q | None = None
 
     @property
     def physical(self) -> int:
         """Cables to pull: copper assemblies and optical cables, a split cable once."""
         return sum(self.cables.values())
+
+    @property
+    def no_media(self) -> bool:
+        """Whether the tier has links but names no link option (CAB003): nothing of it counted, never 0."""
+        return bool(self.links) and not self.options
 
 
 def leaves_named(tr: TierRuns) -> bool:
@@ -166,6 +178,9 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
     where: list[tuple[int, int, int]] = []   # per `over` entry: its longest run, racks at either end
     max_len = None
     n_unplaced, assumed, per_run = 0, None, None
+    assumed_bins: dict[tuple[str, float], int] = {}
+    assumed_cords: dict[tuple[str, float, int], int] = {}
+    assumed_max = None
     cable_bins: dict[tuple[str, float], int] = {}
     cords: dict[tuple[str, float, int], int] = {}   # optical cables by (option, bin, links a cable carries)
     at_leaves: dict[int, int] = {}   # leaf-end modules by option, counted leaf by leaf (`_leaf_modules`)
@@ -175,7 +190,12 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
             per_option[:len(options)] = np.bincount(tr.option, weights=tr.weight, minlength=len(options))
             per_run = run_cables(tr, options, speed, a_cage_ports)
             cable_bins = bin_cables(tr, options, per_run)
-            cords = cord_bins(tr, options, per_run, run_legs(tr, options, speed, a_cage_ports))
+            run_leg = run_legs(tr, options, speed, a_cage_ports)
+            cords = cord_bins(tr, options, per_run, run_leg)
+            guessed = (tr.a_rack < 0) | (tr.b_rack < 0)   # an end in no rack: the length is the floor's longest
+            if guessed.any():
+                assumed_bins = {k: n for k, n in bin_cables(tr, options, tr.weight * guessed).items() if n}
+                assumed_cords = {k: n for k, n in cord_bins(tr, options, per_run * guessed, run_leg).items() if n}
             if tier == "access":
                 at_leaves = _leaf_modules(tr, options, speed)
                 other = tr.group < 0
@@ -192,6 +212,8 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                             where.append((int(np.argmax(np.where(bad, tr.length, -1.0))),
                                           len(np.unique(tr.a_rack[bad])), len(np.unique(tr.b_rack[bad]))))
         max_len = Q_(float(tr.length.max()), "m")
+        guessed = (tr.a_rack < 0) | (tr.b_rack < 0)
+        assumed_max = Q_(float(tr.length[guessed].max()), "m") if guessed.any() else None
         # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
         unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
         if unplaced.any():
@@ -250,4 +272,5 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
                        tuple(where), dict(reduced), switch_power.to("W"), {m: n for m, n in at_switches.items() if n},
                        switch_typical.to("W"), cable_bins if per_run is not None else
-                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run, split, cords)
+                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run, split, cords,
+                       assumed_bins, assumed_cords, assumed_max)

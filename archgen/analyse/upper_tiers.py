@@ -132,10 +132,18 @@ def cores_inherit(spec) -> bool:
 
 
 def _core_needed(spec) -> str:
-    """What 3 tiers need besides `tiers: 3` where the cores would take the fabric's switch and not the spines'."""
+    """What 3 tiers need besides `tiers: 3`: a core switch, and link media for the new tier.
+
+    The core switch where the cores would take the fabric's switch and not the spines'; the media where the fabric
+    lists them for its other tiers.
+
+    One wording for both: the compute fabric of newuser105's 16-SU GB200 SuperPOD, told "use 3 tiers" alone, checked
+    clean with its 9,216 spine-core links on no media, while its OOB fabric's message named `links.spine_core`.
+    """
+    media = bool(spec.links.access or spec.links.leaf_spine) and not spec.links.spine_core
     if not cores_inherit(spec):
-        return ""
-    links = "" if spec.links.spine_core else " and their links (`links.spine_core`)"
+        return ", with link media for the spine-core links (`links.spine_core`)" if media else ""
+    links = " and their links (`links.spine_core`)" if media else ""
     return (f", with a core switch (`core: {{switch: ...}}`, e.g. the spines' {spec.spine.switch}; without one the "
             f"cores are the fabric's `switch`, {spec.switch}){links}, or spines with more ports")
 

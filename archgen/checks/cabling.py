@@ -24,6 +24,7 @@ from archgen.checks.reach_words import (
     TRUNK_FIX,
     TWISTED,
     full_racks_past_reach,
+    loose_fix,
     reach_words,
     run_end,
     why_loose,
@@ -89,11 +90,20 @@ def _scale_up_ends(c: ClusterAnalysis, su: ScaleUp) -> tuple:
     return pod_ends(c.cluster, su, pod_links(c.cluster, su)) if is_pod(su) else trunk_ends(c.cluster, su)
 
 
-@check("CAB003", "cabling.media_missing", severity="info")
+@check("CAB003", "cabling.media_missing", severity="warning")
 def media_missing(ctx: Context) -> Iterator[Violation]:
-    """Every tier of a fabric names its link media, so its reach and optics are checked and counted.
+    """Every tier a fabric builds names its link media, so its cables and optics are counted and their reach checked.
 
-    Fix: list link options under `links.access`, `links.leaf_spine` or `links.spine_core`.
+    A tier whose links name no link option at all has no cable, transceiver or optics draw to count: its cables and
+    transceivers, the fabric's optics and network power, the cluster's IT power and the capex on them are not
+    provided (never summed as 0), and this warning names the tier, its links and the key to set. A tier that lists
+    options is counted on them, run by run; a run no option reaches is CAB001's error, not this one. A warning, not
+    an info (newuser105: a GB200 SuperPOD grown to 16 SUs, `tiers: 3` and no `links.spine_core`, checked clean with
+    9,216 spine-core links on no cable, the only note an info). `tiers: auto` builds a tier no fixed `tiers` named,
+    so its links are the most likely to have none.
+
+    Fix: list link options under the tier's key (`links.access`, `links.leaf_spine`, `links.spine_core`; a dragonfly's
+    `links.local`, `links.global`).
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
@@ -101,10 +111,11 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
                 key = _tier_key(name, fa.topology)
                 if not fa.fabric.tiers[key].links and fa.links[name]:
                     n = fa.links[name] * fa.planes
+                    rest = "their cables, transceivers and optics power are not provided, and their reach not checked"
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
-                                    f"{name}: {n} links without link media; reach and optics are not checked",
-                                    count(n), public=f"{said(name)}: {n} links without link media; reach and "
-                                    "optics are not checked")
+                                    f"{name}: {n} links without link media: {rest}; list their link options under "
+                                    f"`links.{name}`", count(n), public=f"{said(name)}: {n} links without link "
+                                    f"media: {rest}")
 
 
 def _counted_keys(fa: FabricAnalysis) -> tuple[tuple, str]:
@@ -133,6 +144,12 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
     tiers name their rack and the racks are too few for the switches, the shortage is NET012's finding, not this one,
     unless the runs to the switches they cannot hold pass a reach at that length: then both are said (newuser72's
     131k-GPU trial, cores past their spine racks: NET012 alone hid spine-core runs past the optics' reach).
+
+    An assumed length past a reach stays a warning, not an error: the switch could stand anywhere, the length is the
+    longest it could take, and an error would judge a length nobody measured. The finding names the fix (the tier's
+    rack key, and where a reach is passed, media that reach the assumed length), and the documents mark those runs'
+    length bins, fibre cords and longest run "assumed" (newuser105: 1,024 OOB spine-core cords ordered at 150 m of
+    100 m SR4 and a 129.2 m longest run, unmarked).
 
     Ports given as a bare count (`endpoints.extra`, such as the trays' BMC ports of a management fabric) have no
     rack either: their runs take the same bound. Where the bound exceeds a link option's reach, that is said here,
@@ -170,12 +187,14 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                         f"floor holds (corner to corner){past}")
                 said_loose = [(f"{text} ({why_loose(fa, tier)})", f"{text} ({why_loose(fa, tier, True)})")
                               for tier, text in loose]
+                tiers = [tier for tier, _ in loose]
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack"
-                                f"{': ' + ', '.join(m for m, _ in said_loose) if loose else ''}{rest}",
-                                count(t.unplaced_links),
+                                f"{': ' + ', '.join(m for m, _ in said_loose) if loose else ''}{rest}"
+                                f"{loose_fix(fa, t, tiers)}", count(t.unplaced_links),
                                 public=f"{said(t.tier)}: {t.unplaced_links} link(s) end at switches placed in no rack"
-                                f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}")
+                                f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}"
+                                f"{loose_fix(fa, t, tiers, True)}")
 
 
 def _tier_key(tier: str, topology: str) -> str:

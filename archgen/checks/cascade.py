@@ -77,14 +77,14 @@ def fold(findings: list[Finding], ctx: Context) -> list[Finding]:
     marked = [f if f.id in REFERENCES else _referenced(f, ctx, causes) for f in findings] if causes else findings
     fabrics: dict[str, Finding] = {}
     for f in marked:
-        if f.id in INFEASIBLE:
-            fabrics.setdefault(f.object, f)   # the first error of each fabric: NET001 before NET018 (registry order)
+        if f.id in INFEASIBLE and not f.follows:   # one that follows another of its fabric (NET001 under NET003) is
+            fabrics.setdefault(f.object, f)   # no lead; else the first error of each fabric, in registry order
     if not fabrics:
         return marked
     metric = {(j.bound.subject, j.bound.req.id): j.bound.req.metric for j in ctx.requirements}
     out = []
     for f in marked:
-        if f.id not in CAUSES and not f.caused_by \
+        if (f.id not in CAUSES or f.id in INFEASIBLE and f.follows) and not f.caused_by \
                 and (lead := fabrics.get(_infeasible(f, ctx, metric.get((f.object, f.requirement), "")))):
             f = replace(f, caused_by=lead.caused_by or cause_of(lead))
         out.append(f)

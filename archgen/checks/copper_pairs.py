@@ -68,6 +68,28 @@ def split_copper(ctx: Context) -> Iterator[Violation]:
                         f"{'leg' if leg < per else 'assembly'} carries{named}; a straight assembly joins one cage to "
                         "one cage, so each such pair leaves lanes of its last assembly idle, and the port map puts the "
                         "next pair's links in that same cage, which no straight cable reaches")
+                fix, words = _fix(fa, tr.tier, opt.label, leg, pairs is not None)
                 yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.tiers[LINK_TIERS[fa.topology][tr.tier]]
-                                .links_path, f"{tr.tier}: {rest}", count(len(bad)), count(0),
-                                public=f"{said(tr.tier)}: {rest}")
+                                .links_path, f"{tr.tier}: {rest}{fix}", count(len(bad)), count(0),
+                                public=f"{said(tr.tier)}: {rest}{words}")
+
+
+def _fix(fa, tier: str, label: str, leg: int, fat_tree: bool) -> tuple[str, str]:
+    """CAB008's fix in its message, the team's and the customer's: optics first, or a spine count filling each pair.
+
+    A run takes the first option in the tier's list that reaches it (docs/clusters.md, Media choice), so an optical
+    option listed before the copper one carries every run it reaches. Between leaves and spines of a fat tree each
+    leaf's uplinks spread evenly over the spines it reaches (`spine.count`, per pod at 3 tiers), so uplinks / leg
+    spines give each pair `leg` links, where that is a whole number of at least 2 (newuser105: 32 spines a pod, 1 link
+    a pair on a 2-link DAC, and the warning named no fix). Whether that many spines reach every leaf is NET003's.
+    """
+    key = f"links.{tier}"
+    optics = f"; fix: list an optical option before {label} (`{key}`), so that the runs it reaches take it"
+    said_optics = f"; list an optical option before {label}, so that the runs it reaches take it"
+    up = fa.tier_at("leaf").up if fat_tree and tier == "leaf_spine" else 0
+    spines = up // leg if up and up % leg == 0 else 0
+    if spines < 2:
+        return optics, said_optics
+    each = f"{leg} of each leaf's {up} uplinks a spine"
+    return (f"{optics}, or give each pair a multiple of {leg} links (`spine.count: {spines}`: {each})",
+            f"{said_optics}, or give each pair a multiple of {leg} links ({spines} spines: {each})")

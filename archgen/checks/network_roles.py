@@ -23,13 +23,21 @@ from archgen.units import Q_
 
 
 def fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
-    """The problems of check `check_id` that the fabric analysers found, one violation each."""
+    """The problems of check `check_id` that the fabric analysers found, one violation each.
+
+    A NET001 on the tier whose ports per plane NET003 finds short (its `tier`, the top tier) is that shortfall seen
+    on one switch: a 2-tier spine links every leaf, so more leaves than spine ports leave each spine short too. It
+    follows from NET003 (`Violation.follows`, folded under it: `checks.cascade`), where newuser105's 16-SU OOB
+    fabric printed "spine switches need 256 ports, sn4600c has 64" apart, though 3 tiers fix both.
+    """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
+            short = {p.tier for p in fa.problems if p.check == "NET003" and p.tier}
             for p in fa.problems:
                 if p.check == check_id:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
-                                    public=p.public)
+                                    public=p.public,
+                                    follows=fa.fabric.path if check_id == "NET001" and p.tier in short else "")
 
 
 def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterator[Violation]:

@@ -13,8 +13,8 @@ from archgen.build.fabrics import LinkOption
 from archgen.checks.registry import Violation
 from archgen.model.field_words import said
 
-__all__ = ["COPPER_LIMIT", "POD_FIX", "SWITCH_ENDS", "TRUNK_FIX", "TWISTED", "full_racks_past_reach", "reach_words",
-           "run_end", "why_loose", "why_not_laid_out"]
+__all__ = ["COPPER_LIMIT", "POD_FIX", "SWITCH_ENDS", "TRUNK_FIX", "TWISTED", "full_racks_past_reach", "loose_fix",
+           "reach_words", "run_end", "why_loose", "why_not_laid_out"]
 
 
 #: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
@@ -77,6 +77,22 @@ def full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
 
 
 SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
+
+
+def loose_fix(fa, t, tiers: list[str], words: bool = False) -> str:
+    """CAB004's fix for runs to switches of `tiers` placed in no rack: name their rack, or media that reach.
+
+    Only the tiers that name no rack (`why_loose`); a tier whose racks are full is NET012's. The media only where
+    the assumed length passes a reach (`TierCabling.unplaced_over_reach`; newuser105: 1,024 OOB spine-core runs
+    assumed 129.2 m on 100 m SR4, a warning with no fix). `words`: as a customer reads it, without the keys.
+    """
+    keys = [f"`{tier}.rack`" for tier in tiers if fa.fabric.spec.rack_of(tier) is None]
+    if not keys:
+        return ""
+    reach = (f", or list a link option that reaches {t.assumed_length.m_as('m'):.1f} m"
+             + ("" if words else f" (`links.{t.tier}`)")) if t.unplaced_over_reach else ""
+    return ("; name a rack for them so that their runs are measured" if words else
+            f"; name their rack ({', '.join(keys)}) so that their runs are measured") + reach
 
 
 def why_not_laid_out(fa: FabricAnalysis) -> str:

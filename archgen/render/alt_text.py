@@ -158,8 +158,9 @@ def busbw(r: Any, size_text: Any) -> str:
 
 def scaling(series: Any) -> str:
     """Switches, transceivers and network power at each size of the doubling series (`scaling_chart`)."""
-    points = [f"{p.accelerators:,} accelerators: {p.switch_total:,} switches, "
-              f"{fmt.number(p.transceivers, 0)} transceivers, {fmt.q(p.network_power, 'kW', 1)}"
+    points = [f"{p.accelerators:,} accelerators: {p.switch_total:,} switches, " + (
+              f"{fmt.number(p.transceivers, 0)} transceivers, {fmt.q(p.network_power, 'kW', 1)}" if not p.no_media
+              else "transceivers and network power not provided (links without link media)")
               for p in series.points]
     return ("Two log-log charts against accelerators as the design doubles, switches per tier and transceivers on the "
             "left, network power in total and per accelerator on the right: " + "; ".join(points) + ".")

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from archgen.analyse.bom_line import NOT_PROVIDED
 from archgen.analyse.cable_bins import whole
 from archgen.analyse.cabling import DEFAULT_BINS_M, U_M
 from archgen.analyse.copper_choice import EPS, cable_power, copper_rivals
@@ -28,10 +29,13 @@ def cabling(a: Any) -> Section:
         media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
         cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
         tier = tier_title(t.fabric, t.tier)   # as portmap.csv names it
-        rows.append((t.fabric, tier, t.links, t.physical, t.transceivers, media, cables, t.optics_power,
-                     t.max_length))
+        counted = (t.physical, t.transceivers, media, cables, t.optics_power) if not t.no_media else \
+            (NOT_PROVIDED,) * 5   # links on no media: nothing counted, never 0 (CAB003)
+        rows.append((t.fabric, tier, t.links, *counted, _assumed_max(t)))
         for (part, length), n in sorted(t.cables_by_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
-            bins.append((t.fabric, tier, part, f"{float(length):g} m", t.by_option_bin.get((part, length), 0), n))
+            links = t.by_option_bin.get((part, length), 0)
+            bins.append((t.fabric, tier, part, _bin(float(length), links, t.assumed_bins.get((part, length), 0)),
+                         links, n))
     cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"),
             Column("Cables", digits=0, align="right"), Column("Transceivers", digits=0, align="right"),
             Column("Modules / cable ends"), Column("Cables by type"), Column("Optics power", "kW", 2, "right"),
@@ -46,11 +50,17 @@ def cabling(a: Any) -> Section:
                  " Tiers without a longest run are counted, not laid out (dragonfly and torus fabrics, "
                  "a scale-up torus's cables, a fabric its switches cannot build): each of their links takes the "
                  "tier's first link option, whatever the distance, and no reach is checked (CAB007 where options "
-                 "after the first go unread)." if any(t.max_length is None and t.links for t in cab.tiers) else "")),
+                 "after the first go unread)." if any(t.max_length is None and t.links for t in cab.tiers) else "")
+             + (" A tier whose links name no link media has no cable, module or optics power to count: they are not "
+                "provided (CAB003), and so is the network power of its fabric." if any(t.no_media for t in cab.tiers)
+                else "")),
         Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
     section.sub("length-bins", "Length bins", Para(
         "Cables to order per link type and length bin, counted as the bill of materials and the port map count them "
-        "(a cable carrying two links, such as a twin-port DAC, once); the links they carry beside them."),
+        "(a cable carrying two links, such as a twin-port DAC, once); the links they carry beside them."
+        + (" A tier counted but not laid out has no run lengths, so its bin is not provided: the cables' lengths "
+           "are to be chosen once the fabric is laid out." if any(row[3] == NOT_PROVIDED for row in bins) else "")
+        + (f" {ASSUMED_BINS}" if any(t.assumed_bins for t in cab.tiers) else "")),
         Table("length-bins", "Cables per link type and length bin",
               (Column("Fabric"), Column("Tier"), Column("Link"), Column("Bin"),
                Column("Links", digits=0, align="right"), Column("Cables", digits=0, align="right")), tuple(bins)))
@@ -65,6 +75,28 @@ def cabling(a: Any) -> Section:
     if cab.problems:
         section.add(Bullets(tuple(fmt.grouped_numbers(p.message) for p in cab.problems)))
     return section
+
+
+#: What a bin or longest run marked "assumed" means, under the length bins.
+ASSUMED_BINS = ("A bin marked assumed holds runs with an end in no rack (a switch its tier places in none, or a port "
+                "given as a count), whose length is the floor's longest run, corner to corner, not a measured one "
+                "(CAB004): the cables to order there rest on that assumption, and one past its medium's reach may "
+                "not link; place the switches in a rack (`leaf.rack`, `spine.rack`, `core.rack`) to measure them.")
+
+
+def _bin(length: float, links: int, assumed: int) -> str:
+    """A length bin's cell: "7 m", "150 m (assumed)" (or "(assumed for 12)" of some), "not provided" (not laid out)."""
+    if not length:
+        return NOT_PROVIDED
+    mark = "" if not assumed else " (assumed)" if assumed >= links else f" (assumed for {assumed:,})"
+    return f"{length:g} m{mark}"
+
+
+def _assumed_max(t: Any) -> Any:
+    """A tier's longest run, marked assumed where it is a run with an end in no rack (`TierCabling.assumed_max`)."""
+    if t.max_length is None or t.assumed_max is None or t.assumed_max < t.max_length:
+        return t.max_length
+    return fmt.Noted(t.max_length, "assumed")
 
 
 def power_choices(a: Any) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
+from archgen.analyse.bom_line import NOT_PROVIDED
 from archgen.analyse.network import withheld_tiers
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
@@ -27,6 +28,7 @@ from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unconfirmed_share import cluster_rack_shares, fabric_share, summed
 from archgen.analyse.unracked import unracked_words
 from archgen.model import Part
+from archgen.model.field_words import said
 from archgen.render import (
     alt_text,
     cluster_diagrams,
@@ -300,8 +302,10 @@ def power_cooling(scope: Scope, a: Any) -> Section:
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         specs = scope.run.design.specs   # how much of each fabric's figures is unconfirmed (`tables.marked`)
-        nrows = [(fid, marked(fabric_share(a, fid, specs))(p),
-                  marked(fabric_share(a, fid, specs, True))(_fabric_metric(a, fid, "optics_power")))
+        dark = {t.fabric: f"{said(t.tier)} x{t.links:,}" for t in a.cabling.tiers if t.no_media}   # CAB003
+        nrows = [(fid, *((marked(fabric_share(a, fid, specs))(p),
+                          marked(fabric_share(a, fid, specs, True))(_fabric_metric(a, fid, "optics_power")))
+                         if fid not in dark else (NOT_PROVIDED,) * 2))
                  if fid != "scale_up" else ("scale-up domain (its cables' optics; its switches are compute)",
                                             *(marked(fabric_share(a, fid, specs))(p),) * 2)
                  for fid, p in sorted(net.items())]
@@ -310,6 +314,11 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         section.add(Table("network-power", "Network power by fabric (switches and optics)",
                           (Column("Fabric"), Column("Network power", "kW", 2, "right"),
                            Column("Of which optics", "kW", 2, "right")), tuple(nrows)))
+        if dark:   # the switches and the other tiers' optics are a floor, not the fabric's figure
+            section.add(Para("Not provided where a tier's links name no link media (CAB003), whose transceivers' "
+                             "draw is unknown: " + "; ".join(
+                                 f"fabric {fid} ({dark[fid]} links), at least {fmt.q(net[fid], 'kW', 2)} of its "
+                                 "switches and other tiers' optics" for fid in sorted(dark) if fid in net) + "."))
         shown = [fmt.metric_value(m, v) for k in ("network_power", "optics_power")
                  if (m := metrics.find("cluster", k)) is not None and (v := scope.metrics.get(k)) is not None]
         if len(shown) == 2:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from archgen.analyse.fibre_cords import ASSUMED
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unconfirmed_share import parts_share
 from archgen.render import common, fmt, glossary
@@ -27,9 +28,10 @@ def appendices(scope: Scope, a: Any) -> Section:
         for size, n in line.lengths or ((None, line.quantity),):   # copper: a line per ordered length
             total = line.total_power if size is None or line.total_power is None else \
                 line.total_power * n / line.quantity   # its share (node ends drawing inside a system left out)
+            tag = ASSUMED if size in line.assumed else ""   # runs of an assumed length in that bin (CAB004)
+            bin_note = "" if size is None else f"{note}; {_length(size)} bin{tag}"
             rows.append((line.part, name if size is None else f"{name}, {_length(size)}", number, line.kind,
-                         note if size is None else f"{note}; {_length(size)} bin", quantity(line) if size is None
-                         else n, *map(mark, (line.unit_power, total)),
+                         bin_note or note, quantity(line) if size is None else n, *map(mark, (line.unit_power, total)),
                          source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),

@@ -178,17 +178,18 @@ def scaling_chart(series: Any) -> Figure:
         left.plot(acc, [p.switches_by_tier().get(t) or np.nan for p in points], marker=marker, markersize=3.5,
                   color=colour, linewidth=1.0, label=f"{t} switches")
     left.plot(acc, [p.switch_total for p in points], color="#333333", linewidth=1.0, marker=".", label="all switches")
-    left.plot(acc, [p.transceivers or np.nan for p in points], color=palette.ORANGE, linewidth=1.2, marker="^",
-              markersize=3.5, label="transceivers")
-    power = [fmt.magnitude(p.network_power, "kW") for p in points]
-    per_acc = [fmt.magnitude(p.network_power_per_accelerator, "W") for p in points]
+    # a size with links on no media (CAB003) has no total of transceivers or network power: no point drawn
+    left.plot(acc, [p.transceivers if p.transceivers and not p.no_media else np.nan for p in points],
+              color=palette.ORANGE, linewidth=1.2, marker="^", markersize=3.5, label="transceivers")
+    power = [np.nan if p.no_media else fmt.magnitude(p.network_power, "kW") for p in points]
+    per_acc = [np.nan if p.no_media else fmt.magnitude(p.network_power_per_accelerator, "W") for p in points]
     right.plot(acc, power, color=palette.VERMILLION, marker="o", markersize=3.5, linewidth=1.2,
                label="network power (kW)")
     twin = right.twinx()
     twin.plot(acc, per_acc, color=palette.REDDISH_PURPLE, marker="s", markersize=3, linewidth=1.0,
               linestyle="--", label="per accelerator (W)")
     twin.set_ylabel("W per accelerator")
-    twin.set_ylim(0, max(per_acc + [1.0]) * 1.3)
+    twin.set_ylim(0, max([v for v in per_acc if not np.isnan(v)] + [1.0]) * 1.3)
     twin.spines["right"].set_visible(True)
     for ax in (left, right):
         ax.set_xscale("log")
@@ -197,7 +198,11 @@ def scaling_chart(series: Any) -> Figure:
         if len(acc) > 1:
             ax.set_xticks(acc, [fmt.number(a) for a in acc], fontsize=6, rotation=45)
         ax.minorticks_off()
-    for ax in (left, right):                          # plain labels: log axes' mathtext is slow to draw
+    powered = not all(np.isnan(power))   # none at any size: links on no media (CAB003), an empty linear axis
+    if not powered:
+        right.text(0.5, 0.5, "not provided:\nlinks without link media", transform=right.transAxes, ha="center",
+                   va="center", fontsize=7)
+    for ax in (left, right) if powered else (left,):   # plain labels: log axes' mathtext is slow to draw
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(base=10))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt.number(v, 1 if v < 1 else 0)))

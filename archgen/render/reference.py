@@ -21,6 +21,7 @@ from archgen.analyse.rack_ports import rack_ports, row_cdus
 from archgen.analyse.scaling import Scaling
 from archgen.build.clusters import placed_count
 from archgen.model import CoolingUnit, Switch
+from archgen.model.field_words import said
 from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -50,8 +51,9 @@ def growth(series: Scaling, mark: Mark = plain) -> tuple:
     tiers = [t for t in ("leaf", "spine", "core") if any(t in p.switches_by_tier() for p in series.points)]
     fabric = series.fabric
     rows = [(f"{p.factor} ×", p.units, p.accelerators, p.racks, p.tiers.get(fabric),
-             *(p.switches_by_tier().get(t, 0) for t in tiers), p.transceivers, mark(p.network_power),
-             mark(p.network_power_per_accelerator)) for p in series.points]
+             *(p.switches_by_tier().get(t, 0) for t in tiers),
+             *((p.transceivers, mark(p.network_power), mark(p.network_power_per_accelerator)) if not p.no_media
+               else (NOT_PROVIDED,) * 3)) for p in series.points]   # links on no media (CAB003): no total
     cols = (Column("Size"), Column("Units", digits=0, align="right"), Column("Accelerators", digits=0, align="right"),
             Column("Racks", digits=0, align="right"), Column(f"Tiers ({fabric})", digits=0, align="right"),
             *(Column(f"{t.capitalize()} switches", digits=0, align="right") for t in tiers),
@@ -74,6 +76,11 @@ def growth(series: Scaling, mark: Mark = plain) -> tuple:
     if first:
         blocks.append(Bullets(tuple(f"From {k} × the design, fabric {fid}: {'; '.join(msgs)}"
                                     for fid, (k, msgs) in sorted(first.items()))))
+    if dark := [p for p in series.points if p.no_media]:
+        blocks.append(Para("Transceivers and network power are not provided where a tier's links name no link media "
+                           "(CAB003), whose transceivers and their draw are unknown: " + "; ".join(
+                               f"{p.factor} ×, " + ", ".join(f"fabric {f} {said(t)} x{n:,}" for f, t, n in p.no_media)
+                               for p in dark) + "."))
     return tuple(blocks)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from archgen.analyse.bom_line import NOT_PROVIDED
 from archgen.analyse.portmap import PortMap
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.cluster_diagrams import PALETTE
@@ -114,7 +115,7 @@ def rail_fabrics(a: Any) -> list[Any]:
 def section(a: Any, pm: PortMap) -> Section:
     """Rail wiring diagrams, cables per fabric tier as the port map lists them, and an excerpt of the map."""
     cab = a.cabling
-    phys = {(t.fabric, t.tier): t.physical for t in cab.tiers}
+    phys = {(t.fabric, t.tier): t.physical if not t.no_media else NOT_PROVIDED for t in cab.tiers}   # CAB003
     listed = pm.by_tier()
     counts = [(fid, tier_title(fid, tier), listed.get((fid, tier), 0), n)
               for (fid, tier), n in phys.items() if fid not in pm.unwired]

@@ -45,7 +45,8 @@ def _proposal(root: Path, spine_core: str = "") -> Path:
 def test_links_without_media_withhold_the_capex(tmp_path):
     r = run([_proposal(tmp_path / "a")])
     assert [f.message for f in r.findings if f.id == "CAB003"] == [
-        "spine_core: 3072 links without link media; reach and optics are not checked"]
+        "spine_core: 3072 links without link media: their cables, transceivers and optics power are not provided, "
+        "and their reach not checked; list their link options under `links.spine_core`"]
     assert not set(CAPEX_METRICS) & set(r.metrics[CLUSTER])          # was capex 115,588,520 USD
     warn, = (f for f in r.findings if f.id == "COST002")
     assert "links without link media: compute spine_core x3072" in warn.message

@@ -30,4 +30,4 @@ def test_net003_states_the_reach_it_refuses_on(tmp_path: Path):
     r = b300_planes(tmp_path, "b300-dual", 40, **DUAL)
     found = [f.message for f in r.findings if f.id == "NET003"]
     assert found == ["2 tiers of 128-port spines reach 8192 ports per plane; 10240 needed (160 leaves > 128 spine "
-                     "ports): use 3 tiers"]
+                     "ports): use 3 tiers, with link media for the spine-core links (`links.spine_core`)"]
