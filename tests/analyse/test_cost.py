@@ -220,7 +220,7 @@ def test_an_energy_resting_on_unstated_idle_draws_is_an_upper_bound(tmp_path):
     idle = ("the average draw of arista-7060x6-64pe and the maximum draw of amd-mi355x-platform with each accelerator "
             "at its measured idle draw instead of its TDP (no `power.idle` stated)")   # below its 12 kW typical draw
     assert f"its idle hours take {idle}, so it is at most that" in why["REQ-E"]
-    assert f"lies between {low:.3f} USD and {used:.3f} USD" in why["REQ-U"]
+    assert f"lies between {low:.3f} USD/h and {used:.3f} USD/h" in why["REQ-U"]
     assert f"rests on idle hours at {idle}" in why["REQ-U"]
 
 
