@@ -41,7 +41,7 @@ from archgen.render.point_table import (
     points_table,
     uneven_note,
 )
-from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, pareto_figure
+from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, drawn, pareto_figure
 from archgen.render.sweep_unconfirmed import unconfirmed_note
 
 
@@ -156,11 +156,15 @@ def front_section(result: Result) -> Section:
     if len(result.objectives) >= 2:
         a, b = (DISPLAY[m][0] for m, _ in result.objectives[:2])
         by = ", ".join(categories(result))
-        section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits"
+        fitting, shown = result.counts()["fitting"], drawn(result)
+        which = "every point that fits" if shown == fitting else (
+            f"the {shown:,} of the {fitting:,} points that fit with both figures (the others lack one: not provided "
+            "there)")
+        section.add(Figure("pareto", "pareto", f"{a} against {b}: {which}"
                                                f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
                                                "target; triangle: hypothetical hardware), and the front"
-                                               f"{GRIDDED if result.counts()['fitting'] > GRID_FROM else ''}",
-                                   alt_text.pareto(result, a, b)))
+                                               f"{GRIDDED if fitting > GRID_FROM else ''}",
+                                   alt_text.pareto(result, a, b, shown)))
     shown = listed(result)
     if len(shown) < len(result.front):
         section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "
