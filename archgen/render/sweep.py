@@ -156,15 +156,15 @@ def front_section(result: Result) -> Section:
     if len(result.objectives) >= 2:
         a, b = (DISPLAY[m][0] for m, _ in result.objectives[:2])
         by = ", ".join(categories(result))
-        fitting, shown = result.counts()["fitting"], drawn(result)
-        which = "every point that fits" if shown == fitting else (
-            f"the {shown:,} of the {fitting:,} points that fit with both figures (the others lack one: not provided "
+        fitting, plotted = result.counts()["fitting"], drawn(result)
+        which = "every point that fits" if plotted == fitting else (
+            f"the {plotted:,} of the {fitting:,} points that fit with both figures (the others lack one: not provided "
             "there)")
         section.add(Figure("pareto", "pareto", f"{a} against {b}: {which}"
                                                f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
                                                "target; triangle: hypothetical hardware), and the front"
                                                f"{GRIDDED if fitting > GRID_FROM else ''}",
-                                   alt_text.pareto(result, a, b, shown)))
+                                   alt_text.pareto(result, a, b, plotted)))
     shown = listed(result)
     if len(shown) < len(result.front):
         section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "
