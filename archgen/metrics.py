@@ -150,7 +150,8 @@ REGISTRY: tuple[Metric, ...] = (
              + ".",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
              _T if subject == "workload" else (), sweep=subject == "workload" and name in ("goodput", "mtti"),
-             counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"))
+             counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"),
+             minimise=name in ("interruptions_per_day", "restart_time"))   # each end better as its figure is
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
                                              ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"),
@@ -207,7 +208,8 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
-             sweep=False, per="h" if name == SPARE_RANGED[0] else "", per_unit=name.startswith("cost_per_"))
+             sweep=False, per="h" if name == SPARE_RANGED[0] else "", per_unit=name.startswith("cost_per_"),
+             minimise=name != SPARE_RANGED[0])   # as its figure: a cost is better lower, a job's cost per hour neither
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
           ("USD", 0, "Job cost")),
@@ -226,8 +228,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
              f"over goodput's range across the rate sets ({why}).", _S if subject == "point" else _GP, _T,
-             counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", sweep=subject == "point",
-             per_unit=dim == "USD")
+             counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", minimise=dim == "USD",
+             sweep=subject == "point", per_unit=dim == "USD")
       for end in ("low", "high")   # `check`'s goodput tokens/s too (nu41cost), its band taken at each end
       for subject, name, dim, unit, digits, title, why in ((s, *row) for s in ("point", "workload") for row in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),

@@ -156,7 +156,8 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "accelerators.", _OPS, minimise=True, per="h"),
     *(Metric("cluster", f"tco_per_{job}goodput_accelerator_hour_{end}", "USD", "USD", 3,
              f"TCO per {title}goodput accelerator-hour ({end})", f"The {end} end of TCO per {title}goodput "
-             f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS, per="h")
+             f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS,
+             minimise=True, per="h")
       for job, title in (("", ""), ("job_", "job ")) for end, at in (("low", "high"), ("high", "low"))),
     Metric("cluster", "breakeven_utilisation", "", "percent", 1, "Breakeven utilisation against the cloud", "The "
            "utilisation at which the TCO per used accelerator-hour equals the cluster's `cost.cloud` list price per "

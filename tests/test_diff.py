@@ -407,10 +407,11 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     r = run_cli("diff", base, head)
     assert r.code == 0
     obj = "`workload/llama3-70b-pretrain-b200`"
-    # 10 worse: goodput tokens/s's ends (nu41cost) fall with the throughput too, and the energy per million tokens
-    # rises with it (newuser48: the same load over fewer tokens/s); 3 better: the memory headroom and the two ends of
-    # its range over the allocator's waste (memband41)
-    assert r.out.split("\n")[2].startswith("⚠️ ") and " (10 worse, 3 better; 14 within the model's band);" in r.out
+    # 14 worse: goodput tokens/s's ends (nu41cost) fall with the throughput too, and the energy per million tokens
+    # rises with it (newuser48: the same load over fewer tokens/s), as do the cost per token's and per million tokens'
+    # ends (newuser107: 10 before, those four ends read "—" beside their "worse ▲" figures); 3 better: the memory
+    # headroom and the two ends of its range over the allocator's waste (memband41)
+    assert r.out.split("\n")[2].startswith("⚠️ ") and " (14 worse, 3 better; 14 within the model's band);" in r.out
     # 0.2528 kWh x 2,881 / 2,771 tokens/s per GPU = 0.2628 (the shown figures rounded; 0.2522 -> 0.2623 before rope40
     # charged Llama 3.1's rotary embedding; 0.2613 -> 0.2792 before
     # gradreduce's bf16 gradient reduction and lo23cat's HBM capacities moved the layout)
@@ -434,7 +435,7 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     assert (cost["direction"], cost["better"]) == ("worse", "lower")
     power = metric(doc, "workload/llama3-70b-pretrain-b200", "memory_per_gpu")
     assert (power["direction"], power["better"]) == (None, None)
-    assert (doc["summary"]["metrics_worse"], doc["summary"]["metrics_better"]) == (10, 3)   # the headroom's ends
+    assert (doc["summary"]["metrics_worse"], doc["summary"]["metrics_better"]) == (14, 3)   # the headroom's ends; the cost ends
 
 
 def test_a_change_with_no_better_direction_reads_as_neither():

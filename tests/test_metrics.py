@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,23 @@ def test_a_clusters_goodput_reads_better_when_higher_as_its_jobs_does():
     """
     assert metrics.find("workload", "goodput").better == "higher"
     assert metrics.find("cluster", "goodput").better == "higher"
+
+
+def test_each_end_of_a_range_reads_better_the_way_its_figure_does():
+    """newuser107: `diff` read a cluster's interruptions per day as "worse ▲" and its `_high` end beside it as "—".
+
+    An end of a range (`<name>_low`, `<name>_high`, a confidence interval's `<name>_ci_low`/`_ci_high`) is the same
+    figure at a band's edge, so it is better in the same direction as the figure: a cost per token's, a restart
+    time's and a TCO per goodput hour's ends had none, so `diff` gave their moves no direction.
+    """
+    ends = re.compile(r"(.+?)(?:_ci)?_(?:low|high)$")
+    odd = [(m.subject, m.name, base.better, m.better) for m in metrics.REGISTRY
+           if (found := ends.match(m.name)) and (base := metrics.find(m.subject, found[1])
+                                                  or metrics.find("workload", found[1])) is not None
+           and base.better != m.better]
+    assert not odd
+    assert metrics.find("cluster", "interruptions_per_day_high").better == "lower"
+    assert metrics.find("workload", "cost_per_token_high").better == "lower"
 
 
 def test_a_title_inside_a_sentence_is_lower_cased_but_an_acronym() -> None:

@@ -123,9 +123,10 @@ def test_diff_to_an_unbounded_end_says_so(tmp_path):
     row = next(line for line in r.out.splitlines() if "| cost\\_per\\_token\\_high |" in line)
     # 0.2535 µUSD before rope40 charged Llama 3.1's rotary embedding; 0.2627 µUSD while the nemo-2025 profile reduced
     # gradients in fp32 (before gradreduce)
-    # diffhonest41: BASE's end with the model's band on it; HEAD's, unbounded, has no number to band
+    # diffhonest41: BASE's end with the model's band on it; HEAD's, unbounded, has no number to band; worse, as the
+    # cost per token it bounds reads (newuser107: "—" before, the ends had no direction of their own)
     assert row.endswith("| 0.2542 µUSD (band 0.2287 to 0.4085 µUSD) | no upper bound: goodput's low end is 0 | — | — "
-                        "| — |"), row
+                        "| worse ▲ |"), row
 
 
 def test_gap_shows_the_unbounded_end_not_a_dash(tmp_path):

@@ -97,7 +97,11 @@ def load_specs(paths: Sequence[Path] | None) -> Specs:
     return validate(*load(existing_spec_paths(paths)))
 
 
-def failing_note(errors: Sequence[object]) -> str:
-    """Why a command that wrote its documents exits 1: the specs have error findings."""
-    return (f"{len(errors)} error finding(s) in the specs: the documents are marked as failing checks; "
-            "`archgen check` lists them")
+def failing_note(errors: Sequence[str]) -> str:
+    """Why a command that wrote its documents exits 1: the specs have error findings (`errors`: their check ids).
+
+    As the documents' control table names them ("Draft — has failing checks: SWP002"); newuser107: a sweep's note
+    named none, and its own SWP002 took a `check` of the whole tree to find.
+    """
+    return (f"{len(errors)} error finding(s) in the specs: the documents are marked as failing checks: "
+            f"{', '.join(sorted(set(errors)))}; `archgen check` lists them")

@@ -34,7 +34,7 @@ def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats:
     for text in foreign_requirements(result, spec_paths(paths)):
         note(text)
     if result.errors:
-        note(failing_note(result.errors))
+        note(failing_note([f.id for f in result.errors]))
     return "".join(f"{p}\n" for p in written), 1 if result.errors else 0
 
 

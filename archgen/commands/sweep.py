@@ -120,7 +120,7 @@ def sweep(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: int = 1, sc
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
     if errors:
-        note(failing_note(errors))
+        note(failing_note([f.id for f in errors]))
     return text, 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
 

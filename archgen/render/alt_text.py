@@ -166,9 +166,14 @@ def scaling(series: Any) -> str:
             "left, network power in total and per accelerator on the right: " + "; ".join(points) + ".")
 
 
-def pareto(result: Any, a: str, b: str) -> str:
-    """The sweep's scatter and its front (`sweep_figure.pareto_figure`); the front's table lists the points."""
+def pareto(result: Any, a: str, b: str, drawn: int) -> str:
+    """The sweep's scatter and its front (`sweep_figure.pareto_figure`); the front's table lists the points.
+
+    `drawn`: the points that fit with both figures (`sweep_figure.drawn`), the others left off the plot.
+    """
     fitting = result.counts()["fitting"]
-    return (f"Scatter of {a} against {b}: {fitting:,} points that fit, those that miss a SHALL target hollow; the "
+    which = f"{fitting:,} points that fit" if drawn == fitting else \
+        f"{drawn:,} of the {fitting:,} points that fit (the others lack a figure to plot: not provided there)"
+    return (f"Scatter of {a} against {b}: {which}, those that miss a SHALL target hollow; the "
             f"{len(result.front):,} points of the Pareto front joined by a line (the table of the front lists "
             "them).")

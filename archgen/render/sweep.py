@@ -26,6 +26,7 @@ from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
 from archgen.perf.workload.moe_serving_note import moe_serving_convention
+from archgen.perf.workload.serving_estimate import IDLE_TTFT
 from archgen.render import alt_text, fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
@@ -40,7 +41,7 @@ from archgen.render.point_table import (
     points_table,
     uneven_note,
 )
-from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, pareto_figure
+from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, drawn, pareto_figure
 from archgen.render.sweep_unconfirmed import unconfirmed_note
 
 
@@ -155,11 +156,15 @@ def front_section(result: Result) -> Section:
     if len(result.objectives) >= 2:
         a, b = (DISPLAY[m][0] for m, _ in result.objectives[:2])
         by = ", ".join(categories(result))
-        section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits"
+        fitting, plotted = result.counts()["fitting"], drawn(result)
+        which = "every point that fits" if plotted == fitting else (
+            f"the {plotted:,} of the {fitting:,} points that fit with both figures (the others lack one: not provided "
+            "there)")
+        section.add(Figure("pareto", "pareto", f"{a} against {b}: {which}"
                                                f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
                                                "target; triangle: hypothetical hardware), and the front"
-                                               f"{GRIDDED if result.counts()['fitting'] > GRID_FROM else ''}",
-                                   alt_text.pareto(result, a, b)))
+                                               f"{GRIDDED if fitting > GRID_FROM else ''}",
+                                   alt_text.pareto(result, a, b, plotted)))
     shown = listed(result)
     if len(shown) < len(result.front):
         section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "
@@ -266,6 +271,18 @@ def colocation_bullet(result: Result) -> tuple[str, ...]:
     return (f"prefill_decode: {text}.", f"decoding: {DECODING}.", *((f"moe_serving: {moe}.",) if moe else ()))
 
 
+def offline_bullet(result: Result) -> tuple[str, ...]:
+    """An offline serving sweep's `ttft`: what its column holds, as each point's estimate says (`IDLE_TTFT`).
+
+    Its points run the closed form, no simulated run (`scheduler.estimate_serving`): not `scenario: concurrency`, nor
+    `server` with an arrival rate, stated or swept. newuser107: the column read 116.9 ms at every batch of tp 1.
+    """
+    inf, axes = result.problem.workload.inference, result.problem.axes
+    simulated = inf is None or inf.scenario == "concurrency" or (
+        inf.scenario == "server" and bool(inf.arrival_rate or axes.get("arrival_rate")))
+    return () if simulated else (f"ttft: {IDLE_TTFT}.",)
+
+
 def conventions_section(result: Result) -> Section:
     """How the points were evaluated."""
     return Section("conventions", "Conventions").add(Bullets((
@@ -274,6 +291,7 @@ def conventions_section(result: Result) -> Section:
         *unmeasured_bullet(result),
         *defaults_bullet(result),
         *colocation_bullet(result),
+        *offline_bullet(result),
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "

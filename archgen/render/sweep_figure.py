@@ -97,6 +97,17 @@ GRIDDED = (f"; past {GRID_FROM:,} points, one marker per occupied cell of a {GRI
            "plot (points closer than about a pixel are drawn once)")
 
 
+def drawn(result: Result) -> int:
+    """How many of the points that fit the plot draws: those with both its figures, finite (`_display`).
+
+    A point with no power (scaled hardware) has no energy per token, one on a cluster without checkpoint storage no
+    goodput: the plot leaves it off, and the caption and alt text count what it draws (newuser107).
+    """
+    fit = tally(result).fit
+    (mx, _), (my, _) = result.objectives[:2]
+    return int((_display(fit, mx)[1] & _display(fit, my)[1]).sum())
+
+
 def _shown_column(rows: list[PointRow], metric: str) -> list[float | None]:
     """`metric` of each row in its display unit as a float (None where a row lacks it), converted as one array."""
     _, si, shown, _ = DISPLAY[metric]

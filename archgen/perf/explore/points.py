@@ -182,14 +182,16 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: Mappi
                priced: str = "", powerless: str = "", share: float = 0.0, freed: str = "") -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
 
+    `loose`'s words by id: a `{metric}` template (`loose_at`), or the estimate's why a figure it shows takes no target
+    (`Estimate.unjudged`: an offline TTFT, newuser107: it read "target <= 100 ms does not have the dimension of ttft").
     `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money;
     `powerless` is `hardware_scope.unpowered`'s for the point, given to one on its power or energy. `share` is the
-    part of the TCO that is an energy cost at maximum draw (`Machine.energy_share`): a cost met at one end is loose.
-    `freed`: what the point's other end frees it of (`point_goodput.freed_of`), which `UNSETTLED` names.
+    part of the TCO that is an energy cost at maximum draw (`Machine.energy_share`): a cost met at one end is loose;
+    `freed` what the point's other end frees it of (`point_goodput.freed_of`), which `UNSETTLED` names.
     """
     metric = requirement.metric
-    if loose.get(requirement.id):   # the host's other end (`loose_at`)
-        return loose[requirement.id].format(metric=metric)
+    if loose.get(requirement.id):   # the host's other end (`loose_at`), or why the estimate judges none (`unjudged`)
+        return loose[requirement.id].replace("{metric}", metric)
     if requirement.id in loose:
         if share > 0 and metric in TCO_SHARED:
             return SHARE_BOUNDED.format(metric=metric, share=share * 100)
@@ -316,6 +318,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     loose = loose_at(judged_here, metrics, other, corners, machine.energy_share, why_host, restored)
     loose |= {r.id: why_host for r in on_estimate(problem)   # not provided there at one end only (`Estimate.unsettled`)
               if r.metric in est.metrics and unsettled_note(r, est.metrics[r.metric], est.unsettled)}
+    loose |= {r.id: est.unjudged[r.metric] for r in requirements(problem) if est.fits and r.metric in est.unjudged}
     for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one
         statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
@@ -341,11 +344,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
 
 
 def sweep_layout(layout: Mapping[str, Any]) -> dict[str, Any]:
-    """An estimate's layout as a sweep point holds it: without the search's `pipeline_layout`.
-
-    A sweep's outputs give the string beside the layout (`render.point_table.pipeline_layout`), as for the batched
-    path's points (`vectorised`).
-    """
+    """An estimate's layout as a sweep point holds it, without `pipeline_layout` (`render.point_table` gives it)."""
     return {k: v for k, v in layout.items() if k != "pipeline_layout"}
 
 

@@ -59,6 +59,10 @@ OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request i
                 "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
                 "batch, to judge TTFT on a simulated run")
 
+#: What an offline estimate's `ttft` is (its convention; a sweep's document states it under its TTFT column).
+IDLE_TTFT = ("one request's prefill on an idle replica (no queueing), not an offline run's TTFT: a target on it is "
+             "not judged")
+
 #: A closed loop's percentiles, in words (newuser104: concurrency 64 read TTFT p50 137.2 ms, p99 137.3 ms, and TPOT
 #: p50 = p99, as if a measured run's spread were that small).
 IN_STEP = ("; a closed loop of one length replaces each finished request at once, so its requests keep in step and its "
@@ -293,8 +297,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
-                    if run is not None else "one request's prefill on an idle replica (no queueing), not an offline "
-                    "run's TTFT: a target on it is not judged",
+                    if run is not None else IDLE_TTFT,
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
                     if run is not None else interleaved(e, inf.output_len),
