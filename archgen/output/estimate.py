@@ -94,10 +94,10 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     measurements or states no range) and value range (`Band.values`); a serving-under-load latency's also its run's
     `load`, load bin (`perf.workload.band_families.load_bin`, or bins `light..moderate`), whose measurements it
     counts, and `reach`, an open loop's load at the capacity band's low end (null where no further; null elsewhere);
-    a job
-    past its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
-    measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`), `vendor`: that
-    vendor, its measurements and their errors (null elsewhere).
+    a job past its family's longest scored context, its `context`: the `measure` furthest past (`prompt`, `sequence`
+    or `decode`, `band_families.past`), the job's `tokens` in it and the family's `longest` (null elsewhere); where
+    every measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`),
+    `vendor`: that vendor, its measurements and their errors (null elsewhere).
 
     Where `others` (the estimate's metrics) hold the ends of `metric`'s range too (`metric_low`, `metric_high`: a
     training job's cost over its goodput's range, `display.ranged`), `low` and `high` are the band at each end of
@@ -119,7 +119,8 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
                "median": b.typical[3]} if b.typical is not None else None)
     load = {"load": b.load, "bin": b.bin, "arrival": b.arrival, "reach": b.reach} if b.bin else None
-    context = {"tokens": b.context, "longest": b.longest or b.measured_to} if b.longest or b.measured_to else None
+    context = ({"measure": b.measure, "tokens": b.tokens, "longest": b.longest or b.measured_to}
+               if b.longest or b.measured_to else None)
     routed = b.routing_values(value)
     routing = None if routed is None else {"low": None if routed[0] is None else metric_quantity(metric, routed[0]),
                                            "high": metric_quantity(metric, routed[1])}
