@@ -59,12 +59,16 @@ def waiver(doc: object, ids: tuple[str, ...], subject: str, requirement: str = "
 
 
 def waived_text(w: object, on: AsOf | None) -> str:
-    """What a finding's `waived` says: the waiver's reason, with its owner and expiry (and the date judged on)."""
+    """What a finding's `waived` says: the waiver's reason, with its owner and expiry (and the date judged on).
+
+    The reason stripped: a folded YAML scalar (`reason: >`) ends in a newline, which put "(no expiry stated)" on a
+    line of its own after `check`'s finding (margin43: `estimate`'s requirement line too).
+    """
     owner, expires = getattr(w, "owner", ""), getattr(w, "expires", None)
     said = [f"owner {owner}"] if owner else []
     # a waiver that states no `expires` never expires: said, so that a reader does not take it for a dated one
     said.append(f"until {expires}, judged as of {on}" if expires is not None else "no expiry stated")
-    return f"{getattr(w, 'reason', '')} ({'; '.join(said)})" if said else getattr(w, "reason", "")
+    return f"{str(getattr(w, 'reason', '')).strip()} ({'; '.join(said)})"
 
 
 def object_path(doc: object) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from archgen.model.requirements import UNBANDED
-from archgen.perf.workload.band_families import Context
+from archgen.perf.workload.band_families import ContextTokens
 from archgen.perf.workload.band_source import compute_context
 from archgen.perf.workload.band_table import CONTEXT
 from archgen.perf.workload.bands import band
@@ -35,8 +35,8 @@ def test_the_longest_offline_context_scored_is_trtllms_20000_plus_2000():
 
 def test_the_longest_context_is_the_most_per_family():
     # each measure its own longest, though two runs' (a long prompt, a long decode)
-    got = compute_context([("offline-serving", Context(20_000, 20_100)), ("offline-serving", Context(128, 24_000)),
-                           ("dense-training", Context(8_192, 0)), ("collectives", None)])
+    got = compute_context([("offline-serving", ContextTokens(20_000, 20_100)), ("offline-serving", ContextTokens(128, 24_000)),
+                           ("dense-training", ContextTokens(8_192, 0)), ("collectives", None)])
     assert got == {"dense-training": (8_192, 0), "offline-serving": (20_000, 24_000)}
 
 
@@ -44,7 +44,7 @@ def test_a_context_past_it_has_no_band(spec_tree):
     tput = _bands(spec_tree, 100_000)["tokens_per_second"]
     assert tput["measurements"] == 0
     assert tput["context"] == {"measure": "prompt", "tokens": 100_000, "longest": 20_000}
-    assert band("offline-serving", "tokens_per_second", context=Context(100_000, 101_000)).describe().startswith(
+    assert band("offline-serving", "tokens_per_second", context=ContextTokens(100_000, 101_000)).describe().startswith(
         "no band: unmeasured at this context; the job's 100,000-token prompt is past the 20,000")
 
 
@@ -57,8 +57,8 @@ def test_a_context_within_it_keeps_its_band(spec_tree):
 def test_the_band_lookup_itself():
     # 10 % past the longest prompt (22,000 tokens) the band is kept, said to be measured on shorter runs
     # (servetidy42, tests/perf/test_context_margin.py); past that, none
-    within, past = band("offline-serving", "tokens_per_second", context=Context(22_000, 23_000)), \
-        band("offline-serving", "tokens_per_second", context=Context(22_001, 23_000))
+    within, past = band("offline-serving", "tokens_per_second", context=ContextTokens(22_000, 23_000)), \
+        band("offline-serving", "tokens_per_second", context=ContextTokens(22_001, 23_000))
     assert within is not None and within.measured
     assert past is not None and not past.measured and past.longest == 20_000
 

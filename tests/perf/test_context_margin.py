@@ -4,7 +4,7 @@ newuser104: MLPerf's Llama 3.1 405B Server rows are 9,429 + 655 tokens, serving 
 9,429 + 656 (one token more) got no band at all, a cliff. Now a job up to `CONTEXT_MARGIN` (10 %) past it keeps the
 band, which says so, and a target met at both its ends is at risk for it (`Band.caveat`); past the margin there is no
 band, as before (tests/perf/test_context_band.py). The margin holds on each of the two measures its bound needs
-(`band_families.Context`): the prompt, and the decode context (prompt + half the output) against their own longest
+(`band_families.ContextTokens`): the prompt, and the decode context (prompt + half the output) against their own longest
 (margin43; review63: on input + output, DeepSeek-R1 at 4,000 + 900 kept the MoE offline band with a prompt 5x any
 scored one).
 """
@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from archgen.perf.workload.band_families import CONTEXT_MARGIN, Context, past
+from archgen.perf.workload.band_families import CONTEXT_MARGIN, ContextTokens, past
 from archgen.perf.workload.band_lookup import context_of
 from archgen.perf.workload.band_table import CONTEXT
 from archgen.perf.workload.bands import band
@@ -42,8 +42,8 @@ def test_the_bound_the_margin_keeps():
     assert most == pytest.approx((math.sqrt(1 + m) - 1) ** 2 / m, abs=1e-8) and round(most, 3) == 0.024
 
 
-def _decode(tokens: int) -> Context:
-    return Context(PROMPT, tokens)
+def _decode(tokens: int) -> ContextTokens:
+    return ContextTokens(PROMPT, tokens)
 
 
 @pytest.mark.parametrize("tokens", [DECODE + 1, int(DECODE * (1 + CONTEXT_MARGIN))])
@@ -71,7 +71,7 @@ def test_a_prompt_past_its_margin_has_no_band_whatever_its_total():
     # review63: DeepSeek-R1 at 4,000 + 900 tokens is 4,900 in all, within 10 % of MoE offline's longest run (804 +
     # 3,736 = 4,540), so an input + output margin kept its band; its prompt is 5x the longest scored (804)
     assert 4_000 + 900 <= (804 + 3_736) * (1 + CONTEXT_MARGIN)
-    job = Context(4_000, 4_000 + 900 // 2)
+    job = ContextTokens(4_000, 4_000 + 900 // 2)
     assert past("moe-offline-serving", job) == ("prompt", 4_000, 804)
     got = band("moe-offline-serving", "tokens_per_second", context=job)
     assert got is not None and not got.measured
@@ -83,16 +83,16 @@ def test_a_prompt_past_its_margin_has_no_band_whatever_its_total():
 def test_a_prompt_and_output_each_within_their_longest_may_still_decode_past_it():
     # the family's longest prompt (9,429, + 655) and output (2,000, 500 +) are two runs': 10,371 + 2,200 is within
     # 10 % of each, but an output token reads 11,471 tokens on average, 18 % past the 9,756 any run read
-    job = Context(10_371, 10_371 + 2_200 // 2)
+    job = ContextTokens(10_371, 10_371 + 2_200 // 2)
     assert 10_371 <= PROMPT * (1 + CONTEXT_MARGIN) and 2_200 <= 2_000 * (1 + CONTEXT_MARGIN)
     got = band("serving-under-load", "tokens_per_second", context=job)
     assert got is not None and not got.measured and (got.measure, got.tokens, got.longest) == ("decode", 11_471, DECODE)
 
 
 def test_a_job_within_both_margins_keeps_its_band_at_risk():
-    job = Context(850, 850 + 3_900 // 2)   # prompt 5.7 % past 804, decode context 4.8 % past 2,672
+    job = ContextTokens(850, 850 + 3_900 // 2)   # prompt 5.7 % past 804, decode context 4.8 % past 2,672
     got = band("moe-offline-serving", "tokens_per_second", context=job)
-    at = band("moe-offline-serving", "tokens_per_second", context=Context(804, 2_672))
+    at = band("moe-offline-serving", "tokens_per_second", context=ContextTokens(804, 2_672))
     assert got is not None and at is not None and got.measured and not got.likely
     assert (got.low, got.high, got.count) == (at.low, at.high, at.count)
     assert (got.measure, got.tokens, got.measured_to) == ("prompt", 850, 804)
@@ -100,8 +100,8 @@ def test_a_job_within_both_margins_keeps_its_band_at_risk():
 
 def test_a_training_sequence_is_one_measure():
     longest, decode = CONTEXT["dense-training"]
-    assert decode == 0 and past("dense-training", Context(longest, 0)) is None
-    assert past("dense-training", Context(longest + 1, 0)) == ("sequence", longest + 1, longest)
+    assert decode == 0 and past("dense-training", ContextTokens(longest, 0)) is None
+    assert past("dense-training", ContextTokens(longest + 1, 0)) == ("sequence", longest + 1, longest)
 
 
 def _estimate(spec_tree, out: int, fmt: str = "json") -> str:
@@ -149,4 +149,4 @@ def test_an_offline_tpot_carried_from_tokens_per_second_keeps_its_caveat(spec_tr
 def test_the_context_of_a_serving_job_and_a_training_job():
     serving = SimpleNamespace(inference=SimpleNamespace(input_len=804, output_len=3_736), training=None)
     training = SimpleNamespace(inference=None, training=SimpleNamespace(seq_len=8_192))
-    assert (context_of(serving), context_of(training)) == (Context(804, 804 + 1_868), Context(8_192, 0))
+    assert (context_of(serving), context_of(training)) == (ContextTokens(804, 804 + 1_868), ContextTokens(8_192, 0))

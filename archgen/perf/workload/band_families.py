@@ -89,7 +89,7 @@ KINDS = {"dense-training": "training", "moe-training": "training", "offline-serv
          "collectives": "collective"}
 
 
-class Context(NamedTuple):
+class ContextTokens(NamedTuple):
     """What a job's attention reads per token (`band_lookup.context_of`), each measure compared on its own (`past`).
 
     A prompt token's attention reads the prompt before it, half the prompt on average; an output token's the prompt
@@ -102,9 +102,9 @@ class Context(NamedTuple):
 
 
 #: How far past its family's longest scored context (`band_table.CONTEXT`) a job keeps the family's band, said to be
-#: measured on shorter runs (`context_words`), a fraction of that context, in each measure of it (`Context`); past it
-#: the job has no band (unmeasured at this context). A stated choice, not fitted: no error was consulted (servetidy42;
-#: before, newuser104's Llama 3.1 405B rows at 9,429 + 656 tokens, 1 token past MLPerf's 9,429 + 655, got no band).
+#: measured on shorter runs (`context_words`), a fraction of that context, in each measure of it (`ContextTokens`);
+#: past it the job has no band (unmeasured at this context). A stated choice, not fitted: no error was consulted
+#: (servetidy42; before, newuser104's Llama 3.1 405B rows at 9,429 + 656 tokens, 1 past 9,429 + 655, got no band).
 #: What it bounds: attention is what grows with the context, per token, where every other cost per token (the weights'
 #: GEMMs, and their reads at a given batch) does not. A prompt 10 % longer has 21 % more prompt attention (it grows
 #: with the prompt's square) but 10 % more of the rest too, so 10 % more per token; an output token reads 10 % more
@@ -123,7 +123,7 @@ CONTEXT_MARGIN = 0.10
 SHORTER = "measured on shorter runs"
 
 
-def past(family_: str, context: Context | None) -> tuple[str, int, int] | None:
+def past(family_: str, context: ContextTokens | None) -> tuple[str, int, int] | None:
     """The measure of `context` furthest past its family's longest (`CONTEXT`): (measure, the job's, longest).
 
     The measure is `prompt`, `sequence` (a training job's prompt) or `decode`; None where none is past.

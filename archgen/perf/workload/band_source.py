@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from archgen.model.cases import Case
-from archgen.perf.workload.band_families import FAMILIES, KINDS, QUANTITIES, Context, table_key, table_keys
+from archgen.perf.workload.band_families import FAMILIES, KINDS, QUANTITIES, ContextTokens, table_key, table_keys
 from archgen.perf.workload.band_span import maximise, turned
 from archgen.units import Q_
 
@@ -81,7 +81,7 @@ def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str
                                                                                    counts.items()]), "        },"]
         lines.append("    },")
     lines += ["}", "", "#: Each family: the longest prompt (a training sequence) and decode context (prompt + output "
-              "// 2) it scored,", "#: each its own longest (`band_families.Context`; they may be two runs').",
+              "// 2) it scored,", "#: each its own longest (`band_families.ContextTokens`; they may be two runs').",
               "CONTEXT: dict[str, tuple[int, int]] = {", *[f"    {fam!r}: {tuple(n)!r}," for fam, n in
                                                           (context or {}).items()], "}", "",
               "#: Each (family, quantity) and accelerator vendor: (measurements, lowest and highest error, median "
@@ -109,10 +109,10 @@ def _packed(items: list[str], indent: str = " " * 12) -> list[str]:
     return lines
 
 
-def compute_context(scored: Iterable[tuple[str, Context | None]]) -> dict[str, tuple[int, int]]:
+def compute_context(scored: Iterable[tuple[str, ContextTokens | None]]) -> dict[str, tuple[int, int]]:
     """Per family, the longest prompt (or sequence) and decode context of its scored measurements, from pairs.
 
-    Each is its own longest (`band_families.Context`): they may be two runs'. The pairs are (family, context).
+    Each is its own longest (`band_families.ContextTokens`): they may be two runs'. The pairs are (family, context).
     """
     longest: dict[str, tuple[int, int]] = {}
     for fam, context in scored:

@@ -204,7 +204,7 @@ ON: dict[str, dict[str, dict[str, int]]] = {
 }
 
 #: Each family: the longest prompt (a training sequence) and decode context (prompt + output // 2) it scored,
-#: each its own longest (`band_families.Context`; they may be two runs').
+#: each its own longest (`band_families.ContextTokens`; they may be two runs').
 CONTEXT: dict[str, tuple[int, int]] = {
     'dense-training': (8192, 0),
     'moe-training': (4096, 0),

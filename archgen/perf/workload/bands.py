@@ -59,7 +59,7 @@ from archgen.perf.workload.band_families import (
     ONE_LENGTH,
     QUANTITIES,
     UNSCORED,
-    Context,
+    ContextTokens,
     bin_words,
     context_words,
     past,
@@ -125,7 +125,7 @@ class Band:
     span: str = ""
     load: float | None = None
     bin: str = ""
-    context: Context | None = None  # the job's, where past its family's longest (`band_families.past`)
+    context: ContextTokens | None = None  # the job's, where past its family's longest (`band_families.past`)
     measure: str = ""  # the measure of it furthest past: prompt, sequence or decode (`past`)
     tokens: int = 0  # the job's in that measure
     longest: int = 0  # the family's longest in it, where `tokens` is past it by more than `CONTEXT_MARGIN`
@@ -325,7 +325,7 @@ class Band:
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-         load: float | None = None, context: Context | None = None, vendor: str = "", arrival: str = "poisson",
+         load: float | None = None, context: ContextTokens | None = None, vendor: str = "", arrival: str = "poisson",
          routing: Span | None = None, simulated: bool = False) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
@@ -358,7 +358,7 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
 
 def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[str, tuple]] | None,
           accelerator: str, span: Span | None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None,
-          load: float | None, context: Context | None, vendor: str, arrival: str) -> Band:
+          load: float | None, context: ContextTokens | None, vendor: str, arrival: str) -> Band:
     """`band` of a metric that carries one (`quantity`), before its routing."""
     if (over := past(family_, context)) is not None and over[1] > over[2] * (1 + CONTEXT_MARGIN):
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, measure=over[0],
