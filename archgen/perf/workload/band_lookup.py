@@ -140,5 +140,5 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
            "tokens_per_second_per_user": (tput.low, tput.high, (a, b * tpot / step))}
     return {m: replace(tput, metric=m, low=low, high=high, spread=spread, span="", routing=None, routed="",
                        carried=said + ("tokens/s's band as a time: " if m == "tpot" else "tokens/s's band: "),
-                       caveat=caveat, caveat_risk=None)   # the KV cache's capacity: no short words; not tokens/s's
+                       caveat=caveat, caveat_risk=tput.caveat_risk)   # tokens/s's words first; the KV cache's has none
             for m, (low, high, spread) in own.items() if m in bands_ and not bands_[m].measured}
