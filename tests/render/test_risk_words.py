@@ -22,6 +22,7 @@ from archgen.model.requirements import Outcome, Requirement, Risk, Status, judge
 from archgen.perf.workload.band_families import ARRIVALS, KINDS, QUANTITIES, SHORTER, ContextTokens
 from archgen.perf.workload.band_lookup import offline_gap
 from archgen.perf.workload.band_table import CONTEXT
+from archgen.perf.workload.band_verdict import verdict
 from archgen.perf.workload.bands import Band, band
 from archgen.render.blocks import Column, Table
 from archgen.render.compliance import risk_words, status_cell
@@ -43,10 +44,8 @@ def said(note: str) -> str:
 
 
 def on_band(o: Outcome, b: Band) -> Outcome:
-    """`o` judged on `b` as `check` and `estimate` judge it (`checks.judgement.outcome`, `derived`)."""
-    if not b.measured:
-        return unbanded(o, b.describe(), None, "", b.risk)
-    return thin(o, b.coverage_note(), b.risk)
+    """`o` judged on `b` as `check` and `estimate` judge it (`band_verdict.verdict`, which both call)."""
+    return verdict(o, b, None)
 
 
 def every_band() -> list[Band]:

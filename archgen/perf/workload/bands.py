@@ -135,7 +135,7 @@ class Band:
     vendor: str = ""  # the estimated part's vendor, where its own measurements all miss beyond the median (`typical`)
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
     routing: tuple[float | None, float] | None = None  # an MoE serving rate at the routing's ends, factors (`routed`)
-    routed: str = ""  # those ends in words
+    routed: str = ""  # those ends in words, as `describe` ends with them (`band_span.routed`)
     #: a count rounded up (`replicas_to_keep_up`): the unrounded one, rate / capacity, whose ends `values` rounds up
     whole: float | None = None
     reach: float | None = None  # an open loop's load at its capacity band's low end, where past `load` (`reached`)
@@ -172,24 +172,43 @@ class Band:
 
     def coverage_note(self) -> str:
         """Why a target met across this band is at risk: its expected coverage is under `LIKELY`, or its `caveat`."""
-        if self.coverage is None or self.likely:
-            return ""
-        if self.coverage >= LIKELY:
-            return self.caveat
-        return (f"the band of {self.count} measurement{'s' if self.count != 1 else ''} is expected to hold "
-                f"{self.coverage:.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a met target "
-                "needs (docs/perf-model.md, Error bands)")
+        return self._why()[1] if self.measured else ""
 
     @property
     def risk(self) -> Risk | None:
-        """Why a target met on the estimate is at risk, in a few words (`Outcome.risk`); None where it is likely met.
+        """Why a target met on the estimate is at risk, in a few words (`Outcome.risk`, `_why`); None if likely met."""
+        return self._why()[0]
 
-        The reason `describe` gives where no run measured the band (at this context, at this load, at all), else the
-        one `coverage_note` gives: too few runs, or its `caveat`'s (`caveat_risk`).
+    def _why(self) -> tuple[Risk | None, str]:
+        """Why a target met on the estimate is at risk: in a few words (`risk`) and at length, from one branch.
+
+        Unmeasured at this context, at this load or at all (`describe`'s words), else too few runs or the `caveat`
+        (`coverage_note`'s; its few words `caveat_risk`); (None, "") where a target met at both ends is likely met.
         """
+        if self.longest:
+            return Risk.AT_CONTEXT, context_words(FAMILIES[self.family], self.measure, self.tokens, self.longest)
+        if not self.measured and self.bin:
+            return Risk.AT_LOAD, (
+                f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
+                f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published {FAMILIES[self.family]} "
+                f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
+                f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
+                "load's or arrival's band is borrowed (not provided)")
         if not self.measured:
-            return Risk.AT_CONTEXT if self.longest else Risk.AT_LOAD if self.bin else Risk.UNBANDED
-        return None if self.likely else self.caveat_risk if expected_coverage(self.count) >= LIKELY else Risk.FEW_RUNS
+            if why := UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), ""):
+                return Risk.UNBANDED, f"no band: {why}"   # a quantity no family measures: one text for its metrics
+            return Risk.UNBANDED, (
+                f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
+                + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error beyond "
+                   "that not bounded" if self.span else ""))
+        if self.likely:
+            return None, ""
+        if expected_coverage(self.count) >= LIKELY:
+            return self.caveat_risk, self.caveat
+        return Risk.FEW_RUNS, (
+            f"the band of {self.count} measurement{'s' if self.count != 1 else ''} is expected to hold "
+            f"{expected_coverage(self.count):.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a "
+            "met target needs (docs/perf-model.md, Error bands)")
 
     def values(self, estimate: E) -> tuple[E, E] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
@@ -233,7 +252,7 @@ class Band:
 
         With the routing's range after it (`routing`), which the band's ends do not take in.
         """
-        return self._describe() + self._routing()
+        return self._describe() + self.routed
 
     def routing_values(self, estimate: E) -> tuple[E | None, E] | None:
         """An MoE serving rate at the published routing skew (None: none bounds it) and at balanced routing (`routing`).
@@ -246,32 +265,11 @@ class Band:
         low, high = self.routing
         return (None if low is None else estimate * low), estimate * high
 
-    def _routing(self) -> str:
-        if not self.routed:
-            return ""
-        skewed = self.routing is not None and self.routing[0] is not None
-        return (f"; routing: {self.routed}, {'from the published routing skew' if skewed else 'up'} to perfectly "
-                "balanced routing around the point's uniform random routing, not in the band's ends "
-                "(docs/perf-model.md, MoE serving routing)")
-
     def _describe(self) -> str:
         if self.delivered:
             return self.delivered
-        if self.longest:
-            return context_words(FAMILIES[self.family], self.measure, self.tokens, self.longest)
-        if not self.measured and self.bin:
-            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
-                    f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published "
-                    f"{FAMILIES[self.family]} "
-                    f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
-                    f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
-                    "load's or arrival's band is borrowed (not provided)")
-        if not self.measured:
-            if why := UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), ""):
-                return f"no band: {why}"   # a quantity no family measures: one text for its metrics, shown once
-            return (f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
-                    + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error "
-                       "beyond that not bounded" if self.span else ""))
+        if not self.measured:   # no band: why, at length (`_why`, whose few words are `risk`)
+            return self._why()[1]
         side = ("" if self.low <= 0 <= self.high else
                 f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them"
                 + ("" if self.carried else   # a carried band's ends are its split's, each side of the estimate
