@@ -11,9 +11,10 @@ placeholder listed unconfirmed, so a weight floor `>= 500 kg` is met on an assum
 
 from __future__ import annotations
 
+from archgen.model.field_words import grouped_inputs
 from archgen.open_item import customer_text
 from archgen.render.blocks import Para, Table
-from archgen.render.compliance import grouped_inputs, requirements_section
+from archgen.render.compliance import requirements_section
 from archgen.render.target import rack_scope
 from tests.conftest import run_specs
 
