@@ -155,7 +155,7 @@ def test_shall_miss_fails_alone(tmp_path):
 
 
 def test_a_waiver_by_a_checks_old_id_waives_the_row_as_in_check(tmp_path, monkeypatch):
-    """Waivers are applied by one rule (`checks.registry.waiver`), so gap honours a check's aliases as check does."""
+    """Waivers are applied by one rule (`waivers.waiver`), so gap honours a check's aliases as check does."""
     import dataclasses
 
     from archgen.checks import REGISTRY

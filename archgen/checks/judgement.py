@@ -23,6 +23,7 @@ from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.money import currency
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
+from archgen.waivers import status_check
 
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
 Withheld = Mapping[str, Mapping[str, str]]
@@ -48,19 +49,8 @@ class Judgement:
 
     @property
     def check(self) -> str:
-        """The check that reports this status.
-
-        REQ002 not provided, REQ004 at risk, REQ005 met on assumed inputs, else the one that judges it met or not:
-        REQ001, PERF001 for a workload's own requirement.
-        """
-        status = self.outcome.status
-        if status is Status.NOT_PROVIDED:
-            return "REQ002"
-        if status is Status.AT_RISK:
-            return "REQ004"
-        if self.outcome.assumed and status is Status.MET:   # not met on a borrowed rate set is REQ001's
-            return "REQ005"
-        return "PERF001" if self.workload else "REQ001"
+        """The check that reports this status (`waivers.status_check`: the rule `estimate` waives by too)."""
+        return status_check(self.outcome, self.workload)
 
 
 def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,

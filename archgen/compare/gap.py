@@ -17,7 +17,6 @@ from pathlib import Path
 
 from archgen.checks import REGISTRY, Finding
 from archgen.checks.judgement import even_share_risks, outcome, workload_bands
-from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.compare.answers import Answer, answers, merged
 from archgen.errors import Location
 from archgen.load import shown as shown_location
@@ -28,6 +27,7 @@ from archgen.model.tiers import TIER_NAMES
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
 from archgen.validate import Specs
+from archgen.waivers import object_path, waiver, waiver_subject
 
 #: The checks whose findings about our requirements are the rows themselves, so not listed again as findings.
 _ROW_CHECKS = ("REQ001", "REQ002", "REQ005")
