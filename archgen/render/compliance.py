@@ -33,28 +33,54 @@ def judged(scope: Scope) -> list[tuple[Judgement, str]]:
             for j in scope.requirements()]
 
 
-#: Where a waiver's first sentence ends: a full stop after a word, a figure or a bracket, before a capital or "(".
+#: Where a sentence ends: a full stop after a word, a figure or a bracket, before a capital or "(".
 SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)\]%])\.\s+(?=[A-Z(])")
+#: Where a clause of a sentence ends, outside brackets: a colon or a semicolon (`clause`).
+CLAUSE_END = re.compile(r"[:;]\s")
+#: What a Reason cell says where it leaves the rest of a note or a waiver to the validation report.
+IN_FULL = " (in full in the validation report)"
 
 
-def reason_cell(reason: str, waived: str) -> Worded:
-    """The matrix's Reason: the row's own (`_reason`), then its waiver's (`waiver_reason`) where one covers it.
+def clause(text: str) -> str:
+    """`text`'s first clause: up to its first sentence's end, or a colon or semicolon outside brackets before it.
 
-    The customer edition shows that a finding is waived, never the team's reason (`render.edition`): its words are
-    the row's own reason alone, the Status cell saying "(waived)".
+    A compliance matrix's Reason gives the reason in one clause; the note at length stays in the finding.
     """
+    first, depth = SENTENCE_END.split(text.strip(), maxsplit=1)[0].rstrip("."), 0
+    for i, c in enumerate(first):
+        depth += (c in "([") - (c in ")]")
+        if depth == 0 and CLAUSE_END.match(first, i):
+            return first[:i]
+    return first
+
+
+def reason_cell(o: Outcome, subject: str, waived: str) -> Worded:
+    """The matrix's Reason: the row's own (`_reason`) and its waiver's (`waiver_reason`), each in one clause.
+
+    A row not provided says why without the words its Metric and Status columns say ("rack/r's weight is not provided:
+    "), and where a clause leaves the rest out, the cell says the validation report gives it in full (`IN_FULL`: its
+    finding, with the waiver's reason, owner and expiry). review: a lower bound's note, the share of it unconfirmed and
+    the waiver's first sentence came to ~900 characters in one cell. The customer edition shows that a finding is
+    waived, never the team's reason (`render.edition`): its words are the row's own reason alone, the Status cell
+    saying "(waived)".
+    """
+    full = _reason(o, subject).removeprefix(f"{subject}'s {o.requirement.metric} is not provided: ")
+    own = clause(full)
+    said = own + (IN_FULL if own != full.rstrip(".") else "")
     if not waived:
-        return Worded(reason, reason)
-    return Worded(waiver_reason(waived) if reason == "—" else f"{reason}; {waiver_reason(waived)}", reason)
+        return Worded(said, said)
+    why = waiver_reason(waived)
+    cut = own != full.rstrip(".") or why != f"waived: {waived.strip().rstrip('.')}"
+    return Worded((why if own == "—" else f"{own}; {why}") + (IN_FULL if cut else ""), said)
 
 
 def waiver_reason(waived: str) -> str:
-    """A waiver's reason, short, as the compliance matrix's Reason names it: "waived: <its first sentence>".
+    """A waiver's reason, short, as the compliance matrix's Reason names it: "waived: <its first clause>" (`clause`).
 
     newuser106: "not met (waived)" had "—" for its reason while the waiver's text (an open finding, and what closes
     it) stood only in the validation report; the whole of it, owner and expiry too, stays there.
     """
-    return f"waived: {SENTENCE_END.split(waived.strip(), maxsplit=1)[0].rstrip('.')}"
+    return f"waived: {clause(waived)}"
 
 
 def requirements_table(scope: Scope) -> Table:
@@ -74,7 +100,7 @@ def requirements_table(scope: Scope) -> Table:
                                      + tolerance.text(req.tolerance))
         rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
                      f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
-                     reason_cell(_reason(o, b.subject), waived),
+                     reason_cell(o, b.subject, waived),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Verified by"),
