@@ -59,18 +59,19 @@ def reason_cell(o: Outcome, subject: str, waived: str) -> Worded:
 
     A row not provided says why without the words its Metric and Status columns say ("rack/r's weight is not provided:
     "), and where a clause leaves the rest out, the cell says the validation report gives it in full (`IN_FULL`: its
-    finding, with the waiver's reason, owner and expiry). review: a lower bound's note, the share of it unconfirmed and
-    the waiver's first sentence came to ~900 characters in one cell. The customer edition shows that a finding is
-    waived, never the team's reason (`render.edition`): its words are the row's own reason alone, the Status cell
-    saying "(waived)".
+    finding, with the waiver's reason, owner and expiry). weightmet43 found REQ-MECH-001's Reason a lower bound's
+    note, the share of it unconfirmed and the waiver's first sentence: ~900 characters in one cell. The customer
+    edition shows that a finding is waived, never the team's reason (`render.edition`): its words are the row's own
+    reason alone, the Status cell saying "(waived)".
     """
     full = _reason(o, subject).removeprefix(f"{subject}'s {o.requirement.metric} is not provided: ")
     own = clause(full)
-    said = own + (IN_FULL if own != full.rstrip(".") else "")
+    short = own != full.rstrip(".")
+    said = own + (IN_FULL if short else "")
     if not waived:
         return Worded(said, said)
     why = waiver_reason(waived)
-    cut = own != full.rstrip(".") or why != f"waived: {waived.strip().rstrip('.')}"
+    cut = short or why != f"waived: {waived.strip().rstrip('.')}"
     return Worded((why if own == "—" else f"{own}; {why}") + (IN_FULL if cut else ""), said)
 
 
