@@ -347,10 +347,10 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
                                 count(k_leaf), public=_public(short, spec), tier="leaf"))
     elif tiers_used == 1 and need > 1:   # the ports fit one leaf, but each group takes leaves of its own
         own = f"each instance of unit '{demand.unit}' takes leaves of its own: " if demand.unit and per_group else ""
-        one = (f"one tier is one leaf, but its {access} ports take {need} leaves ({own}{demand.why(down)}), which "
-               "only a spine tier joins: use 2 tiers")
-        problems.append(Problem("NET003", here + ("tiers",), one + media_needed(spec, "leaf_spine"), count(need),
-                                count(1), public=_public(one, spec), tier="leaf"))
+        apart = (f"one tier is one leaf, but its {access} ports take {need} leaves ({own}{demand.why(down)}), which "
+                 "only a spine tier joins: use 2 tiers")
+        problems.append(Problem("NET003", here + ("tiers",), apart + media_needed(spec, "leaf_spine"), count(need),
+                                count(1), public=_public(apart, spec), tier="leaf"))
     busiest = demand.busiest_leaf(down, access, rpl) + (up if tiers_used > 1 else 0)
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned,
