@@ -212,20 +212,18 @@ def dark_ends(a: ClusterAnalysis) -> tuple[set[str], tuple[tuple[str, str, int],
 
     Those ends' modules or active cable ends are counted nowhere (`instance_optics` has no option to count them by),
     so the racks' power and heat leave them out: lower bounds. Any end counts, a switch's whose `power.max` holds
-    its optics too: an active copper end would still add, and which the links take is not stated. A tier whose runs
-    are not laid out may end in any rack: every type is named. The tiers as (fabric id, link class, links).
+    its optics too: an active copper end would still add, and which the links take is not stated. Only laid-out
+    runs put optics in a rack (`_end_optics`), so a tier whose runs are not (a dragonfly's, counted; a fabric that
+    cannot be built) leaves no rack's figure short that media would fill. The tiers as (fabric id, link class, links).
     """
     cab = a.cabling
     dark = {(t.fabric, t.tier): t.links for t in (cab.tiers if cab is not None else ()) if t.no_media}
-    if cab is None or not dark:
-        return set(), ()
     held = np.zeros(len(a.cluster.instances), dtype=bool)
     laid = set()
-    for tr in cab.runs:
-        if (tr.fabric, tr.tier) in dark:
+    for tr in (cab.runs if cab is not None else ()):
+        if (tr.fabric, tr.tier) in dark and len(tr.a_rack):
             laid.add((tr.fabric, tr.tier))
             for rack in (tr.a_rack, tr.b_rack):
                 held[rack[rack >= 0]] = True
-    types = {inst.rack.spec.id for inst, h in zip(a.cluster.instances, held.tolist(), strict=True)
-             if h or len(laid) < len(dark)}
-    return types, tuple((fabric, tier, n) for (fabric, tier), n in sorted(dark.items()))
+    types = {inst.rack.spec.id for inst, h in zip(a.cluster.instances, held.tolist(), strict=True) if h}
+    return types, tuple((fabric, tier, dark[fabric, tier]) for fabric, tier in sorted(laid))

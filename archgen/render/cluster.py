@@ -51,7 +51,7 @@ from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import elevation_alt, rack_parts
 from archgen.render.rack_power import typical_note, typical_text
-from archgen.render.rack_weight import unconfirmed_share, weight_basis
+from archgen.render.rack_weight import at_least, unconfirmed_share, weight_basis
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
 from archgen.render.tables import Mark, bom_data, cluster_marks, marked, plain, unconfirmed_footnote
@@ -285,7 +285,7 @@ def power_cooling(scope: Scope, a: Any) -> Section:
             marked(summed((v.m_as("kW"), getattr(shares[r[0]], k)) for r in rows for v in (r[2 + i],)))(t)
             for i, (k, t) in enumerate(zip(kinds, total, strict=True)))))
     dark_types, dark_tiers = dark_ends(a)   # racks holding ends of links without media (CAB003): lower bounds
-    rows = _at_least(marked_rows, dark_types)
+    rows = at_least(marked_rows, dark_types)
     cols = (Column("Rack type"), Column("Racks", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Input power at the rack feeds", "kW", 1,
                                                                          "right"),
@@ -301,7 +301,7 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
         *([Para("Rows reading \"at least\" leave out the optics at the ends of links without link media (CAB003) "
                 "that their racks hold, whose draw is unknown until the links name their media: " + ", ".join(
-                    f"fabric {f} {said(t)} x{n:,}" for f, t, n in dark_tiers) + ".")] if dark_tiers else []),
+                    f"fabric {f} {said(t)} x{n:,}" for f, t, n in dark_tiers) + ".")] if dark_types else []),
         Para(typical_text(cluster_marks(a, scope.run.design.specs, scope.run.racks)("it_power_typical")(
             scope.metrics.get("it_power_typical")), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
@@ -330,21 +330,6 @@ def power_cooling(scope: Scope, a: Any) -> Section:
             section.add(Para(f"The rows add up to the cluster's network power, {shown[0]}, of which optics "
                              f"{shown[1]}."))
     return section
-
-
-def _at_least(rows: list[tuple], types: set[str]) -> list[tuple]:
-    """`rows` with each figure of a rack type in `types` (and the total) read "at least": a lower bound (`dark_ends`).
-
-    As a weight that leaves something out reads (`rack_weight.least`); a zero stays plain (no such heat goes there).
-    """
-    low = types | ({"All racks"} if types else set())
-    return [(rid, n, *(f"at least {fmt.cell(v, 'kW', 1)}" if rid in low and _nonzero(v) else v for v in figures))
-            for rid, n, *figures in rows]
-
-
-def _nonzero(value: Any) -> bool:
-    """Whether a table's figure (a quantity, or one `fmt.Noted`) is not zero."""
-    return bool((value.value if isinstance(value, fmt.Noted) else value).magnitude)
 
 
 def _fabric_metric(a: Any, fabric_id: str, name: str) -> Any:

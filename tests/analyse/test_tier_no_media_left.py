@@ -32,6 +32,9 @@ def test_racks_holding_ends_of_links_without_media_read_at_least(tmp_path):
     ib = rows["gb200-su-ib"]
     assert all(isinstance(v, str) and v.startswith("at least ") for v in (ib[2], ib[3], ib[5])), ib
     assert all(isinstance(v, str) and v.startswith("at least ") for v in rows["All racks"][2:4])
+    assert not isinstance(ib[4], str) and not ib[4].magnitude          # an air-cooled rack's heat to liquid: 0
+    assert not isinstance(rows["All racks"][4], str)    # so the total's heat to liquid leaves nothing out: exact
+    assert ib[2].startswith("at least 200.7 (")                     # the unit is the column's, as in other cells
     assert not any(isinstance(v, str) for v in rows["gb200-nvl72"][2:])     # holds no spine or core: exact
     assert not any(isinstance(v, str) for v in rows["gb200-su-eth"][2:])
     said, = (t for t in texts if t.startswith('Rows reading "at least"'))
