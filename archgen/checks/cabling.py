@@ -100,9 +100,10 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
     options is counted on them, run by run; a run no option reaches is CAB001's error, not this one. A warning, not
     an info (newuser105: a GB200 SuperPOD grown to 16 SUs, `tiers: 3` and no `links.spine_core`, checked clean with
     9,216 spine-core links on no cable, the only note an info). `tiers: auto` builds a tier no fixed `tiers` named,
-    so its links are the most likely to have none. On a fabric whose topology is infeasible, a tier of links to a
-    switch tier whose wiring that error withheld (`network.withheld_tiers`) follows from it (`Violation.follows`):
-    it folds under the NET error, whose fix (more tiers) changes those links too.
+    so its links are the most likely to have none. On a fabric whose topology is infeasible, links between switch
+    tiers one of which that error withheld the wiring of (`network.withheld_tiers`) follow from it
+    (`Violation.follows`): they are counted on ports its switches do not have, so the finding folds under the NET
+    error. Access links are not: their count is the endpoints', whatever the tiers above.
 
     Fix: list link options under the tier's key (`links.access`, `links.leaf_spine`, `links.spine_core`; a dragonfly's
     `links.local`, `links.global`).
@@ -114,7 +115,7 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
                 if not fa.fabric.tiers[key].links and fa.links[name]:
                     n = fa.links[name] * fa.planes
                     rest = "their cables, transceivers and optics power are not provided, and their reach not checked"
-                    withheld = set(SWITCH_ENDS.get(name, ())) & set(withheld_tiers(fa))
+                    withheld = name != "access" and set(SWITCH_ENDS.get(name, ())) & set(withheld_tiers(fa))
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
                                     f"{name}: {n} links without link media: {rest}; list their link options under "
                                     f"`links.{name}`", count(n), public=f"{said(name)}: {n} links without link "

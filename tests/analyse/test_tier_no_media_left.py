@@ -82,3 +82,14 @@ def test_cabling_csv_says_which_lengths_are_assumed(tmp_path):
     by_tier = {(row[1], row[basis]) for row in table.rows}
     assert by_tier == {("endpoint to leaf", "laid out"), ("leaf to spine", "assumed")}
     assert all((row[basis] == "assumed") == ("(no rack)" in (row[2], row[4])) for row in table.rows)
+
+
+def test_cab003_on_access_links_does_not_fold(tmp_path):
+    """Access links are the endpoints' ports whatever the tiers above: their missing media is a problem of its own."""
+    spec = LOOSE_SPINES.replace("  tiers: 2\n", "  tiers: 1\n").replace(
+        "    access: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8]\n    leaf_spine: [mmf-800g-sr8]\n", "    access: []\n")
+    found = {f.id: f for f in run_specs(tmp_path, {"racks/r.yaml": RACKS, "clusters/c.yaml": spec}).findings
+             if f.id in ("NET003", "CAB003")}
+    assert found["NET003"].message == "one tier holds 64 ports; 128 are needed: use 2 tiers"   # no media listed
+    assert found["CAB003"].message.startswith("access: 128 links without link media")
+    assert not found["CAB003"].caused_by
