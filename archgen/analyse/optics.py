@@ -205,3 +205,25 @@ def _leaf_end(tr: TierRuns, options: tuple[LinkOption, ...], speed, out: np.ndar
             continue   # a copper assembly's ends are counted by run, as the loop does
         modules = leaf_modules(tr, sel, opt.b, speed)
         out += np.bincount(leaf_rack, weights=modules, minlength=len(out)) * module_power(opt.b, speed, None).m_as("W")
+
+
+def dark_ends(a: ClusterAnalysis) -> tuple[set[str], tuple[tuple[str, str, int], ...]]:
+    """The rack types some instance of which holds an end of links without link media (CAB003), and those tiers.
+
+    Those ends' modules or active cable ends are counted nowhere (`instance_optics` has no option to count them by),
+    so the racks' power and heat leave them out: lower bounds. Any end counts, a switch's whose `power.max` holds
+    its optics too: an active copper end would still add, and which the links take is not stated. Only laid-out
+    runs put optics in a rack (`_end_optics`), so a tier whose runs are not (a dragonfly's, counted; a fabric that
+    cannot be built) leaves no rack's figure short that media would fill. The tiers as (fabric id, link class, links).
+    """
+    cab = a.cabling
+    dark = {(t.fabric, t.tier): t.links for t in (cab.tiers if cab is not None else ()) if t.no_media}
+    held = np.zeros(len(a.cluster.instances), dtype=bool)
+    laid = set()
+    for tr in (cab.runs if cab is not None else ()):
+        if (tr.fabric, tr.tier) in dark and len(tr.a_rack):
+            laid.add((tr.fabric, tr.tier))
+            for rack in (tr.a_rack, tr.b_rack):
+                held[rack[rack >= 0]] = True
+    types = {inst.rack.spec.id for inst, h in zip(a.cluster.instances, held.tolist(), strict=True) if h}
+    return types, tuple((fabric, tier, dark[fabric, tier]) for fabric, tier in sorted(laid))

@@ -342,15 +342,40 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     # spares: leaves beyond those the endpoints need and the reserved ports fill (a leaf taking reserved ports is used)
     spare = max(leaves - max(need, math.ceil(access / down) if down else 0), 0)
     if tiers_used == 1 and need > 1 and access > k_leaf:
-        problems.append(Problem("NET003", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
-                                count(access), count(k_leaf), tier="leaf"))
+        short = f"one tier holds {k_leaf} ports; {access} are needed: use 2 tiers"
+        problems.append(Problem("NET003", here + ("tiers",), short + media_needed(spec, "leaf_spine"), count(access),
+                                count(k_leaf), public=_public(short, spec), tier="leaf"))
     elif tiers_used == 1 and need > 1:   # the ports fit one leaf, but each group takes leaves of its own
         own = f"each instance of unit '{demand.unit}' takes leaves of its own: " if demand.unit and per_group else ""
-        problems.append(Problem("NET003", here + ("tiers",), f"one tier is one leaf, but its {access} ports take "
-                                f"{need} leaves ({own}{demand.why(down)}), which only a spine tier joins",
-                                count(need), count(1), tier="leaf"))
+        apart = (f"one tier is one leaf, but its {access} ports take {need} leaves ({own}{demand.why(down)}), which "
+                 "only a spine tier joins: use 2 tiers")
+        problems.append(Problem("NET003", here + ("tiers",), apart + media_needed(spec, "leaf_spine"), count(need),
+                                count(1), public=_public(apart, spec), tier="leaf"))
     busiest = demand.busiest_leaf(down, access, rpl) + (up if tiers_used > 1 else 0)
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned,
                      busiest, s_leaf.up_split)
     return tiers_used, leaf, per_group, rpl, problems
+
+
+#: The links below each tier of links a fabric adds: those whose media, listed, show the user lists media.
+_BELOW = {"leaf_spine": ("access",), "spine_core": ("access", "leaf_spine")}
+
+
+def media_needed(spec: FatTree, link: str, public: bool = False) -> str:
+    """What NET003's "use N tiers" adds for the new tier's links `link`: their media, where the fabric lists none.
+
+    Said where the fabric lists media for its links below (`_BELOW`) and none for these; "" else. `public`: without
+    the key, in a customer's words (`Problem.public`).
+
+    One wording for every tier added (`upper_tiers._core_needed` for the cores): the compute fabric of newuser105's
+    16-SU GB200 SuperPOD, told "use 3 tiers" alone, checked clean with its 9,216 spine-core links on no media (CAB003).
+    """
+    listed = any(getattr(spec.links, k, ()) for k in _BELOW[link]) and not getattr(spec.links, link, ())
+    key = "" if public else f" (`links.{link}`)"
+    return f", with link media for the {link.replace('_', '-')} links{key}" if listed else ""
+
+
+def _public(words: str, spec: FatTree) -> str:
+    """A 1-tier NET003's `Problem.public`: `words` and the media, without the key; "" where no key is named."""
+    return words + media_needed(spec, "leaf_spine", True) if media_needed(spec, "leaf_spine") else ""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
-from archgen.analyse.tiers import PlaneDemand, TierCount, fat_tree, split
+from archgen.analyse.tiers import PlaneDemand, TierCount, fat_tree, media_needed, split
 from archgen.build import BoundFabric
 from archgen.topology import pod_leaves
 
@@ -132,7 +132,7 @@ def cores_inherit(spec) -> bool:
 
 
 def _core_needed(spec) -> str:
-    """What 3 tiers need besides `tiers: 3`: a core switch, and link media for the new tier.
+    """What 3 tiers need besides `tiers: 3`: a core switch, and link media for the new tier (`tiers.media_needed`).
 
     The core switch where the cores would take the fabric's switch and not the spines'; the media where the fabric
     lists them for its other tiers.
@@ -140,9 +140,9 @@ def _core_needed(spec) -> str:
     One wording for both: the compute fabric of newuser105's 16-SU GB200 SuperPOD, told "use 3 tiers" alone, checked
     clean with its 9,216 spine-core links on no media, while its OOB fabric's message named `links.spine_core`.
     """
-    media = bool(spec.links.access or spec.links.leaf_spine) and not spec.links.spine_core
+    media = media_needed(spec, "spine_core")
     if not cores_inherit(spec):
-        return ", with link media for the spine-core links (`links.spine_core`)" if media else ""
+        return media
     links = " and their links (`links.spine_core`)" if media else ""
     return (f", with a core switch (`core: {{switch: ...}}`, e.g. the spines' {spec.spine.switch}; without one the "
             f"cores are the fabric's `switch`, {spec.switch}){links}, or spines with more ports")

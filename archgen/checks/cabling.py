@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, count
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, count, withheld_tiers
 from archgen.analyse.port_numbers import ports_past
 from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
@@ -100,7 +100,10 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
     options is counted on them, run by run; a run no option reaches is CAB001's error, not this one. A warning, not
     an info (newuser105: a GB200 SuperPOD grown to 16 SUs, `tiers: 3` and no `links.spine_core`, checked clean with
     9,216 spine-core links on no cable, the only note an info). `tiers: auto` builds a tier no fixed `tiers` named,
-    so its links are the most likely to have none.
+    so its links are the most likely to have none. On a fabric whose topology is infeasible, links between switch
+    tiers one of which that error withheld the wiring of (`network.withheld_tiers`) follow from it
+    (`Violation.follows`): they are counted on ports its switches do not have, so the finding folds under the NET
+    error. Access links are not: their count is the endpoints', whatever the tiers above.
 
     Fix: list link options under the tier's key (`links.access`, `links.leaf_spine`, `links.spine_core`; a dragonfly's
     `links.local`, `links.global`).
@@ -112,10 +115,11 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
                 if not fa.fabric.tiers[key].links and fa.links[name]:
                     n = fa.links[name] * fa.planes
                     rest = "their cables, transceivers and optics power are not provided, and their reach not checked"
+                    withheld = name != "access" and set(SWITCH_ENDS.get(name, ())) & set(withheld_tiers(fa))
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
                                     f"{name}: {n} links without link media: {rest}; list their link options under "
                                     f"`links.{name}`", count(n), public=f"{said(name)}: {n} links without link "
-                                    f"media: {rest}")
+                                    f"media: {rest}", follows=fa.fabric.path if withheld else "")
 
 
 def _counted_keys(fa: FabricAnalysis) -> tuple[tuple, str]:

@@ -16,7 +16,8 @@ A fabric whose topology is infeasible (NET001, NET003, NET018: `topology.INFEASI
 figures and refuses every job across scale-up domains that runs on it. A requirement on a figure it withheld
 (`Operations.infeasible`) follows from its first such error, and so does a switch of it cabled past its ports
 (CAB013), a finding its check marks as following from it (`Violation.follows`: CAB007's options read by nothing
-because the fabric cannot be built, not because its topology is only counted), and, by the rule above, an error
+because the fabric cannot be built, not because its topology is only counted; CAB003's links without media between
+switch tiers it withheld the wiring of), and, by the rule above, an error
 or warning of a computed domain about a job it refused (`WorkloadResult.refused_by`), or an unused waiver of a
 computed check on one. Each is marked by what the analysis
 recorded, not by the words of the reason.

@@ -194,12 +194,13 @@ def run_list(a: Any) -> Table:
     """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) in one row.
 
     A row counts the links it carries and the cables to order (`cable_bins.run_cables`), tiers named as portmap.csv
-    names them. A cable whose legs run to several far ends (a 1:2 splitter from a NIC cage to two planes' leaves, a
-    leaf cage's halves to two spines) is counted on its first leg's row, as portmap.csv lists its far ends first to
-    last (`split_legs.first_legs`: the lowest plane's leaf, the first spine), and 0 on the others, so the rows sum to
-    the BOM's cables (newuser96: the B300 Spectrum-X SU's 512 node-leaf splitters read 1,024, a cable on each leg's
-    row; then halves rounded over a node's rows read 1, 0, 1, 0 in no stated order). Other shares of a cable are
-    rounded up over the rows of one A end, link option and bin.
+    names them, and says whether its length is laid out or assumed (`length_basis`). A cable whose legs run to
+    several far ends (a 1:2 splitter from a NIC cage to two planes' leaves, a leaf cage's halves to two spines) is
+    counted on its first leg's row, as portmap.csv lists its far ends first to last (`split_legs.first_legs`: the
+    lowest plane's leaf, the first spine), and 0 on the others, so the rows sum to the BOM's cables (newuser96: the
+    B300 Spectrum-X SU's 512 node-leaf splitters read 1,024, a cable on each leg's row; then halves rounded over a
+    node's rows read 1, 0, 1, 0 in no stated order). Other shares of a cable are rounded up over the rows of one A
+    end, link option and bin.
     """
     cab = a.cabling
     options = {(t.fabric, t.tier): t.options for t in cab.tiers}
@@ -228,11 +229,22 @@ def run_list(a: Any) -> Table:
             link = opts[opt] if 0 <= opt < len(opts) else None
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
             rows.append((r.fabric, tier, _rack_name(cab, a_rack), _u(a_u), _rack_name(cab, b_rack), _u(b_u), name,
-                         length, bin_mm / 1000, int(weight), whole(before + n) - whole(before)))
+                         length, length_basis(a_rack, b_rack), bin_mm / 1000, int(weight),
+                         whole(before + n) - whole(before)))
     cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
-            Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
-            Column("Links", digits=0), Column("Cables", digits=0))
+            Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Length basis"),
+            Column("Bin (m)", digits=1), Column("Links", digits=0), Column("Cables", digits=0))
     return Table("cabling", "Cable runs", cols, tuple(rows))
+
+
+def length_basis(a_rack: int, b_rack: int) -> str:
+    """How a run's length was found: "laid out" between two racks, or "assumed" where an end stands in no rack.
+
+    An end in no rack (a switch its tier places in none, a port stated only as a count) is given the floor's longest
+    run (CAB004), so its length is an assumption, not a measure: cabling.csv says so in a column of its own, where
+    "(no rack)" in an end's rack column was the only sign (tier43).
+    """
+    return "assumed" if a_rack < 0 or b_rack < 0 else "laid out"
 
 
 def _rack_name(cab: Any, index: int) -> str:

@@ -19,6 +19,7 @@ from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.bom_line import NOT_PROVIDED
 from archgen.analyse.network import withheld_tiers
+from archgen.analyse.optics import dark_ends
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
 from archgen.analyse.rack_heat import rack_heat_by_type
@@ -50,7 +51,7 @@ from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import elevation_alt, rack_parts
 from archgen.render.rack_power import typical_note, typical_text
-from archgen.render.rack_weight import unconfirmed_share, weight_basis
+from archgen.render.rack_weight import at_least, unconfirmed_share, weight_basis
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
 from archgen.render.tables import Mark, bom_data, cluster_marks, marked, plain, unconfirmed_footnote
@@ -283,7 +284,8 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         marked_rows.append(("All racks", sum(r[1] for r in rows), *(
             marked(summed((v.m_as("kW"), getattr(shares[r[0]], k)) for r in rows for v in (r[2 + i],)))(t)
             for i, (k, t) in enumerate(zip(kinds, total, strict=True)))))
-    rows = marked_rows
+    dark_types, dark_tiers = dark_ends(a)   # racks holding ends of links without media (CAB003): lower bounds
+    rows = at_least(marked_rows, dark_types)
     cols = (Column("Rack type"), Column("Racks", digits=0, align="right"),
             Column("IT power at the equipment", "kW", 1, "right"), Column("Input power at the rack feeds", "kW", 1,
                                                                          "right"),
@@ -297,6 +299,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
              "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
              "switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
+        *([Para("Rows reading \"at least\" leave out the optics at the ends of links without link media (CAB003) "
+                "that their racks hold, whose draw is unknown until the links name their media: " + ", ".join(
+                    f"fabric {f} {said(t)} x{n:,}" for f, t, n in dark_tiers) + ".")] if dark_types else []),
         Para(typical_text(cluster_marks(a, scope.run.design.specs, scope.run.racks)("it_power_typical")(
             scope.metrics.get("it_power_typical")), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}

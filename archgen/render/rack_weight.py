@@ -3,11 +3,13 @@
 Split from `render.rack` for its size. The figures are `analyse.rack.Space`'s; this module words them: "at least"
 where the weight leaves something installed out (`Space.lower_bound`), and "(1,190 kg of it unconfirmed)" where some
 of it rests on weights the catalog lists unconfirmed (`Space.unconfirmed`: placeholders, a weight spread from a rack's
-total), in the shape a power figure says how much of it rests on unconfirmed draws (newuser106).
+total), in the shape a power figure says how much of it rests on unconfirmed draws (newuser106). A rack type's power
+and heat that leave out the optics of links without link media read "at least" by the same rule (`at_least`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.rack import marked_words
@@ -92,3 +94,26 @@ def resting(rid: str, s: Any) -> str:
     return (f" Of {rid}'s weight, {fmt.q(share, 'kg', 0)} rests on weights listed unconfirmed, placeholders and not "
             f"published figures: {', '.join(marked_words(s))}. It holds only as far as they do; a requirement on the "
             "weight or floor load names them as its assumed inputs.")
+
+
+def at_least(rows: list[tuple], types: set[str]) -> list[tuple]:
+    """`rows` with each figure of a rack type in `types` read "at least" (`optics.dark_ends`), and the total.
+
+    The cluster document's power and heat by rack type, as a weight that leaves something out reads (`least`). A
+    zero stays plain (no such heat goes there), and so does a total's column in which every such type's figure is.
+    """
+    low = [any(_nonzero(row[i]) for row in rows if row[0] in types) for i in range(2, len(rows[0]))] if rows else []
+    return [(rid, n, *(_least(v) if (rid in types and _nonzero(v)) or (rid == "All racks" and low[i]) else v
+                       for i, v in enumerate(figures)))
+            for rid, n, *figures in rows]
+
+
+def _least(value: Any) -> str:
+    """A kW figure's cell as "at least 200.7", its marks after it; the unit is the column's (`blocks.Column`)."""
+    bare = replace(value, value=value.value.m_as("kW")) if isinstance(value, fmt.Noted) else value.m_as("kW")
+    return f"at least {fmt.cell(bare, None, 1)}"
+
+
+def _nonzero(value: Any) -> bool:
+    """Whether a table's figure (a quantity, or one `fmt.Noted`) is not zero."""
+    return bool((value.value if isinstance(value, fmt.Noted) else value).magnitude)

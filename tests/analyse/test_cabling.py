@@ -42,9 +42,9 @@ def test_cable_run_list_is_deduplicated_and_complete(small) -> None:
     """The run list of cabling.csv: rows unique per (A rack/U, Z rack/U, link, bin); their counts add up to every
     link."""
     rows = run_list(small).rows
-    keys = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8]) for r in rows]
+    keys = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[9]) for r in rows]
     assert len(keys) == len(set(keys))
-    assert sum(r[9] for r in rows) == sum(t.links for t in small.cabling.tiers)
+    assert sum(r[10] for r in rows) == sum(t.links for t in small.cabling.tiers)
     assert rows[0][2].startswith("su01/c4-")
     assert run_list(small).rows == rows
 

@@ -111,7 +111,7 @@ def test_an_assembly_is_bought_once_at_its_longest_legs_bin(analysis) -> None:
     assert rows[1].length == runs[2][7] > runs[3][7] == pytest.approx(1.0)   # its longer leg's, r's tray 3
     assert sum(row[-1] for row in runs) == 3                  # was 6: one node's half an assembly read 1
     assert [row[-1] for row in runs] == [1, 0, 1, 0, 1, 0]    # counted on its first leg's row, in floor order
-    assert [(row[2], row[3], row[8]) for row in runs][2:4] == [(R, 5, 1.5), (S, 3, 1.5)]   # s's leg at r's bin
+    assert [(row[2], row[3], row[9]) for row in runs][2:4] == [(R, 5, 1.5), (S, 3, 1.5)]   # s's leg at r's bin
 
 
 #: The same racks on a 200G storage fabric of SN5600 leaves: each leaf twin-port SR8's connector serves two 400G SR4

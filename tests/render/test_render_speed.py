@@ -95,7 +95,8 @@ def reference_run_list(a) -> Table:
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
             rows.append((r.fabric, wiring.TIER_TITLES.get(r.tier, r.tier), cabling._rack_name(cab, a_rack),
                          cabling._u(a_u), cabling._rack_name(cab, b_rack), cabling._u(b_u), name, float(lengths[j]),
-                         bin_mm / 1000, int(weights[j]), whole(float(cables[j]))))
+                         cabling.length_basis(a_rack, b_rack), bin_mm / 1000, int(weights[j]),
+                         whole(float(cables[j]))))
     return Table("cabling", "Cable runs", cabling.run_list(a).columns, tuple(rows))
 
 
