@@ -87,7 +87,8 @@ def checks() -> None:
 @app.command()
 def render(
     paths: opt.Paths = None,
-    target: Annotated[str | None, typer.Option(metavar="ID", help="Only this rack or cluster id.")] = None,
+    target: Annotated[list[str] | None, typer.Option(
+        metavar="ID", help="Only this rack or cluster id (repeatable).")] = None,
     out: Annotated[Path, typer.Option(metavar="DIR", help="Output directory.")] = Path("out"),
     formats: opt.Files = "md,html,csv,svg",
     templates: opt.Templates = None,

@@ -14,23 +14,25 @@ from archgen.pipeline import run
 from archgen.render import AUDIENCES, render_all
 
 
-def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats: str,
+def render(paths: Sequence[Path] | None, target: str | Sequence[str] | None, out: Path, formats: str,
            templates: Path | None = None, progress: bool = False,
            note: Callable[[str], None] = lambda text: None, audience: str = "internal",
            as_of: str | None = None) -> tuple[str, int]:
     """The files written, one per line; exit code 1 when the specs have error findings (`note` says so).
 
     `as_of`: `--as-of`, the day waivers' `expires` is judged on (`as_of`), as `archgen check` takes it, so that a
-    document shows the findings and waivers `check` shows on that day.
+    document shows the findings and waivers `check` shows on that day. `target`: `--target`, repeatable (newuser108:
+    a second `--target` silently replaced the first, and one document was written where two were asked for).
     """
+    targets = [target] if isinstance(target, str) else list(target or ())
     check_out_dir(out)
     if audience not in AUDIENCES:  # before the pipeline runs
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
     on = given(as_of)
     # with the growth series of each cluster document rendered (a rack's document shows none)
-    result = run(spec_paths(paths), scaling=True if target is None else {target}, as_of=on)
-    written = render_all(result, out, target=target, formats=split(formats), templates=templates, progress=progress,
-                         audience=audience)
+    result = run(spec_paths(paths), scaling=set(targets) or True, as_of=on)
+    written = render_all(result, out, target=targets or None, formats=split(formats), templates=templates,
+                         progress=progress, audience=audience)
     for text in foreign_requirements(result, spec_paths(paths)):
         note(text)
     if result.errors:

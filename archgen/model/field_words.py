@@ -21,7 +21,9 @@ WORDS = {"power.max": "maximum power", "power.typical": "typical power", "power.
          "power.external": "external power", "host_memory.link": "host memory link", "leaf_spine": "leaf-spine",
          "spine_core": "spine-core", "water.supply": "facility water supply", "air.supply": "facility air supply",
          "cooling.liquid.supply": "coolant supply",
-         "outdoor_design": "outdoor design conditions", "micro_batch": "micro-batch size"}
+         "outdoor_design": "outdoor design conditions", "micro_batch": "micro-batch size",
+         "scale_up": "scale-up", "scale_up.latency": "scale-up latency", "scale_up.bandwidth": "scale-up bandwidth",
+         "in_network_reduction": "in-network reduction"}
 #: An abbreviation written in capitals: "fp4" → "FP4", a metric's "mtti" → "MTTI" (SWP001 named it as its key), an
 #: engine's "free_gpu_memory_fraction" → "free GPU memory fraction" (words38).
 _UPPER = re.compile(r"\b(fp\d+|bf16|tf32|int\d+|hbm|cdu|psu|nic|ups|pue|wue|it|mtti|mfu|gpu)\b")

@@ -48,7 +48,8 @@ def targets(result: Any) -> list[RenderTarget]:
     return sorted(found, key=lambda t: (t.kind != "cluster", t.id))
 
 
-def render_all(result: Any, out: str | Path, *, target: str | None = None, formats: Sequence[str] = ("md", "svg"),
+def render_all(result: Any, out: str | Path, *, target: str | Sequence[str] | None = None,
+               formats: Sequence[str] = ("md", "svg"),
                templates: str | Path | None = None, revision: str | None = None, date: str | None = None,
                progress: bool | None = None, audience: str = "internal") -> list[Path]:
     """Render every target (or only `target`) of `result` into ``out/<target>/`` and return the written paths.
@@ -56,7 +57,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
     Args:
         result: a `archgen.pipeline.Run`.
         out: output directory.
-        target: a rack or cluster id; None renders all of them.
+        target: a rack or cluster id, or several; None renders all of them.
         formats: any of md, html, pdf, xlsx, csv, svg, png.
         templates: a directory whose templates override the shipped ones of the same name.
         revision: the source revision to print; None asks git for the spec files' revision.
@@ -79,11 +80,11 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
         raise UsageError(f"templates directory '{override}' does not exist")
     found = targets(result)
     if target is not None:
-        chosen = [t for t in found if t.id == target]
-        if not chosen:
+        ids = [target] if isinstance(target, str) else list(dict.fromkeys(target))
+        if unknown := [i for i in ids if i not in {t.id for t in found}]:
             known = ", ".join(t.id for t in found) or "none"
-            raise UsageError(f"no rack or cluster '{target}' (known: {known})")
-        found = chosen
+            raise UsageError(f"no rack or cluster {', '.join(map(repr, unknown))} (known: {known})")
+        found = [t for t in found if t.id in ids]
     for t in found:                       # every target's folder judged before any is rendered (`leaving_link`)
         refuse_leaving_link(Path(out) / t.id, folder=True)
     written: list[Path] = []

@@ -201,8 +201,9 @@ def validation_section(scope: Scope) -> Section:
              f"uses: {n_pass} passed with no finding; findings: {t['errors']} failing, {t['warnings']} warning, "
              f"{t['info']} info and {t['waived']} waived. A passed rack check shows the value it compared and its "
              f"limit."
-             + (f" Not applicable, so not listed: {', '.join(skipped)} (they judge objects, such as fabrics, "
-                f"workloads, a liquid loop or a facility, that this target does not have)." if skipped else "")),
+             + (f" Not applicable, so not listed: {', '.join(skipped)} (they judge objects this target does not "
+                f"have, such as fabrics, workloads, a liquid loop or a facility, or compare figures its specs do not "
+                f"state, such as a liquid loop's pressure drop or the parts' airflow direction)." if skipped else "")),
         Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),
               status_column=3))
     unconfirmed = [(p.id, p.kind, fields_said(p.unconfirmed_fields()), p.notes or "—")

@@ -56,7 +56,7 @@ from archgen.open_item import customer_text
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 from archgen.render.edition_prices import no_list_notes, priced_findings, withhold_prices
-from archgen.render.edition_text import without_code
+from archgen.render.edition_text import source_words, without_code
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -208,8 +208,8 @@ def words(key: str) -> str:
 
 
 def reference(source: str) -> str:
-    """A source as a customer reads it: no reading notes, a repository path as its GitHub URL."""
-    text = _NOT_READ.sub("", source).strip().rstrip(";,")
+    """A source as a customer reads it: no reading notes, a repository path as its GitHub URL, our keys in words."""
+    text = source_words(_NOT_READ.sub("", source).strip().rstrip(";,"))
     m = _GITHUB.match(text)
     if m and "://" not in m.group(2):
         repo, path, line, commit = m.groups()

@@ -25,6 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
+
+from archgen.model import KINDS
+from archgen.model.field_words import said
+from archgen.model.spec_paths import names_a_field
 
 #: An instruction clause to the design team, left out: the text before it states what is assumed.
 _INSTRUCTION = re.compile(r";\s*state their `[^`]+` to judge it"
@@ -90,3 +95,30 @@ def without_code(text: str, names: Mapping[str, str] | None = None) -> str:
     text = _INSTRUCTION.sub("", text)
     text = _POINTER.sub("", text)
     return _CODE.sub(lambda m: spec_words(m.group(1), names), text)
+
+
+#: A key a source may name (dotted or snake_case: ``scale_up.latency``, ``management_ports``), not inside a URL.
+_SOURCE_KEY = re.compile(r"https?://\S+|(?<![\w./:@#-])[a-z][a-z0-9]*(?:[._][a-z][a-z0-9]*)+(?![\w/-])")
+
+
+@cache
+def _ours(key: str) -> bool:
+    """Whether `key` names a field of a spec document of ours (`spec_paths.names_a_field`), of any kind."""
+    return any(names_a_field(cls, key) for cls in KINDS.values())
+
+
+def source_words(source: str) -> str:
+    """A catalog source with the keys of our specs it names in words (newuser108).
+
+    The catalog cites a figure by its key ("scale_up.latency 1.9 us: NVIDIA/nccl ...", "Power input (power.input:
+    dc)", "...; management_ports 1)"), which the customer edition's References printed as written. A key of
+    another's file the source quotes ("hw_notes", "accelerator_memory_capacity" of an MLPerf JSON), a file name
+    and a URL stay as written.
+    """
+    def word(m: re.Match[str]) -> str:
+        key = m.group(0)
+        if "://" in key or not _ours(key):
+            return key
+        words = said(key)
+        return words[0].upper() + words[1:] if m.start() == 0 else words
+    return _SOURCE_KEY.sub(word, source)

@@ -298,9 +298,11 @@ def network(a: RackAnalysis, specs: Any) -> Section | None:
     section = Section("network", "Network ports")
     if rows:
         cols = (Column("System"), Column("Role"), Column("NIC"), Column("NICs per system", digits=0, align="right"),
-                Column("Ports per system", digits=0, align="right"), Column("Port speed", "Gbit/s", 0, "right"),
-                Column("Systems", digits=0, align="right"), Column("Ports in rack", digits=0, align="right"))
-        section.add(Para("Per-node port map: the NICs each system carries and the network each serves. Fabric "
+                Column("NIC ports per system", digits=0, align="right"),
+                Column("NIC port rating", "Gbit/s", 0, "right"), Column("Systems", digits=0, align="right"),
+                Column("NIC ports in rack", digits=0, align="right"))
+        section.add(Para("Per-node port map: the NICs each system carries, the network each serves, and their ports at "
+                         "the NIC's rating. How many of them a fabric cables and the speed it runs them at, fabric "
                          "tiers, oversubscription and bisection are in the cluster documents."),
                     Table("port-map", "Per-node port map", cols, tuple(rows)))
     if switches:

@@ -136,7 +136,7 @@ def pressure_text(a: RackAnalysis) -> str:
     else:
         rack = f"{fmt.q(lp.rack, 'kPa', 0)}{design} (no flow stated for it: read as at the design flow)"
     piping = (fmt.q(lp.piping, "kPa", 0) if lp.piping is not None else
-              "piping not stated (piping_pressure_drop)")
+              "piping not stated (cooling.liquid.piping_pressure_drop)")
     needed = f" = {fmt.q(lp.needed, 'kPa', 0)}" if lp.needed is not None and lp.piping is not None else ""
     rated = f" {fmt.q(lp.rated, 'L/min', 0)}" if lp.rated is not None else " (not stated)"
     beyond = (f"; each CDU carries {fmt.q(lp.per_cdu, 'L/min', 0)}, beyond it: less pressure there (no pump "

@@ -185,11 +185,11 @@ def per_feed(a: RackAnalysis, mark: Mark = plain) -> tuple[Para, Table]:
         for case, lost, left, load, current, at_typical in cases:
             rows.append((fmt.sentence(g.kind), case, lost, left, mark(load), current, fl.rating,
                          fmt.pct(ratio(current, fl.rating), 1))
-                        + ((fmt.q(at_typical, "A", 1),) if assumed else ()))
+                        + ((at_typical,) if assumed else ()))
     cols = (Column("Feeds"), Column("Case"), Column("Lost"), Column("In service", digits=0, align="right"),
             Column("Load per feed", "kW", 1, "right"), Column("Current per feed", "A", 1, "right"),
             Column("Continuous rating", "A", 1, "right"), Column("Used", align="right")) + \
-        ((Column(f"Current at PF {TYPICAL_POWER_FACTOR:.2f}", align="right"),) if assumed else ())
+        ((Column(f"Current at PF {TYPICAL_POWER_FACTOR:.2f}", "A", 1, "right"),) if assumed else ())
     pf = (f"the assumed power factor 1.00 (none stated; the last column at {TYPICAL_POWER_FACTOR:.2f}, the 80 PLUS "
           "Platinum and Titanium PSUs' minimum at 50 % load)" if assumed else
           f"the stated power factor {feeds.power_factor:.2f}")

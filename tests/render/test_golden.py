@@ -77,3 +77,16 @@ def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_ru
     assert row.startswith("| <a id=\"check-pwr002\"></a>PWR002 | power factor not stated (power.feeds.power\\_factor)")
     assert "| rack/dgx-h100-4 | info | 40.9 kW | 69.0 kW |" in row
     assert "| <a id=\"check-cool005\"></a>COOL005 |" in table            # the rack stands in a facility (hall-air)
+
+
+def test_a_check_not_applicable_for_a_figure_not_stated_is_not_said_to_lack_its_object(shipped_run, tmp_path,
+                                                                                       drawn_once):
+    """newuser108: the GB200 NVL72 rack document listed COOL019 (the loop's pressure drop against the CDU's pressure)
+    as not applicable because "they judge objects, such as ... a liquid loop ..., that this target does not have",
+    while the rack has a liquid loop and its Cooling section cites COOL019 as "not judged" (no pressure stated)."""
+    from archgen.render import render_all
+    render_all(shipped_run, tmp_path, target="gb200-nvl72", formats=("md",), revision="test", progress=False)
+    md = (tmp_path / "gb200-nvl72" / "gb200-nvl72.md").read_text(encoding="utf-8")
+    listed, reason = md.split("Not applicable, so not listed: ", 1)[1].split(" (", 1)
+    assert "COOL019" in listed.split(", ") and "(COOL019)" in md[:md.index("Not applicable")]
+    assert "or compare figures its specs do not state, such as a liquid loop's pressure drop" in reason.split(")")[0]

@@ -53,7 +53,17 @@ def test_the_document_gives_each_feeds_load_and_current_with_one_of_eight_lost(g
     assert lost[4].m_as("kW") == pytest.approx(load / 7) == pytest.approx(20.3, abs=0.05)
     assert lost[5].m_as("A") == pytest.approx(amps(load / 7)) == pytest.approx(28.2, abs=0.05)
     assert lost[6].m_as("A") == pytest.approx(60 * 0.8)                    # continuous rating
-    assert lost[8] == f"{amps(load / 7, TYPICAL_POWER_FACTOR):.1f} A"      # at the typical PF, none being stated
+    assert lost[8].m_as("A") == pytest.approx(amps(load / 7, TYPICAL_POWER_FACTOR))  # at the typical PF, none stated
+
+
+def test_every_current_column_states_its_unit_in_its_heading(gb300):
+    """newuser108: "Current at PF 0.95" wrote "49.6 A" in its cells, the other columns "(A)" in their headings;
+    the Conventions section says a table gives the unit in each column heading."""
+    table = _table(power(gb300[1]), "per-feed")
+    assert table is not None
+    assert [c.heading for c in table.columns if c.title.startswith("Current")] == [
+        "Current per feed (A)", f"Current at PF {TYPICAL_POWER_FACTOR:.2f} (A)"]
+    assert not any(isinstance(v, str) and v.endswith(" A") for row in table.rows for v in row)
 
 
 def test_check_names_the_assumed_power_factor_and_the_per_feed_figures(gb300):
