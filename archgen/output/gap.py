@@ -20,6 +20,7 @@ from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
 from archgen.model import tolerance
 from archgen.model.requirements import Status, judge
+from archgen.open_item import customer_text
 from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import public_text
@@ -201,7 +202,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     of ours (module docstring).
     """
     public = audience == "customer"
-    text = public_text if public else (lambda t: t)
+    text = _said if public else (lambda t: t)
     icon = "❌" if g.failing else "⚠️" if look(g) else "✅"   # passes, but look (README, Vendor proposals)
     title = ("## Gap report: the proposal against our requirements" if public else
              f"## archgen gap: {fmt.code(' '.join(map(shown_file, g.proposal)) or 'proposal')} against "
@@ -316,12 +317,20 @@ def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
     return [*out, ""]
 
 
+def _said(text: str) -> str:
+    """A row's text as the customer reads it: no path, spec key or instruction of ours (`public_text`).
+
+    A `Worded` reason gives its own customer words first, as a finding does (a figure REL006 withholds, pocleft43).
+    """
+    return public_text(customer_text(text))
+
+
 def _public_row(row: dict) -> dict:
     """A JSON row of the customer edition: no file, line or column of ours, a waiver without its reason."""
     row = {k: v for k, v in row.items() if k not in ("file", "line", "column")}
     row["waived"] = bool(row["waived"])
     row["statement"] = public_text(row["statement"])
-    row["note"] = row["note"] and public_text(row["note"])
+    row["note"] = row["note"] and _said(row["note"])
     return row
 
 

@@ -14,7 +14,7 @@ from archgen import metrics
 from archgen.checks.judgement import Judgement
 from archgen.model import field_words, tolerance
 from archgen.model.requirements import Outcome, Status
-from archgen.open_item import Worded
+from archgen.open_item import Worded, customer_text
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Para, Section, Table
 from archgen.render.common import Scope, where
@@ -43,9 +43,10 @@ def reason_cell(reason: str, waived: str) -> Worded:
     The customer edition shows that a finding is waived, never the team's reason (`render.edition`): its words are
     the row's own reason alone, the Status cell saying "(waived)".
     """
+    said = customer_text(reason)   # a withheld figure's reason in the customer's words (REL006's, `open_item.worded`)
     if not waived:
-        return Worded(reason, reason)
-    return Worded(waiver_reason(waived) if reason == "—" else f"{reason}; {waiver_reason(waived)}", reason)
+        return Worded(reason, said)
+    return Worded(waiver_reason(waived) if reason == "—" else f"{reason}; {waiver_reason(waived)}", said)
 
 
 def waiver_reason(waived: str) -> str:
@@ -183,7 +184,10 @@ def _reason(o: Outcome, subject: str = "") -> str:
     if o.status is Status.AT_RISK and (end := o.pessimistic) is not None and o.end_misses:
         return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"   # else `thin`'s note
     # not provided: why; else what sets a miss, or a latency judged where its band is unmeasured at this load
-    return fmt.grouped_numbers(o.note) if o.note else "—"
+    if not o.note:
+        return "—"
+    shown, said = fmt.grouped_numbers(o.note), fmt.grouped_numbers(customer_text(o.note))
+    return shown if said == shown else Worded(shown, said)
 
 
 #: How the requirements' count names those met on a figure resting on assumed inputs (`status_counts`).
