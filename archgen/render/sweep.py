@@ -12,7 +12,6 @@ from typing import Any
 
 from archgen import metrics as registry
 from archgen.analyse.job_energy import MEASURED
-from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
 from archgen.perf.explore import sweep_notes
 from archgen.perf.explore.points import (
@@ -24,9 +23,6 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.tally import tally
-from archgen.perf.serve.colocation import swept_colocation
-from archgen.perf.workload.moe_serving_note import moe_serving_convention
-from archgen.perf.workload.serving_estimate import IDLE_TTFT
 from archgen.render import alt_text, fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
@@ -258,29 +254,9 @@ def defaults_bullet(result: Result) -> tuple[str, ...]:
     return ("At every point of the sweep, " + "; ".join(lines) + ".",) if lines else ()
 
 
-def colocation_bullet(result: Result) -> tuple[str, ...]:
-    """A serving sweep's `prefill_decode` and `decoding` conventions, as its points' estimates state them (or none).
-
-    A MoE model's sweep states `moe_serving` too, as each of its points' estimates does (`moe_serving_note`).
-    """
-    p = result.problem
-    text = swept_colocation(p.model, p.workload.inference, p.axes)
-    if not text:
-        return ()
-    moe = moe_serving_convention() if p.model is not None and p.model.moe is not None else None
-    return (f"prefill_decode: {text}.", f"decoding: {DECODING}.", *((f"moe_serving: {moe}.",) if moe else ()))
-
-
-def offline_bullet(result: Result) -> tuple[str, ...]:
-    """An offline serving sweep's `ttft`: what its column holds, as each point's estimate says (`IDLE_TTFT`).
-
-    Its points run the closed form, no simulated run (`scheduler.estimate_serving`): not `scenario: concurrency`, nor
-    `server` with an arrival rate, stated or swept. newuser107: the column read 116.9 ms at every batch of tp 1.
-    """
-    inf, axes = result.problem.workload.inference, result.problem.axes
-    simulated = inf is None or inf.scenario == "concurrency" or (
-        inf.scenario == "server" and bool(inf.arrival_rate or axes.get("arrival_rate")))
-    return () if simulated else (f"ttft: {IDLE_TTFT}.",)
+def convention_bullets(result: Result) -> tuple[str, ...]:
+    """A serving sweep's conventions, a bullet each (`sweep_notes.conventions`, which `--format json` gives too)."""
+    return tuple(f"{key}: {words}." for key, words in sweep_notes.conventions(result.problem).items())
 
 
 def conventions_section(result: Result) -> Section:
@@ -290,8 +266,7 @@ def conventions_section(result: Result) -> Section:
         "parallel layout the workload and the axes leave open is searched (the fastest that fits).",
         *unmeasured_bullet(result),
         *defaults_bullet(result),
-        *colocation_bullet(result),
-        *offline_bullet(result),
+        *convention_bullets(result),
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
