@@ -37,7 +37,7 @@ from archgen.render.point_table import (
     points_table,
     uneven_note,
 )
-from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, drawn, pareto_figure
+from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, drawn, marks, pareto_figure
 from archgen.render.sweep_unconfirmed import unconfirmed_note
 
 
@@ -156,11 +156,11 @@ def front_section(result: Result) -> Section:
         which = "every point that fits" if plotted == fitting else (
             f"the {plotted:,} of the {fitting:,} points that fit with both figures (the others lack one: not provided "
             "there)")
+        shapes = f" ({'; '.join(drawn_marks)})" if (drawn_marks := marks(result)) else ""
         section.add(Figure("pareto", "pareto", f"{a} against {b}: {which}"
-                                               f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
-                                               "target; triangle: hypothetical hardware), and the front"
+                                               f"{f', coloured by {by}' if by else ''}{shapes}, and the front"
                                                f"{GRIDDED if fitting > GRID_FROM else ''}",
-                                   alt_text.pareto(result, a, b, plotted)))
+                                   alt_text.pareto(result, a, b, plotted, drawn_marks)))
     shown = listed(result)
     if len(shown) < len(result.front):
         section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "
