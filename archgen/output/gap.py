@@ -264,13 +264,15 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
                   f"{located(f.location)} | {fmt.md(f.message)} |" for f in ours]
         lines.append("")
-    if g.objects:
-        lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
+    if g.objects or g.library:
+        lines += [f"### Objects in the proposal ({len(g.objects) + len(g.library)})", ""]
         groups: dict[str, list[str]] = {}
         for o in g.objects:
             groups.setdefault("fabric" if "/fabric/" in o else o.split("/", 1)[0], []).append(o)
         lines += [f"- {kind} ({len(objs)}): " + ", ".join(f"`{o}`" for o in objs)
                   for kind, objs in sorted(groups.items())]
+        lines += [f"- library rack ({len(g.library)}): " + ", ".join(f"`{o}`" for o in g.library)
+                  + " (the shipped catalog's, placed by the proposal's clusters and judged with it)"] * bool(g.library)
         lines.append("")
     return fmt.no_mentions("\n".join(lines))             # posted as a comment too: it notifies no one
 
@@ -367,7 +369,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
             summary=g.summary() | {"line": summary_line(g)},
             rows=[_public_row(_row_json(r, bool(g.reference))) for r in g.rows],
             findings=[public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
-            objects=list(g.objects),
+            objects=list(g.objects), **({"library": list(g.library)} if g.library else {}),
             **({"revisions": [_answer_json(a, public=True) for a in g.answers]} if g.answers else {}),
         ), ascii_only=False)
     return dumps(document(
@@ -377,7 +379,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         rows=[_row_json(r, bool(g.reference)) for r in g.rows],
         findings=[finding(f) for f in g.proposal_findings],
         requirement_findings=[finding(f) for f in g.ours_findings],
-        objects=list(g.objects),
+        objects=list(g.objects), **({"library": list(g.library)} if g.library else {}),
         **({"notes": list(g.notes)} if g.notes else {}),
         **({"revisions": [_answer_json(a) for a in g.answers]} if g.answers else {}),
     ), ascii_only=False)
