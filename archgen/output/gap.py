@@ -202,7 +202,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     of ours (module docstring).
     """
     public = audience == "customer"
-    text = _said if public else (lambda t: t)
+    # a `Worded` reason in its own customer words, as a finding's (a figure REL006 withholds), then no key of ours
+    text = (lambda t: public_text(customer_text(t))) if public else (lambda t: t)
     icon = "❌" if g.failing else "⚠️" if look(g) else "✅"   # passes, but look (README, Vendor proposals)
     title = ("## Gap report: the proposal against our requirements" if public else
              f"## archgen gap: {fmt.code(' '.join(map(shown_file, g.proposal)) or 'proposal')} against "
@@ -319,20 +320,12 @@ def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
     return [*out, ""]
 
 
-def _said(text: str) -> str:
-    """A row's text as the customer reads it: no path, spec key or instruction of ours (`public_text`).
-
-    A `Worded` reason gives its own customer words first, as a finding does (a figure REL006 withholds, pocleft43).
-    """
-    return public_text(customer_text(text))
-
-
 def _public_row(row: dict) -> dict:
     """A JSON row of the customer edition: no file, line or column of ours, a waiver without its reason."""
     row = {k: v for k, v in row.items() if k not in ("file", "line", "column")}
     row["waived"] = bool(row["waived"])
     row["statement"] = public_text(row["statement"])
-    row["note"] = row["note"] and _said(row["note"])
+    row["note"] = row["note"] and public_text(customer_text(row["note"]))   # a `Worded` reason's customer words
     return row
 
 
