@@ -14,6 +14,7 @@ from archgen import metrics as registry
 from archgen.analyse.job_energy import MEASURED
 from archgen.model.workload import job_kind
 from archgen.perf.explore import sweep_notes
+from archgen.perf.explore.front import best
 from archgen.perf.explore.points import (
     Result,
     model_defaults,
@@ -168,8 +169,39 @@ def front_section(result: Result) -> Section:
                          f"{len(result.front) - len(shown):,}: front.csv beside this document lists every one.",
                          "note"))
     rows = [result.rows[i] for i in shown]
-    return section.add(*scope_notes(result), *uneven_note(result.problem, [r.layout for r in rows]),
-                       *one_sided_note(result.problem, rows), points_table(result, rows, "front", "The Pareto front"))
+    return section.add(*high_end_note(result), *scope_notes(result),
+                       *uneven_note(result.problem, [r.layout for r in rows]), *one_sided_note(result.problem, rows),
+                       points_table(result, rows, "front", "The Pareto front"))
+
+
+def high_end_note(result: Result) -> tuple[Para, ...]:
+    """How many front points fit at their memory range's high end too, and the best that does on each objective.
+
+    A front point fits at the model's figure (it is feasible); where its memory has a range over the caching
+    allocator's waste, the `HIGH_END` column says whether it fits with the most waste measured too. newuser107's
+    70B/B200 front fit at 193.1 of 193.3 GB, every point "no" in that column: a PoC taking one as is would likely run
+    out of memory, and the table gave that only point by point. None where no front point has a range.
+    """
+    front = [result.rows[i] for i in result.front]
+    ranged = [r for r in front if r.fits_high_end is not None]
+    if not ranged:
+        return ()
+    high = [r for r in ranged if r.fits_high_end]
+    some = " whose memory has a range" if len(ranged) < len(front) else ""
+    counted = (f"{len(high):,} of the {len(ranged):,} front points{some} fit{'s' if len(high) == 1 else ''} in memory "
+               "at the high end of the memory range too (the most caching-allocator waste measured: the \"Fits at "
+               "memory high end\" column)")
+    if len(high) == len(ranged):
+        return (Para(f"Memory: {counted}.", "note"),)
+    left = len(ranged) - len(high)
+    rest = (f"; the other{'' if left == 1 else f' {left:,}'} fit{'s' if left == 1 else ''} only at the model's figure, "
+            "and a run of one as is may run out of memory" if high else
+            ": every one fits only at the model's figure, and a run of one as is may run out of memory (a smaller "
+            "micro-batch or more model parallelism lowers the memory per GPU)")
+    picks = {m: best(high, m, up) for m, up in result.objectives}   # among the front points that fit with the waste
+    bests = [f"on {DISPLAY[m][0]}, point #{high[i].index} ({shown(high[i], m)})" for m, i in picks.items()
+             if i is not None]
+    return (Para(f"Memory: {counted}{rest}." + (f" The best that does: {'; '.join(bests)}." if bests else ""), "note"),)
 
 
 def scope_notes(result: Result) -> tuple[Para, ...]:
