@@ -147,3 +147,18 @@ def test_every_efficiency_range_that_does_not_hold_its_point_is_refused(spec_tre
     assert found["efficiency.gemm_range.tf32"][1].startswith("gemm_range: {fp16: [0.9, 0.95]")
     assert found["efficiency.hbm_range"] == ("hbm_range [0.5, 0.7] must lie in (0, 1] and hold hbm (0.79)",
                                              "hbm_range: [0.5, 0.7]")
+
+
+def test_a_range_without_its_point_names_the_key_to_set(spec_tree) -> None:
+    """A range stated without its point says which key is missing, not Python's None (review63: "... hold
+    gemm_k_fixed_steps (None)"), for the GEMM ranges per data type and the K-loop steps alike."""
+    text = (ROOT / "specs" / "catalog" / "accelerators" / "h100-sxm5-80gb.yaml").read_text(encoding="utf-8")
+    assert "  gemm_k_fixed_steps: 5.35\n" in text
+    text = text.replace("  gemm_k_fixed_steps: 5.35\n", "  gemm_range: {fp64: [0.5, 0.6]}\n")
+    found = _problems(spec_tree, {"accelerators/a.yaml": text})
+    assert set(found) == {"efficiency.gemm_k_fixed_steps_range", "efficiency.gemm_range.fp64"}
+    assert found["efficiency.gemm_k_fixed_steps_range"][0] == (
+        "gemm_k_fixed_steps_range [1.33, 5.98] is given without gemm_k_fixed_steps, the point estimates use: "
+        "expected gemm_k_fixed_steps set to a figure inside the range, or no gemm_k_fixed_steps_range")
+    assert found["efficiency.gemm_range.fp64"][0].startswith("gemm_range.fp64 [0.5, 0.6] is given without gemm.fp64,")
+    assert all("None" not in words for words, _ in found.values())

@@ -4,7 +4,7 @@
 `archgen check` run 256 s on the 2-core trial machine: each unused waiver's SPC002 hint matched its glob against every
 unwaived finding of its document (3,000 x 24,000 pairs), and each finding tried every waiver of its document (108
 million pairs) for the few that name its requirement. Each distinct subject is now matched once per waiver, and a
-finding tries only the waivers of its check and requirement (`registry.waiver_index`): 8 s. The findings are the same,
+finding tries only the waivers of its check and requirement (`waivers.waiver_index`): 8 s. The findings are the same,
 byte for byte (`check --format json` on the shipped specs and on this file).
 """
 

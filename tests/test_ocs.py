@@ -154,7 +154,7 @@ def test_a_job_larger_than_its_slice_is_refused(tmp_path: Path) -> None:
         "PERF003 all-chips cannot be estimated: asks for 8960 accelerators; the 16x16x24 torus of cluster "
         "'tpu-v4-pod' joins 6144 of its 8960, and nothing the model times joins it to the others (slices of an OCS "
         "pod meet only over the data-centre network; multislice is not modelled): expected at most 6144 (the workload "
-        "gives no accelerator count, so it takes all 8960 of cluster 'tpu-v4-pod')"]   # as `estimate` says (infeastail42)
+        "gives no accelerator count, so it takes all 8,960 of cluster 'tpu-v4-pod')"]   # as `estimate` says (infeastail42)
     assert "time" in result.metrics["workload/one-slice"]
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from archgen.checks import catalog_bounds  # noqa: F401 (registers CAT013 and CAT014: a new part's figures)
 from archgen.checks.catalog_fields import differing, once, quoted, short, unless_default
 from archgen.checks.fibre_grades import short_grades
-from archgen.checks.registry import Context, Violation, check, object_path
+from archgen.checks.registry import Context, Violation, check
 from archgen.display import figure, quantity
 from archgen.load import shown
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
@@ -15,6 +15,7 @@ from archgen.model.field_words import said as field_said
 from archgen.model.power import PDU
 from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
 from archgen.units import Q_
+from archgen.waivers import object_path
 
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05

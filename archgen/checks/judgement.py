@@ -17,13 +17,16 @@ from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
-from archgen.model.at_risk import thin, unbanded, unmeasured
-from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread
+from archgen.model.at_risk import thin
+from archgen.model.requirements import Outcome, Status, judge, on_assumed
 from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.money import currency
 from archgen.open_item import worded
+from archgen.perf.workload.band_verdict import verdict
 from archgen.perf.workload.bands import Band
+from archgen.perf.workload.derived import band_ends
 from archgen.units import Q
+from archgen.waivers import status_check
 
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
 Withheld = Mapping[str, Mapping[str, str]]
@@ -49,19 +52,8 @@ class Judgement:
 
     @property
     def check(self) -> str:
-        """The check that reports this status.
-
-        REQ002 not provided, REQ004 at risk, REQ005 met on assumed inputs, else the one that judges it met or not:
-        REQ001, PERF001 for a workload's own requirement.
-        """
-        status = self.outcome.status
-        if status is Status.NOT_PROVIDED:
-            return "REQ002"
-        if status is Status.AT_RISK:
-            return "REQ004"
-        if self.outcome.assumed and status is Status.MET:   # not met on a borrowed rate set is REQ001's
-            return "REQ005"
-        return "PERF001" if self.workload else "REQ001"
+        """The check that reports this status (`waivers.status_check`: the rule `estimate` waives by too)."""
+        return status_check(self.outcome, self.workload)
 
 
 def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
@@ -95,8 +87,11 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     `withheld` gives, by object path and metric, why a metric is not provided
     (`analyse.operations.Operations.withheld`).
     `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
-    at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
-    rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
+    at one end of its band is at risk; one with a range of its own too (a training job's whole cost) takes the band
+    at each end of the range (`derived.band_ends`), and the band's verdict is `band_verdict.verdict`'s, as an
+    estimate's own requirements' (`derived.judge_requirements`). `unsettled` gives, by object path and metric, the
+    other end of a figure that rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one
+    end only is not provided.
     `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
     A figure the model estimates with no band at all (`Metric.unmeasured`: a serving job's memory, its exposed
     communication share) met is at risk (REQ004) too, saying why (`model.at_risk.unmeasured`), unless it has a
@@ -113,15 +108,10 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
         return judge(b.req, None, problem[1])
     value = measured(b, metrics, design)
     band = (bands or {}).get(b.subject, {}).get(b.req.metric)
-    ends = band.values(value) if band is not None and value is not None else None
-    if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
-        ends = spread(metrics.get(b.subject, {}), b.req.metric)
-    o = judge(b.req, value, band=ends)
-    if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
-        o = unbanded(o, band.describe(), None if value is None else band.beyond(value), band.beyond_words(),
-                     band.risk) if not band.measured else thin(o, band.coverage_note(), band.risk)
-    elif ends is None:   # a figure of the model with no band nor range (a serving job's memory): met is at risk;
-        o = unmeasured(o, lookup(b.subject, b.req.metric))   # arithmetic stays as judged
+    # its band's ends, or its own range (a reliability figure's over the failure-rate sets), or the band at each end
+    ends = band_ends(band, value, metrics.get(b.subject, {}), b.req.metric) if value is not None else None
+    # no published run bounds it, too few to likely hold a further one, or no band nor range: met is at risk (REQ004)
+    o = verdict(judge(b.req, value, band=ends), band, lookup(b.subject, b.req.metric))
     o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
     o = thin(o, (risks or {}).get(b.subject, {}).get(b.req.metric, ""))   # a bisection cut over the even share
     return on_assumed(o, (assumed or {}).get(b.subject))

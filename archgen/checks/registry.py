@@ -23,6 +23,7 @@ from archgen.model.deliverable import DocumentInfo
 from archgen.model.moved import moved_since
 from archgen.units import Q
 from archgen.validate import Specs
+from archgen.waivers import WaiverIndex, object_path, waiver, waiver_index, waiver_subject
 
 Severity = Literal["error", "warning", "info"]
 ID_RE = re.compile(r"^[A-Z]{2,4}[0-9]{3}$")
@@ -313,15 +314,6 @@ def _expired(specs: Specs, on: AsOf, select: tuple[str, ...], ignore: tuple[str,
                               "`expires` (and the `owner` who accepts it again).", key=_waiver_key(doc, w))
 
 
-def waived_text(w: object, on: AsOf | None) -> str:
-    """What a finding's `waived` says: the waiver's reason, with its owner and expiry (and the date judged on)."""
-    owner, expires = getattr(w, "owner", ""), getattr(w, "expires", None)
-    said = [f"owner {owner}"] if owner else []
-    # a waiver that states no `expires` never expires: said, so that a reader does not take it for a dated one
-    said.append(f"until {expires}, judged as of {on}" if expires is not None else "no expiry stated")
-    return f"{getattr(w, 'reason', '')} ({'; '.join(said)})" if said else getattr(w, "reason", "")
-
-
 def _unused_hint(doc: object, w: object, unwaived: dict[str, set[str]]) -> str:
     """What an unused waiver would have to name to cover the findings of its check in its document; "" if none.
 
@@ -347,54 +339,3 @@ def _waiver_key(doc: object, w: object) -> str:
     """An unused waiver's key path, by what it names rather than its index: ``waivers[REQ001 rack/r REQ-1]``."""
     named = (getattr(w, "check", ""), waiver_subject(doc, w), getattr(w, "requirement", ""))
     return f"waivers[{' '.join(n for n in named if n)}]"
-
-
-def waiver_subject(doc: object, w: object) -> str:
-    """The object path or glob a waiver covers: its `subject`, or else the document's own object path."""
-    return getattr(w, "subject", "") or object_path(doc)
-
-
-#: A document's waivers by (check, requirement), each with its index in `waivers`.
-WaiverIndex = dict[tuple[str, str], list[tuple[int, Any]]]
-
-
-def waiver_index(doc: object) -> WaiverIndex:
-    """`doc`'s waivers by the (check, requirement) they name: those `waiver` tries for a finding, in their order.
-
-    Trying every waiver of a document for every finding about it was quadratic: 3,000 requirements and 3,000
-    waivers of other requirements in one file had `check` try 108 million pairs, 20 s (newuser39).
-    """
-    index: WaiverIndex = {}
-    for i, w in enumerate(getattr(doc, "waivers", ())):
-        index.setdefault((w.check, w.requirement), []).append((i, w))
-    return index
-
-
-def waiver(doc: object, ids: tuple[str, ...], subject: str, requirement: str = "",
-           on: AsOf | None = None, index: WaiverIndex | None = None) -> tuple[int, str] | None:
-    """The waiver in `doc` of a finding of a check (its id and aliases) about `subject`: (index, text), or None.
-
-    The one place a waiver is matched (`check`, `render`, `diff` through the findings; `gap` for its rows). A
-    waiver covers the findings of its check whose subject matches its `subject` (an object path or a glob, as
-    requirement subjects are), by default only those about the document itself, and whose `requirement` (the id of
-    the requirement a REQ or PERF001 finding is about; "" for other findings) is the waiver's own: a waiver of
-    REQ001 written for a rack's power requirement covered its weight requirement too, so a pull request that made
-    the rack too heavy passed (newuser32's trial). A waiver expired on `on` (`judging`) waives nothing. The first
-    matching one wins; its text is its reason, with its owner and expiry (`waived_text`). `index`: `doc`'s
-    `waiver_index`, where a caller keeps one.
-    """
-    index = waiver_index(doc) if index is None else index
-    tried = sorted((c for check_id in dict.fromkeys(ids) for c in index.get((check_id, requirement), ())),
-                   key=lambda c: c[0])
-    for i, w in tried:
-        if matches(waiver_subject(doc, w), subject) and not expired(w, on):
-            return i, waived_text(w, on)
-    return None
-
-
-def object_path(doc: object) -> str:
-    """Stable object path of a document: ``rack/<id>``, ``part/<id>``, ``facility/<id>``, ``cluster/<id>``."""
-    from archgen.model import Part
-    kind = "part" if isinstance(doc, Part) else type(doc).__name__.lower()
-    return f"{kind}/{getattr(doc, 'id', '')}"
-

@@ -52,7 +52,7 @@ def not_met(j: Judgement) -> Violation:
     why = f"; {j.outcome.note}" if j.outcome.note else ""  # what sets a value no design change moves
     target = target_text(b.req.target, lookup(b.subject, b.req.metric))
     judged = f" = {shown(b.req, value, b.subject)}, target {target}{why}"
-    inputs, said = ((f"; judged on assumed inputs: {', '.join(items)}" if items else "")   # a borrowed rate set
+    inputs, said = ((f"; judged on assumed inputs: {field_words.grouped_inputs(items)}" if items else "")  # borrowed
                     for items in (j.outcome.assumed, tuple(map(field_words.assumed_said, j.outcome.assumed))))
     return Violation(b.subject, b.owner, b.path + ("target",),
                      f"{b.req.id} ({b.req.statement}): {b.req.metric}{judged}{inputs}", value, b.req.target.limit,
@@ -260,7 +260,7 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     what, what_said = ((over if band is None else band.describe() if over is None else
                         f"{band.describe()}; taken at each end of its {over}")
                        for over in (spans, None if spans is None else customer_text(spans)))
-    inputs, said = ((f"; and it rests on assumed inputs: {', '.join(items)}" if o.assumed else "")
+    inputs, said = ((f"; and it rests on assumed inputs: {field_words.grouped_inputs(items)}" if o.assumed else "")
                     for items in (o.assumed, map(field_words.assumed_said, o.assumed)))
     meets = (f" = {shown(req, o.value, subject)} meets {target_text(req.target, lookup(subject, req.metric))}, but "
              f"the pessimistic end of its {'band' if band is not None else 'range'}, {shown(req, end, subject)}, "
@@ -293,11 +293,12 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
         if o.assumed and o.status is Status.MET and o.value is not None:
             meets = (f" = {shown(b.req, o.value, b.subject)} meets "
                      f"{target_text(b.req.target, lookup(b.subject, b.req.metric))} on assumed inputs: ")
+            inputs, said = (field_words.grouped_inputs(items)
+                            for items in (o.assumed, map(field_words.assumed_said, o.assumed)))
             yield Violation(b.subject, b.owner, b.path + ("target",),
-                            f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}{', '.join(o.assumed)}", o.value,
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}{inputs}", o.value,
                             b.req.target.limit, b.req.id,
-                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
-                                   f"{', '.join(map(field_words.assumed_said, o.assumed))}")
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}{said}")
 
 
 @check("REQ006", "requirements.beyond", severity="info")

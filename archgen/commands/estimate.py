@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from archgen.as_of import judging
 from archgen.commands.common import located
 from archgen.errors import UsageError
-from archgen.model.requirements import miss_severity
+from archgen.model.requirements import Outcome, miss_severity
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
     case_defaults_text,
@@ -34,6 +35,7 @@ from archgen.perf.api import (
     serving_taken,
 )
 from archgen.pipeline import built, job_on_cluster
+from archgen.waivers import requirement_waivers
 
 FORMATS = ("text", "json")
 
@@ -65,9 +67,14 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     _check_format(fmt)
     doc = specs.items.get(workload)
     job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
+    bound = (*(b for b in design.workload_requirements if b.owner == workload), *design.elsewhere(workload))
+    on = judging(specs.items.values(), None)   # as `check` judges waivers without --as-of
+
+    def waived(outcomes: Sequence[Outcome]) -> tuple[str, ...]:
+        return requirement_waivers(specs, bound, outcomes, workload, on)
     with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
         return estimate_workload(job_on_cluster(specs, design, workload, cluster), fmt, factors, explain,
-                                 search_plan, model_only)
+                                 search_plan, model_only, waived)
 
 
 def _check_format(fmt: str) -> None:
@@ -166,7 +173,8 @@ def parse_what_if(items: list[str]) -> dict[str, float]:
 
 
 def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[str, float] | None = None,
-                      explain: bool = False, search_plan: bool = False, model_only: bool = False) -> tuple[str, int]:
+                      explain: bool = False, search_plan: bool = False, model_only: bool = False,
+                      waivers: Callable[[Sequence[Outcome]], tuple[str, ...]] | None = None) -> tuple[str, int]:
     """A workload's estimate on a cluster as text or JSON; exit code 1 when it does not fit or misses a SHALL target.
 
     `placed` is the workload on its cluster, or another (`pipeline.job_on_cluster`): its `estimate()` holds every
@@ -176,7 +184,9 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
     `explain` adds the training switches the estimate used, with where each came from (`stacks.explain`; JSON:
     `switches`). `search_plan` adds the plan search of a training workload (`perf.explore.plan`: every switch its
     stack allows; JSON: `plan`); the estimate itself does not change. `model_only` has that search also try weight
-    offload, which no stack runs (a plan taking it says so).
+    offload, which no stack runs (a plan taking it says so). `waivers` gives, per requirement judged, what `check`
+    says of its finding where a waiver covers it (`waivers.requirement_waivers`): the requirement reads "not met
+    (waived: ...)" as there, and a waived miss does not fail the exit code, as it does not fail `check`.
     """
     _check_format(fmt)
     workload, model, on = placed.workload, placed.model, placed.on
@@ -204,13 +214,16 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
         scope = peak_scope(placed.estimate, on.hardware, factors, dtype, est)
         text = dumps(document(**what_if_json(base, est, factors, scope), **extra)) if fmt == "json" else \
             what_if_text(base, est, factors, scope)
-    else:
-        text = dumps(document(**estimate_json(est), **extra)) if fmt == "json" else estimate_text(est)
+    reqs = est.requirements or ()
+    waived = waivers(reqs) if waivers is not None else ("",) * len(reqs)   # the what-if's, where one was asked
+    if not what_if:
+        text = dumps(document(**estimate_json(est, waived), **extra)) if fmt == "json" else estimate_text(est, waived)
     if used and fmt != "json":
         text += switches_text(used)
     if plan is not None and fmt != "json":
         text += plan_text(plan, float(est.metrics["step_time"].m) if "step_time" in est.metrics else None)
-    # a target missed fails as `check` judges it, by its level (`miss_severity`): a SHOULD missed is a warning there
-    failed = not est.fits or any(o.met is False and miss_severity(o.requirement.level) == "error"
-                                 for o in est.requirements or ())
+    # a target missed fails as `check` judges it, by its level (`miss_severity`): a SHOULD missed is a warning there;
+    # a waived one fails neither
+    failed = not est.fits or any(o.met is False and miss_severity(o.requirement.level) == "error" and not w
+                                 for o, w in zip(reqs, waived, strict=True))
     return text, 1 if failed else 0

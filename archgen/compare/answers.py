@@ -14,8 +14,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from archgen.checks.registry import object_path
 from archgen.validate import Specs
+from archgen.waivers import object_path
 
 
 @dataclass(frozen=True)

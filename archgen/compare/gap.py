@@ -11,25 +11,23 @@ come with the report. `archgen.output.gap` renders a `Gap`.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from archgen.checks import REGISTRY, Finding
 from archgen.checks.judgement import even_share_risks, outcome, workload_bands
-from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.compare.answers import Answer, answers, merged
 from archgen.errors import Location
 from archgen.load import shown as shown_location
 from archgen.model.fabrics import FatTree
-from archgen.model.requirements import LEVELS, PASSING, Judged, Requirement, Status, fails
+from archgen.model.requirements import LEVELS, PASSING, Judged, Requirement, Status, fails, status_counts
 from archgen.model.target import offset
 from archgen.model.tiers import TIER_NAMES
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
 from archgen.validate import Specs
-
-STATUSES: tuple[Status, ...] = tuple(Status)
+from archgen.waivers import object_path, waiver, waiver_subject
 
 #: The checks whose findings about our requirements are the rows themselves, so not listed again as findings.
 _ROW_CHECKS = ("REQ001", "REQ002", "REQ005")
@@ -166,12 +164,12 @@ class Gap:
         """Counts for the summary line and the JSON `summary`."""
         live = [f for f in self.proposal_findings if not f.waived]
         ours = [f for f in self.ours_findings if not f.waived]
-        by_level = {level: {key(s): sum(r.status == s for r in rows) for s in STATUSES}
-                    for level in LEVELS if (rows := [r for r in self.rows if r.requirement.level == level])}
+        by_level = {level: counted(rows) for level in LEVELS
+                    if (rows := [r for r in self.rows if r.requirement.level == level])}
         return {
             "requirements": len({(r.requirement.id, r.location) for r in self.rows}),
             "rows": len(self.rows),
-            **{key(s): sum(r.status == s for r in self.rows) for s in STATUSES},
+            **counted(self.rows),
             "by_level": by_level,
             "waived": sum(bool(r.waived) for r in self.rows),
             "to_verify": sum(r.to_verify for r in self.rows),
@@ -191,6 +189,11 @@ class Gap:
 def _finite(*values: Q) -> bool:
     """Whether every value has a finite magnitude (a job's cost where goodput's low end is 0 has none)."""
     return all(math.isfinite(float(v.magnitude)) for v in values)
+
+
+def counted(rows: Iterable[GapRow]) -> dict[str, int]:
+    """How many `rows` have each status, those met on assumed inputs apart, as JSON keys (`status_counts`)."""
+    return {key(s): n for s, n in status_counts((r.status, bool(r.assumed)) for r in rows).items()}
 
 
 def key(status: str) -> str:

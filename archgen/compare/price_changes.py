@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archgen.checks.registry import object_path
 from archgen.errors import Location
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.validate import Specs
+from archgen.waivers import object_path
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archgen.checks.registry import object_path
 from archgen.model import Cluster, Rack
 from archgen.model.requirements import Requirements
 from archgen.pipeline import Run
+from archgen.waivers import object_path
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from archgen.as_of import AsOf, expired
-from archgen.checks.registry import REGISTRY, Finding, object_path, waiver, waiver_subject
+from archgen.checks.registry import REGISTRY, Finding
 from archgen.errors import Location
 from archgen.validate import Specs
+from archgen.waivers import object_path, waiver, waiver_subject
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def renewed(waived: tuple[Finding, ...], changes: tuple[WaiverChange, ...], head
 
     A finding BASE counted because its waiver had expired, which HEAD's later `expires` on the same waiver covers
     again, is not a new acceptance: it was listed as "newly waived", as if someone had accepted it for the first
-    time. Which of HEAD's waivers covers a finding is `checks.registry.waiver`'s answer, the one place waivers match.
+    time. Which of HEAD's waivers covers a finding is `waivers.waiver`'s answer, the one place waivers match.
     """
     by_object = {s.head.object: s for s in changes if s.renewal and s.head is not None}
     docs = {object_path(doc): doc for doc in head.items.values() if object_path(doc) in by_object}
@@ -142,7 +143,7 @@ def renewed(waived: tuple[Finding, ...], changes: tuple[WaiverChange, ...], head
 
 
 def _covers(state: WaiverState, f: Finding, docs: Mapping[str, object], on: AsOf | None) -> bool:
-    """Whether HEAD's waiver `state` is the one that covers `f` (`checks.registry.waiver`)."""
+    """Whether HEAD's waiver `state` is the one that covers `f` (`waivers.waiver`)."""
     doc = docs.get(state.object)
     check = REGISTRY.get(f.id)
     found = waiver(doc, (f.id, *(check.aliases if check else ())), f.object, f.requirement, on) if doc else None

@@ -166,29 +166,33 @@ class Efficiency(Spec):
 
     @model_validator(mode="after")
     def _range_holds_point(self) -> Self:
-        errors = []
-        for dt, (lo, hi) in self.gemm_range.items():
-            point = self.gemm.get(dt)
-            if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
-                errors.append(FieldError(("gemm_range", dt), f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and "
-                                                             f"hold gemm.{dt} ({point})"))
-        for dt, (lo, hi) in self.gemm_stream_range.items():
-            point = self.gemm_stream.get(dt)
-            if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
-                errors.append(FieldError(("gemm_stream_range", dt), f"gemm_stream_range.{dt} [{lo}, {hi}] must lie "
-                                                                    f"in (0, 1] and hold gemm_stream.{dt} ({point})"))
-        if (k := self.gemm_k_fixed_steps_range) is not None and not (
-                0 < k[0] <= (self.gemm_k_fixed_steps or 0) <= k[1]):
-            errors.append(FieldError(("gemm_k_fixed_steps_range",), f"gemm_k_fixed_steps_range [{k[0]}, {k[1]}] must "
-                                                                     f"be positive and hold gemm_k_fixed_steps "
-                                                                     f"({self.gemm_k_fixed_steps})"))
-        for name in ("hbm", "flash", "scale_up"):
-            rng = getattr(self, f"{name}_range")
-            if rng is not None and not 0 < rng[0] <= getattr(self, name) <= rng[1] <= 1:
-                errors.append(FieldError((f"{name}_range",), f"{name}_range [{rng[0]}, {rng[1]}] must lie in (0, 1] "
-                                                             f"and hold {name} ({getattr(self, name)})"))
+        errors = [FieldError(("gemm_range", dt), why) for dt, rng in self.gemm_range.items()
+                  if (why := _unheld(f"gemm_range.{dt}", rng, f"gemm.{dt}", self.gemm.get(dt)))]
+        errors += [FieldError(("gemm_stream_range", dt), why) for dt, rng in self.gemm_stream_range.items()
+                   if (why := _unheld(f"gemm_stream_range.{dt}", rng, f"gemm_stream.{dt}", self.gemm_stream.get(dt)))]
+        if (k := self.gemm_k_fixed_steps_range) is not None and (
+                why := _unheld("gemm_k_fixed_steps_range", k, "gemm_k_fixed_steps", self.gemm_k_fixed_steps, False)):
+            errors.append(FieldError(("gemm_k_fixed_steps_range",), why))
+        errors += [FieldError((f"{name}_range",), why) for name in ("hbm", "flash", "scale_up")
+                   if (rng := getattr(self, f"{name}_range")) is not None
+                   and (why := _unheld(f"{name}_range", rng, name, getattr(self, name)))]
         raise_each(errors, type(self).__name__)
         return self
+
+
+def _unheld(name: str, rng: tuple[float, float], point_name: str, point: float | None, fraction: bool = True) -> str:
+    """Why range `name` does not hold `point_name` ('' where it does): past (0, 1] for a `fraction`, or no point.
+
+    A range stated without its point says which key to set (review63: it read "... hold gemm_k_fixed_steps (None)").
+    """
+    lo, hi = rng
+    bounds = "lie in (0, 1] and " if fraction else "be positive and "
+    if point is None:
+        return (f"{name} [{lo}, {hi}] is given without {point_name}, the point estimates use: expected {point_name} "
+                f"set to a figure inside the range, or no {name}")
+    if not 0 < lo <= point <= hi or (fraction and hi > 1):
+        return f"{name} [{lo}, {hi}] must {bounds}hold {point_name} ({point})"
+    return ""
 
 
 #: Why a sparse peak is refused: the model's GEMM fractions are of the dense rate, and a "with sparsity" figure is not

@@ -58,8 +58,9 @@ def unmeasured(o: Outcome, metric: metrics.Metric | None) -> Outcome:
 
     `unbanded`'s rule where the figure has no band (a serving job's memory: `band_families.QUANTITIES` lists no
     quantity for it): a requirement the estimate meets is at risk with that reason; one not met or not provided, or
-    on a figure that is arithmetic on stated inputs (no `unmeasured`), is left as it is. `checks.judgement.outcome`
-    and `derived.judge_requirements` call it where the estimate has neither a band nor a range (`spread`) of it.
+    on a figure that is arithmetic on stated inputs (no `unmeasured`), is left as it is.
+    `perf.workload.band_verdict.verdict` (for `check` and `estimate` alike) calls it where the estimate has neither a
+    band nor a range (`spread`) of it.
     """
     if metric is None or not metric.unmeasured:
         return o

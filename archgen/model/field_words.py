@@ -53,3 +53,30 @@ def assumed_said(item: str) -> str:
     part, _, rest = item.partition(" ")
     field, space, note = rest.partition(" ")
     return f"{part} {said(field)}{space}{note}" if note.startswith("(") else item
+
+
+#: An assumed input that is a part's unconfirmed figure: "sn2201 power.max (unconfirmed)" (`Outcome.assumed`), or
+#: the same in words ("sn2201 maximum power (unconfirmed)", `assumed_said`).
+PART_FIGURE = re.compile(r"(\S+) (.+) \(unconfirmed\)")
+
+
+def grouped_inputs(assumed: Iterable[str]) -> str:
+    """Assumed inputs as every output lists them: a field two or more parts share named once, with those parts.
+
+    The one rule of the status words (`Outcome.shown`: documents, `check --format json`'s matrix, `estimate`), `gap`'s
+    status cells and REQ001, REQ004 and REQ005's findings. newuser106: nine inputs of one cluster's IT power
+    ("gb200-compute-tray power.max (unconfirmed), nvlink5-switch-tray power.max (unconfirmed), ...") were hard to
+    scan; grouped they read "power.max (unconfirmed) of gb200-compute-tray, nvlink5-switch-tray, qm9700, sn2201,
+    sn4600c, sn5600; power_per_end (unconfirmed) of mmf-100g-sr4, mmf-800g-sr8; orv3-power-shelf-33kw efficiency
+    (unconfirmed)", in the order each field first appears. Inputs of another form (a failure rate, a PUE) and a field
+    one part alone rests on keep their words; with nothing to group, the list is as given, comma-separated.
+    """
+    items = tuple(assumed)
+    groups: dict[str, list[str]] = {}   # by field, the parts; an input of another form alone, under its words
+    for item in items:
+        m = PART_FIGURE.fullmatch(item)
+        groups.setdefault(f"{m.group(2)} (unconfirmed)" if m else f"\0{item}", []).append(m.group(1) if m else item)
+    if all(len(parts) == 1 for parts in groups.values()):
+        return ", ".join(items)
+    return "; ".join(f"{field} of {', '.join(parts)}" if len(parts) > 1 else
+                     parts[0] if field.startswith("\0") else f"{parts[0]} {field}" for field, parts in groups.items())

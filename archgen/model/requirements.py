@@ -164,6 +164,23 @@ class Status(StrEnum):
 PASSING = frozenset({Status.MET, Status.AT_RISK})
 
 
+#: How a count names the requirements met on a figure resting on assumed inputs (`status_counts`).
+MET_ASSUMED = "met on assumed inputs"
+
+
+def status_counts(judged: Iterable[tuple[Status, bool]]) -> dict[str, int]:
+    """How many of `judged` (each a status, and whether it rests on assumed inputs) have each status, in `Status` order.
+
+    The one count of documents, `gap`'s summary line and its JSON: those met on assumed inputs apart (`MET_ASSUMED`),
+    after the plain "met" (newuser106: "5 requirement(s): 1 met, ..." where the one met read "met (on assumed inputs:
+    ...)" in the matrix).
+    """
+    pairs = list(judged)
+    counts = {s.value: sum(1 for st, _ in pairs if st is s) for s in Status}
+    assumed = sum(1 for st, on in pairs if st is Status.MET and on)
+    return {Status.MET.value: counts.pop(Status.MET.value) - assumed, MET_ASSUMED: assumed, **counts}
+
+
 class Risk(StrEnum):
     """Why a requirement the estimate meets is at risk, set by the rule that puts it there (`Outcome.risk`).
 
@@ -233,6 +250,8 @@ class Outcome(Judged):
     def shown(self) -> str:
         """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs.
 
+        The inputs grouped by field where parts share one (`field_words.grouped_inputs`), in every output alike.
+
         A requirement verified otherwise than by analysis says what verifies it, "met (predicted by analysis, to be
         verified by test)", whatever its status but not provided (there is no prediction to qualify).
         """
@@ -246,7 +265,7 @@ class Outcome(Judged):
     def _status(self, assumed: tuple[str, ...]) -> str:
         notes = ["within tolerance"] if self.tolerated else []
         notes += [self.requirement.pending] if self.requirement.pending and self.value is not None else []
-        notes += [f"on assumed inputs: {', '.join(assumed)}"] if assumed else []
+        notes += [f"on assumed inputs: {field_words.grouped_inputs(assumed)}"] if assumed else []
         return self.status.value + (f" ({'; '.join(notes)})" if notes else "")
 
     @property

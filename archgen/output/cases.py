@@ -167,7 +167,7 @@ def _band_cells(b: Band | None, r: CaseResult) -> str:
     if b is None:
         return f"  {'-':7}  none (the metric carries no band)"
     if ends is None or b.coverage is None:
-        why = (f"unmeasured at this context ({b.longest:,} tokens the longest)" if b.longest else
+        why = (f"unmeasured at this context ({b.measure} {b.tokens:,} tokens, longest {b.longest:,})" if b.longest else
                f"{b.count} measurement{'s' if b.count != 1 else ''} at this load, fewer than {MIN_BIN}" if b.bin else
                "no measurement of its family")
         return f"  {'-':7}  none: {why}"

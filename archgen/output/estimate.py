@@ -10,7 +10,7 @@ relative error of a scored metric).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from archgen import metrics
@@ -58,8 +58,8 @@ SENSITIVITY_OF = {"replica_capacity": "replica capacity (a server run that keeps
                                       "hardware moves; the hardware moves how many replicas keep it up)"}
 
 
-def estimate_json(est: Estimate) -> dict[str, Any]:
-    """An estimate as JSON-ready data."""
+def estimate_json(est: Estimate, waived: Sequence[str] = ()) -> dict[str, Any]:
+    """An estimate as JSON-ready data; `waived`, per requirement, what `check` says of its waived finding (`waived`)."""
     return {
         "workload": est.workload, "kind": est.kind, "cluster": est.cluster or None, "accelerator": est.accelerator,
         "accelerators": est.accelerators,
@@ -80,10 +80,17 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
                           "status": o.status.value, "shown": o.shown, "note": o.note or None,
-                          "pessimistic": to_json(p) if (p := o.pessimistic) is not None else None}
-                         for o in est.requirements] if est.requirements is not None else None,  # None: unjudged
+                          "pessimistic": to_json(p) if (p := o.pessimistic) is not None else None, "waived": w or None}
+                         for o, w in zip(est.requirements, _waivers(est, waived), strict=True)]
+        if est.requirements is not None else None,  # None: unjudged
         "conventions": est.conventions, "notes": est.notes,
     }
+
+
+def _waivers(est: Estimate, waived: Sequence[str]) -> tuple[str, ...]:
+    """`waived` as long as the estimate's requirements, '' for each it does not reach (`estimate_text`)."""
+    n = len(est.requirements or ())
+    return (*waived[:n], *("",) * (n - len(waived[:n])))
 
 
 def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: str = "") -> dict[str, Any]:
@@ -94,10 +101,10 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     measurements or states no range) and value range (`Band.values`); a serving-under-load latency's also its run's
     `load`, load bin (`perf.workload.band_families.load_bin`, or bins `light..moderate`), whose measurements it
     counts, and `reach`, an open loop's load at the capacity band's low end (null where no further; null elsewhere);
-    a job
-    past its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
-    measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`), `vendor`: that
-    vendor, its measurements and their errors (null elsewhere).
+    a job past its family's longest scored context, its `context`: the `measure` furthest past (`prompt`, `sequence`
+    or `decode`, `band_families.past`), the job's `tokens` in it and the family's `longest` (null elsewhere); where
+    every measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`),
+    `vendor`: that vendor, its measurements and their errors (null elsewhere).
 
     Where `others` (the estimate's metrics) hold the ends of `metric`'s range too (`metric_low`, `metric_high`: a
     training job's cost over its goodput's range, `display.ranged`), `low` and `high` are the band at each end of
@@ -119,7 +126,8 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
                "median": b.typical[3]} if b.typical is not None else None)
     load = {"load": b.load, "bin": b.bin, "arrival": b.arrival, "reach": b.reach} if b.bin else None
-    context = {"tokens": b.context, "longest": b.longest or b.measured_to} if b.longest or b.measured_to else None
+    context = ({"measure": b.measure, "tokens": b.tokens, "longest": b.longest or b.measured_to}
+               if b.longest or b.measured_to else None)
     routed = b.routing_values(value)
     routing = None if routed is None else {"low": None if routed[0] is None else metric_quantity(metric, routed[0]),
                                            "high": metric_quantity(metric, routed[1])}
@@ -155,8 +163,8 @@ def _coverage(b: Band | None) -> str:
     return "" if b is None else b.coverage_text()
 
 
-def estimate_text(est: Estimate) -> str:
-    """A readable report of an estimate."""
+def estimate_text(est: Estimate, waived: Sequence[str] = ()) -> str:
+    """A readable report of an estimate; `waived`, per requirement, what `check` says of its waived finding."""
     lines = [f"{est.kind} workload '{est.workload}' on {est.accelerators} x {est.accelerator}"
              + (f" of cluster '{est.cluster}'" if est.cluster else "")]
     if est.layout:
@@ -200,10 +208,10 @@ def estimate_text(est: Estimate) -> str:
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             note = elasticity_note(k, est.hardware)
             lines.append(f"  {k:28} {elasticity(e)}" + (f"  ({note})" if note else ""))
-    for o in est.requirements or ():
+    for o, w in zip(est.requirements or (), _waivers(est, waived), strict=True):
         target = target_text(o.requirement.target, metrics.find("workload", o.requirement.metric))  # as `check`
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {target}: {o.shown}"
-                     + (f" ({o.note})" if o.note else "") + _risk(o))
+                     + (f" ({o.note})" if o.note else "") + _risk(o) + (f" (waived: {w.strip()})" if w else ""))
     for k, text in est.conventions.items():
         lines.append(f"{k}: {text}")
     return "\n".join(lines) + "\n"

@@ -13,13 +13,13 @@ import math
 from dataclasses import replace
 
 from archgen.compare.answers import Answer
-from archgen.compare.gap import STATUSES, Gap, GapRow, key
+from archgen.compare.gap import Gap, GapRow, key
 from archgen.display import outside
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
-from archgen.model import tolerance
-from archgen.model.requirements import Status, judge
+from archgen.model import field_words, tolerance
+from archgen.model.requirements import Status, judge, status_counts
 from archgen.open_item import customer_text
 from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
 from archgen.render import fmt
@@ -162,8 +162,8 @@ def _ratio(row: GapRow) -> float | None:
 def summary_line(g: Gap) -> str:
     """One line: the rows by status and level, and the proposal's own findings."""
     s = g.summary()
-    counts = ", ".join(f"{s[key(st)]} {st}" for st in STATUSES
-                       if s[key(st)] or st not in (Status.AT_RISK, Status.NOT_APPLICABLE))
+    counts = ", ".join(f"{s[key(st)]} {st}" for st in status_counts(())   # as the documents count them
+                       if s[key(st)] or st in (Status.MET, Status.NOT_MET, Status.NOT_PROVIDED))
     levels = "; ".join(f"{level.upper()}: " + ", ".join(f"{n} {st.replace('_', ' ')}" for st, n in c.items() if n)
                        for level, c in s["by_level"].items())
     text = f"{s['rows']} result(s) of {s['requirements']} requirement(s): {counts}"
@@ -292,7 +292,8 @@ def _status_cell(r: GapRow, public: bool = False, labels: dict[str, str] | None 
     """A row's status; a waived one's reason by its label (`W1`), given once under the table (`_waiver_notes`)."""
     notes = ["within tolerance"] if r.tolerated else []
     notes += [r.requirement.pending] if r.to_verify else []
-    notes += [f"on assumed inputs: {', '.join(r.assumed)}"] if r.assumed else []
+    said = map(field_words.assumed_said, r.assumed) if public else r.assumed   # as the customer's documents say it
+    notes += [f"on assumed inputs: {field_words.grouped_inputs(said)}"] if r.assumed else []
     mark = MARKS[r.status] + (f" ({fmt.md('; '.join(notes))})" if notes else "")
     if r.waived and public:
         return f"{mark} (waived)"

@@ -104,7 +104,9 @@ def heldout_section(path: str | Path, name: str, accelerators: dict[str, Acceler
     for c in rows:
         r = c.result
         shown = FAMILIES.get(c.family, c.family) + (f", {c.bin}" if c.bin else "")
-        where = (f"{c.low:+.1%} to {c.high:+.1%} ({c.count})" if c.banded else f"no band ({c.count})")
+        where = (f"{c.low:+.1%} to {c.high:+.1%} ({c.count})" if c.banded else   # past its runs' context: which
+                 f"no band: {c.band.measure} {c.band.tokens:,} tokens, longest {c.band.longest:,}" if c.band.longest
+                 else f"no band ({c.count})")
         lines.append(f"| {r.id} | {r.metric} | {show_value(r.measured, r.unit, r.metric)} | "
                      f"{show_value(r.predicted, r.unit, r.metric)} | {r.error:+.1%} | {shown} | {where} | "
                      f"{f'{expected_coverage(c.count):.0%}' if c.banded else '—'} | "

@@ -12,8 +12,8 @@ from typing import Any
 
 from archgen import metrics
 from archgen.checks.judgement import Judgement
-from archgen.model import field_words, tolerance
-from archgen.model.requirements import Outcome, Status
+from archgen.model import tolerance
+from archgen.model.requirements import Outcome, Status, status_counts
 from archgen.open_item import Worded, customer_text
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Para, Section, Table
@@ -33,29 +33,57 @@ def judged(scope: Scope) -> list[tuple[Judgement, str]]:
             for j in scope.requirements()]
 
 
-#: Where a waiver's first sentence ends: a full stop after a word, a figure or a bracket, before a capital or "(".
+#: Where a sentence ends: a full stop after a word, a figure or a bracket, before a capital or "(".
 SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)\]%])\.\s+(?=[A-Z(])")
+#: Where a clause of a sentence ends, outside brackets: a colon or a semicolon (`clause`).
+CLAUSE_END = re.compile(r"[:;]\s")
+#: What a Reason cell says where it leaves the rest of a note or a waiver to the validation report.
+IN_FULL = " (in full in the validation report)"
 
 
-def reason_cell(reason: str, waived: str) -> Worded:
-    """The matrix's Reason: the row's own (`_reason`), then its waiver's (`waiver_reason`) where one covers it.
+def clause(text: str) -> str:
+    """`text`'s first clause: up to its first sentence's end, or a colon or semicolon outside brackets before it.
 
-    The customer edition shows that a finding is waived, never the team's reason (`render.edition`): its words are
-    the row's own reason alone, the Status cell saying "(waived)".
+    A compliance matrix's Reason gives the reason in one clause; the note at length stays in the finding.
     """
-    said = customer_text(reason)   # a withheld figure's reason in the customer's words (REL006's, `open_item.worded`)
+    first, depth = SENTENCE_END.split(text.strip(), maxsplit=1)[0].rstrip("."), 0
+    for i, c in enumerate(first):
+        depth += (c in "([") - (c in ")]")
+        if depth == 0 and CLAUSE_END.match(first, i):
+            return first[:i]
+    return first
+
+
+def reason_cell(o: Outcome, subject: str, waived: str) -> Worded:
+    """The matrix's Reason: the row's own (`_reason`) and its waiver's (`waiver_reason`), each in one clause.
+
+    A row not provided says why without the words its Metric and Status columns say ("rack/r's weight is not provided:
+    "), and where a clause leaves the rest out, the cell says the validation report gives it in full (`IN_FULL`: its
+    finding, with the waiver's reason, owner and expiry). weightmet43 found REQ-MECH-001's Reason a lower bound's
+    note, the share of it unconfirmed and the waiver's first sentence: ~900 characters in one cell. The customer
+    edition shows that a finding is waived, never the team's reason (`render.edition`): its words are the row's own
+    reason alone, the Status cell saying "(waived)".
+    """
+    reason = _reason(o, subject)   # a withheld figure's reason has the customer's words too (`open_item.worded`)
+    full, public = (t.removeprefix(f"{subject}'s {o.requirement.metric} is not provided: ")
+                    for t in (reason, customer_text(reason)))
+    own, theirs = clause(full), clause(public)
+    short = own != full.rstrip(".")
+    said = theirs + (IN_FULL if theirs != public.rstrip(".") else "")
     if not waived:
-        return Worded(reason, said)
-    return Worded(waiver_reason(waived) if reason == "—" else f"{reason}; {waiver_reason(waived)}", said)
+        return Worded(own + (IN_FULL if short else ""), said)
+    why = waiver_reason(waived)
+    cut = short or why != f"waived: {waived.strip().rstrip('.')}"
+    return Worded((why if own == "—" else f"{own}; {why}") + (IN_FULL if cut else ""), said)
 
 
 def waiver_reason(waived: str) -> str:
-    """A waiver's reason, short, as the compliance matrix's Reason names it: "waived: <its first sentence>".
+    """A waiver's reason, short, as the compliance matrix's Reason names it: "waived: <its first clause>" (`clause`).
 
     newuser106: "not met (waived)" had "—" for its reason while the waiver's text (an open finding, and what closes
     it) stood only in the validation report; the whole of it, owner and expiry too, stays there.
     """
-    return f"waived: {SENTENCE_END.split(waived.strip(), maxsplit=1)[0].rstrip('.')}"
+    return f"waived: {clause(waived)}"
 
 
 def requirements_table(scope: Scope) -> Table:
@@ -75,7 +103,7 @@ def requirements_table(scope: Scope) -> Table:
                                      + tolerance.text(req.tolerance))
         rows.append((req.id, req.level.upper(), req.traced, req.basis, req.verification,
                      f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
-                     reason_cell(_reason(o, b.subject), waived),
+                     reason_cell(o, b.subject, waived),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Verified by"),
@@ -96,39 +124,7 @@ def status_cell(o: Outcome, waived: bool = False, why: bool = False) -> Worded:
     """
     mark = " (waived)" if waived else ""
     words = risk_words(o) if why else ""
-    said = tuple(map(field_words.assumed_said, o.assumed))
-    return Worded(_first(o, _grouped(o.shown, o.assumed), words) + mark,
-                  _first(o, _grouped(o.public_shown, said), words) + mark)
-
-
-def _grouped(shown: str, assumed: tuple[str, ...]) -> str:
-    """`shown` with its assumed inputs grouped by field (`grouped_inputs`), where two parts share one."""
-    listed = ", ".join(assumed)
-    return shown.replace(listed, grouped_inputs(assumed), 1) if listed else shown
-
-
-#: An assumed input that is a part's unconfirmed figure: "sn2201 power.max (unconfirmed)" (`Outcome.assumed`).
-PART_FIGURE = re.compile(r"(\S+) (.+) \(unconfirmed\)")
-
-
-def grouped_inputs(assumed: tuple[str, ...]) -> str:
-    """Assumed inputs as a status cell lists them: a field two or more parts share named once, with those parts.
-
-    newuser106: nine inputs of one cluster's IT power ("gb200-compute-tray power.max (unconfirmed), nvlink5-switch-tray
-    power.max (unconfirmed), ...") were hard to scan; grouped they read "power.max (unconfirmed) of gb200-compute-tray,
-    nvlink5-switch-tray, qm9700, sn2201, sn4600c, sn5600; power_per_end (unconfirmed) of mmf-100g-sr4,
-    mmf-800g-sr8; orv3-power-shelf-33kw efficiency (unconfirmed)", in the order each field first appears. Inputs
-    of another form (a failure rate, a PUE) and a field one part alone rests on keep their words; with nothing to
-    group, the list is as `Outcome.shown` gives it.
-    """
-    groups: dict[str, list[str]] = {}   # by field, the parts; an input of another form alone, under its words
-    for item in assumed:
-        m = PART_FIGURE.fullmatch(item)
-        groups.setdefault(f"{m.group(2)} (unconfirmed)" if m else f"\0{item}", []).append(m.group(1) if m else item)
-    if all(len(parts) == 1 for parts in groups.values()):
-        return ", ".join(assumed)
-    return "; ".join(f"{field} of {', '.join(parts)}" if len(parts) > 1 else
-                     parts[0] if field.startswith("\0") else f"{parts[0]} {field}" for field, parts in groups.items())
+    return Worded(_first(o, o.shown, words) + mark, _first(o, o.public_shown, words) + mark)
 
 
 def _first(o: Outcome, shown: str, words: str) -> str:
@@ -190,22 +186,6 @@ def _reason(o: Outcome, subject: str = "") -> str:
     return shown if said == shown else Worded(shown, said)
 
 
-#: How the requirements' count names those met on a figure resting on assumed inputs (`status_counts`).
-MET_ASSUMED = "met on assumed inputs"
-
-
-def status_counts(outcomes: list[Outcome]) -> dict[str, int]:
-    """How many `outcomes` have each status, in `Status` order; those met on assumed inputs counted apart.
-
-    newuser106: "5 requirement(s): 1 met, ..." where the one met read "met (on assumed inputs: ...)" in the matrix;
-    now "1 met on assumed inputs", after the plain "met" (`MET_ASSUMED`).
-    """
-    counts = {s.value: sum(1 for o in outcomes if o.status is s) for s in Status}
-    assumed = sum(1 for o in outcomes if o.status is Status.MET and o.assumed)
-    met = Status.MET.value
-    return {met: counts.pop(met) - assumed, MET_ASSUMED: assumed, **counts}
-
-
 def requirements_section(scope: Scope) -> Section:
     """Requirements and assumptions, each tagged sourced or assumed, with the count of each status."""
     section = Section("requirements", "Requirements and assumptions")
@@ -213,7 +193,8 @@ def requirements_section(scope: Scope) -> Section:
     if not rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    summary = ", ".join(f"{n} {s}" for s, n in status_counts([j.outcome for j, _ in rows]).items() if n)
+    counts = status_counts((j.outcome.status, bool(j.outcome.assumed)) for j, _ in rows)
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     waived = sum(1 for _, w in rows if w)
     summary += f"; {waived} waived" if waived else ""
     pending = sum(1 for j, _ in rows if j.bound.req.pending and j.outcome.value is not None)

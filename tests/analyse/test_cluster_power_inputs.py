@@ -28,8 +28,10 @@ def test_a_cluster_requirement_met_on_unconfirmed_power_names_them(cli):
     # 1,146.4 kW before the leaf-spine runs past the DAC's 2 m longest length sold took 132 SR8 modules x 17 W;
     # 1,148.6 kW until they took 66 LACC at 3 m (newuser80)
     assert "it_power = 1,146.6 kW meets <= 2 MW on assumed inputs: " in msg
-    for figure in ("gb200-compute-tray power.max (unconfirmed)", "nvlink5-switch-tray power.max (unconfirmed)",
-                   "orv3-power-shelf-33kw efficiency (unconfirmed)"):   # the feeds' AC power holds the shelves' loss
+    # grouped by field as every output lists them (field_words.grouped_inputs); the feeds' AC power holds the
+    # shelves' loss
+    for figure in ("power.max (unconfirmed) of gb200-compute-tray, nvlink5-switch-tray, ",
+                   "; orv3-power-shelf-33kw efficiency (unconfirmed)"):
         assert figure in msg
     assert "power.typical" not in msg   # the IT power is the maximum draw
 

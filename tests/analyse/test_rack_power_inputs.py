@@ -32,9 +32,9 @@ def test_a_rack_requirement_met_on_unconfirmed_power_names_them(cli):
     [heat] = found["REQ-COOL-001"]
     assert heat.startswith("REQ-COOL-001 (Heat captured by liquid): heat_to_liquid = 111.7 kW meets >= 100 kW on "
                            "assumed inputs: ")
-    for figure in ("gb200-compute-tray power.max (unconfirmed)", "nvlink5-switch-tray power.max (unconfirmed)",
-                   "gb200-compute-tray cooling.liquid_fraction (unconfirmed)"):   # the liquid parts' draw x fraction
-        assert figure in heat
+    # the liquid parts' draw x fraction, grouped by field as every output lists them (field_words.grouped_inputs)
+    assert heat.endswith("inputs: power.max (unconfirmed) of gb200-compute-tray, nvlink5-switch-tray; "
+                         "cooling.liquid_fraction (unconfirmed) of gb200-compute-tray, nvlink5-switch-tray")
     for figure in ("orv3-power-shelf-33kw", "sn2201", "mmf-100g-sr4"):   # the shelves' loss, air and optics: no liquid
         assert figure not in heat
     # an IT load is drawn before the shelves convert it: their efficiency is no input of it

@@ -141,7 +141,7 @@ id: mixtral-server
 model: mixtral-8x7b
 cluster: dgx-b200-superpod
 accelerators: 8
-inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 128, scenario: server, arrival_rate: 20 1/s}
+inference: {precision: fp8, tp: 8, input_len: 804, output_len: 128, scenario: server, arrival_rate: 20 1/s}
 """
 
 
@@ -171,7 +171,8 @@ def test_moe_serving_under_load_has_no_band_from_dense_serving(spec_tree):
     shows how far dense figures are from telling what a MoE job's is. Its latencies at light load now have the
     DeepSeek-R1 Server rows' bands (tests/perf/test_mlperf_v5_deepseek.py); its tokens/s still has none: those
     rows' throughput is an open loop's, which serves what arrives (error ~0 whatever the replica's speed), and
-    would wrongly narrow a closed loop's tokens/s, which is as far off as its TPOT (newuser33)."""
+    would wrongly narrow a closed loop's tokens/s, which is as far off as its TPOT (newuser33). Its prompt is the
+    longest the MoE runs scored (804 tokens; at 2,048 it is past their margin and has no band, margin43)."""
     specs = spec_tree({"workloads/moe.yaml": MOE_SERVING})
     assert "tokens_per_second" not in TABLE["moe-serving-under-load"]
     doc = json.loads(run_cli("estimate", "--workload", "mixtral-server", "--format", "json", "--path", str(SPECS),

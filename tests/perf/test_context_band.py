@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from archgen.model.at_risk import UNBANDED
+from archgen.perf.workload.band_families import ContextTokens
 from archgen.perf.workload.band_source import compute_context
 from archgen.perf.workload.band_table import CONTEXT
 from archgen.perf.workload.bands import band
@@ -29,21 +30,22 @@ def _bands(spec_tree, n: int) -> dict:
 
 
 def test_the_longest_offline_context_scored_is_trtllms_20000_plus_2000():
-    assert CONTEXT["offline-serving"] == 20_000 + 2_000
+    assert CONTEXT["offline-serving"] == (20_000, 20_000 + 2_000 // 2)   # its prompt, its decode context
 
 
 def test_the_longest_context_is_the_most_per_family():
-    got = compute_context([("offline-serving", 2_048 + 128), ("offline-serving", 20_000 + 2_000),
-                           ("dense-training", 8_192), ("collectives", None)])
-    assert got == {"dense-training": 8_192, "offline-serving": 22_000}
+    # each measure its own longest, though two runs' (a long prompt, a long decode)
+    got = compute_context([("offline-serving", ContextTokens(20_000, 20_100)), ("offline-serving", ContextTokens(128, 24_000)),
+                           ("dense-training", ContextTokens(8_192, 0)), ("collectives", None)])
+    assert got == {"dense-training": (8_192, 0), "offline-serving": (20_000, 24_000)}
 
 
 def test_a_context_past_it_has_no_band(spec_tree):
     tput = _bands(spec_tree, 100_000)["tokens_per_second"]
     assert tput["measurements"] == 0
-    assert tput["context"] == {"tokens": 102_000, "longest": 22_000}
-    assert band("offline-serving", "tokens_per_second", context=102_000).describe().startswith(
-        "no band: unmeasured at this context; the job's 102,000 tokens are past the 22,000")
+    assert tput["context"] == {"measure": "prompt", "tokens": 100_000, "longest": 20_000}
+    assert band("offline-serving", "tokens_per_second", context=ContextTokens(100_000, 101_000)).describe().startswith(
+        "no band: unmeasured at this context; the job's 100,000-token prompt is past the 20,000")
 
 
 def test_a_context_within_it_keeps_its_band(spec_tree):
@@ -53,12 +55,12 @@ def test_a_context_within_it_keeps_its_band(spec_tree):
 
 
 def test_the_band_lookup_itself():
-    # 10 % past the longest (24,200 tokens) the band is kept, said to be measured on shorter runs (servetidy42,
-    # tests/perf/test_context_margin.py); past that, none
-    within, past = band("offline-serving", "tokens_per_second", context=24_200), \
-        band("offline-serving", "tokens_per_second", context=24_201)
+    # 10 % past the longest prompt (22,000 tokens) the band is kept, said to be measured on shorter runs
+    # (servetidy42, tests/perf/test_context_margin.py); past that, none
+    within, past = band("offline-serving", "tokens_per_second", context=ContextTokens(22_000, 23_000)), \
+        band("offline-serving", "tokens_per_second", context=ContextTokens(22_001, 23_000))
     assert within is not None and within.measured
-    assert past is not None and not past.measured and past.longest == 22_000
+    assert past is not None and not past.measured and past.longest == 20_000
 
 
 def test_a_requirement_past_it_says_it_is_judged_on_the_estimate_alone(spec_tree):

@@ -291,7 +291,7 @@ def test_cli_says_where_the_accelerator_count_came_from(cli):
         pytest.skip("no shipped llama3-405b workload")
     res = cli("estimate", "--workload", "llama3-405b-pretrain-gb200", "--cluster", "dgx-b200-superpod", "--path", SPECS)
     assert res.code == 2 and "no parallel layout of 1016 accelerators is valid" in res.err
-    assert res.err.endswith("(the workload gives no accelerator count, so it takes all 1016 of cluster "
+    assert res.err.endswith("(the workload gives no accelerator count, so it takes all 1,016 of cluster "
                             "'dgx-b200-superpod')\n")
 
 

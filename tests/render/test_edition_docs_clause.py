@@ -44,8 +44,8 @@ def test_the_facility_water_row_names_no_spec_key_for_a_customer(su_customer, ev
     The customer edition says what is not stated in words; the internal edition keeps the keys the team states."""
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     row = re.search(r"^\| Facility water, 8 × gb200-nvl72 \| (.*) \|$", md, re.M).group(1)
-    assert row == ("1,288 L/min to 2,576 L/min for 893.5 kW at an assumed ΔT of 10 K to 5 K (Q / (ρ c ΔT), water; "
-                   "chilled-water practice); return not provided (in-row-cdu-1.3mw states no facility-side ΔT and the "
+    assert row == ("1,288 L/min to 2,576 L/min for 893.5 kW (unconfirmed) at an assumed ΔT of 10 K to 5 K (Q / (ρ c "
+                   "ΔT), water; chilled-water practice); return not provided (in-row-cdu-1.3mw states no facility-side ΔT and the "
                    "hall 'hall-liquid' no design return temperature)")
     internal = (every_document[2] / SU / f"{SU}.md").read_text(encoding="utf-8")
     assert "states no facility\\_delta\\_t and the hall 'hall-liquid' no design return (water.return)" in internal

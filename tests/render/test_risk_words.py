@@ -19,9 +19,10 @@ import pytest
 from archgen.metrics import find
 from archgen.model.at_risk import UNBANDED, UNMEASURED, thin, unbanded, unmeasured
 from archgen.model.requirements import Outcome, Requirement, Risk, Status, judge
-from archgen.perf.workload.band_families import ARRIVALS, KINDS, QUANTITIES, SHORTER
+from archgen.perf.workload.band_families import ARRIVALS, KINDS, QUANTITIES, SHORTER, ContextTokens
 from archgen.perf.workload.band_lookup import offline_gap
 from archgen.perf.workload.band_table import CONTEXT
+from archgen.perf.workload.band_verdict import verdict
 from archgen.perf.workload.bands import Band, band
 from archgen.render.blocks import Column, Table
 from archgen.render.compliance import risk_words, status_cell
@@ -43,10 +44,8 @@ def said(note: str) -> str:
 
 
 def on_band(o: Outcome, b: Band) -> Outcome:
-    """`o` judged on `b` as `check` and `estimate` judge it (`checks.judgement.outcome`, `derived`)."""
-    if not b.measured:
-        return unbanded(o, b.describe(), None, "", b.risk)
-    return thin(o, b.coverage_note(), b.risk)
+    """`o` judged on `b` as `check` and `estimate` judge it (`band_verdict.verdict`, which both call)."""
+    return verdict(o, b, None)
 
 
 def every_band() -> list[Band]:
@@ -54,14 +53,15 @@ def every_band() -> list[Band]:
     and an offline TPOT carried from tokens/s with and without the KV cache's capacity as its batch."""
     out: list[Band] = []
     for family, kind in KINDS.items():
-        longest = CONTEXT.get(family, 0)
+        longest = CONTEXT.get(family)
         for metric in QUANTITIES[kind]:
             for load in (None, 0.1, 0.6, 0.95):
                 for arrival in ARRIVALS:
-                    for context in {None, longest + 1, int(longest * 1.2)} if longest else {None}:
+                    for context in {None, ContextTokens(*(n + 1 if n else 0 for n in longest)),
+                                    ContextTokens(*(int(n * 1.2) for n in longest))} if longest else {None}:
                         b = band(family, metric, load=load, arrival=arrival, context=context)
                         out += [b] if b is not None else []
-    for context in (None, CONTEXT["offline-serving"] + 1):
+    for context in (None, ContextTokens(*(n + 1 for n in CONTEXT["offline-serving"]))):
         got = {m: band("offline-serving", m, context=context) for m in ("tokens_per_second", "tpot")}
         out += [b for kv in (False, True) for b in offline_gap(got, 0.3, 0.05, 64, kv).values()]
     return [b for b in out if b is not None]
@@ -85,11 +85,11 @@ def _band(family: str, metric: str, **at) -> Band:
 
 @pytest.mark.parametrize(("outcome", "words"), [
     (judge(REQ, Q_(40, "ms"), band=(Q_(30, "ms"), Q_(120, "ms"))), "an end of its band misses the target"),
-    (on_band(MET, _band("serving-under-load", "tpot", load=0.95, context=30_000)), "no band at this context"),
+    (on_band(MET, _band("serving-under-load", "tpot", load=0.95, context=ContextTokens(30_000, 30_000))), "no band at this context"),
     (on_band(MET, _band("offline-serving", "ttft")), "no band"),
     (unmeasured(MET, find("workload", "memory_headroom")), "no band of this figure"),
     (on_band(MET, replace(_band("dense-training", "step_time"), count=3)), "band of too few runs"),
-    (on_band(MET, _band("serving-under-load", "tpot", load=0.95, context=10_500)), "band measured on shorter runs"),
+    (on_band(MET, _band("serving-under-load", "tpot", load=0.95, context=ContextTokens(10_000, 10_500))), "band measured on shorter runs"),
     (thin(MET, "a bisection cut over the even share ..."), ""),   # a reason said at length only
     (MET, ""),
 ])

@@ -9,8 +9,10 @@ bands over these keys, and why they are kept so, are `perf.workload.bands`' (spl
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from archgen.model.inference import Inference
+from archgen.perf.workload.band_table import CONTEXT
 
 #: The families of published runs, with how each is shown.
 FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": "MoE training",
@@ -87,29 +89,71 @@ KINDS = {"dense-training": "training", "moe-training": "training", "offline-serv
          "collectives": "collective"}
 
 
-#: How far past the longest context a family scored (`band_table.CONTEXT`) a job keeps the family's band, said to be
-#: measured on shorter runs (`context_words`), a fraction of that context. Past it the job has no band (unmeasured at
-#: this context). Attention is what grows with the context: a job 10 % past the longest run reads at most 10 % more
-#: KV cache per decode token and, its prompt's attention growing with the prompt's square, 21 % more per prompt token,
-#: so attention's share s of its cost is at most (sqrt(1 + g) - 1)^2 / g with g = 0.21, m / (2 + m) = 4.8 points, off
-#: the longest run's (s (1 + g) / (1 + g s) - s, largest at s = (sqrt(1 + g) - 1) / g). A stated choice, not fitted:
-#: no error was consulted (servetidy42; before, newuser104's Llama 3.1 405B rows at 9,429 + 656 tokens, 1 token past
-#: serving under load's 10,084, got no band at all where 9,429 + 655 got one).
+class ContextTokens(NamedTuple):
+    """What a job's attention reads per token (`band_lookup.context_of`), each measure compared on its own (`past`).
+
+    A prompt token's attention reads the prompt before it, half the prompt on average; an output token's the prompt
+    and the output before it, the prompt + half the output on average (`decode`); a training token's, half its
+    sequence (`prompt`, decode 0). The family's longest of each (`band_table.CONTEXT`) may be two runs'.
+    """
+
+    prompt: int  # a serving request's prompt tokens, a training sequence's
+    decode: int  # a serving request's decode context, prompt + output // 2 tokens (0: training)
+
+
+#: How far past its family's longest scored context (`band_table.CONTEXT`) a job keeps the family's band, said to be
+#: measured on shorter runs (`context_words`), a fraction of that context, in each measure of it (`ContextTokens`);
+#: past it the job has no band (unmeasured at this context). A stated choice, not fitted: no error was consulted
+#: (servetidy42; before, newuser104's Llama 3.1 405B rows at 9,429 + 656 tokens, 1 past 9,429 + 655, got no band).
+#: What it bounds: attention is what grows with the context, per token, where every other cost per token (the weights'
+#: GEMMs, and their reads at a given batch) does not. A prompt 10 % longer has 21 % more prompt attention (it grows
+#: with the prompt's square) but 10 % more of the rest too, so 10 % more per token; an output token reads 10 % more
+#: KV cache at a decode context 10 % longer. So where the job's prompt (a training sequence) and decode context are
+#: each at most 1 + m times the family's longest, each phase's ratio r of attention to the rest per token is at most
+#: 1 + m times what it is at that longest context, and its share s = r / (1 + r) at most s (1 + m) / (1 + m s): at
+#: most (sqrt(1 + m) - 1)^2 / m = 2.4 points more (m = 0.10; largest at s = (sqrt(1 + m) - 1) / m = 0.49). The bound
+#: needs both measures, each against its own longest: an input + output margin let DeepSeek-R1 at 4,000 + 900
+#: tokens keep the MoE offline band (longest 804 + 3,736), its prompt 5x any scored one (review63), and one per
+#: prompt and per output does not hold the decode: serving under load's longest prompt is 9,429 (+ 655) and longest
+#: output 2,000 (500 +), so 10,371 + 2,200 is within both while its decode context, 11,471, is 18 % past 9,756.
+#: Before (servetidy42, review63), the words said "21 % more per prompt token" and 4.8 points, taking that 21 % as
+#: the ratio's growth.
 CONTEXT_MARGIN = 0.10
 #: How a band kept past its family's longest context starts its reason (`context_words`, `Band.caveat`).
 SHORTER = "measured on shorter runs"
 
 
-def context_words(family_words: str, context: int, longest: int) -> str:
-    """Why a job past its family's longest context (`CONTEXT_MARGIN`) keeps the band, or has none, in words."""
-    past = f"the job's {context:,} tokens are past the {longest:,} of the longest published {family_words} " \
-           "measurement scored"
+def past(family_: str, context: ContextTokens | None) -> tuple[str, int, int] | None:
+    """The measure of `context` furthest past its family's longest (`CONTEXT`): (measure, the job's, longest).
+
+    The measure is `prompt`, `sequence` (a training job's prompt) or `decode`; None where none is past.
+    """
+    longest = CONTEXT.get(family_)
+    if context is None or longest is None:
+        return None
+    names = ("sequence" if KINDS[family_] == "training" else "prompt", "decode")
+    over = [(mine / most, name, mine, most) for name, mine, most in zip(names, context, longest, strict=True)
+            if most and mine > most]
+    return max(over)[1:] if over else None
+
+
+#: Each measure of a context (`past`), as its words name the job's and the longest.
+_MEASURES = {"prompt": ("{:,}-token prompt", "prompt"), "sequence": ("{:,}-token sequence", "sequence"),
+             "decode": ("decode context of {:,} tokens (its prompt + half its output, what an output token's "
+                        "attention reads on average)", "decode context")}
+
+
+def context_words(family_words: str, measure: str, context: int, longest: int) -> str:
+    """Why a job past its family's longest context (`past`, `CONTEXT_MARGIN`) keeps the band, or has none, in words."""
+    mine, noun = _MEASURES[measure]
+    said = f"the job's {mine.format(context)} is past the {longest:,} of the longest {noun} of a published " \
+           f"{family_words} measurement scored"
     furthest = longest * (1 + CONTEXT_MARGIN)
     margin = f"the {CONTEXT_MARGIN:.0%} (to {math.floor(furthest):,} tokens) a band is kept past it"
     if context > furthest:
-        return (f"no band: unmeasured at this context; {past}, beyond {margin}, and no shorter context's band is "
+        return (f"no band: unmeasured at this context; {said}, beyond {margin}, and no shorter context's band is "
                 "borrowed (not provided)")
-    return (f"{SHORTER}: {past}, within {margin}, where attention is a larger share of the cost than "
+    return (f"{SHORTER}: {said}, within {margin}, where attention is a larger share of the cost than "
             "in any of them (docs/perf-model.md, Bands by context)")
 
 

@@ -9,13 +9,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from archgen.display import significant
-from archgen.perf.workload.band_families import quantity_family
+from archgen.perf.workload.band_families import ContextTokens, quantity_family
 from archgen.perf.workload.band_span import Span, same_span, turned
 from archgen.perf.workload.bands import Band, band
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
-          load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
+          load: float | None = None, context: ContextTokens | None = None, vendor: str = "", arrival: str = "poisson",
           spans: Iterable[Span] = (), capacity: bool = False, routing: Span | None = None) -> dict[str, Band]:
     """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, `load`, arrival.
 
@@ -33,10 +33,16 @@ def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span 
                                                     routing=routing, simulated=capacity)) is not None}
 
 
-def context_of(job: object) -> int | None:
-    """A workload's or a case's context: a serving request's input + output tokens, a training sequence (else None)."""
+def context_of(job: object) -> ContextTokens | None:
+    """A workload's or a case's context: a serving request's prompt and decode context, a training sequence (else None).
+
+    The decode context is what an output token's attention reads on average, the prompt + half the output
+    (`ContextTokens`).
+    """
     inf, training = getattr(job, "inference", None), getattr(job, "training", None)
-    return inf.input_len + inf.output_len if inf is not None else training.seq_len if training is not None else None
+    if inf is not None:
+        return ContextTokens(inf.input_len, inf.input_len + inf.output_len // 2)
+    return ContextTokens(training.seq_len, 0) if training is not None else None
 
 
 
@@ -134,5 +140,5 @@ def offline_gap(bands_: Mapping[str, Band], tpot: float, step: float, batch: flo
            "tokens_per_second_per_user": (tput.low, tput.high, (a, b * tpot / step))}
     return {m: replace(tput, metric=m, low=low, high=high, spread=spread, span="", routing=None, routed="",
                        carried=said + ("tokens/s's band as a time: " if m == "tpot" else "tokens/s's band: "),
-                       caveat=caveat, caveat_risk=None)   # the KV cache's capacity: no short words; not tokens/s's
+                       caveat=caveat, caveat_risk=tput.caveat_risk)   # tokens/s's words first; the KV cache's has none
             for m, (low, high, spread) in own.items() if m in bands_ and not bands_[m].measured}

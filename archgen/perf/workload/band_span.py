@@ -43,16 +43,25 @@ Span = tuple[str, float, float, float]
 
 
 def routed(family_: str, metric: str, routing: Span) -> tuple[tuple[float | None, float], str] | None:
-    """The routing span as factors of `metric`'s estimate and in words, where `metric` states its quantity."""
+    """The routing span as factors of `metric`'s estimate, and in words as a band's `describe` ends with them.
+
+    None where `metric` does not state the span's quantity.
+    """
     name, point, lo, hi = routing
     factors = span_factors(family_, metric, routing if lo > 0 else (name, point, hi, hi))
     if factors is None:
         return None
+    ends: tuple[float | None, float] = factors
     if lo > 0:
-        return factors, span_words(routing)
-    scale, unit = _shown(metrics.find("workload", name))   # no published skew bounds the slower end
-    return (None, factors[1]), (f"{_title(name)} (not bounded below, {significant(hi * scale)}{unit} balanced, around "
-                                f"{significant(point * scale)}{unit})")
+        said = span_words(routing)
+    else:   # no published skew bounds the slower end
+        scale, unit = _shown(metrics.find("workload", name))
+        said = (f"{_title(name)} (not bounded below, {significant(hi * scale)}{unit} balanced, around "
+                f"{significant(point * scale)}{unit})")
+        ends = (None, factors[1])
+    return ends, (f"; routing: {said}, {'from the published routing skew' if lo > 0 else 'up'} to perfectly balanced "
+                  "routing around the point's uniform random routing, not in the band's ends (docs/perf-model.md, MoE "
+                  "serving routing)")
 
 
 def span_words(span: Span) -> str:

@@ -37,10 +37,10 @@ The latency bands are kept per *arrival* too (`ARRIVALS`): an open loop at a Poi
 gets no band, never the other arrival's (newuser33: DeepSeek-R1 at TP32 on an NVL72, concurrency 2,048, read TTFT
 555 ms with a band of 9.4-17.6 s taken from Poisson MLPerf rows alone).
 
-A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a request's input + output
-tokens, a training sequence), and `CONTEXT_MARGIN` past it said to be measured on shorter runs (a target met at both
-ends at risk); further, no band ("unmeasured at this context"): attention, whose cost grows with the context, is a
-larger share there than in any run the errors come from.
+A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a request's prompt and its
+decode context, each its own longest; a training sequence), and `CONTEXT_MARGIN` past each said to be measured on
+shorter runs (a target met at both ends at risk); further, no band ("unmeasured at this context"): attention, whose
+cost grows with the context, is a larger share there than in any run the errors come from (`band_families.past`).
 """
 
 from __future__ import annotations
@@ -60,15 +60,17 @@ from archgen.perf.workload.band_families import (
     ONE_LENGTH,
     QUANTITIES,
     UNSCORED,
+    ContextTokens,
     bin_words,
     context_words,
+    past,
     reached,
     row_quantity,
     single_keys,
     table_key,
 )
 from archgen.perf.workload.band_span import Span, maximise, routed, span_factors, span_words, turned
-from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
+from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.light_load import Worst, worst
 from archgen.units import Q
 
@@ -124,14 +126,16 @@ class Band:
     span: str = ""
     load: float | None = None
     bin: str = ""
-    context: int = 0
-    longest: int = 0  # the family's longest context, where `context` is past it by more than `CONTEXT_MARGIN`
-    measured_to: int = 0  # the same, where `context` is past it within the margin: a band measured on shorter runs
+    context: ContextTokens | None = None  # the job's, where past its family's longest (`band_families.past`)
+    measure: str = ""  # the measure of it furthest past: prompt, sequence or decode (`past`)
+    tokens: int = 0  # the job's in that measure
+    longest: int = 0  # the family's longest in it, where `tokens` is past it by more than `CONTEXT_MARGIN`
+    measured_to: int = 0  # the same, where `tokens` is past it within the margin: a band measured on shorter runs
     arrival: str = ""  # a binned band's arrival (`ARRIVALS`)
     vendor: str = ""  # the estimated part's vendor, where its own measurements all miss beyond the median (`typical`)
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
     routing: tuple[float | None, float] | None = None  # an MoE serving rate at the routing's ends, factors (`routed`)
-    routed: str = ""  # those ends in words
+    routed: str = ""  # those ends in words, as `describe` ends with them (`band_span.routed`)
     #: a count rounded up (`replicas_to_keep_up`): the unrounded one, rate / capacity, whose ends `values` rounds up
     whole: float | None = None
     reach: float | None = None  # an open loop's load at its capacity band's low end, where past `load` (`reached`)
@@ -168,24 +172,43 @@ class Band:
 
     def coverage_note(self) -> str:
         """Why a target met across this band is at risk: its expected coverage is under `LIKELY`, or its `caveat`."""
-        if self.coverage is None or self.likely:
-            return ""
-        if self.coverage >= LIKELY:
-            return self.caveat
-        return (f"the band of {self.count} measurement{'s' if self.count != 1 else ''} is expected to hold "
-                f"{self.coverage:.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a met target "
-                "needs (docs/perf-model.md, Error bands)")
+        return self._why()[1] if self.measured else ""
 
     @property
     def risk(self) -> Risk | None:
-        """Why a target met on the estimate is at risk, in a few words (`Outcome.risk`); None where it is likely met.
+        """Why a target met on the estimate is at risk, in a few words (`Outcome.risk`, `_why`); None if likely met."""
+        return self._why()[0]
 
-        The reason `describe` gives where no run measured the band (at this context, at this load, at all), else the
-        one `coverage_note` gives: too few runs, or its `caveat`'s (`caveat_risk`).
+    def _why(self) -> tuple[Risk | None, str]:
+        """Why a target met on the estimate is at risk: in a few words (`risk`) and at length, from one branch.
+
+        Unmeasured at this context, at this load or at all (`describe`'s words), else too few runs or the `caveat`
+        (`coverage_note`'s; its few words `caveat_risk`); (None, "") where a target met at both ends is likely met.
         """
+        if self.longest:
+            return Risk.AT_CONTEXT, context_words(FAMILIES[self.family], self.measure, self.tokens, self.longest)
+        if not self.measured and self.bin:
+            return Risk.AT_LOAD, (
+                f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
+                f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published {FAMILIES[self.family]} "
+                f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
+                f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
+                "load's or arrival's band is borrowed (not provided)")
         if not self.measured:
-            return Risk.AT_CONTEXT if self.longest else Risk.AT_LOAD if self.bin else Risk.UNBANDED
-        return None if self.likely else self.caveat_risk if expected_coverage(self.count) >= LIKELY else Risk.FEW_RUNS
+            if why := UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), ""):
+                return Risk.UNBANDED, f"no band: {why}"   # a quantity no family measures: one text for its metrics
+            return Risk.UNBANDED, (
+                f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
+                + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error beyond "
+                   "that not bounded" if self.span else ""))
+        if self.likely:
+            return None, ""
+        if expected_coverage(self.count) >= LIKELY:
+            return self.caveat_risk, self.caveat
+        return Risk.FEW_RUNS, (
+            f"the band of {self.count} measurement{'s' if self.count != 1 else ''} is expected to hold "
+            f"{expected_coverage(self.count):.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a "
+            "met target needs (docs/perf-model.md, Error bands)")
 
     def values(self, estimate: E) -> tuple[E, E] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
@@ -229,7 +252,7 @@ class Band:
 
         With the routing's range after it (`routing`), which the band's ends do not take in.
         """
-        return self._describe() + self._routing()
+        return self._describe() + self.routed
 
     def routing_values(self, estimate: E) -> tuple[E | None, E] | None:
         """An MoE serving rate at the published routing skew (None: none bounds it) and at balanced routing (`routing`).
@@ -242,32 +265,11 @@ class Band:
         low, high = self.routing
         return (None if low is None else estimate * low), estimate * high
 
-    def _routing(self) -> str:
-        if not self.routed:
-            return ""
-        skewed = self.routing is not None and self.routing[0] is not None
-        return (f"; routing: {self.routed}, {'from the published routing skew' if skewed else 'up'} to perfectly "
-                "balanced routing around the point's uniform random routing, not in the band's ends "
-                "(docs/perf-model.md, MoE serving routing)")
-
     def _describe(self) -> str:
         if self.delivered:
             return self.delivered
-        if self.longest:
-            return context_words(FAMILIES[self.family], self.context, self.longest)
-        if not self.measured and self.bin:
-            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
-                    f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published "
-                    f"{FAMILIES[self.family]} "
-                    f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
-                    f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
-                    "load's or arrival's band is borrowed (not provided)")
-        if not self.measured:
-            if why := UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), ""):
-                return f"no band: {why}"   # a quantity no family measures: one text for its metrics, shown once
-            return (f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
-                    + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error "
-                       "beyond that not bounded" if self.span else ""))
+        if not self.measured:   # no band: why, at length (`_why`, whose few words are `risk`)
+            return self._why()[1]
         side = ("" if self.low <= 0 <= self.high else
                 f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them"
                 + ("" if self.carried else   # a carried band's ends are its split's, each side of the estimate
@@ -279,7 +281,8 @@ class Band:
 
     def _shorter(self) -> str:
         """Where the job is past the longest context the band's runs were taken at, within `CONTEXT_MARGIN`."""
-        return f"; {context_words(FAMILIES[self.family], self.context, self.measured_to)}" if self.measured_to else ""
+        return f"; {context_words(FAMILIES[self.family], self.measure, self.tokens, self.measured_to)}" \
+            if self.measured_to else ""
 
     def _bin(self) -> str:
         if not self.bin or self.load is None:
@@ -319,7 +322,7 @@ class Band:
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-         load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
+         load: float | None = None, context: ContextTokens | None = None, vendor: str = "", arrival: str = "poisson",
          routing: Span | None = None, simulated: bool = False) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
@@ -328,7 +331,7 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
     quantity, the band also spans it (`Band.spread`). A serving-under-load latency's band is its `load` bin's
     (`load_bin`) of its `arrival` (`ARRIVALS`); a bin of fewer than `MIN_BIN` measurements of that arrival gives an
-    unmeasured band, never another bin's or arrival's. A `context` past the family's longest scored one (`CONTEXT`) by
+    unmeasured band, never another bin's or arrival's. A `context` past the family's longest (`CONTEXT`, `past`) by
     more than `CONTEXT_MARGIN` gives an unmeasured band too; within it, the band says it was measured on shorter runs,
     and a target met at both its ends is at risk. Where every measurement on the part's `vendor` misses by more than
     the family's median |error| (`VENDOR`, `band_source.compute_vendor`), the band names the vendor's own errors, so
@@ -343,21 +346,20 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     quantity = row_quantity(family_, quantity, simulated)
     got = _band(family_, metric, quantity, table, accelerator, span, on, load, context, vendor, arrival)
     got = replace(got, one_length=quantity == "replica_capacity")
-    longest = CONTEXT.get(family_, 0)
-    if got.measured and context is not None and longest and context > longest:   # within the margin (`_band`)
-        got = replace(got, context=context, measured_to=longest, caveat_risk=Risk.SHORTER,
-                      caveat=context_words(FAMILIES[family_], context, longest))
+    if got.measured and (over := past(family_, context)) is not None:   # within the margin (`_band`)
+        got = replace(got, context=context, measure=over[0], tokens=over[1], measured_to=over[2],
+                      caveat_risk=Risk.SHORTER, caveat=context_words(FAMILIES[family_], *over))
     routed_ = routed(family_, metric, routing) if routing is not None else None
     return got if routed_ is None else replace(got, routing=routed_[0], routed=routed_[1])
 
 
 def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[str, tuple]] | None,
           accelerator: str, span: Span | None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None,
-          load: float | None, context: int | None, vendor: str, arrival: str) -> Band:
+          load: float | None, context: ContextTokens | None, vendor: str, arrival: str) -> Band:
     """`band` of a metric that carries one (`quantity`), before its routing."""
-    longest = CONTEXT.get(family_, 0)
-    if context is not None and longest and context > longest * (1 + CONTEXT_MARGIN):
-        return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
+    if (over := past(family_, context)) is not None and over[1] > over[2] * (1 + CONTEXT_MARGIN):
+        return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, measure=over[0],
+                    tokens=over[1], longest=over[2])
     rows = TABLE if table is None else table
     capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("replica_capacity")
     reach = reached(family_, quantity, load, arrival, capacity[2] if capacity else 0.0)

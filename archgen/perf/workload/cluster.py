@@ -103,12 +103,12 @@ def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) ->
 def took_all(err: WorkloadError, workload: Workload, on: Machine) -> WorkloadError:
     """`err` saying, where `workload` gives no accelerator count, that the job took all of cluster `on`'s.
 
-    A user who grows a cluster sees why a job of 576 accelerators is refused: it asked for all 9216 (review62);
+    A user who grows a cluster sees why a job of 576 accelerators is refused: it asked for all 9,216 (review62);
     `archgen estimate` and `check` (`perf.workload.results`) say it alike. The fabric and the customer's words stay.
     """
     if workload.accelerators:
         return err
-    said = f" (the workload gives no accelerator count, so it takes all {on.accelerators} of cluster '{on.cluster}')"
+    said = f" (the workload gives no accelerator count, so it takes all {on.accelerators:,} of cluster '{on.cluster}')"
     public = getattr(err.reason, "public", "")
     reason = Worded(err.reason + said, public + said) if public else err.reason + said
     return WorkloadError(err.workload, reason, err.location, err.subject, err.fabric)

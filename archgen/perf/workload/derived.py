@@ -31,7 +31,6 @@ import numpy as np
 from archgen.display import MEMORY_RANGED
 from archgen.metrics import find
 from archgen.metrics_bands import BANDED
-from archgen.model.at_risk import thin, unbanded, unmeasured
 from archgen.model.requirements import (
     Outcome,
     Requirement,
@@ -43,6 +42,7 @@ from archgen.model.requirements import (
     status_of,
 )
 from archgen.model.unsettled import Unsettled, at_lower_bound, unsettled_note
+from archgen.perf.workload.band_verdict import verdict
 from archgen.perf.workload.run_figures import accelerator_hours, at_rate, run_energy, run_times
 from archgen.units import Q_, Q
 
@@ -106,15 +106,8 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = judge(req, None, note)
         if o.status is Status.NOT_MET and req.metric in est.limits:  # a miss no hardware mends: say what sets it
             o = replace(o, note=est.limits[req.metric])
-        elif o.value is not None and not o.note and band is not None and not band.measured:
-            # judged at the estimate alone: no run measured its band (this family, load or context): met is at risk
-            # (met beyond the worst errors ever measured at its light load stays met: `Band.beyond`)
-            o = (unbanded(o, band.describe(), band.beyond(o.value), band.beyond_words(), band.risk)
-                 if o.status is Status.MET else replace(o, note=band.describe()) if band.bin or band.longest else o)
-        elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
-            o = thin(o, band.coverage_note(), band.risk)
-        elif o.value is not None and not o.note and spread(est.metrics, req.metric) is None:
-            o = unmeasured(o, find("workload", req.metric))   # a figure with no band nor range (a serving job's memory)
+        else:   # no run measured its band, too few did, or it has no band nor range: met is at risk (`band_verdict`)
+            o = verdict(o, band, find("workload", req.metric))
         outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
     return outcomes
 

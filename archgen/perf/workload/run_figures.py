@@ -119,7 +119,7 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
         low, high = turned(tput.low, tput.high)
         return {k: replace(tput, metric=k, low=low, high=high) for k in names if k in cost}
     return bands(tput.family, [k for k in names if k in cost], accelerator=tput.accelerator, span=est.span,
-                 context=tput.context or None, vendor=tput.vendor, capacity=tput.one_length)
+                 context=tput.context, vendor=tput.vendor, capacity=tput.one_length)
 
 
 def serving_cost_ends(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Any]:
@@ -153,7 +153,7 @@ def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
     if est.kind != "training" or step is None:
         return {}
     names = [k for k in MADE_FROM_RATE if k in metrics and not math.isinf(getattr(metrics[k], "m", metrics[k]))]
-    return bands(step.family, names, accelerator=step.accelerator, span=est.span, context=step.context or None,
+    return bands(step.family, names, accelerator=step.accelerator, span=est.span, context=step.context,
                  vendor=step.vendor)
 
 
