@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from archgen.commands.gap import gap
+from archgen.open_item import Worded
 from archgen.output.gap import markdown, to_json
 from tests.test_storage_unwired import _design
 
@@ -46,3 +47,18 @@ def test_a_withheld_reason_reads_as_its_finding_does_for_a_customer(tmp_path: Pa
     assert note == f"workload/ckpt-70b's goodput is not provided: {SAID} (REL006)"
     assert "external network" not in text and "name its builder" not in text
     assert "name its builder there" in markdown(g)   # the internal report keeps the team's instruction
+
+
+def test_the_compliance_matrix_reason_gives_a_withheld_reasons_customer_words() -> None:
+    """The rendered compliance matrix's Reason cell reads the same `Worded` reason: the customer edition's words are
+    REL006's customer words (`render.compliance.reason_cell`), the internal edition's keep the key."""
+    from archgen.model.requirements import Outcome, Requirement, Status
+    from archgen.open_item import customer_text, worded
+    from archgen.render.compliance import reason_cell
+
+    req = Requirement(id="REQ-GOOD", statement="Goodput", metric="goodput", target=">= 0.9")
+    why = worded("{} (REL006)", Worded(f"{SAID.replace('checkpoint storage', '`storage:`')} (add that fabric)", SAID))
+    note = worded("{}'s {} is not provided: {}", "workload/w", "goodput", why)
+    cell = reason_cell(Outcome(req, None, Status.NOT_PROVIDED, note), "workload/w", "")
+    assert customer_text(cell) == f"{SAID} (REL006)"
+    assert "`storage:`" in cell and "(add that fabric)" in cell
