@@ -287,8 +287,9 @@ def sarif(findings: list[Finding]) -> str:
         r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity],
                              "message": {"text": sarif_text(told(f))}, "partialFingerprints": {FINGERPRINT: print_}}
         judged = f.judged if f.judged and f.location and f.judged.file != f.location.file else None
-        main, beside = map(_physical, (judged, f.location) if judged and f.value is not None else (f.location, judged))
-        if main:   # a verdict on the subject's figure lands on its file, the requirement beside (README)
+        lead = judged is not None and f.value is not None and packaged(judged.file) is None   # its file first: README
+        main, beside = map(_physical, (judged, f.location) if lead else (f.location, judged))
+        if main:
             r["locations"] = [{"physicalLocation": main}]
             r |= {"relatedLocations": [{"id": 1, "physicalLocation": beside}]} if beside else {}
         packaged_used |= any(p["artifactLocation"].get("uriBaseId") == CATALOG_BASE for p in (main, beside) if p)

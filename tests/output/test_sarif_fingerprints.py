@@ -59,13 +59,13 @@ def test_waived_findings_are_suppressed_in_source_with_their_reason(shipped):
 def test_two_requirements_of_one_rack_and_a_rerun_and_moved_lines(tmp_path):
     base = tmp_path / "base"
     first = _results(base, shipped_edited(base, *TIGHTER).findings)
-    # a verdict on the rack's figure lands on the rack's file, the requirement beside (newuser107; README)
     pair = [r for r in first if r["ruleId"] == "REQ001" and r["message"]["text"].startswith("rack/gb200-nvl72: ")
-            and [p["physicalLocation"]["artifactLocation"]["uri"] for p in r.get("relatedLocations", ())]
-            == ["specs/requirements/ai-hall.yaml"]]
+            and r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "specs/requirements/ai-hall.yaml"]
     assert {r["message"]["text"].split()[1] for r in pair} == {"REQ-HALL-PWR-001", "REQ-HALL-MECH-001"}
-    assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("/gb200-nvl72.yaml")
-               for r in pair)
+    # the rack is the installed catalog's here (outside the working directory): beside the requirement, not first
+    # (newuser107; README, a requirement's finding in SARIF)
+    assert all(r["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+               == {"uri": "racks/gb200-nvl72.yaml", "uriBaseId": "ARCHGEN_CATALOG"} for r in pair)
     assert len({r["partialFingerprints"][FINGERPRINT] for r in pair}) == 2
     assert len({r["partialFingerprints"][FINGERPRINT] for r in first}) == len(first)
 

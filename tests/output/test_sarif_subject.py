@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+from archgen.units import Q_
 from tests.conftest import run_cli
 from tests.test_gap import PROPOSAL
 
@@ -49,3 +50,20 @@ def test_a_verdict_on_a_clusters_figure_lands_on_the_cluster_file(tmp_path: Path
     assert bisection[0][0] == cluster and lines[bisection[0][1] - 1] == "  - id: compute"
     assert bisection[1] == ("buyer.yaml", 6)
     assert _places(results[("REQ002", "REQ-NONE")]) == [("buyer.yaml", 7)]   # no figure, no object: the requirement
+
+
+def test_an_object_of_the_installed_catalog_stays_beside_the_requirement(tmp_path: Path, monkeypatch) -> None:
+    """Run outside the checkout, a catalog rack is no file of the user's repository (`spec_files.packaged`): its
+    verdict stays on the user's requirement, which code scanning can annotate, the rack beside."""
+    from archgen.checks import Finding
+    from archgen.errors import Location
+    from archgen.output.findings import sarif
+    from archgen.spec_files import shipped_catalog
+
+    monkeypatch.chdir(tmp_path)
+    rack = Location(str(shipped_catalog() / "racks" / "gb200-nvl72.yaml"), 7, 1)
+    verdict = Finding(id="REQ001", severity="error", object="rack/gb200-nvl72", message="over", summary="", hint="",
+                      location=Location(str(tmp_path / "buyer.yaml"), 4, 5), value=Q_(140, "kW"), judged=rack)
+    (result,) = json.loads(sarif([verdict]))["runs"][0]["results"]
+    assert _places(result) == [("buyer.yaml", 4), ("racks/gb200-nvl72.yaml", 7)]
+    assert result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] == "ARCHGEN_CATALOG"
