@@ -62,3 +62,14 @@ class Worded(str):
 def customer_text(item: str) -> str:
     """What the customer edition prints for an open item or worded text: its `public` text, a plain string as it is."""
     return item.public if isinstance(item, (OpenItem, Worded)) else item
+
+
+def worded(template: str, *parts: str) -> str:
+    """`template` formatted with `parts`: a `Worded` whose customer text takes each part's own, where any part has one.
+
+    The one way a text built from worded parts keeps the customer's words (a withheld figure's reason, `analyse.
+    operations_stage._withhold`, read by `archgen gap --audience customer` as a check's finding is); a plain string
+    where no part is worded.
+    """
+    text, said = template.format(*parts), template.format(*map(customer_text, parts))
+    return text if said == text else Worded(text, said)

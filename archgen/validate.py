@@ -77,6 +77,19 @@ class Specs:
         src = self.sources.get(ref)
         return src.locate(tuple(path)) if src else None
 
+    def place(self, subject: str) -> Location | None:
+        """Where object `subject` is stated (a document's start, a fabric's entry in its cluster); None for no document.
+
+        A requirement's findings name it beside the requirement's own place (`Finding.judged`: SARIF, newuser107).
+        """
+        kind, _, rest = subject.partition("/")
+        doc_id, _, fabric = rest.partition("/fabric/")
+        doc = self.items.get(doc_id)
+        if doc is None or type(doc).__name__.lower() != kind:
+            return None
+        fabrics = [f.id for f in getattr(doc, "fabrics", ())]
+        return self.locate(doc_id, ("fabrics", fabrics.index(fabric)) if fabric in fabrics else ())
+
     def key(self, ref: str, path: Sequence[str | int] = ()) -> str:
         """A field of document `ref` as a key path that no unrelated edit moves (`load.SourceDocument.key`)."""
         src = self.sources.get(ref)

@@ -363,6 +363,7 @@ SCHEMA = {
         "requirement_findings": {"type": "array", "items": {"type": "object", "required": [
             "id", "severity", "object", "file", "line", "column", "message"]}},
         "objects": {"type": "array", "items": {"type": "string"}},
+        "library": {"type": "array", "items": {"type": "string"}},   # the library racks its clusters place
     },
 }
 

@@ -11,6 +11,7 @@ not one, and no word of the offline run. A requirement on a figure the estimate 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from archgen.perf.explore.points import evaluate
@@ -69,3 +70,18 @@ def test_an_offline_sweeps_document_says_what_its_ttft_column_holds(cli, tmp_pat
     md = _document(cli, closed, SWEEP.split("requirements:")[0].replace("llama3-70b-serve-b200", "closed")
                    .replace("batch: [16]", "batch: [8]"), closed)
     assert "| TTFT (ms) |" in md and IDLE_TTFT not in md   # a simulated run's TTFT: a request's, with its queue
+
+
+def test_an_offline_sweeps_json_says_what_its_ttft_column_holds(cli, tmp_path):
+    """The document's conventions said what an offline point's TTFT is; the JSON of the same sweep said nothing
+    (newuser107, item 7). `conventions` carries the same words (one source, `sweep_notes.conventions`)."""
+    (tmp_path / "sweep.yaml").write_text(SWEEP.split("requirements:")[0], encoding="utf-8")
+    r = cli("sweep", str(tmp_path / "sweep.yaml"), "--path", str(SPECS), "--out", str(tmp_path / "out"),
+            "--formats", "md", "--format", "json")
+    assert r.code == 0, r.err
+    (sweep,) = json.loads(r.out)["sweeps"]
+    assert sweep["conventions"]["ttft"] == IDLE_TTFT and "prefill_decode" in sweep["conventions"]
+    (md,) = (tmp_path / "out").glob("*/*.md")
+    text = md.read_text(encoding="utf-8")
+    escaped = {key.replace("_", "\\_"): words for key, words in sweep["conventions"].items()}   # Markdown's key
+    assert all(f"{key}: {words}." in text for key, words in escaped.items())

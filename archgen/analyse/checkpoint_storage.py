@@ -246,29 +246,30 @@ CHECKPOINT_METRICS = ("checkpoint_write_time", "checkpoint_blocking_time", "chec
                         for end in ("low", "high")))
 
 
-def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload, said: bool = False) -> str | None:
+def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -> str | None:
     """Why a training job on cluster `a` has no goodput: its checkpoints have nowhere to go (REL006); else None.
 
-    `said`: in a customer's words, no spec key and no instruction to the team (`Violation.public`).
+    A `Worded`: its customer words (`customer_text`) name no spec key and give the team no instruction, as REL006's
+    finding does (`Violation.public`) and the figures it withholds do (`archgen gap --audience customer`, pocleft43).
     """
     cluster = a.cluster.spec
     if workload.checkpoint.in_memory:
-        return None if node_storage_bandwidth(specs, a) > 0 else (
-            f"checkpoints go to peer host memory{'' if said else ' (`checkpoint.in_memory`)'}, but the nodes of "
-            f"cluster '{cluster.id}' have no storage, converged or compute NIC to send them over")
+        return None if node_storage_bandwidth(specs, a) > 0 else Worded(*(
+            f"checkpoints go to peer host memory{key}, but the nodes of cluster '{cluster.id}' have no storage, "
+            "converged or compute NIC to send them over" for key in (" (`checkpoint.in_memory`)", "")))
     if cluster.storage is None:
-        return f"cluster '{cluster.id}' gives no checkpoint {'storage' if said else '`storage:`'}"
-    return unbuilt_storage(specs, a, said) or unwired_storage(a, said)
+        return Worded(*(f"cluster '{cluster.id}' gives no checkpoint {key}" for key in ("`storage:`", "storage")))
+    return unbuilt_storage(specs, a) or unwired_storage(a)
 
 
-def unbuilt_storage(specs: Specs, a: ClusterAnalysis, said: bool = False) -> str | None:
+def unbuilt_storage(specs: Specs, a: ClusterAnalysis) -> str | None:
     """Why the storage's figures left out to its `appliance` are none (REL014 names it); None where they are not.
 
     The build derives each figure a storage built from an appliance leaves out as the placed count x the part's
     figure (`build.clusters.appliance_storage`): 0 where no rack places the part or it is no System with `storage:`
     figures. Those zeros are no bandwidth of a storage, so what rests on them is not provided (review43: before,
-    0 GB/s per accelerator was given as a figure, and goodput said only "nowhere to go"). `said`: without the
-    check's id (`Violation.public`).
+    0 GB/s per accelerator was given as a figure, and goodput said only "nowhere to go"). A `Worded`: the customer's
+    words without the check's id (`Violation.public`).
     """
     storage, derived = a.cluster.spec.storage, a.cluster.storage_derived
     if storage is None or storage.appliance is None or not derived or any(
@@ -279,26 +280,26 @@ def unbuilt_storage(specs: Specs, a: ClusterAnalysis, said: bool = False) -> str
              else "which states no capacity or bandwidth of its own")
     names = [n.replace("_", " ") for n in derived]
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return (f"cluster '{a.cluster.spec.id}' takes its storage's {listed} from the appliances '{storage.appliance}', "
-            f"{where}, so it has none" + ("" if said else " (REL014)"))
+    said = (f"cluster '{a.cluster.spec.id}' takes its storage's {listed} from the appliances '{storage.appliance}', "
+            f"{where}, so it has none")
+    return Worded(f"{said} (REL014)", said)
 
 
-def unwired_storage(a: ClusterAnalysis, said: bool = False) -> str | None:
+def unwired_storage(a: ClusterAnalysis) -> str | None:
     """Why the stated `storage:` is out of the compute nodes' reach, in words; None where it is not.
 
     A compute node reaches its storage over a fabric of role storage or converged that takes a port of it
     (`reaches_storage`), or, where `storage.external_network` says who builds one outside the design, over that
     network at its NICs' line rate (`unwired_path`, REL012). Neither: the stated bandwidth reaches the nodes over
     nothing the design builds or names, and the write time is not the storage's to set, nor the compute NICs' (a job
-    does not checkpoint over its training fabric unless a design says so).
+    does not checkpoint over its training fabric unless a design says so). A `Worded`, as `no_checkpoint_target`.
     """
     storage, node = a.cluster.spec.storage, compute_node(a.nodes)
     if storage is None or node is None or storage.external_network or reaches_storage(a):
         return None
-    if said:
-        return (f"cluster '{a.cluster.spec.id}' states its checkpoint storage, but no fabric of role storage or "
-                "converged takes a port of its compute nodes, and the design does not say who builds the network "
-                "they reach it over")
-    return (f"cluster '{a.cluster.spec.id}' states `storage:`, but no fabric of role storage or converged takes a "
-            "port of its compute nodes, and `storage.external_network` does not say who builds the network they "
-            "reach it over (add that fabric, or name its builder there)")
+    return Worded(f"cluster '{a.cluster.spec.id}' states `storage:`, but no fabric of role storage or converged takes "
+                  "a port of its compute nodes, and `storage.external_network` does not say who builds the network "
+                  "they reach it over (add that fabric, or name its builder there)",
+                  f"cluster '{a.cluster.spec.id}' states its checkpoint storage, but no fabric of role storage or "
+                  "converged takes a port of its compute nodes, and the design does not say who builds the network "
+                  "they reach it over")

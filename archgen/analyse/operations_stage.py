@@ -55,6 +55,7 @@ from archgen.analyse.swing_phases import checkpoint_dip, job_ramps, ramped_swing
 from archgen.build import Design
 from archgen.metrics import declared
 from archgen.model import Model
+from archgen.open_item import worded
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
 from archgen.perf.workload.run_figures import (
@@ -167,9 +168,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
                     extra["time_to_train"] = time_to_train(w.checkpoint.tokens, tps)
                 tps = None
-                why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
+                nowhere = no_checkpoint_target(design.specs, a, w) or "its checkpoints have nowhere to go"
+                why = worded("{} (REL006)", nowhere)
                 _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)
-                no_goodput.setdefault(a.cluster.path, f"its training job {w.id} has no goodput: {why}")
+                no_goodput.setdefault(a.cluster.path, worded("its training job {} has no goodput: {}", w.id, why))
             else:
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
@@ -357,4 +359,4 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
         if name not in reasons:
             reasons[name] = why
         elif f"; {why}; " not in f"; {reasons[name]}; ":
-            reasons[name] = f"{reasons[name]}; {why}"
+            reasons[name] = worded("{}; {}", reasons[name], why)   # each reason's customer words kept

@@ -21,6 +21,7 @@ from archgen.model.at_risk import thin
 from archgen.model.requirements import Outcome, Status, judge, on_assumed
 from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.money import currency
+from archgen.open_item import worded
 from archgen.perf.workload.band_verdict import verdict
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.derived import band_ends
@@ -157,8 +158,8 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
             return "subject", f"{b.subject} (matched by '{b.pattern}') has no metrics"
         return "subject", f"unknown subject '{b.subject}'{suggest(b.subject, metrics)}"
     why = (withheld or {}).get(b.subject, {}).get(b.req.metric)
-    if why:
-        return "metric", f"{b.subject}'s {b.req.metric} is not provided: {why}"
+    if why:   # a `Worded` reason keeps its customer words (`open_item.worded`)
+        return "metric", worded("{}'s {} is not provided: {}", b.subject, b.req.metric, why)
     if b.req.metric not in known:
         return "metric", absent(b.subject, b.req.metric, known)
     if not known[b.req.metric].is_compatible_with(b.req.target.limit):

@@ -91,6 +91,8 @@ class Finding:
     public: str = ""
     #: `Violation.follows`: the fabric whose infeasibility the check said this follows from, or "".
     follows: str = ""
+    #: A requirement's finding: where its subject is stated (`Specs.place`; SARIF's second place, README).
+    judged: Location | None = None
 
     @property
     def public_message(self) -> str:
@@ -147,9 +149,8 @@ RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size,
             "SPC005": "Defaults moved since the archgen a spec states it was written for (requires_archgen)",
             "SPC006": "An approval names no revision while its document states one (it approves none)"}
 #: Severity of each reserved ID's findings.
-RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning",
-                                          "SPC003": "warning", "SPC004": "warning", "SPC005": "info",
-                                          "SPC006": "warning"}
+RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning", "SPC003":
+                                          "warning", "SPC004": "warning", "SPC005": "info", "SPC006": "warning"}
 
 REGISTRY: dict[str, Check] = {}
 
@@ -195,7 +196,8 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
                                     v.requirement, found[1] if found else "", key=specs.key(v.owner, v.path),
-                                    public=v.public, follows=v.follows))
+                                    public=v.public, follows=v.follows,
+                                    judged=specs.place(v.subject) if v.requirement else None))
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
@@ -226,8 +228,7 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
 def _chosen(select: tuple[str, ...], ignore: tuple[str, ...]) -> tuple[Check, ...]:
     """The registered checks `selected` by `select` and `ignore`, by id.
 
-    Sorted and selected once while the registry holds the same checks (each run sorted and selected all ~150 again,
-    fuzzpipe37).
+    Sorted and selected once while the registry holds the same checks (each run sorted all ~150 again, fuzzpipe37).
     """
     known = _CHOSEN.get((select, ignore))
     if known is not None and known[0] == REGISTRY:

@@ -15,6 +15,7 @@ from archgen.checks import storage_paths as paths
 from archgen.checks.registry import Context, Violation, check
 from archgen.display import figure
 from archgen.model import Cluster
+from archgen.open_item import customer_text
 from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_
 
@@ -101,9 +102,8 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
         a = ctx.clusters.get(f"cluster/{est.cluster}")
         why = no_checkpoint_target(ctx.design.specs, a, w) if a is not None else None
         if why:
-            said = no_checkpoint_target(ctx.design.specs, a, w, said=True) if a is not None else why
             lost = "; checkpoint write time, goodput and spares are not provided"
-            yield Violation(path, w.id, ("checkpoint",), why + lost, public=f"{said}{lost}")
+            yield Violation(path, w.id, ("checkpoint",), why + lost, public=customer_text(why) + lost)
 
 
 @check("REL010", "rel.storage_ports", severity="warning")

@@ -26,7 +26,7 @@ from archgen.display import CLASS_BASIS, MEMORY_BASIS, MEMORY_RANGED, figure, me
 from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
-from archgen.open_item import Worded, customer_text
+from archgen.open_item import Worded, customer_text, worded
 from archgen.perf.workload.bands import BEYOND_DOC, Band
 from archgen.units import Q
 
@@ -108,22 +108,25 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
             if lookup(b.subject, b.req.metric) is not None:
                 said = f"{b.req.id}: {absent(b.subject, b.req.metric, ctx.metrics[b.subject], words=True)}"
         elif key == "metric":   # withheld or unsettled: the reason names the metric by key (review39)
-            said = _said(f"{b.req.id}: {reason}", b.req.metric, b.subject)
+            said = _said(worded("{}: {}", b.req.id, reason), b.req.metric, b.subject)
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
                         requirement=b.req.id, severity=_not_provided_severity(b, ctx.operations.withheld, unsettled),
                         public=said)
     for j in ctx.requirements:   # a workload's own, judged on its estimate
         b, o = j.bound, j.outcome
         if j.workload and o.status is Status.NOT_PROVIDED:
-            text = f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}"
+            text = worded("{}: {}'s {} is not provided: {}", b.req.id, b.subject, b.req.metric, o.note)
             yield Violation(b.subject, b.owner, b.path + ("metric",), text, requirement=b.req.id,
                             severity=miss_severity(b.req.level), public=_said(text, b.req.metric, b.subject))
 
 
 def _said(text: str, metric: str, subject: str) -> str:
-    """`text` with the metric's key in the customer's words (its title in a sentence); "" where that changes nothing."""
-    m = lookup(subject, metric)
-    said = text if m is None else re.sub(rf"(?<![\w.`]){re.escape(metric)}(?![\w`])", m.said, text)
+    """`text` in the customer's words, its metric's key as its title in a sentence; "" where that changes nothing.
+
+    A `Worded` text gives its own customer words first (`customer_text`: a withheld figure's reason, REL006's).
+    """
+    m, said = lookup(subject, metric), customer_text(text)
+    said = said if m is None else re.sub(rf"(?<![\w.`]){re.escape(metric)}(?![\w`])", m.said, said)
     return "" if said == text else said
 
 

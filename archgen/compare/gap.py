@@ -128,6 +128,10 @@ class Gap:
     reference: tuple[str, ...] = ()
     #: Our Requirements documents that state a revision, and the revision the proposal says it answers of each
     answers: tuple[Answer, ...] = ()
+    #: The library racks the proposal's clusters place (`rack/<id>` of the shipped catalog): none of the proposal's
+    #: documents holds them, yet they are judged with it (their findings and rows are the proposal's); newuser107's
+    #: objects list left out the catalog DGX B200 rack it judged.
+    library: tuple[str, ...] = ()
 
     def is_ours(self, f: Finding) -> bool:
         """Whether a finding is located in one of our Requirements documents rather than in the proposal."""
@@ -203,7 +207,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     """The gap report of a run: a row for each requirement of the `owners` documents on each object it binds to.
 
     The findings are the run's, less those of REQ001/REQ002 about the owners' requirements (they are the rows);
-    the objects are those of the documents in `proposal_files` with the fabrics of its clusters. `written_for`: the
+    the objects are those of the documents in `proposal_files` with the fabrics of its clusters, and the library racks
+    its clusters place are named apart (`Gap.library`). `written_for`: the
     files of our documents that lie under a PROPOSAL path (our own design judged against its own requirements): a
     waiver binds the rows of the side its `scope` names (`waiver_scope`).
     """
@@ -239,10 +244,13 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
                      and not (f.id == "SPC002" and f.location in unbinding))
     objects = {object_path(doc) for doc_id, doc in specs.items.items()
                if Path(specs.sources[doc_id].file).resolve() in files}
-    objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
+    clusters = [c for c in result.design.clusters if c.path in objects]
+    objects |= {fab.path for c in clusters for fab in c.fabrics}
+    library = {rack.path for c in clusters for rack in c.rack_types.values()} - objects
     notes = tuple(_unbound_note(specs, owner, i, *said) for (owner, i), said in unbound.items())
     return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
-               str(result.as_of or ""), notes, ours=frozenset(own), answers=answers(specs, owners, files))
+               str(result.as_of or ""), notes, ours=frozenset(own), answers=answers(specs, owners, files),
+               library=tuple(sorted(library)))
 
 
 def ratio_basis(metric: str, fabric: object) -> str:
@@ -345,7 +353,8 @@ def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:
     return Gap(first.proposal, first.against, tuple(ordered), tuple(sorted(findings.values(), key=_finding_order)),
                tuple(sorted({o for g, _ in parts for o in g.objects})), first.as_of,
                tuple(dict.fromkeys(n for g, _ in parts for n in g.notes)),
-               frozenset().union(*(g.ours for g, _ in parts)), answers=merged(g.answers for g, _ in parts))
+               frozenset().union(*(g.ours for g, _ in parts)), answers=merged(g.answers for g, _ in parts),
+               library=tuple(sorted({o for g, _ in parts for o in g.library})))
 
 
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

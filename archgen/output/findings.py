@@ -203,12 +203,23 @@ FINGERPRINT = "archgenFinding/v2"
 _NUMBER = re.compile(r"[0-9][0-9.,]*")
 
 
-def _sarif_location(f: Finding) -> Location | None:
-    """A finding's location as SARIF names it: shown, and named from the repository's root (`in_repository`)."""
-    loc = shown(f.location, absolute=True)
-    if loc and f.location and packaged(f.location.file) is None:
+def _sarif_location(at: Location | None) -> Location | None:
+    """A location as SARIF names it: shown, and named from the repository's root (`in_repository`)."""
+    loc = shown(at, absolute=True)
+    if loc and at and packaged(at.file) is None:
         loc = replace(loc, file=in_repository(loc.file))
     return loc
+
+
+def _physical(at: Location | None) -> dict[str, Any] | None:
+    """A SARIF physicalLocation (3.29); a file of the installed catalog under `CATALOG_BASE` (RFC 3986 quoted)."""
+    loc = _sarif_location(at)
+    if not at or not loc:
+        return None
+    region = {"startLine": max(loc.line, 1), **({"startColumn": loc.column} if loc.column else {})}
+    inside = packaged(at.file)
+    return {"artifactLocation": {"uri": quote(inside), "uriBaseId": CATALOG_BASE} if inside is not None
+            else artifact_location(loc.file), "region": region}
 
 
 def fingerprints(findings: Sequence[Finding]) -> list[str]:
@@ -220,7 +231,7 @@ def fingerprints(findings: Sequence[Finding]) -> list[str]:
     its numbers left out, then by position, so that the common case depends on no other finding.
     """
     def base(f: Finding) -> str:
-        loc = _sarif_location(f)
+        loc = _sarif_location(f.location)
         return "|".join((loc.file if loc else "", f.id, f.object, f.requirement, f.key))
 
     bases = [base(f) for f in findings]
@@ -269,23 +280,19 @@ def sarif(findings: list[Finding]) -> str:
     rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
-    packaged_used = False
-    prints = fingerprints(findings)
+    prints, packaged_used = fingerprints(findings), False
     first = sorted(range(len(findings)), key=lambda i: (bool(findings[i].waived), _PRIORITY[findings[i].severity]))
     kept = sorted(first[:SARIF_RESULTS])          # GitHub rejects a run of more: errors first, the waived last
     for f, print_ in ((findings[i], prints[i]) for i in kept):
-        loc = _sarif_location(f)
         r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity],
                              "message": {"text": sarif_text(told(f))}, "partialFingerprints": {FINGERPRINT: print_}}
-        if f.location and loc:
-            region: dict[str, int] = {"startLine": max(loc.line, 1)}
-            if loc.column:
-                region["startColumn"] = loc.column
-            inside = packaged(f.location.file)
-            packaged_used |= inside is not None
-            artifact = ({"uri": quote(inside), "uriBaseId": CATALOG_BASE} if inside is not None  # RFC 3986
-                        else artifact_location(loc.file))
-            r["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": region}}]
+        judged = f.judged if f.judged and f.location and f.judged.file != f.location.file else None
+        lead = judged is not None and f.value is not None and packaged(judged.file) is None   # its file first: README
+        main, beside = map(_physical, (judged, f.location) if lead else (f.location, judged))
+        if main:
+            r["locations"] = [{"physicalLocation": main}]
+            r |= {"relatedLocations": [{"id": 1, "physicalLocation": beside}]} if beside else {}
+        packaged_used |= any(p["artifactLocation"].get("uriBaseId") == CATALOG_BASE for p in (main, beside) if p)
         if f.waived:
             r["suppressions"] = [{"kind": "inSource", "justification": f.waived.strip()}]
         if f.caused_by:                           # SARIF 3.8: a property bag for what the format has no field for

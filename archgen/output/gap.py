@@ -20,6 +20,7 @@ from archgen.load import shown_file
 from archgen.metrics import lookup, unbounded
 from archgen.model import field_words, tolerance
 from archgen.model.requirements import Status, judge, status_counts
+from archgen.open_item import customer_text
 from archgen.output.envelope import document, dumps, finding, located, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import public_text
@@ -201,7 +202,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     of ours (module docstring).
     """
     public = audience == "customer"
-    text = public_text if public else (lambda t: t)
+    # a `Worded` reason in its own customer words, as a finding's (a figure REL006 withholds), then no key of ours
+    text = (lambda t: public_text(customer_text(t))) if public else (lambda t: t)
     icon = "❌" if g.failing else "⚠️" if look(g) else "✅"   # passes, but look (README, Vendor proposals)
     title = ("## Gap report: the proposal against our requirements" if public else
              f"## archgen gap: {fmt.code(' '.join(map(shown_file, g.proposal)) or 'proposal')} against "
@@ -263,13 +265,15 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
                   f"{located(f.location)} | {fmt.md(f.message)} |" for f in ours]
         lines.append("")
-    if g.objects:
-        lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
+    if g.objects or g.library:
+        lines += [f"### Objects in the proposal ({len(g.objects) + len(g.library)})", ""]
         groups: dict[str, list[str]] = {}
         for o in g.objects:
             groups.setdefault("fabric" if "/fabric/" in o else o.split("/", 1)[0], []).append(o)
         lines += [f"- {kind} ({len(objs)}): " + ", ".join(f"`{o}`" for o in objs)
                   for kind, objs in sorted(groups.items())]
+        lines += [f"- library rack ({len(g.library)}): " + ", ".join(f"`{o}`" for o in g.library)
+                  + " (the shipped catalog's, placed by the proposal's clusters and judged with it)"] * bool(g.library)
         lines.append("")
     return fmt.no_mentions("\n".join(lines))             # posted as a comment too: it notifies no one
 
@@ -322,7 +326,7 @@ def _public_row(row: dict) -> dict:
     row = {k: v for k, v in row.items() if k not in ("file", "line", "column")}
     row["waived"] = bool(row["waived"])
     row["statement"] = public_text(row["statement"])
-    row["note"] = row["note"] and public_text(row["note"])
+    row["note"] = row["note"] and public_text(customer_text(row["note"]))   # a `Worded` reason's customer words
     return row
 
 
@@ -359,7 +363,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
             summary=g.summary() | {"line": summary_line(g)},
             rows=[_public_row(_row_json(r, bool(g.reference))) for r in g.rows],
             findings=[public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
-            objects=list(g.objects),
+            objects=list(g.objects), **({"library": list(g.library)} if g.library else {}),
             **({"revisions": [_answer_json(a, public=True) for a in g.answers]} if g.answers else {}),
         ), ascii_only=False)
     return dumps(document(
@@ -369,7 +373,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         rows=[_row_json(r, bool(g.reference)) for r in g.rows],
         findings=[finding(f) for f in g.proposal_findings],
         requirement_findings=[finding(f) for f in g.ours_findings],
-        objects=list(g.objects),
+        objects=list(g.objects), **({"library": list(g.library)} if g.library else {}),
         **({"notes": list(g.notes)} if g.notes else {}),
         **({"revisions": [_answer_json(a) for a in g.answers]} if g.answers else {}),
     ), ascii_only=False)

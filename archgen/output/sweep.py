@@ -17,7 +17,7 @@ from archgen.perf.explore.points import (
     unmeasured_efficiencies,
 )
 from archgen.perf.explore.problem import PointRow
-from archgen.perf.explore.sweep_notes import scope_notes
+from archgen.perf.explore.sweep_notes import conventions, scope_notes
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
 from archgen.render.point_table import DISPLAY, level_text, pipeline_layout
@@ -108,6 +108,7 @@ def to_json(result: Result) -> dict[str, Any]:
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
             "front": [point(result.rows[i]) for i in result.front], "reasons": reasons(result),
             "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p),
+            **({"conventions": said} if (said := conventions(p)) else {}),   # the document's, a serving sweep's
             **({"unpowered": text} if (text := power_note(p)) else {}),
             **({"unpriced": text} if (text := price_note(p)) else {}),
             **({"per_point": text} if (text := path_note(p)) else {}),

@@ -166,14 +166,16 @@ def scaling(series: Any) -> str:
             "left, network power in total and per accelerator on the right: " + "; ".join(points) + ".")
 
 
-def pareto(result: Any, a: str, b: str, drawn: int) -> str:
+def pareto(result: Any, a: str, b: str, drawn: int, marks: tuple[str, ...] = ()) -> str:
     """The sweep's scatter and its front (`sweep_figure.pareto_figure`); the front's table lists the points.
 
-    `drawn`: the points that fit with both figures (`sweep_figure.drawn`), the others left off the plot.
+    `drawn`: the points that fit with both figures (`sweep_figure.drawn`), the others left off the plot. `marks`: the
+    marks it draws points with besides a filled circle, as its legend names them (`sweep_figure.marks`).
     """
     fitting = result.counts()["fitting"]
     which = f"{fitting:,} points that fit" if drawn == fitting else \
         f"{drawn:,} of the {fitting:,} points that fit (the others lack a figure to plot: not provided there)"
-    return (f"Scatter of {a} against {b}: {which}, those that miss a SHALL target hollow; the "
+    shapes = f" ({'; '.join(marks)})" if marks else ""
+    return (f"Scatter of {a} against {b}: {which}{shapes}; the "
             f"{len(result.front):,} points of the Pareto front joined by a line (the table of the front lists "
             "them).")

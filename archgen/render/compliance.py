@@ -14,7 +14,7 @@ from archgen import metrics
 from archgen.checks.judgement import Judgement
 from archgen.model import tolerance
 from archgen.model.requirements import Outcome, Status, status_counts
-from archgen.open_item import Worded
+from archgen.open_item import Worded, customer_text
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Para, Section, Table
 from archgen.render.common import Scope, where
@@ -64,12 +64,14 @@ def reason_cell(o: Outcome, subject: str, waived: str) -> Worded:
     edition shows that a finding is waived, never the team's reason (`render.edition`): its words are the row's own
     reason alone, the Status cell saying "(waived)".
     """
-    full = _reason(o, subject).removeprefix(f"{subject}'s {o.requirement.metric} is not provided: ")
-    own = clause(full)
+    reason = _reason(o, subject)   # a withheld figure's reason has the customer's words too (`open_item.worded`)
+    full, public = (t.removeprefix(f"{subject}'s {o.requirement.metric} is not provided: ")
+                    for t in (reason, customer_text(reason)))
+    own, theirs = clause(full), clause(public)
     short = own != full.rstrip(".")
-    said = own + (IN_FULL if short else "")
+    said = theirs + (IN_FULL if theirs != public.rstrip(".") else "")
     if not waived:
-        return Worded(said, said)
+        return Worded(own + (IN_FULL if short else ""), said)
     why = waiver_reason(waived)
     cut = short or why != f"waived: {waived.strip().rstrip('.')}"
     return Worded((why if own == "—" else f"{own}; {why}") + (IN_FULL if cut else ""), said)
@@ -178,7 +180,10 @@ def _reason(o: Outcome, subject: str = "") -> str:
     if o.status is Status.AT_RISK and (end := o.pessimistic) is not None and o.end_misses:
         return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"   # else `thin`'s note
     # not provided: why; else what sets a miss, or a latency judged where its band is unmeasured at this load
-    return fmt.grouped_numbers(o.note) if o.note else "—"
+    if not o.note:
+        return "—"
+    shown, said = fmt.grouped_numbers(o.note), fmt.grouped_numbers(customer_text(o.note))
+    return shown if said == shown else Worded(shown, said)
 
 
 def requirements_section(scope: Scope) -> Section:

@@ -12,9 +12,9 @@ from typing import Any
 
 from archgen import metrics as registry
 from archgen.analyse.job_energy import MEASURED
-from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
 from archgen.perf.explore import sweep_notes
+from archgen.perf.explore.front import best
 from archgen.perf.explore.points import (
     Result,
     model_defaults,
@@ -24,9 +24,6 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.problem import PointRow
 from archgen.perf.explore.tally import tally
-from archgen.perf.serve.colocation import swept_colocation
-from archgen.perf.workload.moe_serving_note import moe_serving_convention
-from archgen.perf.workload.serving_estimate import IDLE_TTFT
 from archgen.render import alt_text, fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
@@ -41,7 +38,7 @@ from archgen.render.point_table import (
     points_table,
     uneven_note,
 )
-from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, drawn, pareto_figure
+from archgen.render.sweep_figure import GRID_FROM, GRIDDED, categories, drawn, marks, pareto_figure
 from archgen.render.sweep_unconfirmed import unconfirmed_note
 
 
@@ -160,11 +157,11 @@ def front_section(result: Result) -> Section:
         which = "every point that fits" if plotted == fitting else (
             f"the {plotted:,} of the {fitting:,} points that fit with both figures (the others lack one: not provided "
             "there)")
+        shapes = f" ({'; '.join(drawn_marks)})" if (drawn_marks := marks(result)) else ""
         section.add(Figure("pareto", "pareto", f"{a} against {b}: {which}"
-                                               f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
-                                               "target; triangle: hypothetical hardware), and the front"
+                                               f"{f', coloured by {by}' if by else ''}{shapes}, and the front"
                                                f"{GRIDDED if fitting > GRID_FROM else ''}",
-                                   alt_text.pareto(result, a, b, plotted)))
+                                   alt_text.pareto(result, a, b, plotted, drawn_marks)))
     shown = listed(result)
     if len(shown) < len(result.front):
         section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "
@@ -172,8 +169,39 @@ def front_section(result: Result) -> Section:
                          f"{len(result.front) - len(shown):,}: front.csv beside this document lists every one.",
                          "note"))
     rows = [result.rows[i] for i in shown]
-    return section.add(*scope_notes(result), *uneven_note(result.problem, [r.layout for r in rows]),
-                       *one_sided_note(result.problem, rows), points_table(result, rows, "front", "The Pareto front"))
+    return section.add(*high_end_note(result), *scope_notes(result),
+                       *uneven_note(result.problem, [r.layout for r in rows]), *one_sided_note(result.problem, rows),
+                       points_table(result, rows, "front", "The Pareto front"))
+
+
+def high_end_note(result: Result) -> tuple[Para, ...]:
+    """How many front points fit at their memory range's high end too, and the best that does on each objective.
+
+    A front point fits at the model's figure (it is feasible); where its memory has a range over the caching
+    allocator's waste, the `HIGH_END` column says whether it fits with the most waste measured too. newuser107's
+    70B/B200 front fit at 193.1 of 193.3 GB, every point "no" in that column: a PoC taking one as is would likely run
+    out of memory, and the table gave that only point by point. None where no front point has a range.
+    """
+    front = [result.rows[i] for i in result.front]
+    ranged = [r for r in front if r.fits_high_end is not None]
+    if not ranged:
+        return ()
+    high = [r for r in ranged if r.fits_high_end]
+    some = " whose memory has a range" if len(ranged) < len(front) else ""
+    counted = (f"{len(high):,} of the {len(ranged):,} front points{some} fit{'s' if len(high) == 1 else ''} in memory "
+               "at the high end of the memory range too (the most caching-allocator waste measured: the \"Fits at "
+               "memory high end\" column)")
+    if len(high) == len(ranged):
+        return (Para(f"Memory: {counted}.", "note"),)
+    left = len(ranged) - len(high)
+    rest = (f"; the other{'' if left == 1 else f' {left:,}'} fit{'s' if left == 1 else ''} only at the model's figure, "
+            "and a run of one as is may run out of memory" if high else
+            ": every one fits only at the model's figure, and a run of one as is may run out of memory (a smaller "
+            "micro-batch or more model parallelism lowers the memory per GPU)")
+    picks = {m: best(high, m, up) for m, up in result.objectives}   # among the front points that fit with the waste
+    bests = [f"on {DISPLAY[m][0]}, point #{high[i].index} ({shown(high[i], m)})" for m, i in picks.items()
+             if i is not None]
+    return (Para(f"Memory: {counted}{rest}." + (f" The best that does: {'; '.join(bests)}." if bests else ""), "note"),)
 
 
 def scope_notes(result: Result) -> tuple[Para, ...]:
@@ -258,29 +286,9 @@ def defaults_bullet(result: Result) -> tuple[str, ...]:
     return ("At every point of the sweep, " + "; ".join(lines) + ".",) if lines else ()
 
 
-def colocation_bullet(result: Result) -> tuple[str, ...]:
-    """A serving sweep's `prefill_decode` and `decoding` conventions, as its points' estimates state them (or none).
-
-    A MoE model's sweep states `moe_serving` too, as each of its points' estimates does (`moe_serving_note`).
-    """
-    p = result.problem
-    text = swept_colocation(p.model, p.workload.inference, p.axes)
-    if not text:
-        return ()
-    moe = moe_serving_convention() if p.model is not None and p.model.moe is not None else None
-    return (f"prefill_decode: {text}.", f"decoding: {DECODING}.", *((f"moe_serving: {moe}.",) if moe else ()))
-
-
-def offline_bullet(result: Result) -> tuple[str, ...]:
-    """An offline serving sweep's `ttft`: what its column holds, as each point's estimate says (`IDLE_TTFT`).
-
-    Its points run the closed form, no simulated run (`scheduler.estimate_serving`): not `scenario: concurrency`, nor
-    `server` with an arrival rate, stated or swept. newuser107: the column read 116.9 ms at every batch of tp 1.
-    """
-    inf, axes = result.problem.workload.inference, result.problem.axes
-    simulated = inf is None or inf.scenario == "concurrency" or (
-        inf.scenario == "server" and bool(inf.arrival_rate or axes.get("arrival_rate")))
-    return () if simulated else (f"ttft: {IDLE_TTFT}.",)
+def convention_bullets(result: Result) -> tuple[str, ...]:
+    """A serving sweep's conventions, a bullet each (`sweep_notes.conventions`, which `--format json` gives too)."""
+    return tuple(f"{key}: {words}." for key, words in sweep_notes.conventions(result.problem).items())
 
 
 def conventions_section(result: Result) -> Section:
@@ -290,8 +298,7 @@ def conventions_section(result: Result) -> Section:
         "parallel layout the workload and the axes leave open is searched (the fastest that fits).",
         *unmeasured_bullet(result),
         *defaults_bullet(result),
-        *colocation_bullet(result),
-        *offline_bullet(result),
+        *convention_bullets(result),
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "

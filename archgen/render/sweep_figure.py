@@ -75,10 +75,11 @@ def pareto_figure(result: Result) -> MplFigure:
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))  # 1,500,000, not 1.5 with a 1e6 offset
     ax.grid(True, linewidth=0.3, color="#dddddd")
     handles = [Line2D([], [], marker="o", linestyle="", color=colour[g], label=g or "feasible") for g in groups]
-    handles += [Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="#666666",
-                       label="hollow: misses a SHALL target"),
-                Line2D([], [], marker="^", linestyle="", color="#666666", label="triangle: hypothetical hardware"),
-                Line2D([], [], color="#333333", linewidth=1.0, label="Pareto front")]
+    drawn_marks = marks(result)
+    handles += [Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="#666666", label=HOLLOW)
+                ] * (HOLLOW in drawn_marks)
+    handles += [Line2D([], [], marker="^", linestyle="", color="#666666", label=TRIANGLE)] * (TRIANGLE in drawn_marks)
+    handles += [Line2D([], [], color="#333333", linewidth=1.0, label="Pareto front")]
     title = ", ".join(categories(result))
     ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=7,
               title=title or None, title_fontsize=7)
@@ -95,6 +96,21 @@ GRID_FROM = 5000
 GRID = (440, 340)
 GRIDDED = (f"; past {GRID_FROM:,} points, one marker per occupied cell of a {GRID[0]} x {GRID[1]} grid over the "
            "plot (points closer than about a pixel are drawn once)")
+
+
+#: The plot's marks other than a filled circle, as its legend and the caption name them.
+HOLLOW, TRIANGLE = "hollow: misses a SHALL target", "triangle: hypothetical hardware"
+
+
+def marks(result: Result) -> tuple[str, ...]:
+    """The marks the plot draws a point with, of `HOLLOW` and `TRIANGLE`: the legend and the caption name these only.
+
+    newuser107: a sweep of catalogued hardware alone kept "triangle: hypothetical hardware" with no triangle drawn.
+    """
+    fit = tally(result).fit
+    (mx, _), (my, _) = result.objectives[:2]
+    shown = _display(fit, mx)[1] & _display(fit, my)[1]
+    return (HOLLOW,) * bool((shown & ~fit.feasible).any()) + (TRIANGLE,) * bool((shown & ~fit.catalogued).any())
 
 
 def drawn(result: Result) -> int:

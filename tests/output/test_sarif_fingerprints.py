@@ -62,6 +62,10 @@ def test_two_requirements_of_one_rack_and_a_rerun_and_moved_lines(tmp_path):
     pair = [r for r in first if r["ruleId"] == "REQ001" and r["message"]["text"].startswith("rack/gb200-nvl72: ")
             and r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "specs/requirements/ai-hall.yaml"]
     assert {r["message"]["text"].split()[1] for r in pair} == {"REQ-HALL-PWR-001", "REQ-HALL-MECH-001"}
+    # the rack is the installed catalog's here (outside the working directory): beside the requirement, not first
+    # (newuser107; README, a requirement's finding in SARIF)
+    assert all(r["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+               == {"uri": "racks/gb200-nvl72.yaml", "uriBaseId": "ARCHGEN_CATALOG"} for r in pair)
     assert len({r["partialFingerprints"][FINGERPRINT] for r in pair}) == 2
     assert len({r["partialFingerprints"][FINGERPRINT] for r in first}) == len(first)
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from archgen.model.serving_features import DECODING
 from archgen.perf.comm import rccl_net
 from archgen.perf.explore.batch_path import path_note
 from archgen.perf.explore.hardware_scope import peak_note, power_note, price_note
+from archgen.perf.serve.colocation import swept_colocation
 from archgen.perf.workload.defaults_note import (
     defaults_note,
     fp4_format_note,
@@ -20,6 +22,8 @@ from archgen.perf.workload.defaults_note import (
 )
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.moe_serving_note import moe_serving_convention
+from archgen.perf.workload.serving_estimate import IDLE_TTFT
 from archgen.perf.workload.training_estimate import sweep_held_note
 
 if TYPE_CHECKING:
@@ -57,6 +61,26 @@ def model_defaults(problem: SweepProblem) -> list[str]:
         *defaults_note(hw), *(n for d in dtypes for n in (*fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))),
         *generation_note(hw, train), *nvls_note(hw), *kernel_cost_note(hw, train)])
     return list(dict.fromkeys(notes)) + held  # one line per distinct note
+
+
+def conventions(problem: SweepProblem) -> dict[str, str]:
+    """A serving sweep's conventions by key, as its points' estimates state them; {} where it has none.
+
+    One source for the document's Conventions (a bullet each, `render.sweep`) and `--format json`'s `conventions`.
+    `prefill_decode` and `decoding` where the axes leave the colocation to the points (`swept_colocation`), and an MoE
+    model's `moe_serving`. `ttft` for an offline job's points: they run the closed form, no simulated run (not
+    `scenario: concurrency`, nor `server` with an arrival rate, stated or swept: `scheduler.estimate_serving`), so
+    their TTFT column is one request's prefill on an idle replica (`IDLE_TTFT`; newuser107: 116.9 ms at every batch
+    of tp 1, and the JSON said nothing of it).
+    """
+    inf, axes, model = problem.workload.inference, problem.axes, problem.model
+    text = swept_colocation(model, inf, axes)
+    moe = (moe_serving_convention() or "") if text and model is not None and model.moe is not None else ""
+    offline = inf is not None and inf.scenario != "concurrency" and not (
+        inf.scenario == "server" and bool(inf.arrival_rate or axes.get("arrival_rate")))
+    said = {"prefill_decode": text, "decoding": DECODING if text else "", "moe_serving": moe,
+            "ttft": IDLE_TTFT if offline else ""}
+    return {key: words for key, words in said.items() if words}
 
 
 def batch_note(bounds: dict[str, int]) -> str:
