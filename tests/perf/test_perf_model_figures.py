@@ -93,8 +93,9 @@ BANDS = [
      [("serving under load", "ttft_p99@moderate@poisson")]),
     ("now hold 5 rows and give bands: TTFT p99 {0[3]} to {0[4]}, TPOT p99 {1[3]} to {1[4]}",
      [("serving under load", "ttft_p99@moderate@poisson"), ("serving under load", "tpot_p99@moderate@poisson")]),
-    ("all inside the MoE offline band at one length, {0[3]} to {0[4]}, as they were inside its tokens/s band, {1[3]} to "
-     "{1[4]}, before lengths40;", [MOE_CAPACITY, MOE]),
+    ("all inside the MoE offline band at one length, {0[3]} to {0[4]}, until margin43 left them with none",
+     [MOE_CAPACITY]),
+    ("as they were inside its tokens/s band, {0[3]} to {0[4]}, before lengths40;", [MOE]),
     ("`moe-offline-serving` holds {0[2]} aggregated offline runs: Mixtral 8x7B at TP 1 in FP8 ({0[3]}", [MOE]),
 ]
 
