@@ -205,3 +205,18 @@ def test_the_fixed_costs_are_5_to_7_percent_of_a_deepseek_r1_step(accelerators):
             shares.append(float(e.overhead_per_step) / float(e.decode_step))
     assert len(shares) == 5
     assert min(shares) == pytest.approx(0.045, abs=0.001) and max(shares) == pytest.approx(0.068, abs=0.001)
+
+
+def test_the_convention_says_where_the_offline_band_holds():
+    """It read "(the band says so)" for every MoE job, while past the margin of the runs' longest prompt or decode
+    context (`band_table.CONTEXT`, margin43) a job has no band: it names those lengths and that past them there is none."""
+    from archgen.perf.workload.band_families import ContextTokens
+    from archgen.perf.workload.band_table import CONTEXT
+    from archgen.perf.workload.bands import band
+    from archgen.perf.workload.moe_serving_note import moe_serving_convention
+    prompt, decode = CONTEXT["moe-offline-serving"]
+    text = moe_serving_convention()
+    assert text is not None and f"up to 10% past its runs' longest prompt, {prompt:,} tokens, and decode context, " \
+        f"{decode:,}; a job past either has no band" in text
+    past = band("moe-offline-serving", "tokens_per_second", context=ContextTokens(int(prompt * 1.2), decode))
+    assert past is not None and not past.measured

@@ -13,8 +13,8 @@ under-predicted the sentence is gone (the band then says the rest).
 
 from __future__ import annotations
 
-from archgen.perf.workload.band_families import one_bin
-from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.band_families import CONTEXT_MARGIN, one_bin
+from archgen.perf.workload.band_table import CONTEXT, TABLE
 
 #: The band table's family of offline MoE serving runs and the one quantity it scores.
 OFFLINE = ("moe-offline-serving", "tokens_per_second")
@@ -44,7 +44,7 @@ def moe_serving_convention(table: dict[str, dict[str, tuple[int, float, float, f
     n, low, high, _ = row
     text = (f"likely optimistic: the model over-predicted the tokens/s of every scored MoE offline serving run, "
             f"{n} of {n}, by {low:+.1%} to {high:+.1%}, so a comparable run may measure {1 / (1 + high):.2f} to "
-            f"{1 / (1 + low):.2f} of these tokens/s (the band says so)")
+            f"{1 / (1 + low):.2f} of these tokens/s ({_holds()})")
     # one-bin rows only: the table also keeps runs of bins (light..moderate), which hold the same runs again
     tpot = [v for k, v in sorted(t.get(UNDER_LOAD, {}).items()) if k.split("@")[0] == "tpot" and one_bin(k)]
     if tpot and all(v[2] < 0.0 for v in tpot):
@@ -59,3 +59,10 @@ def moe_serving_convention(table: dict[str, dict[str, tuple[int, float, float, f
             "attention-DP imbalance costs a balanced run at most 11 % (TensorRT-LLM's ADP-balance blog), and routing "
             "skew's one published ratio is at EP 32 and cannot reach the Mixtral runs, which have no expert "
             f"parallelism ({WHERE}). {APPLIES}")
+
+
+def _holds() -> str:
+    """Where the offline band says so: a job within the margin of its runs' longest prompt and decode context."""
+    prompt, decode = CONTEXT[OFFLINE[0]]
+    return (f"the band says so up to {CONTEXT_MARGIN:.0%} past its runs' longest prompt, {prompt:,} tokens, and "
+            f"decode context, {decode:,}; a job past either has no band")
