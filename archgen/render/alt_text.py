@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor
 from archgen.analyse.power_chain import Stage
 from archgen.analyse.rack import RackAnalysis
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
@@ -21,19 +22,26 @@ from archgen.render import floor_domains, fmt
 from archgen.units import Q_
 
 
-def _stage(title: str, stage: Stage, load: Any) -> str:
-    """One panel of the power budget: the stage, its three capacities and the load drawn against them."""
+def _stage(title: str, stage: Stage, load: Any, low: float | None = None) -> str:
+    """One panel of the power budget: the stage, its three capacities and the load drawn against them.
+
+    `low`: as the failure-case table's (`rack_power._failure_rows`), a feed group's capacity at
+    `TYPICAL_POWER_FACTOR` over its capacity at the assumed 1.00; each capacity then says both.
+    """
+    def cap(q: Any) -> str:
+        at = f"{fmt.q(q * low, 'kW', 1)} at PF {TYPICAL_POWER_FACTOR:.2f}" if low is not None else ""
+        return fmt.q(q, "kW", 1) + (f" at PF 1.00 (assumed; {at})" if at else "")
     return (f"{title}: {stage.count} × {fmt.q(stage.unit_capacity, 'kW', 1)}, nameplate "
-            f"{fmt.q(stage.unit_capacity * stage.count, 'kW', 1)}, usable ({stage.redundancy}) "
-            f"{fmt.q(stage.usable, 'kW', 1)}, one unit lost {fmt.q(stage.after_one_loss, 'kW', 1)}, load "
-            f"{fmt.q(load, 'kW', 1)}")
+            f"{cap(stage.unit_capacity * stage.count)}, usable ({stage.redundancy}) {cap(stage.usable)}, one unit lost "
+            f"{cap(stage.after_one_loss)}, load {fmt.q(load, 'kW', 1)}")
 
 
 def power(a: RackAnalysis) -> str:
     """The power budget's panels in words (`diagrams.power_budget`)."""
-    p = a.power
+    p, feeds = a.power, a.rack.spec.power.feeds
+    low = TYPICAL_POWER_FACTOR / feeds.power_factor if assumed_power_factor(feeds) else None
     panels = [_stage(fmt.sentence(st.kind), st, st.load) for st in p.stages]
-    panels += [_stage(f"{fmt.sentence(g.kind)} after derating", g, g.load) for g in p.feed_groups]
+    panels += [_stage(f"{fmt.sentence(g.kind)} after derating", g, g.load, low) for g in p.feed_groups]
     return f"Bar charts, one per stage of {a.rack.spec.id}'s power chain. " + "; ".join(panels) + "."
 
 

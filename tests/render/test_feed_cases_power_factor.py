@@ -66,3 +66,15 @@ def test_feeds_that_hold_at_both_ends_pass(tmp_path):
     _, rows = _rows(tmp_path, FEEDS.replace("60 A", "63 A"))     # 4 x √3 x 415 x 63 x 0.8 x 0.95 = 137.7 kW
     row = rows["4 unit(s) lost (N+N)"]
     assert row[-1] == "pass" and "at PF 0.95" in row[4]
+
+
+def test_the_power_chart_s_words_say_both_ends_as_the_table_does(tmp_path):
+    """The power chart's alt text read "usable (N+N) 138.0 kW" with no power factor while the table beside it shows
+    "138.0 (131.1 at PF 0.95)" (facility43's leftover): the feeds' capacities say both, a stated PF only its own."""
+    from archgen.render import alt_text
+    run, _ = _rows(tmp_path)
+    words = alt_text.power(run.racks["rack/r"])
+    low = N_N_KW * TYPICAL_POWER_FACTOR
+    assert f"usable (N+N) {N_N_KW:.1f} kW at PF 1.00 (assumed; {low:.1f} kW at PF 0.95)" in words
+    stated, _ = _rows(tmp_path / "stated", FEEDS.replace("}", ", power_factor: 0.95}"))
+    assert "PF" not in alt_text.power(stated.racks["rack/r"])
