@@ -322,11 +322,12 @@ def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
 
 
 def _public_row(row: dict) -> dict:
-    """A JSON row of the customer edition: no file, line or column of ours, a waiver without its reason."""
+    """A customer-edition JSON row: no file, line or column of ours, a waiver without its reason, inputs in words."""
     row = {k: v for k, v in row.items() if k not in ("file", "line", "column")}
     row["waived"] = bool(row["waived"])
     row["statement"] = public_text(row["statement"])
     row["note"] = row["note"] and public_text(customer_text(row["note"]))   # a `Worded` reason's customer words
+    row["assumed"] = row["assumed"] and [field_words.assumed_said(x) for x in row["assumed"]]   # as its status cell
     return row
 
 

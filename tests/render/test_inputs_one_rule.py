@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from archgen.compare.gap import GapRow, counted
 from archgen.model.requirements import Status
-from archgen.output.gap import _status_cell
+from archgen.output.gap import _public_row, _row_json, _status_cell
 from archgen.output.matrix import rows as matrix_rows
 from archgen.render.blocks import Para, Table
 from archgen.render.compliance import requirements_section
@@ -58,6 +58,10 @@ def test_each_output_lists_the_inputs_grouped_alike(tmp_path):
     assert _status_cell(gap_row) == f"✅ met (on assumed inputs: {GROUPED})"
     assert _status_cell(gap_row, public=True) == ("✅ met (on assumed inputs: weight (unconfirmed) of "
                                                   "pdu-2u-415v-60a-3ph, sn4600c)")   # as the customer's documents
+    # the customer JSON row carried the spec keys ("mechanical.weight") its status cell says in words (reasoncell43)
+    assert _row_json(gap_row)["assumed"] == list(o.assumed)
+    assert _public_row(_row_json(gap_row))["assumed"] == ["pdu-2u-415v-60a-3ph weight (unconfirmed)",
+                                                          "sn4600c weight (unconfirmed)"]
 
 
 def test_gap_counts_as_the_documents_do(tmp_path):
