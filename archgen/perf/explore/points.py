@@ -31,6 +31,7 @@ from archgen.perf.explore.problem import PointRow, SweepProblem
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.hw.launch import HOST_OPS, TENSORRT_LAUNCH
 from archgen.perf.train.point_goodput import BLOCKING_WORDS, freed_of, goodput_of, replicas_of, unblocked_of
+from archgen.perf.workload.band_verdict import point_ends
 from archgen.perf.workload.cluster import estimate_on_cluster
 from archgen.perf.workload.derived import (
     POWER_METRICS,
@@ -328,10 +329,9 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             unknown = (math.nan, math.nan)   # no band nor range of its own (a serving job's memory): met at risk
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
                                   [(unknown if unmeasured_figure(r.metric, metrics) else None) if band is None
-                                   else band.values(metrics[r.metric]) if band.likely
-                                   else band.beyond(metrics[r.metric]) or unknown])
+                                   else point_ends(band, metrics[r.metric]) or unknown])
             # none, or too few, measured it, or it has no band (its memory): met is at risk, unless met at the worst
-            # errors measured at its light load
+            # errors measured at its light load (`band_verdict.point_ends`: `verdict`'s rule)
             statuses[r.id] = on_lower_bound(r, status[0], machine) if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}

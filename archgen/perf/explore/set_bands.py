@@ -74,7 +74,9 @@ class PointBands:
         s_high) the point's span as factors of its estimate, in the metric's direction
         (`band_span.span_factors`). `judged`: the ends a requirement is judged on, unknown (NaN) also where the
         band's expected coverage is under `bands.LIKELY` (`Band.likely`), or where the figure has no band at all
-        (`derived.unmeasured_figure`: a job's memory), so a target met there is at risk (`at_risk.thin`).
+        (`derived.unmeasured_figure`: a job's memory), so a target met there is at risk (`at_risk.thin`). This is
+        `band_verdict.point_ends`' rule, `verdict`'s, without its light-load `beyond`: a set's band is a training
+        job's, taken at no load, and never has one (tests/perf/test_sweep_verdict.py).
         """
         b = self.bands.get(metric)
         if b is None and judged and unmeasured_figure(metric):   # a figure with no band at all: met is at risk

@@ -4,7 +4,8 @@
 `derived.judge_requirements` (a workload's own requirements: the pipeline, `archgen estimate`, a sweep point) both
 call `verdict`, so a requirement is at risk for the same reason, in the same words and with the same `Outcome.risk`,
 whichever path judges it (tests/perf/test_band_verdict.py holds them together on every band the model makes). The
-rules that write the notes are `model.at_risk`'s; which of them a band calls for is decided here, once.
+rules that write the notes are `model.at_risk`'s; which of them a band calls for is decided here, once. A sweep
+point, which holds statuses and not outcomes, takes the same rule as float ends (`point_ends`).
 """
 
 from __future__ import annotations
@@ -40,3 +41,18 @@ def verdict(o: Outcome, band: Band | None, metric: Metric | None) -> Outcome:
     if o.status is Status.MET:
         return unbanded(o, band.describe(), band.beyond(o.value), band.beyond_words(), band.risk)
     return replace(o, note=band.describe()) if band.bin or band.longest else o
+
+
+def point_ends(band: Band, value: float) -> tuple[float, float] | None:
+    """The ends a sweep point's `value` is judged on (`derived.judge_points`) by `verdict`'s rule; None: unknown.
+
+    A point holds statuses, not outcomes, so the rule is given as the ends a status is judged on
+    (`requirements.status_of`): the band's (`Band.values`) where it is likely to hold (`Band.likely`); else, where
+    no run measured it, the worst errors measured at its light load (`Band.beyond`) where there are some; else
+    None, which the caller judges as unknown ends (NaN), so that met is at risk and not met stays not met, as
+    `thin` and `unbanded` leave them. tests/perf/test_sweep_verdict.py holds both sweep paths to `verdict` on every
+    band the model makes.
+    """
+    if band.measured:
+        return band.values(value) if band.likely else None
+    return band.beyond(value)
