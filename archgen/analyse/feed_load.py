@@ -50,6 +50,14 @@ def assumed_power_factor(feeds: Feeds) -> bool:
     return "power_factor" not in feeds.model_fields_set
 
 
+def low_end(feeds: Feeds) -> float | None:
+    """A feed's capacity at `TYPICAL_POWER_FACTOR` over its capacity at the assumed 1.00.
+
+    None where the spec states its power factor, then the only figure; PWR002 judges both ends where it does not.
+    """
+    return TYPICAL_POWER_FACTOR / feeds.power_factor if assumed_power_factor(feeds) else None
+
+
 def feed_loads(power: Power, feeds: Feeds, power_factor: float | None = None) -> list[FeedLoad]:
     """Each feed group's per-feed load and current (`FeedLoad`), at `power_factor` (default: the feeds')."""
     pf = feeds.power_factor if power_factor is None else power_factor

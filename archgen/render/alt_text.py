@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor
+from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, low_end
 from archgen.analyse.power_chain import Stage
 from archgen.analyse.rack import RackAnalysis
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
@@ -39,7 +39,7 @@ def _stage(title: str, stage: Stage, load: Any, low: float | None = None) -> str
 def power(a: RackAnalysis) -> str:
     """The power budget's panels in words (`diagrams.power_budget`)."""
     p, feeds = a.power, a.rack.spec.power.feeds
-    low = TYPICAL_POWER_FACTOR / feeds.power_factor if assumed_power_factor(feeds) else None
+    low = low_end(feeds)
     panels = [_stage(fmt.sentence(st.kind), st, st.load) for st in p.stages]
     panels += [_stage(f"{fmt.sentence(g.kind)} after derating", g, g.load, low) for g in p.feed_groups]
     return f"Bar charts, one per stage of {a.rack.spec.id}'s power chain. " + "; ".join(panels) + "."

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor, feed_loads
+from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor, feed_loads, low_end
 from archgen.analyse.power_chain import ARRANGEMENTS, Power, Stage
 from archgen.analyse.rack import RackAnalysis
 from archgen.checks.feed_shelves import feed_loss_with_shelves
@@ -262,7 +262,7 @@ def power(a: RackAnalysis, dist: Section | None = None, mark: Mark = plain, typi
     if p.busbar_current is not None:
         section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
                                                  _busbar_rows(a)))
-    low = TYPICAL_POWER_FACTOR / feeds.power_factor if assumed_power_factor(feeds) else None
+    low = low_end(feeds)
     failure = [row for st in p.stages for row in _failure_rows(fmt.sentence(st.kind), st, st.load, mark)]
     failure += [row for g in p.feed_groups for row in _failure_rows(fmt.sentence(g.kind), g, g.load, mark, low)]
     failure += _feed_takes_shelves_rows(a, mark)
